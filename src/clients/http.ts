@@ -1,0 +1,36 @@
+import { Agent, request } from 'undici';
+import type { EtcdTlsFiles } from './etcd-clients.js';
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A small GET for etcd's HTTP endpoints (/metrics, /version, /health), with the cluster's TLS files. */
+export type HttpGet = (url: string, signal: AbortSignal) => Promise<HttpResponse>;
+
+/** /metrics of a busy member is ~100 KB; anything far larger is not etcd. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+export function createHttpGet(tls: EtcdTlsFiles | undefined): { get: HttpGet; close(): Promise<void> } {
+  const dispatcher = new Agent({
+    connect: tls ? { ca: tls.rootCertificate, cert: tls.certChain, key: tls.privateKey, timeout: 2000 } : { timeout: 2000 },
+    keepAliveTimeout: 10_000,
+  });
+  const get: HttpGet = async (url, signal) => {
+    const res = await request(url, { method: 'GET', dispatcher, signal });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) {
+        res.body.destroy();
+        throw new Error(`response from ${url} is larger than ${MAX_BODY_BYTES} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
+  };
+  return { get, close: () => dispatcher.close() };
+}

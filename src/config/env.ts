@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { Secret } from '../secret.js';
+
+const secret = z
+  .string()
+  .min(1)
+  .transform((value) => new Secret(value));
+
+/** Every environment variable etcd-doctor reads. `.env.example` documents each one. */
+export const envSchema = z.object({
+  ETCD_DOCTOR_CONFIG: z.string().min(1).optional(),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'not a redis:// URL' }).default('redis://127.0.0.1:6379'),
+  SLACK_BOT_TOKEN: secret.optional(),
+  SLACK_SIGNING_SECRET: secret.optional(),
+  SLACK_APP_TOKEN: secret.optional(),
+  SLACK_API_URL: z.url({ error: 'not a URL' }).optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  ALERTMANAGER_TOKEN: secret.optional(),
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof envSchema>;

@@ -1,0 +1,68 @@
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { EtcdDoctorError } from '../errors.js';
+import { type Env, envSchema } from './env.js';
+import { type ConfigFile, configFileSchema } from './schema.js';
+
+export const DEFAULT_CONFIG_PATH = './etcd-doctor.yaml';
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** `clusters[1].etcd.endpoints[0]` from zod's path array. */
+export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((out, key) => {
+    if (typeof key === 'number') return `${out}[${key}]`;
+    return out ? `${out}.${String(key)}` : String(key);
+  }, '');
+}
+
+/** One line that names the bad field: `clusters[1].etcd.endpoints[0]: not a URL`. */
+export function formatZodError(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  const path = formatIssuePath(issue.path);
+  const message = issue.code === 'unrecognized_keys' ? `unknown field "${issue.keys.join('", "')}"` : issue.message;
+  return path ? `${path}: ${message}` : message;
+}
+
+export function parseConfigText(text: string, source: string): ParseResult<ConfigFile> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    return { ok: false, error: `${source}: not valid YAML (${reason})` };
+  }
+  const parsed = configFileSchema.safeParse(raw ?? {});
+  if (!parsed.success) return { ok: false, error: `${source}: ${formatZodError(parsed.error)}` };
+  return { ok: true, value: parsed.data };
+}
+
+export function parseEnv(env: Record<string, string | undefined>): ParseResult<Env> {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) return { ok: false, error: `environment: ${formatZodError(parsed.error)}` };
+  return { ok: true, value: parsed.data };
+}
+
+export interface LoadConfigDeps {
+  readFile: (path: string) => Promise<string>;
+}
+
+/** Reads and validates the clusters file. Throws `config_invalid` with a one-line message. */
+export async function loadConfig(path: string, deps: LoadConfigDeps): Promise<ConfigFile> {
+  let text: string;
+  try {
+    text = await deps.readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'file not found' : code ?? 'cannot be read';
+    throw new EtcdDoctorError(
+      'config_invalid',
+      `${path}: ${reason} (pass --config FILE or set ETCD_DOCTOR_CONFIG)`,
+      { cause: err },
+    );
+  }
+  const parsed = parseConfigText(text, path);
+  if (!parsed.ok) throw new EtcdDoctorError('config_invalid', parsed.error);
+  return parsed.value;
+}

@@ -1,0 +1,57 @@
+/** The `cause` vocabulary (DESIGN.md). A new cause may be added; its name must explain it. */
+export const CAUSES = [
+  'slow-disk',
+  'clock-skew',
+  'peer-network',
+  'member-down',
+  'quorum-lost',
+  'leader-churn',
+  'db-quota',
+  'db-fragmentation',
+  'cpu-starvation',
+  'control-plane-restarts',
+  'static-pod-missing',
+  'non-durable-storage',
+  'apiserver-latency',
+  'corruption',
+  'slow-reads',
+] as const;
+export type Cause = (typeof CAUSES)[number];
+
+export type Severity = 'critical' | 'warning' | 'info';
+export const SEVERITY_ORDER: Record<Severity, number> = { critical: 0, warning: 1, info: 2 };
+
+/** Remediation action ids; each becomes a button (src/remediation/actions/). */
+export type ActionId =
+  | 'open-ticket'
+  | 'defragment'
+  | 'recover-nospace'
+  | 'restart-static-pod'
+  | 'disk-benchmark'
+  | 'rerun'
+  | 'snooze';
+
+export interface RemediationStep {
+  text: string;
+  /** The button that performs this step, if one exists. */
+  action?: ActionId;
+  /** Arguments for that action, e.g. `{ member: 'etcd-2' }` or `{ node: 'master-1', component: 'etcd' }`. */
+  args?: Record<string, string>;
+}
+
+/** What a rule returns. The engine adds `causedBy` and orders the list. */
+export interface Finding {
+  cause: Cause;
+  severity: Severity;
+  /** etcd member names (etcd-2). */
+  members: string[];
+  /** Kubernetes node names. */
+  nodes: string[];
+  summary: string;
+  /** Each with numbers and units: `wal fsync p99 212 ms (etcd FAQ: < 10 ms)`. */
+  evidence: string[];
+  steps: RemediationStep[];
+  /** Evidence the rule wanted but could not get, said plainly (lowers confidence). */
+  unknowns: string[];
+  causedBy?: Cause;
+}

@@ -1,0 +1,131 @@
+import type { LatencySummary, MemberEvidence } from '../../probes/evidence.js';
+import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
+import type { Finding, Severity } from '../finding.js';
+import type { Rule } from '../rule.js';
+import { failureOf } from './support.js';
+
+/** WEB faq.md: "wal_fsync_duration_seconds" p99 should be below 10 ms. */
+export const WAL_FSYNC_P99_LIMIT_S = 0.01;
+/** WEB faq.md: "backend_commit_duration_seconds" p99 should be below 25 ms. */
+export const BACKEND_COMMIT_P99_LIMIT_S = 0.025;
+/**
+ * Outlier guard (inference): etcd's buckets are powers of two, so one slow fsync among a few
+ * dozen lands the interpolated p99 in a high bucket. A disk that is really slow also has a high
+ * mean (`_sum/_count`); a disk with one outlier does not. Half the FAQ bound.
+ */
+export const WAL_FSYNC_MEAN_GUARD_S = 0.005;
+/** MIXIN etcdHighFsyncDurations fires at p99 > 0.5 s: heartbeats (100 ms) are then 5× late. */
+export const WAL_FSYNC_CRITICAL_S = 0.5;
+/** MIXIN etcdHighCommitDurations fires at p99 > 0.25 s. */
+export const BACKEND_COMMIT_CRITICAL_S = 0.25;
+
+interface DiskReading {
+  member: MemberEvidence;
+  fsync: LatencySummary;
+  commit: LatencySummary;
+  heartbeatFailures: number;
+  slowApplies: number;
+  slow: boolean;
+}
+
+/**
+ * F1 slow data disk (KB §1.1): WAL fsync and backend commit p99 per member, with heartbeat send
+ * failures and slow applies as corroboration. One slow member points at that member's disk;
+ * every member slow points at shared storage (or CPU, see cpu-starvation).
+ */
+export const slowDiskRule: Rule = {
+  name: 'slow-disk',
+  cause: 'slow-disk',
+  needs: ['metrics'],
+  explains: ['leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency', 'peer-network', 'cpu-starvation'],
+  rank: 20,
+  evaluate(evidence) {
+    const readings = evidence.members.flatMap((member) => {
+      if (!member.metrics.ok) return [];
+      const m = member.metrics.data;
+      const reading: DiskReading = {
+        member,
+        fsync: m.walFsync,
+        commit: m.backendCommit,
+        heartbeatFailures: m.deltas.heartbeatSendFailures,
+        slowApplies: m.deltas.slowApply,
+        slow: isSlow(m.walFsync, WAL_FSYNC_P99_LIMIT_S) || isSlow(m.backendCommit, BACKEND_COMMIT_P99_LIMIT_S),
+      };
+      return [reading];
+    });
+    const explain = readings.map(
+      (r) =>
+        `${r.member.target.name}: wal fsync p99 ${formatSecondsAsMs(r.fsync.p99Seconds)} mean ${formatSecondsAsMs(r.fsync.meanSeconds)} (${r.fsync.count} ${r.fsync.source}), commit p99 ${formatSecondsAsMs(r.commit.p99Seconds)} vs limits ${formatSecondsAsMs(WAL_FSYNC_P99_LIMIT_S)} / ${formatSecondsAsMs(BACKEND_COMMIT_P99_LIMIT_S)} with mean guard ${formatSecondsAsMs(WAL_FSYNC_MEAN_GUARD_S)} -> ${r.slow ? 'slow' : 'ok'}`,
+    );
+    const slow = readings.filter((r) => r.slow).sort((a, b) => (b.fsync.p99Seconds ?? 0) - (a.fsync.p99Seconds ?? 0));
+    if (slow.length === 0) return { explain };
+    return { finding: buildFinding(slow, readings, evidence.members), explain };
+  },
+};
+
+function isSlow(summary: LatencySummary, limitSeconds: number): boolean {
+  if (summary.p99Seconds === undefined || summary.meanSeconds === undefined || summary.count === 0) return false;
+  return summary.p99Seconds > limitSeconds && summary.meanSeconds > Math.min(WAL_FSYNC_MEAN_GUARD_S, limitSeconds / 2);
+}
+
+function severityOf(slow: DiskReading[]): Severity {
+  const critical = slow.some(
+    (r) =>
+      (r.fsync.p99Seconds ?? 0) > WAL_FSYNC_CRITICAL_S ||
+      (r.commit.p99Seconds ?? 0) > BACKEND_COMMIT_CRITICAL_S ||
+      r.heartbeatFailures > 0,
+  );
+  return critical ? 'critical' : 'warning';
+}
+
+function buildFinding(slow: DiskReading[], all: DiskReading[], members: MemberEvidence[]): Finding {
+  const names = slow.map((r) => r.member.target.name);
+  const shared = slow.length > 1 && slow.length === all.length;
+  const fast = all.filter((r) => !r.slow);
+  const missing = members.filter((m) => !m.metrics.ok);
+  const summary = shared
+    ? `Every member's disk is slow (${formatList(names)}): suspect shared storage or an overloaded host`
+    : `${formatList(names)} ${names.length === 1 ? 'has a slow disk' : 'have slow disks'}: wal fsync p99 ${formatSecondsAsMs(slow[0]?.fsync.p99Seconds)} against the 10 ms etcd recommends`;
+  return {
+    cause: 'slow-disk',
+    severity: severityOf(slow),
+    members: names,
+    nodes: [],
+    summary,
+    evidence: [
+      ...slow.flatMap(describeReading),
+      ...(fast.length > 0
+        ? [`for comparison: ${fast.map((r) => `${r.member.target.name} wal fsync p99 ${formatSecondsAsMs(r.fsync.p99Seconds)}`).join(', ')}`]
+        : []),
+    ],
+    steps: [
+      ...slow.map((r) => ({
+        text: `Benchmark the disk under ${r.member.target.name} with fio (fdatasync p99 must be < 10 ms; etcd FAQ, IBM fio guide)`,
+        action: 'disk-benchmark' as const,
+        args: { member: r.member.target.name },
+      })),
+      {
+        text: `Move ${formatList(names)} to a dedicated SSD or NVMe disk and remove I/O contention from that node (etcd FAQ, hardware guide)`,
+      },
+      { text: 'Raise etcd\'s I/O priority meanwhile: sudo ionice -c2 -n0 -p $(pgrep etcd) (etcd tuning guide, "Disk")' },
+      {
+        text: 'If latency cannot be fixed: raise --heartbeat-interval and --election-timeout, the same on every member (etcd tuning guide). Never move the data dir to tmpfs: it loses data on power-off',
+      },
+    ],
+    unknowns: missing.map((m) => `no /metrics from ${m.target.name}: ${failureOf(m.metrics)}`),
+  };
+}
+
+function describeReading(r: DiskReading): string[] {
+  const name = r.member.target.name;
+  const window = r.fsync.source === 'window' ? `${r.fsync.count} fsyncs in ${r.fsync.windowSeconds ?? 0} s` : `${r.fsync.count} fsyncs since start (no writes in the window)`;
+  const lines = [
+    `${name}: wal fsync p99 ${formatSecondsAsMs(r.fsync.p99Seconds)}, mean ${formatSecondsAsMs(r.fsync.meanSeconds)} (${window}; etcd FAQ: < 10 ms)`,
+    `${name}: backend commit p99 ${formatSecondsAsMs(r.commit.p99Seconds)}, mean ${formatSecondsAsMs(r.commit.meanSeconds)} (etcd FAQ: < 25 ms)`,
+  ];
+  if (r.heartbeatFailures > 0) lines.push(`${name}: ${r.heartbeatFailures} heartbeat send failures in the window (leader overloaded, likely from slow disk)`);
+  if (r.slowApplies > 0) lines.push(`${name}: ${r.slowApplies} applies over 100 ms in the window`);
+  const health = r.member.health;
+  if (health.ok) lines.push(`${name}: linearizable read took ${formatMs(health.data.tookMs)}`);
+  return lines;
+}

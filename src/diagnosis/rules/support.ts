@@ -1,0 +1,43 @@
+import type { Evidence, MemberEvidence, Outcome } from '../../probes/evidence.js';
+
+/** Members in the cluster: the member list when it answered, else the members we probed. */
+export function clusterSize(evidence: Evidence): number {
+  const listed = evidence.memberList.ok ? evidence.memberList.data.filter((m) => !m.isLearner).length : 0;
+  return Math.max(listed, evidence.members.length);
+}
+
+/** Quorum for n voting members is ⌊n/2⌋+1 (WEB faq.md "What is failure tolerance?"). */
+export function quorumOf(size: number): number {
+  return Math.floor(size / 2) + 1;
+}
+
+/** A member answered us at all (Status is answered locally, even without a leader). */
+export function answered(member: MemberEvidence): boolean {
+  return member.status.ok || member.health.ok;
+}
+
+/** A member takes part in consensus: it answered and it sees a leader. */
+export function participating(member: MemberEvidence): boolean {
+  if (member.health.ok) return true;
+  return member.status.ok && member.status.data.leaderId !== '0';
+}
+
+export function failureOf(outcome: Outcome<unknown>): string | undefined {
+  return outcome.ok ? undefined : outcome.failure.message;
+}
+
+/** Name of the member the majority of answering members call leader. */
+export function leaderName(evidence: Evidence): string | undefined {
+  const votes = new Map<string, number>();
+  for (const m of evidence.members) {
+    if (m.status.ok && m.status.data.leaderId !== '0') {
+      votes.set(m.status.data.leaderId, (votes.get(m.status.data.leaderId) ?? 0) + 1);
+    }
+  }
+  const [leaderId] = [...votes.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
+  if (!leaderId) return undefined;
+  const member = evidence.members.find((m) => m.target.id === leaderId || (m.status.ok && m.status.data.memberId === leaderId));
+  if (member) return member.target.name;
+  const listed = evidence.memberList.ok ? evidence.memberList.data.find((m) => m.id === leaderId) : undefined;
+  return listed?.name ?? leaderId;
+}

@@ -1,0 +1,119 @@
+import { createEtcdClients, type EtcdClients, loadEtcdTls } from './clients/etcd-clients.js';
+import { createHttpGet, type HttpGet } from './clients/http.js';
+import type { ClusterConfig, ConfigFile } from './config/schema.js';
+import { diagnose } from './diagnosis/diagnose.js';
+import type { Rule } from './diagnosis/rule.js';
+import { rules as defaultRules } from './diagnosis/rules/index.js';
+import { EtcdDoctorError } from './errors.js';
+import { collectEtcdEvidence, type ProbeDepth } from './probes/collect-evidence.js';
+import type { ProbeRecord } from './probes/evidence.js';
+import { buildReport, type DiagnosisReport } from './report/diagnosis-report.js';
+
+export interface DoctorDeps {
+  config: ConfigFile;
+  readFileBuffer: (path: string) => Promise<Buffer>;
+  now?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  rules?: readonly Rule[];
+}
+
+export interface RunOptions {
+  explain?: boolean;
+  onProgress?: (progress: { done: number; total: number; probe: ProbeRecord }) => void;
+}
+
+/** The chat-agnostic core: cluster name in, report out. The CLI and the worker both use it. */
+export interface Doctor {
+  clusterNames(): string[];
+  /** Throws `cluster_unknown` listing the known clusters. */
+  cluster(name: string): ClusterConfig;
+  run(name: string, depth: ProbeDepth, opts?: RunOptions): Promise<DiagnosisReport>;
+  close(): Promise<void>;
+}
+
+interface ClusterClients {
+  etcd: EtcdClients;
+  http: { get: HttpGet; close(): Promise<void> };
+}
+
+export function createDoctor(deps: DoctorDeps): Doctor {
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? abortableSleep;
+  const rules = deps.rules ?? defaultRules;
+  // Clients are kept per cluster, so a warm health check reuses its gRPC channels.
+  const clients = new Map<string, Promise<ClusterClients>>();
+
+  const clientsFor = (cluster: ClusterConfig): Promise<ClusterClients> => {
+    let entry = clients.get(cluster.name);
+    if (!entry) {
+      entry = (async () => {
+        const tls = await loadEtcdTls(cluster, deps);
+        return { etcd: createEtcdClients(cluster, tls), http: createHttpGet(tls) };
+      })();
+      entry.catch(() => clients.delete(cluster.name));
+      clients.set(cluster.name, entry);
+    }
+    return entry;
+  };
+
+  const doctor: Doctor = {
+    clusterNames: () => deps.config.clusters.map((c) => c.name),
+    cluster(name) {
+      const found = deps.config.clusters.find((c) => c.name === name);
+      if (!found) {
+        throw new EtcdDoctorError(
+          'cluster_unknown',
+          `unknown cluster "${name}"; known clusters: ${doctor.clusterNames().join(', ')}`,
+        );
+      }
+      return found;
+    },
+    async run(name, depth, opts = {}) {
+      const cluster = doctor.cluster(name);
+      const started = performance.now();
+      const { etcd, http } = await clientsFor(cluster);
+      const evidence = await collectEtcdEvidence({
+        cluster,
+        clients: etcd,
+        httpGet: http.get,
+        now,
+        sleep,
+        timeoutMs: deps.config.probes.timeoutMs,
+        metricsWindowMs: deps.config.probes.metricsWindowMs,
+        depth,
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      });
+      const diagnosis = diagnose(evidence, rules, { now: now() });
+      return buildReport(evidence, diagnosis, {
+        kind: depth,
+        durationMs: performance.now() - started,
+        explain: opts.explain ?? false,
+      });
+    },
+    async close() {
+      const all = await Promise.allSettled(clients.values());
+      clients.clear();
+      for (const entry of all) {
+        if (entry.status !== 'fulfilled') continue;
+        entry.value.etcd.close();
+        await entry.value.http.close();
+      }
+    },
+  };
+  return doctor;
+}
+
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

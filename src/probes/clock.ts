@@ -1,0 +1,74 @@
+import type { ClockData } from './evidence.js';
+import type { MemberProbeContext } from './member-context.js';
+import { ProbeError, type Probe } from './probe.js';
+
+/**
+ * A member's wall clock, read from the HTTP `Date` header of its client URL (/version).
+ * `Date` has 1 s resolution, so one sample is only good to ±500 ms. We sample every
+ * SAMPLE_SPACING_MS until the header ticks over to the next second: the tick happened
+ * between the two samples, which pins the offset to about ±(spacing + rtt) / 2.
+ * etcd warns above 1 s of drift (KB §1.2 F2, probing_status.go), so this precision suffices.
+ */
+export const SAMPLE_SPACING_MS = 90;
+/** 13 samples × 90 ms spans more than one second, so a tick is always seen. */
+export const MAX_SAMPLES = 13;
+
+interface Sample {
+  dateMs: number;
+  midMs: number;
+  rttMs: number;
+}
+
+export function createClockProbe(timeoutMs: number): Probe<MemberProbeContext, ClockData> {
+  return {
+    kind: 'clock',
+    asks: 'GET /version (for its clock)',
+    timeoutMs,
+    async collect(ctx, signal) {
+      const samples: Sample[] = [];
+      for (let i = 0; i < MAX_SAMPLES && !signal.aborted; i++) {
+        samples.push(await takeSample(ctx, signal));
+        const tick = findTick(samples);
+        if (tick) return tick;
+        await ctx.sleep(SAMPLE_SPACING_MS, signal);
+      }
+      return fromSingleSample(samples);
+    },
+  };
+}
+
+async function takeSample(ctx: MemberProbeContext, signal: AbortSignal): Promise<Sample> {
+  const sent = ctx.now();
+  const res = await ctx.httpGet(`${ctx.target.endpoint.replace(/\/+$/, '')}/version`, signal);
+  const received = ctx.now();
+  const header = res.headers.date;
+  const dateMs = Date.parse(Array.isArray(header) ? (header[0] ?? '') : (header ?? ''));
+  if (Number.isNaN(dateMs)) throw new ProbeError('error', `sent no usable Date header on /version (HTTP ${res.status})`);
+  return { dateMs, midMs: (sent + received) / 2, rttMs: received - sent };
+}
+
+/** The first pair of samples whose Date differs: the member's clock crossed dateMs between them. */
+export function findTick(samples: Sample[]): ClockData | undefined {
+  const last = samples.at(-1);
+  const before = samples.at(-2);
+  if (!last || !before || last.dateMs === before.dateMs) return undefined;
+  const tickAtOurMs = (before.midMs + last.midMs) / 2;
+  const maxRtt = Math.max(last.rttMs, before.rttMs);
+  return {
+    offsetMs: Math.round(last.dateMs - tickAtOurMs),
+    uncertaintyMs: Math.round((last.midMs - before.midMs) / 2 + maxRtt / 2),
+    rttMs: Math.round(maxRtt * 10) / 10,
+    samples: samples.length,
+  };
+}
+
+function fromSingleSample(samples: Sample[]): ClockData {
+  const first = samples[0];
+  if (!first) throw new ProbeError('error', 'gave no clock sample');
+  return {
+    offsetMs: Math.round(first.dateMs + 500 - first.midMs),
+    uncertaintyMs: Math.round(500 + first.rttMs / 2),
+    rttMs: Math.round(first.rttMs * 10) / 10,
+    samples: samples.length,
+  };
+}

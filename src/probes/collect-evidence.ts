@@ -1,0 +1,172 @@
+import type { EtcdClients } from '../clients/etcd-clients.js';
+import type { HttpGet } from '../clients/http.js';
+import type { ClusterConfig } from '../config/schema.js';
+import { createAlarmsProbe } from './alarms.js';
+import { createClockProbe } from './clock.js';
+import type { ClusterProbeContext } from './cluster-context.js';
+import type { Evidence, MemberEvidence, MemberInfo, MemberTarget, Outcome, ProbeRecord } from './evidence.js';
+import { skipped } from './evidence.js';
+import type { MemberProbeContext } from './member-context.js';
+import { createMemberHealthProbe } from './member-health.js';
+import { normalizeUrl, sameUrl } from './member-ids.js';
+import { createMemberListProbe } from './member-list.js';
+import { createMemberStatusProbe } from './member-status.js';
+import { createMetricsProbe } from './metrics.js';
+import { type Probe, runProbe } from './probe.js';
+
+export type ProbeDepth = 'health' | 'diagnose';
+
+export interface CollectOptions {
+  cluster: ClusterConfig;
+  clients: EtcdClients;
+  httpGet: HttpGet;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  timeoutMs: number;
+  metricsWindowMs: number;
+  /** `health` asks only what `/etcd health` shows; `diagnose` adds /metrics and clocks. */
+  depth: ProbeDepth;
+  onProgress?: (progress: { done: number; total: number; probe: ProbeRecord }) => void;
+}
+
+/** Member probes per depth, in the order they appear in reports. */
+function memberProbes(opts: CollectOptions) {
+  const health = createMemberHealthProbe(opts.timeoutMs);
+  const status = createMemberStatusProbe(opts.timeoutMs);
+  if (opts.depth === 'health') return { health, status, metrics: undefined, clock: undefined };
+  return {
+    health,
+    status,
+    metrics: createMetricsProbe(opts.timeoutMs, opts.metricsWindowMs),
+    clock: createClockProbe(opts.timeoutMs),
+  };
+}
+
+/** How many probes a collection runs for `memberCount` members (for progress messages). */
+export function countProbes(depth: ProbeDepth, memberCount: number): number {
+  return 2 + memberCount * (depth === 'health' ? 2 : 4);
+}
+
+/**
+ * Runs every etcd probe concurrently, each under its own deadline. Nothing here throws:
+ * an unreachable or hung member shows up as failure evidence beside everyone else's data.
+ */
+export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidence> {
+  const collectedAt = opts.now();
+  const records: ProbeRecord[] = [];
+  let total = countProbes(opts.depth, opts.cluster.etcd.endpoints.length);
+  const record = (name: string, outcome: Outcome<unknown>) => {
+    const probe = { name, ok: outcome.ok, durationMs: Math.round(outcome.durationMs), error: outcome.ok ? null : outcome.failure.message };
+    records.push(probe);
+    opts.onProgress?.({ done: records.length, total, probe });
+  };
+  const clusterCtx: ClusterProbeContext = { clients: opts.clients, httpGet: opts.httpGet, now: opts.now };
+  const runCluster = async <T>(probe: Probe<ClusterProbeContext, T>) => {
+    const outcome = await runProbe(probe, clusterCtx, { subject: `cluster ${opts.cluster.name}`, now: opts.now });
+    record(probe.kind, outcome);
+    return outcome;
+  };
+
+  const configured = opts.cluster.etcd.endpoints.map((endpoint, i) => initialTarget(opts.cluster, endpoint, i));
+  const memberListP = runCluster(createMemberListProbe(opts.timeoutMs));
+  const alarmsP = runCluster(createAlarmsProbe(opts.timeoutMs));
+  // Name members (etcd-2) as soon as the list arrives, while their own probes still run.
+  void memberListP.then((list) => {
+    for (const target of configured) nameFromList(target, list);
+  });
+  const configuredP = configured.map((target) => probeMember(target, opts, record, memberListP));
+
+  const memberList = await memberListP;
+  const discovered = memberList.ok ? discoverTargets(memberList.data, configured, opts.cluster) : [];
+  total += countProbes(opts.depth, discovered.length) - 2;
+  const discoveredP = discovered.map((target) => probeMember(target, opts, record, memberListP));
+  const members = await Promise.all([...configuredP, ...discoveredP]);
+  const notStarted = memberList.ok ? notStartedMembers(memberList.data, opts) : [];
+
+  return {
+    cluster: opts.cluster.name,
+    collectedAt,
+    memberList,
+    alarms: await alarmsP,
+    members: [...members, ...notStarted],
+    probes: records,
+    timeoutMs: opts.timeoutMs,
+  };
+}
+
+function initialTarget(cluster: ClusterConfig, endpoint: string, index: number): MemberTarget {
+  const metricsUrl = cluster.etcd.metricsUrls?.[index] ?? `${endpoint.replace(/\/+$/, '')}/metrics`;
+  return { name: new URL(endpoint).host, endpoint, metricsUrl: withMetricsPath(metricsUrl), id: undefined };
+}
+
+/** `http://127.0.0.1:2381` means its /metrics; a URL with a path is taken as given. */
+function withMetricsPath(url: string): string {
+  const u = new URL(url);
+  return u.pathname === '/' ? `${url.replace(/\/+$/, '')}/metrics` : url;
+}
+
+/** Members the list knows that the config did not name: probe them too, through their client URL. */
+function discoverTargets(list: MemberInfo[], configured: MemberTarget[], cluster: ClusterConfig): MemberTarget[] {
+  const known = new Set(configured.map((t) => normalizeUrl(t.endpoint)));
+  return list.flatMap((member) => {
+    const url = member.clientUrls[0];
+    if (!url || member.clientUrls.some((u) => known.has(normalizeUrl(u)))) return [];
+    known.add(normalizeUrl(url));
+    return [{ ...initialTarget(cluster, url, Number.POSITIVE_INFINITY), name: member.name || member.id, id: member.id }];
+  });
+}
+
+/** "If the member is not started, the name will be an empty string" (rpc.proto, KB §1.5). */
+function notStartedMembers(list: MemberInfo[], opts: CollectOptions): MemberEvidence[] {
+  return list
+    .filter((m) => m.clientUrls.length === 0)
+    .map((m) => {
+      const target: MemberTarget = { name: m.name || `member ${m.id}`, endpoint: m.peerUrls[0] ?? '', metricsUrl: '', id: m.id };
+      const why = skipped(`${target.name} has not started (no client URLs in the member list)`);
+      return { target, health: why, status: why, metrics: opts.depth === 'health' ? skipped('not asked') : why, clock: opts.depth === 'health' ? skipped('not asked') : why };
+    });
+}
+
+async function probeMember(
+  target: MemberTarget,
+  opts: CollectOptions,
+  record: (name: string, outcome: Outcome<unknown>) => void,
+  memberListP: Promise<Outcome<MemberInfo[]>>,
+): Promise<MemberEvidence> {
+  const ctx: MemberProbeContext = {
+    target,
+    clients: opts.clients.forEndpoint(target.endpoint),
+    httpGet: opts.httpGet,
+    now: opts.now,
+    sleep: opts.sleep,
+    metricsWindowMs: opts.metricsWindowMs,
+  };
+  const probes = memberProbes(opts);
+  const run = async <T>(probe: Probe<MemberProbeContext, T> | undefined): Promise<Outcome<T>> => {
+    if (!probe) return skipped('not asked');
+    const outcome = await runProbe(probe, ctx, { subject: () => subjectOf(target), now: opts.now });
+    record(`${probe.kind} ${target.name}`, outcome);
+    return outcome;
+  };
+  const [health, status, metrics, clock] = await Promise.all([
+    run(probes.health),
+    run(probes.status),
+    run(probes.metrics),
+    run(probes.clock),
+  ]);
+  nameFromList(target, await memberListP, status.ok ? status.data.memberId : undefined);
+  return { target, health, status, metrics, clock };
+}
+
+/** Names the member (etcd-2) from the member list, by member id or by client URL. */
+function nameFromList(target: MemberTarget, list: Outcome<MemberInfo[]>, memberId?: string): void {
+  const match = list.ok
+    ? list.data.find((m) => (memberId && m.id === memberId) || m.clientUrls.some((u) => sameUrl(u, target.endpoint)))
+    : undefined;
+  if (match?.name) target.name = match.name;
+  target.id = match?.id ?? memberId ?? target.id;
+}
+
+function subjectOf(target: MemberTarget): string {
+  return target.name === new URL(target.endpoint).host ? target.endpoint : `${target.name} (${target.endpoint})`;
+}

@@ -1,0 +1,30 @@
+import type { StatusData } from './evidence.js';
+import { deadline, type MemberProbeContext } from './member-context.js';
+import { toHexId } from './member-ids.js';
+import type { Probe } from './probe.js';
+
+/** Maintenance.Status: answered from the member's local state, so it works without quorum (KB §2.2). */
+export function createMemberStatusProbe(timeoutMs: number): Probe<MemberProbeContext, StatusData> {
+  return {
+    kind: 'status',
+    asks: 'Status',
+    timeoutMs,
+    async collect(ctx) {
+      const res = await ctx.clients.maintenance.maintenance.status(deadline(ctx.now, timeoutMs));
+      return {
+        memberId: toHexId(res.header.member_id),
+        clusterId: toHexId(res.header.cluster_id),
+        version: res.version,
+        dbSizeBytes: Number(res.dbSize),
+        dbSizeInUseBytes: Number(res.dbSizeInUse || res.dbSize),
+        leaderId: toHexId(res.leader),
+        raftTerm: Number(res.raftTerm),
+        raftIndex: Number(res.raftIndex),
+        raftAppliedIndex: Number(res.raftAppliedIndex || res.raftIndex),
+        revision: Number(res.header.revision),
+        isLearner: Boolean(res.isLearner),
+        errors: res.errors ?? [],
+      };
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { MetricsData } from './evidence.js';
+import { compareSnapshots, type EtcdMetricsSnapshot, parseEtcdMetrics } from './etcd-metrics.js';
+import type { MemberProbeContext } from './member-context.js';
+import { formatSeconds, ProbeError, type Probe } from './probe.js';
+
+/**
+ * Two scrapes of the member's /metrics, `metricsWindowMs` apart, so the fsync and commit p99
+ * describe the last few seconds rather than the member's whole life. When the window holds
+ * too few fsyncs (no writes), the since-start histogram is used and says so.
+ */
+export function createMetricsProbe(timeoutMs: number, windowMs: number): Probe<MemberProbeContext, MetricsData> {
+  return {
+    kind: 'metrics',
+    asks: 'GET /metrics',
+    // Two scrapes and the window between them; each scrape also has its own deadline below.
+    timeoutMs: 2 * timeoutMs + windowMs,
+    async collect(ctx, signal) {
+      const first = await scrape(ctx, signal, timeoutMs);
+      if (ctx.metricsWindowMs <= 0) return compareSnapshots(undefined, first);
+      await ctx.sleep(ctx.metricsWindowMs, signal);
+      const second = await scrape(ctx, signal, timeoutMs);
+      return compareSnapshots(first, second);
+    },
+  };
+}
+
+/** Each scrape has its own deadline, so a hung member fails in `timeoutMs`, not `2 × timeoutMs + window`. */
+async function scrape(ctx: MemberProbeContext, signal: AbortSignal, timeoutMs: number): Promise<EtcdMetricsSnapshot> {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  let res: Awaited<ReturnType<typeof ctx.httpGet>>;
+  try {
+    res = await ctx.httpGet(ctx.target.metricsUrl, AbortSignal.any([signal, deadline]));
+  } catch (err) {
+    if (deadline.aborted) throw new ProbeError('timeout', `did not answer GET /metrics in ${formatSeconds(timeoutMs)}`);
+    throw err;
+  }
+  if (res.status === 401 || res.status === 403) {
+    throw new ProbeError('forbidden', `refused /metrics with HTTP ${res.status} (needs a client certificate?)`);
+  }
+  if (res.status !== 200) throw new ProbeError('error', `answered /metrics with HTTP ${res.status}`);
+  const parsed = parseEtcdMetrics(res.body, ctx.now());
+  if (!parsed.ok) throw new ProbeError('error', `sent /metrics that are not Prometheus text: ${parsed.error}`);
+  return parsed.snapshot;
+}

@@ -1,0 +1,88 @@
+import type { FailureKind, Outcome, ProbeFailure } from './evidence.js';
+
+/** A probe turns one question about a cluster or member into evidence. */
+export interface Probe<Ctx, T> {
+  /** Stable name, used in the JSON `probes` list (`status`, `metrics`, ...). */
+  readonly kind: string;
+  /** What the probe asks, for messages: `did not answer Status`. */
+  readonly asks: string;
+  readonly timeoutMs: number;
+  collect(ctx: Ctx, signal: AbortSignal): Promise<T>;
+}
+
+export interface RunProbeOptions {
+  /**
+   * Who is asked, for messages: `etcd-2 (http://127.0.0.1:2379)`. A function is read when the
+   * message is written, so a name learned meanwhile (from the member list) is used.
+   */
+  subject: string | (() => string);
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+/** Thrown by probes for failures they can classify (a 403, a refused connection, ...). */
+export class ProbeError extends Error {
+  readonly kind: FailureKind;
+
+  constructor(kind: FailureKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProbeError';
+    this.kind = kind;
+  }
+}
+
+const REFUSED = /ECONNREFUSED|connection refused|ENOTFOUND|EHOSTUNREACH|ECONNRESET|socket hang up|No connection established|UNAVAILABLE/i;
+
+/** Classifies a thrown error; connection errors become `unreachable`. */
+export function toFailure(err: unknown, subject: string, asks: string): ProbeFailure {
+  if (err instanceof ProbeError) return { kind: err.kind, message: `${subject}: ${err.message}` };
+  const text = errorText(err);
+  if (REFUSED.test(text)) return { kind: 'unreachable', message: `${subject} is unreachable (${asks}: ${text})` };
+  return { kind: 'error', message: `${subject} failed ${asks}: ${text}` };
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
+    return `${err.message.split('\n')[0]}${cause}`.slice(0, 300);
+  }
+  return String(err).slice(0, 300);
+}
+
+/**
+ * Runs one probe under its own deadline. It never throws: a timeout or an error becomes
+ * failure evidence, so one hung member can never cost the rest of the report.
+ */
+export async function runProbe<Ctx, T>(
+  probe: Probe<Ctx, T>,
+  ctx: Ctx,
+  options: RunProbeOptions,
+): Promise<Outcome<T>> {
+  const now = options.now ?? Date.now;
+  const timeoutMs = options.timeoutMs ?? probe.timeoutMs;
+  const controller = new AbortController();
+  const started = now();
+  const subject = () => (typeof options.subject === 'function' ? options.subject() : options.subject);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    const result = await Promise.race([probe.collect(ctx, controller.signal), timeout]);
+    if (result === 'timeout') {
+      controller.abort();
+      const message = `${subject()} did not answer ${probe.asks} in ${formatSeconds(timeoutMs)}`;
+      return { ok: false, failure: { kind: 'timeout', message }, durationMs: now() - started };
+    }
+    return { ok: true, data: result as T, durationMs: now() - started };
+  } catch (err) {
+    return { ok: false, failure: toFailure(err, subject(), probe.asks), durationMs: now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `3000` -> `3 s`, `2500` -> `2.5 s`. */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}

@@ -1,0 +1,37 @@
+/** `0.2123` s -> `212 ms`; `1.5` s -> `1.5 s`. */
+export function formatSecondsAsMs(seconds: number | undefined): string {
+  if (seconds === undefined) return 'n/a';
+  return formatMs(seconds * 1000);
+}
+
+/** `212.4` -> `212 ms`, `3.21` -> `3.2 ms`, `1500` -> `1.5 s`. */
+export function formatMs(ms: number | undefined): string {
+  if (ms === undefined || Number.isNaN(ms)) return 'n/a';
+  if (ms >= 1000) return `${Number((ms / 1000).toFixed(ms >= 10_000 ? 0 : 1))} s`;
+  if (ms >= 10) return `${Math.round(ms)} ms`;
+  return `${Number(ms.toFixed(1))} ms`;
+}
+
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
+
+/** Decimal units, as etcdctl prints db size: `54 MB`, `800 kB`. */
+export function formatBytes(bytes: number | undefined): string {
+  if (bytes === undefined || Number.isNaN(bytes)) return 'n/a';
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < UNITS.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${Number(value.toFixed(value >= 100 || unit === 0 ? 0 : 1))} ${UNITS[unit]}`;
+}
+
+export function formatPercent(ratio: number): string {
+  return `${Math.round(ratio * 100)} %`;
+}
+
+/** `etcd-1`, `etcd-1 and etcd-2`, `etcd-1, etcd-2 and etcd-3`. */
+export function formatList(items: readonly string[]): string {
+  if (items.length <= 1) return items[0] ?? '';
+  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}

@@ -1,0 +1,56 @@
+import type { DiagnosisReport, MemberRow } from './diagnosis-report.js';
+import { formatBytes, formatMs } from './format.js';
+
+const STATUS_WORD: Record<DiagnosisReport['status'], string> = {
+  healthy: 'HEALTHY',
+  degraded: 'DEGRADED',
+  critical: 'CRITICAL',
+  unknown: 'UNKNOWN',
+};
+
+/** Plain-text report for the CLI and the shell adapter: member table, then findings, root cause first. */
+export function renderText(report: DiagnosisReport): string {
+  const lines = [
+    `${report.kind === 'health' ? 'Health' : 'Diagnosis'} of ${report.cluster}: ${STATUS_WORD[report.status]} (${formatMs(report.durationMs)})`,
+    '',
+    ...memberTable(report.members),
+  ];
+  if (report.findings.length === 0) {
+    lines.push('', 'No problems found.');
+  }
+  report.findings.forEach((f, i) => {
+    const label = i === 0 && !f.causedBy ? 'Root cause' : f.causedBy ? `Symptom (caused by ${f.causedBy})` : 'Also';
+    lines.push('', `${label}: ${f.cause} [${f.severity}]${f.members.length ? ` on ${f.members.join(', ')}` : ''}`);
+    lines.push(`  ${f.summary}`);
+    for (const e of f.evidence) lines.push(`  - ${e}`);
+    for (const u of f.unknowns) lines.push(`  ? ${u}`);
+    f.steps.forEach((s, n) => {
+      lines.push(`  ${n + 1}. ${s.text}${s.action ? ` [${s.action}]` : ''}`);
+    });
+  });
+  if (report.explain) {
+    lines.push('', 'Rules:');
+    for (const t of report.explain) {
+      lines.push(`  ${t.fired ? 'FIRED  ' : t.skipped ? 'SKIPPED' : 'quiet  '} ${t.rule}`);
+      for (const e of t.explain) lines.push(`           ${e}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function memberTable(members: MemberRow[]): string[] {
+  const header = ['MEMBER', 'ENDPOINT', 'LEADER', 'TOOK', 'DB SIZE', 'FSYNC P99'];
+  const rows = members.map((m) => [
+    m.name,
+    m.endpoint,
+    m.isLeader ? 'leader' : m.reachable ? '' : 'DOWN',
+    m.tookMs === null ? '-' : formatMs(m.tookMs),
+    m.dbSizeBytes === null ? '-' : formatBytes(m.dbSizeBytes),
+    m.walFsyncP99Ms === null ? '-' : formatMs(m.walFsyncP99Ms),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const out = [line(header), ...rows.map(line)];
+  for (const m of members) if (m.error) out.push(`  ! ${m.error}`);
+  return out;
+}

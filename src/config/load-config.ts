@@ -21,8 +21,17 @@ export function formatZodError(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid';
   const path = formatIssuePath(issue.path);
-  const message = issue.code === 'unrecognized_keys' ? `unknown field "${issue.keys.join('", "')}"` : issue.message;
-  return path ? `${path}: ${message}` : message;
+  return path ? `${path}: ${issueMessage(issue)}` : issueMessage(issue);
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown field "${issue.keys.join('", "')}"`;
+  if (issue.code === 'invalid_type') {
+    if (/received undefined/.test(issue.message)) return 'is missing';
+    const expected = issue.expected === 'array' ? 'a list' : issue.expected === 'object' ? 'a mapping' : `a ${issue.expected}`;
+    return `must be ${expected}`;
+  }
+  return issue.message;
 }
 
 export function parseConfigText(text: string, source: string): ParseResult<ConfigFile> {

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Self-setup shared by `npm test`, `npm run demo` and .ci/run. Idempotent: it only installs what is missing.
+#   - node_modules (npm ci)
+#   - etcd, etcdctl, strace, cpulimit from Debian (when root; otherwise prints the command)
+#   - Redis on 127.0.0.1:6379 (started if nothing answers; installed from Debian when root)
+# Usage: scripts/setup.sh [--need-redis] [--quiet]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_redis=0
+for arg in "$@"; do
+  case "$arg" in
+    --need-redis) need_redis=1 ;;
+  esac
+done
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm dependencies (npm ci)"
+  npm ci --no-audit --no-fund >&2
+fi
+
+apt_updated=0
+apt_install() {
+  if [ "$(id -u)" != "0" ]; then
+    say "missing: $*. Install it with: sudo apt-get update && sudo apt-get install -y $*"
+    return 1
+  fi
+  if [ "$apt_updated" = 0 ]; then
+    say "apt-get update"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    apt_updated=1
+  fi
+  say "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+
+missing=()
+command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
+command -v strace >/dev/null 2>&1 || missing+=(strace)
+command -v cpulimit >/dev/null 2>&1 || missing+=(cpulimit)
+if [ "$need_redis" = 1 ] && ! command -v redis-server >/dev/null 2>&1 && ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
+  missing+=(redis-server)
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt_install "${missing[@]}" || exit 1
+fi
+
+# Debian's etcd-server package may start a system etcd on 2379 where systemd runs; we never use it.
+if [ "$need_redis" = 1 ]; then
+  if ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
+    say "starting redis-server on 127.0.0.1:6379"
+    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save '' --appendonly no >&2
+    for _ in $(seq 1 50); do
+      (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null && break
+      sleep 0.1
+    done
+  fi
+fi

@@ -1,0 +1,89 @@
+import { describe, expect, it } from '@jest/globals';
+import { loadConfig, parseConfigText, parseEnv } from '../../../src/config/load-config.js';
+import { EtcdDoctorError } from '../../../src/errors.js';
+
+const good = `
+clusters:
+  - name: prod
+    etcd:
+      endpoints: [https://127.20.0.11:2379, https://127.20.0.12:2379]
+      metricsUrls: [http://127.20.0.11:2381, http://127.20.0.12:2381]
+      tls: { caFile: /etc/etcd/ca.crt, certFile: /etc/etcd/client.crt, keyFile: /etc/etcd/client.key }
+    kubernetes: { kubeconfig: /etc/kube/admin.conf, context: prod }
+    slack: { channel: C0123, allowedChannels: [C0123] }
+    remediation: { responders: [U012AB3CD, S0614TZR7], dryRun: true }
+    tickets: { kind: jira, url: https://jira.example.test/, credentialEnv: JIRA_TOKEN }
+  - name: staging
+    etcd:
+      endpoints: [http://127.0.0.1:2379]
+`;
+
+describe('parseConfigText', () => {
+  it('accepts the documented shape and fills probe defaults', () => {
+    const parsed = parseConfigText(good, 'etcd-doctor.yaml');
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.value.clusters.map((c) => c.name)).toEqual(['prod', 'staging']);
+    expect(parsed.value.probes).toEqual({ timeoutMs: 3000, metricsWindowMs: 3000 });
+  });
+
+  it('names the path of a bad endpoint in one line', () => {
+    const text = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379] }\n  - name: b\n    etcd: { endpoints: [not-a-url] }\n`;
+    expect(parseConfigText(text, 'f.yaml')).toEqual({ ok: false, error: 'f.yaml: clusters[1].etcd.endpoints[0]: not a URL' });
+  });
+
+  it('names an unknown field', () => {
+    const text = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379], endpoint: x }\n`;
+    const parsed = parseConfigText(text, 'f.yaml');
+    expect(parsed).toEqual({ ok: false, error: 'f.yaml: clusters[0].etcd: unknown field "endpoint"' });
+  });
+
+  it('rejects a metricsUrls list of the wrong length', () => {
+    const text = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379], metricsUrls: [http://127.0.0.1:1, http://127.0.0.1:2] }\n`;
+    const parsed = parseConfigText(text, 'f.yaml');
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toMatch(/^f\.yaml: clusters\[0\]\.etcd\.metricsUrls: needs one URL per endpoint/);
+  });
+
+  it('rejects duplicate names, bad names, bad responders and broken YAML', () => {
+    const dup = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:1] }\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2] }\n`;
+    expect(parseConfigText(dup, 'f')).toEqual({ ok: false, error: 'f: clusters[1].name: duplicate cluster name "a"' });
+    const upper = `clusters:\n  - name: Prod\n    etcd: { endpoints: [http://127.0.0.1:1] }\n`;
+    expect(parseConfigText(upper, 'f')).toMatchObject({ ok: false, error: expect.stringMatching(/^f: clusters\[0\]\.name: must be a lowercase word/) });
+    const responder = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:1] }\n    remediation: { responders: [alice] }\n`;
+    expect(parseConfigText(responder, 'f')).toMatchObject({ ok: false, error: expect.stringMatching(/remediation\.responders\[0\]: must be a Slack user id/) });
+    expect(parseConfigText('clusters: [', 'f')).toMatchObject({ ok: false, error: expect.stringMatching(/^f: not valid YAML/) });
+    expect(parseConfigText('', 'f')).toEqual({ ok: false, error: 'f: clusters: is missing' });
+    expect(parseConfigText('clusters: 3', 'f')).toEqual({ ok: false, error: 'f: clusters: must be a list' });
+  });
+});
+
+describe('loadConfig', () => {
+  it('throws config_invalid naming a missing file and how to pass another', async () => {
+    const err = await loadConfig('/nope.yaml', {
+      readFile: async () => {
+        throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EtcdDoctorError);
+    expect((err as EtcdDoctorError).code).toBe('config_invalid');
+    expect((err as Error).message).toBe('/nope.yaml: file not found (pass --config FILE or set ETCD_DOCTOR_CONFIG)');
+  });
+});
+
+describe('parseEnv', () => {
+  it('defaults REDIS_URL and PORT and hides secrets', () => {
+    const parsed = parseEnv({ SLACK_BOT_TOKEN: 'xoxb-secret-value' });
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.value.REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(parsed.value.PORT).toBe(3000);
+    expect(JSON.stringify(parsed.value)).not.toContain('xoxb-secret-value');
+    expect(String(parsed.value.SLACK_BOT_TOKEN)).toBe('[redacted]');
+    expect(parsed.value.SLACK_BOT_TOKEN?.reveal()).toBe('xoxb-secret-value');
+  });
+
+  it('names a bad variable', () => {
+    expect(parseEnv({ PORT: 'eighty' })).toMatchObject({ ok: false, error: expect.stringMatching(/^environment: PORT: /) });
+  });
+});

@@ -36,7 +36,8 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
 /** A rule is skipped only when none of a kind of evidence it needs arrived from any member. */
 export function missingEvidence(evidence: Evidence, needs: readonly EvidenceKind[]): string | undefined {
   for (const kind of needs) {
-    if (!hasAny(evidence, kind)) return `not evaluated: no ${kind} evidence arrived (${whyMissing(evidence, kind)})`;
+    if (!hasAny(evidence, kind))
+      return `not evaluated: no ${kind} evidence arrived (${whyMissing(evidence, kind)})`;
   }
   return undefined;
 }

@@ -14,10 +14,12 @@ export function createAlarmsProbe(timeoutMs: number): Probe<ClusterProbeContext,
     async collect(ctx) {
       const endpoints = ctx.clients.members.map((m) => m.endpoint);
       const res = await firstAnswer(endpoints, (endpoint) =>
-        ctx.clients.forEndpoint(endpoint).maintenance.maintenance.alarm(
-          { action: 'Get', memberID: '0', alarm: 'None' },
-          deadline(ctx.now, timeoutMs),
-        ),
+        ctx.clients
+          .forEndpoint(endpoint)
+          .maintenance.maintenance.alarm(
+            { action: 'Get', memberID: '0', alarm: 'None' },
+            deadline(ctx.now, timeoutMs),
+          ),
       );
       return res.alarms.flatMap((a) => {
         const alarm = alarmName(a.alarm as unknown);

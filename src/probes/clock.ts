@@ -43,7 +43,8 @@ async function takeSample(ctx: MemberProbeContext, signal: AbortSignal): Promise
   const received = ctx.now();
   const header = res.headers.date;
   const dateMs = Date.parse(Array.isArray(header) ? (header[0] ?? '') : (header ?? ''));
-  if (Number.isNaN(dateMs)) throw new ProbeError('error', `sent no usable Date header on /version (HTTP ${res.status})`);
+  if (Number.isNaN(dateMs))
+    throw new ProbeError('error', `sent no usable Date header on /version (HTTP ${res.status})`);
   return { dateMs, midMs: (sent + received) / 2, rttMs: received - sent };
 }
 

@@ -56,18 +56,28 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
   const records: ProbeRecord[] = [];
   let total = countProbes(opts.depth, opts.cluster.etcd.endpoints.length);
   const record = (name: string, outcome: Outcome<unknown>) => {
-    const probe = { name, ok: outcome.ok, durationMs: Math.round(outcome.durationMs), error: outcome.ok ? null : outcome.failure.message };
+    const probe = {
+      name,
+      ok: outcome.ok,
+      durationMs: Math.round(outcome.durationMs),
+      error: outcome.ok ? null : outcome.failure.message,
+    };
     records.push(probe);
     opts.onProgress?.({ done: records.length, total, probe });
   };
   const clusterCtx: ClusterProbeContext = { clients: opts.clients, httpGet: opts.httpGet, now: opts.now };
   const runCluster = async <T>(probe: Probe<ClusterProbeContext, T>) => {
-    const outcome = await runProbe(probe, clusterCtx, { subject: `cluster ${opts.cluster.name}`, now: opts.now });
+    const outcome = await runProbe(probe, clusterCtx, {
+      subject: `cluster ${opts.cluster.name}`,
+      now: opts.now,
+    });
     record(probe.kind, outcome);
     return outcome;
   };
 
-  const configured = opts.cluster.etcd.endpoints.map((endpoint, i) => initialTarget(opts.cluster, endpoint, i));
+  const configured = opts.cluster.etcd.endpoints.map((endpoint, i) =>
+    initialTarget(opts.cluster, endpoint, i),
+  );
   const memberListP = runCluster(createMemberListProbe(opts.timeoutMs));
   const alarmsP = runCluster(createAlarmsProbe(opts.timeoutMs));
   // Name members (etcd-2) as soon as the list arrives, while their own probes still run.
@@ -106,13 +116,23 @@ function withMetricsPath(url: string): string {
 }
 
 /** Members the list knows that the config did not name: probe them too, through their client URL. */
-function discoverTargets(list: MemberInfo[], configured: MemberTarget[], cluster: ClusterConfig): MemberTarget[] {
+function discoverTargets(
+  list: MemberInfo[],
+  configured: MemberTarget[],
+  cluster: ClusterConfig,
+): MemberTarget[] {
   const known = new Set(configured.map((t) => normalizeUrl(t.endpoint)));
   return list.flatMap((member) => {
     const url = member.clientUrls[0];
     if (!url || member.clientUrls.some((u) => known.has(normalizeUrl(u)))) return [];
     known.add(normalizeUrl(url));
-    return [{ ...initialTarget(cluster, url, Number.POSITIVE_INFINITY), name: member.name || member.id, id: member.id }];
+    return [
+      {
+        ...initialTarget(cluster, url, Number.POSITIVE_INFINITY),
+        name: member.name || member.id,
+        id: member.id,
+      },
+    ];
   });
 }
 
@@ -121,9 +141,20 @@ function notStartedMembers(list: MemberInfo[], opts: CollectOptions): MemberEvid
   return list
     .filter((m) => m.clientUrls.length === 0)
     .map((m) => {
-      const target: MemberTarget = { name: m.name || `member ${m.id}`, endpoint: m.peerUrls[0] ?? '', metricsUrl: '', id: m.id };
+      const target: MemberTarget = {
+        name: m.name || `member ${m.id}`,
+        endpoint: m.peerUrls[0] ?? '',
+        metricsUrl: '',
+        id: m.id,
+      };
       const why = skipped(`${target.name} has not started (no client URLs in the member list)`);
-      return { target, health: why, status: why, metrics: opts.depth === 'health' ? skipped('not asked') : why, clock: opts.depth === 'health' ? skipped('not asked') : why };
+      return {
+        target,
+        health: why,
+        status: why,
+        metrics: opts.depth === 'health' ? skipped('not asked') : why,
+        clock: opts.depth === 'health' ? skipped('not asked') : why,
+      };
     });
 }
 
@@ -161,12 +192,16 @@ async function probeMember(
 /** Names the member (etcd-2) from the member list, by member id or by client URL. */
 function nameFromList(target: MemberTarget, list: Outcome<MemberInfo[]>, memberId?: string): void {
   const match = list.ok
-    ? list.data.find((m) => (memberId && m.id === memberId) || m.clientUrls.some((u) => sameUrl(u, target.endpoint)))
+    ? list.data.find(
+        (m) => (memberId && m.id === memberId) || m.clientUrls.some((u) => sameUrl(u, target.endpoint)),
+      )
     : undefined;
   if (match?.name) target.name = match.name;
   target.id = match?.id ?? memberId ?? target.id;
 }
 
 function subjectOf(target: MemberTarget): string {
-  return target.name === new URL(target.endpoint).host ? target.endpoint : `${target.name} (${target.endpoint})`;
+  return target.name === new URL(target.endpoint).host
+    ? target.endpoint
+    : `${target.name} (${target.endpoint})`;
 }

@@ -1,3 +1,5 @@
+import type { KubernetesEvidence } from './kubernetes/evidence.js';
+
 /**
  * Evidence is what probes learn about a cluster. A probe that failed is evidence too:
  * `{ ok: false, failure }` says which member did not answer and how.
@@ -152,11 +154,8 @@ export interface Evidence {
   timeoutMs: number;
 }
 
-/** Placeholder extended by the Kubernetes probes; kept open so rules can read it without I/O. */
-export interface KubernetesEvidence {
-  distribution: 'kubeadm' | 'openshift' | 'unknown';
-  [key: string]: unknown;
-}
+/** What the Kubernetes probes learned (src/probes/kubernetes/evidence.ts). */
+export type { KubernetesEvidence } from './kubernetes/evidence.js';
 
 export const skipped = (message: string): Outcome<never> => ({
   ok: false,

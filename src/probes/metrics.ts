@@ -8,7 +8,10 @@ import { formatSeconds, ProbeError, type Probe } from './probe.js';
  * describe the last few seconds rather than the member's whole life. When the window holds
  * too few fsyncs (no writes), the since-start histogram is used and says so.
  */
-export function createMetricsProbe(timeoutMs: number, windowMs: number): Probe<MemberProbeContext, MetricsData> {
+export function createMetricsProbe(
+  timeoutMs: number,
+  windowMs: number,
+): Probe<MemberProbeContext, MetricsData> {
   return {
     kind: 'metrics',
     asks: 'GET /metrics',
@@ -25,20 +28,29 @@ export function createMetricsProbe(timeoutMs: number, windowMs: number): Probe<M
 }
 
 /** Each scrape has its own deadline, so a hung member fails in `timeoutMs`, not `2 × timeoutMs + window`. */
-async function scrape(ctx: MemberProbeContext, signal: AbortSignal, timeoutMs: number): Promise<EtcdMetricsSnapshot> {
+async function scrape(
+  ctx: MemberProbeContext,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<EtcdMetricsSnapshot> {
   const deadline = AbortSignal.timeout(timeoutMs);
   let res: Awaited<ReturnType<typeof ctx.httpGet>>;
   try {
     res = await ctx.httpGet(ctx.target.metricsUrl, AbortSignal.any([signal, deadline]));
   } catch (err) {
-    if (deadline.aborted) throw new ProbeError('timeout', `did not answer GET /metrics in ${formatSeconds(timeoutMs)}`);
+    if (deadline.aborted)
+      throw new ProbeError('timeout', `did not answer GET /metrics in ${formatSeconds(timeoutMs)}`);
     throw err;
   }
   if (res.status === 401 || res.status === 403) {
-    throw new ProbeError('forbidden', `refused /metrics with HTTP ${res.status} (needs a client certificate?)`);
+    throw new ProbeError(
+      'forbidden',
+      `refused /metrics with HTTP ${res.status} (needs a client certificate?)`,
+    );
   }
   if (res.status !== 200) throw new ProbeError('error', `answered /metrics with HTTP ${res.status}`);
   const parsed = parseEtcdMetrics(res.body, ctx.now());
-  if (!parsed.ok) throw new ProbeError('error', `sent /metrics that are not Prometheus text: ${parsed.error}`);
+  if (!parsed.ok)
+    throw new ProbeError('error', `sent /metrics that are not Prometheus text: ${parsed.error}`);
   return parsed.snapshot;
 }

@@ -31,13 +31,15 @@ export class ProbeError extends Error {
   }
 }
 
-const REFUSED = /ECONNREFUSED|connection refused|ENOTFOUND|EHOSTUNREACH|ECONNRESET|socket hang up|No connection established|UNAVAILABLE/i;
+const REFUSED =
+  /ECONNREFUSED|connection refused|ENOTFOUND|EHOSTUNREACH|ECONNRESET|socket hang up|No connection established|UNAVAILABLE/i;
 
 /** Classifies a thrown error; connection errors become `unreachable`. */
 export function toFailure(err: unknown, subject: string, asks: string): ProbeFailure {
   if (err instanceof ProbeError) return { kind: err.kind, message: `${subject}: ${err.message}` };
   const text = errorText(err);
-  if (REFUSED.test(text)) return { kind: 'unreachable', message: `${subject} is unreachable (${asks}: ${text})` };
+  if (REFUSED.test(text))
+    return { kind: 'unreachable', message: `${subject} is unreachable (${asks}: ${text})` };
   return { kind: 'error', message: `${subject} failed ${asks}: ${text}` };
 }
 

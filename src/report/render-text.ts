@@ -19,8 +19,12 @@ export function renderText(report: DiagnosisReport): string {
     lines.push('', 'No problems found.');
   }
   report.findings.forEach((f, i) => {
-    const label = i === 0 && !f.causedBy ? 'Root cause' : f.causedBy ? `Symptom (caused by ${f.causedBy})` : 'Also';
-    lines.push('', `${label}: ${f.cause} [${f.severity}]${f.members.length ? ` on ${f.members.join(', ')}` : ''}`);
+    const label =
+      i === 0 && !f.causedBy ? 'Root cause' : f.causedBy ? `Symptom (caused by ${f.causedBy})` : 'Also';
+    lines.push(
+      '',
+      `${label}: ${f.cause} [${f.severity}]${f.members.length ? ` on ${f.members.join(', ')}` : ''}`,
+    );
     lines.push(`  ${f.summary}`);
     for (const e of f.evidence) lines.push(`  - ${e}`);
     for (const u of f.unknowns) lines.push(`  ? ${u}`);
@@ -49,7 +53,11 @@ function memberTable(members: MemberRow[]): string[] {
     m.walFsyncP99Ms === null ? '-' : formatMs(m.walFsyncP99Ms),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   const out = [line(header), ...rows.map(line)];
   for (const m of members) if (m.error) out.push(`  ! ${m.error}`);
   return out;

@@ -29,12 +29,17 @@ export const quorumLostRule: Rule = {
       nodes: [],
       summary: `Quorum is lost: only ${live.length} of ${size} members work (quorum is ${quorum}); ${formatList(names)} ${names.length === 1 ? 'is' : 'are'} out, and the cluster accepts no writes`,
       evidence: lost.map((m) => {
-        if (m.status.ok) return `${m.target.name} answers but sees no leader (raft term ${m.status.data.raftTerm})`;
+        if (m.status.ok)
+          return `${m.target.name} answers but sees no leader (raft term ${m.status.data.raftTerm})`;
         return failureOf(m.status) ?? `${m.target.name} did not answer`;
       }),
       steps: [
-        { text: `Bring back ${formatList(names)} one at a time, starting with the member whose data is most recent; do not remove members while quorum is lost` },
-        { text: 'If a majority lost its data: restore from the latest snapshot into a new cluster (etcd recovery guide, `etcdutl snapshot restore`)' },
+        {
+          text: `Bring back ${formatList(names)} one at a time, starting with the member whose data is most recent; do not remove members while quorum is lost`,
+        },
+        {
+          text: 'If a majority lost its data: restore from the latest snapshot into a new cluster (etcd recovery guide, `etcdutl snapshot restore`)',
+        },
       ],
       unknowns: [],
     };

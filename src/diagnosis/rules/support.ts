@@ -36,7 +36,9 @@ export function leaderName(evidence: Evidence): string | undefined {
   }
   const [leaderId] = [...votes.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
   if (!leaderId) return undefined;
-  const member = evidence.members.find((m) => m.target.id === leaderId || (m.status.ok && m.status.data.memberId === leaderId));
+  const member = evidence.members.find(
+    (m) => m.target.id === leaderId || (m.status.ok && m.status.data.memberId === leaderId),
+  );
   if (member) return member.target.name;
   const listed = evidence.memberList.ok ? evidence.memberList.data.find((m) => m.id === leaderId) : undefined;
   return listed?.name ?? leaderId;

@@ -15,27 +15,54 @@ describe('diagnose with the real rules', () => {
   });
 
   it('names a killed member, keeping tolerance in the summary', () => {
-    const down = failed('unreachable', 'etcd-2 (http://127.0.0.1:23792) is unreachable (Status: connect ECONNREFUSED)');
-    const result = diagnose(clusterEvidence({ 'etcd-2': { status: down, health: down, metrics: down, clock: down } }), rules, ctx);
+    const down = failed(
+      'unreachable',
+      'etcd-2 (http://127.0.0.1:23792) is unreachable (Status: connect ECONNREFUSED)',
+    );
+    const result = diagnose(
+      clusterEvidence({ 'etcd-2': { status: down, health: down, metrics: down, clock: down } }),
+      rules,
+      ctx,
+    );
     expect(result.status).toBe('critical');
-    expect(result.findings[0]).toMatchObject({ cause: 'member-down', members: ['etcd-2'], severity: 'critical' });
+    expect(result.findings[0]).toMatchObject({
+      cause: 'member-down',
+      members: ['etcd-2'],
+      severity: 'critical',
+    });
     expect(result.findings[0]?.summary).toContain('can survive 0 more failures');
   });
 
   it('calls two of three down quorum-lost, not member-down', () => {
     const down = failed('unreachable', 'connection refused');
     const leaderless = ok({
-      memberId: 'a1', clusterId: 'c1', version: '3.4.23', dbSizeBytes: 1, dbSizeInUseBytes: 1, leaderId: '0',
-      raftTerm: 9, raftIndex: 1, raftAppliedIndex: 1, revision: 1, isLearner: false, errors: ['etcdserver: no leader'],
+      memberId: 'a1',
+      clusterId: 'c1',
+      version: '3.4.23',
+      dbSizeBytes: 1,
+      dbSizeInUseBytes: 1,
+      leaderId: '0',
+      raftTerm: 9,
+      raftIndex: 1,
+      raftAppliedIndex: 1,
+      revision: 1,
+      isLearner: false,
+      errors: ['etcdserver: no leader'],
     });
     const evidence = clusterEvidence({
-      'etcd-1': { status: leaderless, health: failed('timeout', 'etcd-1 did not answer a linearizable read in 3 s') },
+      'etcd-1': {
+        status: leaderless,
+        health: failed('timeout', 'etcd-1 did not answer a linearizable read in 3 s'),
+      },
       'etcd-2': { status: down, health: down, metrics: down, clock: down },
       'etcd-3': { status: down, health: down, metrics: down, clock: down },
     });
     const result = diagnose(evidence, rules, ctx);
     expect(result.status).toBe('critical');
-    expect(result.findings.map((f) => f.cause)).toEqual(['quorum-lost']);
+    expect(result.findings.map((f) => [f.cause, f.causedBy ?? null])).toEqual([
+      ['quorum-lost', null],
+      ['leader-churn', 'quorum-lost'],
+    ]);
     expect(result.findings[0]?.members).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
   });
 
@@ -43,9 +70,14 @@ describe('diagnose with the real rules', () => {
     const slow = ok(metricsData({ walFsync: latency(212, 201), backendCommit: latency(420, 400) }));
     const result = diagnose(clusterEvidence({ 'etcd-2': { metrics: slow } }), rules, ctx);
     expect(result.findings[0]).toMatchObject({ cause: 'slow-disk', members: ['etcd-2'] });
-    expect(result.findings[0]?.evidence[0]).toBe('etcd-2: wal fsync p99 212 ms, mean 201 ms (200 fsyncs in 3 s; etcd FAQ: < 10 ms)');
+    expect(result.findings[0]?.evidence[0]).toBe(
+      'etcd-2: wal fsync p99 212 ms, mean 201 ms (200 fsyncs in 3 s; etcd FAQ: < 10 ms)',
+    );
     expect(result.findings[0]?.evidence.at(-1)).toContain('for comparison: etcd-1 wal fsync p99 4 ms');
-    expect(result.findings[0]?.steps[0]).toMatchObject({ action: 'disk-benchmark', args: { member: 'etcd-2' } });
+    expect(result.findings[0]?.steps[0]).toMatchObject({
+      action: 'disk-benchmark',
+      args: { member: 'etcd-2' },
+    });
   });
 
   it('does not call one outlier a slow disk (p99 high, mean low)', () => {
@@ -57,25 +89,46 @@ describe('diagnose with the real rules', () => {
   it('says which rules were skipped because their evidence never arrived', () => {
     const noMetrics = failed('forbidden', 'etcd refused /metrics with HTTP 403');
     const result = diagnose(
-      clusterEvidence({ 'etcd-1': { metrics: noMetrics }, 'etcd-2': { metrics: noMetrics }, 'etcd-3': { metrics: noMetrics } }),
+      clusterEvidence({
+        'etcd-1': { metrics: noMetrics },
+        'etcd-2': { metrics: noMetrics },
+        'etcd-3': { metrics: noMetrics },
+      }),
       rules,
       ctx,
     );
     const slowDisk = result.trace.find((t) => t.rule === 'slow-disk');
     expect(slowDisk).toMatchObject({ skipped: true, fired: false });
-    expect(slowDisk?.explain[0]).toContain('no metrics evidence arrived (etcd refused /metrics with HTTP 403)');
+    expect(slowDisk?.explain[0]).toContain(
+      'no metrics evidence arrived (etcd refused /metrics with HTTP 403)',
+    );
   });
 });
 
 describe('diagnose ranking and causal links (engine only)', () => {
-  const fire = (name: string, cause: Rule['cause'], severity: 'critical' | 'warning', rank: number, explains: Rule['explains'] = []): Rule => ({
+  const fire = (
+    name: string,
+    cause: Rule['cause'],
+    severity: 'critical' | 'warning',
+    rank: number,
+    explains: Rule['explains'] = [],
+  ): Rule => ({
     name,
     cause,
     needs: [],
     explains,
     rank,
     evaluate: () => ({
-      finding: { cause, severity, members: ['etcd-2'], nodes: [], summary: name, evidence: [], steps: [], unknowns: [] },
+      finding: {
+        cause,
+        severity,
+        members: ['etcd-2'],
+        nodes: [],
+        summary: name,
+        evidence: [],
+        steps: [],
+        unknowns: [],
+      },
       explain: ['fired'],
     }),
   });
@@ -83,7 +136,10 @@ describe('diagnose ranking and causal links (engine only)', () => {
   it('puts the explaining cause first even when its symptom is more severe', () => {
     const result = diagnose(
       clusterEvidence(),
-      [fire('churn', 'leader-churn', 'critical', 30), fire('disk', 'slow-disk', 'warning', 20, ['leader-churn'])],
+      [
+        fire('churn', 'leader-churn', 'critical', 30),
+        fire('disk', 'slow-disk', 'warning', 20, ['leader-churn']),
+      ],
       ctx,
     );
     expect(result.findings.map((f) => [f.cause, f.causedBy])).toEqual([

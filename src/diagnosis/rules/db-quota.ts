@@ -1,0 +1,95 @@
+import { formatBytes, formatList, formatPercent } from '../../report/format.js';
+import type { Finding, Severity } from '../finding.js';
+import type { Rule } from '../rule.js';
+
+/** etcdserver/quota.go DefaultQuotaBytes: 2 GiB when --quota-backend-bytes is not set. */
+export const DEFAULT_QUOTA_BYTES = 2 * 1024 ** 3;
+/** CEOP etcdDatabaseQuotaLowSpace: > 65 % info, > 75 % warning, > 85 % critical (MIXIN: > 95 %). */
+export const QUOTA_INFO = 0.65;
+export const QUOTA_WARNING = 0.75;
+export const QUOTA_CRITICAL = 0.85;
+
+/**
+ * F10 space (KB §1.1): an active NOSPACE alarm means the cluster only accepts reads and deletes
+ * (WEB maintenance.md); otherwise each member's dbSize against the quota (from /metrics, or
+ * etcd's 2 GiB default when /metrics is unreachable, said as an unknown).
+ */
+export const dbQuotaRule: Rule = {
+  name: 'db-quota',
+  cause: 'db-quota',
+  needs: ['status'],
+  rank: 15,
+  explains: ['control-plane-restarts', 'apiserver-latency'],
+  evaluate(evidence) {
+    const nospace = evidence.alarms.ok ? evidence.alarms.data.filter((a) => a.alarm === 'NOSPACE') : [];
+    const usage = evidence.members.flatMap((m) => {
+      if (!m.status.ok) return [];
+      const quota = m.metrics.ok ? m.metrics.data.gauges.quotaBackendBytes : undefined;
+      return [
+        {
+          name: m.target.name,
+          db: m.status.data.dbSizeBytes,
+          inUse: m.status.data.dbSizeInUseBytes,
+          quota: quota ?? DEFAULT_QUOTA_BYTES,
+          quotaKnown: quota !== undefined,
+        },
+      ];
+    });
+    const explain = [
+      `alarms: ${nospace.length ? 'NOSPACE' : 'none'}${evidence.alarms.ok ? '' : ` (${evidence.alarms.failure.message})`}`,
+      ...usage.map(
+        (u) =>
+          `${u.name}: db ${formatBytes(u.db)} of quota ${formatBytes(u.quota)} = ${formatPercent(u.db / u.quota)} (info ${formatPercent(QUOTA_INFO)}, warning ${formatPercent(QUOTA_WARNING)}, critical ${formatPercent(QUOTA_CRITICAL)})`,
+      ),
+    ];
+    const worst = [...usage].sort((a, b) => b.db / b.quota - a.db / a.quota)[0];
+    const ratio = worst ? worst.db / worst.quota : 0;
+    if (nospace.length === 0 && ratio <= QUOTA_INFO) return { explain };
+    const severity: Severity =
+      nospace.length > 0 || ratio > QUOTA_CRITICAL ? 'critical' : ratio > QUOTA_WARNING ? 'warning' : 'info';
+    const full = usage.filter((u) => u.db / u.quota > QUOTA_INFO).map((u) => u.name);
+    const finding: Finding = {
+      cause: 'db-quota',
+      severity,
+      members: full.length ? full : usage.map((u) => u.name),
+      nodes: [],
+      summary: nospace.length
+        ? `The NOSPACE alarm is active: the database reached its quota (${formatBytes(worst?.quota)}) and etcd refuses every write until it is compacted, defragmented and disarmed`
+        : `The database uses ${formatPercent(ratio)} of its ${formatBytes(worst?.quota)} quota on ${formatList(full)}`,
+      evidence: [
+        ...(nospace.length
+          ? [`alarm list: ${nospace.map((a) => `memberID:${a.memberId} alarm:NOSPACE`).join(', ')}`]
+          : []),
+        ...usage.map(
+          (u) =>
+            `${u.name}: db ${formatBytes(u.db)} (in use ${formatBytes(u.inUse)}) of quota ${formatBytes(u.quota)} = ${formatPercent(u.db / u.quota)}`,
+        ),
+      ],
+      steps: [
+        ...(nospace.length
+          ? [
+              {
+                text: 'Recover: snapshot, compact to the current revision, defragment every member (leader last), then `etcdctl alarm disarm` (etcd FAQ, maintenance guide "Space quota")',
+                action: 'recover-nospace' as const,
+              },
+            ]
+          : [
+              {
+                text: 'Defragment one member at a time, leader last, to return free pages (etcd maintenance guide)',
+                action: 'defragment' as const,
+              },
+            ]),
+        {
+          text: "Find what grows: `etcdctl get / --prefix --keys-only | cut -d/ -f3 | sort | uniq -c | sort -n` on a snapshot, or the apiserver's apiserver_storage_objects metric",
+        },
+        {
+          text: 'If the data really needs more room: raise --quota-backend-bytes (8 GiB at most, etcd FAQ) with a rolling restart, one member at a time',
+        },
+      ],
+      unknowns: usage.some((u) => !u.quotaKnown)
+        ? ["quota not read from /metrics; assumed etcd's default of 2 GiB"]
+        : [],
+    };
+    return { finding, explain };
+  },
+};

@@ -1,0 +1,141 @@
+import type { Evidence } from '../../probes/evidence.js';
+import { formatList } from '../../report/format.js';
+import type { Finding } from '../finding.js';
+import type { Rule } from '../rule.js';
+import { answered } from './support.js';
+import {
+  dataOf,
+  kubernetesOf,
+  memberOfNode,
+  memberOfScan,
+  nodesOfMembers,
+  peerName,
+  scansOf,
+  unique,
+} from './support-kubernetes.js';
+
+export interface PeerFailureReport {
+  reporter: string;
+  peer: string;
+  /** `127.20.0.13:2380` when the error names the address dialled. */
+  address: string | undefined;
+  count: number;
+  lastError: string | undefined;
+}
+
+/** Every `could not connect` / `prober detected unhealthy status` / `peer became inactive` line, per reporter and peer. */
+export function peerFailureReports(evidence: Evidence): PeerFailureReport[] {
+  return scansOf(kubernetesOf(evidence), 'etcd').flatMap((scan) =>
+    scan.signals.peerUnreachable.map((p) => ({
+      reporter: memberOfScan(evidence, scan),
+      peer: nameOfPeer(evidence, p.peerId, p.address),
+      address: p.address,
+      count: p.count,
+      lastError: p.lastError,
+    })),
+  );
+}
+
+/** Evidence lines for the metrics-based peer-network rule to append. */
+export function peerFailureLogEvidence(evidence: Evidence): string[] {
+  return merge(peerFailureReports(evidence)).map(describe);
+}
+
+/**
+ * F3 from the etcd logs, for when etcd's /metrics cannot be reached (kubeadm binds them to
+ * 127.0.0.1:2381). Defers to the peer-network rule when any member's peer metrics arrived.
+ */
+export const peerNetworkLogsRule: Rule = {
+  name: 'peer-network-logs',
+  cause: 'peer-network',
+  needs: ['kubernetes'],
+  explains: ['leader-churn', 'slow-reads'],
+  rank: 22,
+  evaluate(evidence) {
+    const reports = merge(peerFailureReports(evidence));
+    const withPeerMetrics = evidence.members.filter(
+      (m) => m.metrics.ok && m.metrics.data.peers.length > 0,
+    ).length;
+    const explain = [`${reports.length} reporter/peer pairs log failed peer health checks`];
+    if (reports.length === 0) return { explain };
+    if (withPeerMetrics > 0)
+      return {
+        explain: [...explain, `${withPeerMetrics} members sent peer metrics: the peer-network rule decides`],
+      };
+    const blamed = blame(reports);
+    const reporters = unique(reports.filter((r) => blamed.includes(r.peer)).map((r) => r.reporter));
+    const failures = reports.filter((r) => blamed.includes(r.peer)).reduce((n, r) => n + r.count, 0);
+    const error = reports.find((r) => blamed.includes(r.peer) && r.lastError)?.lastError;
+    const upNames = evidence.members.filter(answered).map((m) => m.target.name);
+    const stillServing = blamed.filter((b) => upNames.includes(b));
+    const finding: Finding = {
+      cause: 'peer-network',
+      severity: 'warning',
+      members: blamed,
+      nodes: nodesOfMembers(evidence, blamed),
+      summary: `${formatList(blamed)} cannot be reached on the peer port: ${failures} failed health checks from ${formatList(reporters)}${error ? ` (${error})` : ''}`,
+      evidence: [
+        ...reports.map(describe),
+        ...(stillServing.length > 0
+          ? [
+              `${formatList(stillServing)} still answer${stillServing.length === 1 ? 's' : ''} us on the client port: the peer path is the problem`,
+            ]
+          : []),
+      ],
+      steps: [
+        {
+          text: 'Check the path between the members on the peer port: nc -zv <peer-ip> 2380 from each master, firewalls and security groups (KB F3)',
+        },
+        {
+          text: 'Check node health, reboots or upgrades in progress, and cloud instance state (OpenShift runbook etcdMembersDown)',
+        },
+        { text: 'Prioritise peer traffic over client traffic with tc … prio (etcd tuning guide, "Network")' },
+      ],
+      unknowns: [
+        'etcd peer metrics could not be read: this comes from the etcd logs, which may be hours old',
+      ],
+    };
+    return { finding, explain: [...explain, `fired: ${formatList(blamed)}`] };
+  },
+};
+
+function describe(r: PeerFailureReport): string {
+  return `${r.reporter} -> ${r.peer}: ${r.count} failed peer health checks${r.lastError ? ` (${r.lastError})` : ''}`;
+}
+
+function merge(reports: PeerFailureReport[]): PeerFailureReport[] {
+  const byPair = new Map<string, PeerFailureReport>();
+  for (const r of reports) {
+    const key = `${r.reporter}>${r.peer}`;
+    const seen = byPair.get(key);
+    byPair.set(
+      key,
+      seen ? { ...seen, count: seen.count + r.count, lastError: r.lastError ?? seen.lastError } : { ...r },
+    );
+  }
+  return [...byPair.values()];
+}
+
+function blame(reports: PeerFailureReport[]): string[] {
+  const votes = new Map<string, number>();
+  for (const r of reports) votes.set(r.peer, (votes.get(r.peer) ?? 0) + 1);
+  const max = Math.max(...votes.values());
+  return [...votes.entries()].filter(([, n]) => n === max).map(([peer]) => peer);
+}
+
+/** By member id when the member list knows it, else by the address dialled, else the id. */
+function nameOfPeer(evidence: Evidence, peerId: string, address: string | undefined): string {
+  const byId = peerName(evidence, peerId);
+  if (byId !== peerId) return byId;
+  return (address ? memberByAddress(evidence, address) : undefined) ?? peerId;
+}
+
+/** `127.20.0.13:2380` -> the member whose peer URL or node address it is. */
+function memberByAddress(evidence: Evidence, address: string): string | undefined {
+  const k = kubernetesOf(evidence);
+  const host = address.replace(/:\d+$/, '');
+  const spec = dataOf(k?.etcdPods)?.find((s) => s.peerUrls.some((u) => u.includes(`//${address}`)));
+  if (spec?.memberName) return spec.memberName;
+  const node = dataOf(k?.nodes)?.find((n) => n.internalIp === host);
+  return node ? memberOfNode(evidence, node.name) : undefined;
+}

@@ -1,0 +1,88 @@
+import type { Evidence, Outcome } from '../../probes/evidence.js';
+import type {
+  ContainerLogScan,
+  ControlPlaneComponent,
+  KubernetesEvidence,
+} from '../../probes/kubernetes/evidence.js';
+import { type LogSignals, mergeSignals } from '../../probes/kubernetes/scan-logs.js';
+import { memberNameById } from './support-names.js';
+
+/** The Kubernetes evidence when it arrived at all. */
+export function kubernetesOf(evidence: Evidence): KubernetesEvidence | undefined {
+  return evidence.kubernetes?.ok ? evidence.kubernetes.data : undefined;
+}
+
+export function dataOf<T>(outcome: Outcome<T> | undefined): T | undefined {
+  return outcome?.ok ? outcome.data : undefined;
+}
+
+export function failureText(outcome: Outcome<unknown> | undefined, what: string): string | undefined {
+  if (!outcome) return `no ${what}`;
+  return outcome.ok ? undefined : outcome.failure.message;
+}
+
+/** The node an etcd member runs on: from the etcd pods' `--name`, else a node of the same name (kubeadm). */
+export function nodeOfMember(evidence: Evidence, member: string): string | undefined {
+  const k = kubernetesOf(evidence);
+  const spec = dataOf(k?.etcdPods)?.find((s) => s.memberName === member);
+  if (spec?.node) return spec.node;
+  return dataOf(k?.nodes)?.find((n) => n.name === member)?.name;
+}
+
+/** The etcd member on a node: its pod's `--name`, else a member named after the node. */
+export function memberOfNode(evidence: Evidence, node: string): string | undefined {
+  const spec = dataOf(kubernetesOf(evidence)?.etcdPods)?.find((s) => s.node === node);
+  if (spec?.memberName) return spec.memberName;
+  const listed = evidence.memberList.ok ? evidence.memberList.data.find((m) => m.name === node) : undefined;
+  return listed?.name ?? evidence.members.find((m) => m.target.name === node)?.target.name;
+}
+
+export function nodesOfMembers(evidence: Evidence, members: readonly string[]): string[] {
+  return unique(members.flatMap((m) => nodeOfMember(evidence, m) ?? []));
+}
+
+/** An etcd peer id (hex) as a member name, from the etcd evidence. */
+export function peerName(evidence: Evidence, peerId: string): string {
+  return memberNameById(evidence, peerId);
+}
+
+/** The log scans of one component, current and previous. */
+export function scansOf(
+  k: KubernetesEvidence | undefined,
+  component: ControlPlaneComponent,
+): ContainerLogScan[] {
+  return dataOf(k?.logs)?.scans.filter((s) => s.component === component) ?? [];
+}
+
+/** A pod's current and previous logs merged. */
+export function signalsOfPod(
+  k: KubernetesEvidence | undefined,
+  namespace: string,
+  pod: string,
+): LogSignals | undefined {
+  const scans = dataOf(k?.logs)?.scans.filter((s) => s.namespace === namespace && s.pod === pod) ?? [];
+  const [first, ...rest] = scans;
+  return first ? rest.reduce((acc, s) => mergeSignals(acc, s.signals), first.signals) : undefined;
+}
+
+/** The member whose etcd pod wrote a log scan (kubeadm: `--name` = node name). */
+export function memberOfScan(evidence: Evidence, scan: ContainerLogScan): string {
+  return (scan.node && memberOfNode(evidence, scan.node)) || scan.node || scan.pod;
+}
+
+/** `4.2 d`, `5 h`, `12 min`, `40 s`. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, ms) / 1000;
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 48 * 3600) return `${Number((s / 3600).toFixed(s < 10 * 3600 ? 1 : 0))} h`;
+  return `${Number((s / 86400).toFixed(1))} d`;
+}
+
+export function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}
+
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}

@@ -1,0 +1,57 @@
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { runCommand } from './run-command.js';
+
+/** Debian's etcd-server and etcd-client packages install here; release tarballs usually go to /usr/local/bin. */
+const ETCD_PATHS = ['/usr/bin/etcd', '/usr/local/bin/etcd'];
+const ETCDCTL_PATHS = ['/usr/bin/etcdctl', '/usr/local/bin/etcdctl'];
+const STRACE_PATHS = ['/usr/bin/strace', '/bin/strace'];
+
+/** The etcd server binary, or undefined. ETCD_BIN is the composition root's business: pass it as `etcdBinary`. */
+export function findEtcdBinary(): Promise<string | undefined> {
+  return findBinary('etcd', ETCD_PATHS);
+}
+
+export function findEtcdctlBinary(): Promise<string | undefined> {
+  return findBinary('etcdctl', ETCDCTL_PATHS);
+}
+
+export function findStraceBinary(): Promise<string | undefined> {
+  return findBinary('strace', STRACE_PATHS);
+}
+
+/** etcdctl from the same install as the given etcd, so server and client versions match. */
+export async function findSiblingEtcdctl(etcdBinary: string): Promise<string | undefined> {
+  const sibling = join(dirname(etcdBinary), 'etcdctl');
+  return (await isExecutable(sibling)) ? sibling : undefined;
+}
+
+/**
+ * An absolute path for a program name or path. Children run with a clean environment (no PATH),
+ * so every binary must be resolved before it is spawned.
+ */
+export async function resolveBinary(nameOrPath: string): Promise<string | undefined> {
+  if (nameOrPath.includes('/')) return (await isExecutable(nameOrPath)) ? nameOrPath : undefined;
+  return which(nameOrPath);
+}
+
+async function findBinary(name: string, knownPaths: string[]): Promise<string | undefined> {
+  for (const path of knownPaths) if (await isExecutable(path)) return path;
+  return which(name);
+}
+
+async function which(name: string): Promise<string | undefined> {
+  const result = await runCommand('which', [name], { timeoutMs: 2000 });
+  const path = result.stdout.split('\n')[0]?.trim();
+  return result.code === 0 && path ? path : undefined;
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,28 @@
+import { type AddressInfo, createServer, type Server } from 'node:net';
+
+/**
+ * `count` distinct free TCP ports on `host`, found by binding port 0. All listeners stay open until
+ * every port is known, so no port repeats. Another process can still take one before etcd binds it;
+ * startEtcdLab retries the whole start once for that reason.
+ */
+export async function allocateFreePorts(count: number, host: string): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) servers.push(await listenOnFreePort(host));
+    return servers.map((server) => (server.address() as AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map(closeServer));
+  }
+}
+
+function listenOnFreePort(host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, host, exclusive: true }, () => resolve(server));
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}

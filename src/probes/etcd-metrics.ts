@@ -1,0 +1,325 @@
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import {
+  type Histogram,
+  histogramDelta,
+  histogramQuantile,
+  type QuantileSummary,
+  summarizeLatency,
+} from './histogram.js';
+
+export type { Histogram, QuantileSummary };
+export { histogramDelta, histogramQuantile, summarizeLatency };
+
+/**
+ * Fewest fsyncs (or commits) a window must hold before its p99 is used. With a handful of fsyncs
+ * the p99 is simply the slowest one, so a single slow outlier would raise a slow-disk alarm that
+ * is not there (no false alarms). 20 is a compromise (inference): steady write traffic fills a
+ * window of a few seconds with that many, while a p99 that ignores one outlier would need over
+ * 100. At 20 one outlier still sets the p99 (rank 19.8 of 20), which is why the mean is reported
+ * beside it.
+ */
+export const DEFAULT_MIN_FSYNC_SAMPLES = 20;
+
+/** The numbers diagnosis needs from one scrape of a member's /metrics. */
+export interface EtcdMetricsSnapshot {
+  scrapedAtMs: number;
+  /** etcd_disk_wal_fsync_duration_seconds */
+  walFsync: Histogram | undefined;
+  /** etcd_disk_backend_commit_duration_seconds */
+  backendCommit: Histogram | undefined;
+  /** etcd_network_peer_round_trip_time_seconds by label `To` (peer id, hex) */
+  peerRtt: Record<string, Histogram>;
+  /** etcd_network_peer_sent_failures_total by `To` */
+  peerSentFailures: Record<string, number>;
+  /** etcd_network_peer_received_failures_total by `From` */
+  peerReceivedFailures: Record<string, number>;
+  /** Missing counters read as 0. */
+  counters: {
+    leaderChanges: number;
+    heartbeatSendFailures: number;
+    slowApply: number;
+    slowReadIndexes: number;
+    readIndexesFailed: number;
+    proposalsFailed: number;
+    proposalsCommitted: number;
+    proposalsApplied: number;
+  };
+  /** Missing gauges read as undefined. */
+  gauges: {
+    hasLeader: number | undefined;
+    isLeader: number | undefined;
+    proposalsPending: number | undefined;
+    dbTotalSizeBytes: number | undefined;
+    dbInUseSizeBytes: number | undefined;
+    quotaBackendBytes: number | undefined;
+    processStartTimeSeconds: number | undefined;
+    /** From the `server_id` label of etcd_server_id. */
+    serverId: string | undefined;
+  };
+}
+
+export type ParseEtcdMetricsResult =
+  | { ok: true; snapshot: EtcdMetricsSnapshot }
+  | { ok: false; error: string };
+
+type Counters = EtcdMetricsSnapshot['counters'];
+type WindowCounter = Exclude<keyof Counters, 'proposalsCommitted' | 'proposalsApplied'>;
+
+/** What two scrapes of one member say about the time between them. */
+export interface EtcdMetricsWindow {
+  /** Time between the scrapes; 0 without an earlier scrape. */
+  windowSeconds: number;
+  walFsync: QuantileSummary;
+  backendCommit: QuantileSummary;
+  /** RTT p99 is over the whole since-start histogram: etcd adds one sample per peer only every ~30 s. */
+  peers: Array<{
+    peerId: string;
+    rttP99Seconds: number | undefined;
+    rttSamples: number;
+    sentFailuresTotal: number;
+    sentFailuresInWindow: number;
+  }>;
+  /** Counter increases inside the window; 0 without an earlier scrape or after a reset. */
+  deltas: Record<WindowCounter, number>;
+  /** True when the member restarted between the scrapes (or a counter went backwards): deltas are 0. */
+  countersReset: boolean;
+  totals: Counters;
+  gauges: EtcdMetricsSnapshot['gauges'];
+  /** proposals committed − applied in the later scrape (never below 0). */
+  applyBacklog: number;
+}
+
+const COUNTER_NAMES: Record<keyof Counters, string> = {
+  leaderChanges: 'etcd_server_leader_changes_seen_total',
+  heartbeatSendFailures: 'etcd_server_heartbeat_send_failures_total',
+  slowApply: 'etcd_server_slow_apply_total',
+  slowReadIndexes: 'etcd_server_slow_read_indexes_total',
+  readIndexesFailed: 'etcd_server_read_indexes_failed_total',
+  proposalsFailed: 'etcd_server_proposals_failed_total',
+  proposalsCommitted: 'etcd_server_proposals_committed_total',
+  proposalsApplied: 'etcd_server_proposals_applied_total',
+};
+
+const WINDOW_COUNTERS: readonly WindowCounter[] = [
+  'leaderChanges',
+  'heartbeatSendFailures',
+  'slowApply',
+  'slowReadIndexes',
+  'readIndexesFailed',
+  'proposalsFailed',
+];
+
+interface Sample {
+  labels: Readonly<Record<string, string>>;
+  value: number;
+}
+type Samples = ReadonlyMap<string, readonly Sample[]>;
+
+/**
+ * Reads the Prometheus text of an etcd member's /metrics. Text that is not Prometheus
+ * exposition, or that holds no etcd_* metric, is `{ ok: false }`; a missing metric is not.
+ */
+export function parseEtcdMetrics(text: string, scrapedAtMs: number): ParseEtcdMetricsResult {
+  const read = readSamples(text);
+  if (!read.ok) return read;
+  const samples = read.samples;
+  const counters = Object.fromEntries(
+    Object.entries(COUNTER_NAMES).map(([key, name]) => [key, first(samples, name) ?? 0]),
+  ) as Counters;
+  const snapshot: EtcdMetricsSnapshot = {
+    scrapedAtMs,
+    walFsync: readHistogram(samples, 'etcd_disk_wal_fsync_duration_seconds', () => true),
+    backendCommit: readHistogram(samples, 'etcd_disk_backend_commit_duration_seconds', () => true),
+    peerRtt: histogramsBy(samples, 'etcd_network_peer_round_trip_time_seconds', 'To'),
+    peerSentFailures: valuesBy(samples, 'etcd_network_peer_sent_failures_total', 'To'),
+    peerReceivedFailures: valuesBy(samples, 'etcd_network_peer_received_failures_total', 'From'),
+    counters,
+    gauges: {
+      hasLeader: first(samples, 'etcd_server_has_leader'),
+      isLeader: first(samples, 'etcd_server_is_leader'),
+      proposalsPending: first(samples, 'etcd_server_proposals_pending'),
+      // etcd 3.3 exports only the etcd_debugging_ name; 3.4 exports both (KB §1.4).
+      dbTotalSizeBytes:
+        first(samples, 'etcd_mvcc_db_total_size_in_bytes') ??
+        first(samples, 'etcd_debugging_mvcc_db_total_size_in_bytes'),
+      dbInUseSizeBytes: first(samples, 'etcd_mvcc_db_total_size_in_use_in_bytes'),
+      quotaBackendBytes: first(samples, 'etcd_server_quota_backend_bytes'),
+      processStartTimeSeconds: first(samples, 'process_start_time_seconds'),
+      serverId: samples.get('etcd_server_id')?.find((s) => s.labels.server_id)?.labels.server_id,
+    },
+  };
+  return { ok: true, snapshot };
+}
+
+/**
+ * Derives the window between two scrapes of one member. Without `before`, everything is
+ * since-start. A restart between the scrapes (process_start_time_seconds changed, or a counter
+ * went backwards) is treated the same way, since no subtraction across it is meaningful.
+ */
+export function compareSnapshots(
+  before: EtcdMetricsSnapshot | undefined,
+  after: EtcdMetricsSnapshot,
+  opts: { minSamples?: number } = {},
+): EtcdMetricsWindow {
+  if (before !== undefined && before.scrapedAtMs > after.scrapedAtMs) {
+    throw new RangeError(
+      `compareSnapshots: before (${before.scrapedAtMs}) is later than after (${after.scrapedAtMs})`,
+    );
+  }
+  const minSamples = opts.minSamples ?? DEFAULT_MIN_FSYNC_SAMPLES;
+  const countersReset = before !== undefined && wasReset(before, after);
+  const earlier = countersReset ? undefined : before;
+  const windowSeconds = before === undefined ? 0 : (after.scrapedAtMs - before.scrapedAtMs) / 1000;
+  const latency = (pick: (s: EtcdMetricsSnapshot) => Histogram | undefined): QuantileSummary => {
+    const summary = summarizeLatency(earlier && pick(earlier), pick(after), { minSamples });
+    return { ...summary, windowSeconds: summary.source === 'window' ? windowSeconds : undefined };
+  };
+  return {
+    windowSeconds,
+    walFsync: latency((s) => s.walFsync),
+    backendCommit: latency((s) => s.backendCommit),
+    peers: comparePeers(earlier, after),
+    deltas: Object.fromEntries(
+      WINDOW_COUNTERS.map((key) => [key, earlier ? increase(earlier.counters[key], after.counters[key]) : 0]),
+    ) as Record<WindowCounter, number>,
+    countersReset,
+    totals: after.counters,
+    gauges: after.gauges,
+    // The two gauges are read one after the other, so applied can briefly pass committed.
+    applyBacklog: Math.max(0, after.counters.proposalsCommitted - after.counters.proposalsApplied),
+  };
+}
+
+function comparePeers(
+  before: EtcdMetricsSnapshot | undefined,
+  after: EtcdMetricsSnapshot,
+): EtcdMetricsWindow['peers'] {
+  const ids = new Set([
+    ...Object.keys(after.peerRtt),
+    ...Object.keys(after.peerSentFailures),
+    ...Object.keys(after.peerReceivedFailures),
+  ]);
+  return [...ids].sort().map((peerId) => {
+    const rtt = after.peerRtt[peerId];
+    const sent = after.peerSentFailures[peerId] ?? 0;
+    return {
+      peerId,
+      rttP99Seconds: rtt === undefined ? undefined : histogramQuantile(0.99, rtt),
+      rttSamples: rtt?.count ?? 0,
+      sentFailuresTotal: sent,
+      // A peer without the counter in `before` had no failures yet: client_golang creates it on the first.
+      sentFailuresInWindow: before === undefined ? 0 : increase(before.peerSentFailures[peerId] ?? 0, sent),
+    };
+  });
+}
+
+function wasReset(before: EtcdMetricsSnapshot, after: EtcdMetricsSnapshot): boolean {
+  const startBefore = before.gauges.processStartTimeSeconds;
+  const startAfter = after.gauges.processStartTimeSeconds;
+  if (startBefore !== undefined && startAfter !== undefined && startBefore !== startAfter) return true;
+  return (Object.keys(COUNTER_NAMES) as Array<keyof Counters>).some(
+    (k) => after.counters[k] < before.counters[k],
+  );
+}
+
+function increase(before: number, after: number): number {
+  return after >= before ? after - before : 0;
+}
+
+// --- reading the text -----------------------------------------------------------------------
+
+// parse-prometheus-text-format 1.1.1 folds a HISTOGRAM (or SUMMARY) family into one object keyed
+// by `le` and drops every other label, so the per-peer `To` histograms collapse into one and their
+// _sum/_count vanish. Without the TYPE line the same lines come back as plain samples with all
+// their labels, which is all this module needs.
+const FOLDED_TYPE_LINE = /^[ \t]*# TYPE [^ \t\n]+[ \t]+(?:histogram|summary)[ \t]*\r?$/gim;
+// Blank, a comment, or a metric name followed by labels or a space (Prometheus text format 0.0.4).
+const SAMPLE_OR_COMMENT = /^(?:$|#|[a-zA-Z_:][a-zA-Z0-9_:]*[{ \t])/;
+// Go's strconv.ParseFloat forms that Prometheus writes: decimals, exponents, ±Inf, NaN.
+const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+
+function readSamples(text: string): { ok: true; samples: Samples } | { ok: false; error: string } {
+  if (text.trim() === '') return { ok: false, error: 'the body is empty' };
+  const lines = text.split('\n');
+  const bad = lines.findIndex((line) => !SAMPLE_OR_COMMENT.test(line.trim()));
+  if (bad !== -1) return { ok: false, error: `line ${bad + 1} reads ${clip(lines[bad] ?? '')}` };
+  let families: parsePrometheusTextFormat.MetricFamily[];
+  try {
+    // The parser drops the last line when the text does not end in a newline.
+    families = parsePrometheusTextFormat(`${text.replace(FOLDED_TYPE_LINE, '')}\n`);
+  } catch (err) {
+    // The parser throws InvalidLineError('Encountered invalid line: <line>').
+    const message = err instanceof Error ? err.message : String(err);
+    return { ok: false, error: `invalid line ${clip(message.replace(/^Encountered invalid line: /, ''))}` };
+  }
+  const samples = new Map<string, Sample[]>();
+  for (const family of families) {
+    for (const metric of family.metrics) {
+      const value = parseFloatText(metric.value);
+      if (value === undefined) {
+        return { ok: false, error: `${family.name} has the value ${clip(metric.value ?? '')}` };
+      }
+      const list = samples.get(family.name) ?? [];
+      list.push({ labels: metric.labels ?? {}, value });
+      samples.set(family.name, list);
+    }
+  }
+  if (![...samples.keys()].some((name) => name.startsWith('etcd_'))) {
+    return { ok: false, error: `no etcd_* metric among its ${samples.size} metric names` };
+  }
+  return { ok: true, samples };
+}
+
+function parseFloatText(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (/^\+?Inf$/i.test(text)) return Number.POSITIVE_INFINITY;
+  if (/^-Inf$/i.test(text)) return Number.NEGATIVE_INFINITY;
+  if (/^NaN$/i.test(text)) return Number.NaN;
+  return FLOAT.test(text) ? Number(text) : undefined;
+}
+
+/** The first finite value of an unlabelled counter or gauge. */
+function first(samples: Samples, name: string): number | undefined {
+  return samples.get(name)?.find((s) => Number.isFinite(s.value))?.value;
+}
+
+function readHistogram(
+  samples: Samples,
+  name: string,
+  match: (labels: Readonly<Record<string, string>>) => boolean,
+): Histogram | undefined {
+  const buckets = (samples.get(`${name}_bucket`) ?? [])
+    .filter((s) => match(s.labels))
+    .map((s) => ({ le: parseFloatText(s.labels.le) ?? Number.NaN, count: s.value }))
+    .filter((b) => !Number.isNaN(b.le))
+    .sort((a, b) => a.le - b.le);
+  if (buckets.length === 0) return undefined;
+  const sum = samples.get(`${name}_sum`)?.find((s) => match(s.labels))?.value ?? 0;
+  const count =
+    samples.get(`${name}_count`)?.find((s) => match(s.labels))?.value ?? buckets.at(-1)?.count ?? 0;
+  return { buckets, sum, count };
+}
+
+function histogramsBy(samples: Samples, name: string, label: string): Record<string, Histogram> {
+  const keys = new Set((samples.get(`${name}_bucket`) ?? []).flatMap((s) => s.labels[label] ?? []));
+  const out: Record<string, Histogram> = {};
+  for (const key of keys) {
+    const h = readHistogram(samples, name, (labels) => labels[label] === key);
+    if (h !== undefined) out[key] = h;
+  }
+  return out;
+}
+
+function valuesBy(samples: Samples, name: string, label: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of samples.get(name) ?? []) {
+    const key = s.labels[label];
+    if (key !== undefined) out[key] = (out[key] ?? 0) + s.value;
+  }
+  return out;
+}
+
+function clip(text: string): string {
+  const oneLine = JSON.stringify(text);
+  return oneLine.length > 120 ? `${oneLine.slice(0, 117)}...` : oneLine;
+}

@@ -1,0 +1,111 @@
+import type { KubernetesClients } from '../../clients/kubernetes.js';
+import type { ClusterConfig } from '../../config/schema.js';
+import type { Outcome, ProbeRecord } from '../evidence.js';
+import { type Probe, runProbe } from '../probe.js';
+import { createApiserverProbe } from './apiserver.js';
+import {
+  createKubeProbeContext,
+  DEFAULT_KUBE_PROBE_SETTINGS,
+  type KubeProbeContext,
+  type KubeProbeSettings,
+} from './context.js';
+import { createControlPlaneLogsProbe } from './control-plane-logs.js';
+import { createControlPlanePodsProbe } from './control-plane-pods.js';
+import { createEtcdPodSpecProbe } from './etcd-pod-spec.js';
+import { createEventsProbe } from './events.js';
+import type { KubernetesEvidence } from './evidence.js';
+import { createLeasesProbe } from './leases.js';
+import { createNodesProbe } from './nodes.js';
+import { createStaticPodsProbe } from './static-pods.js';
+
+export interface CollectKubernetesDeps {
+  clients: KubernetesClients;
+  now: () => number;
+  settings?: Partial<KubeProbeSettings>;
+  /** Called as each probe finishes, for progress messages. */
+  onProbe?: (record: ProbeRecord) => void;
+}
+
+type ProbePart = {
+  [K in keyof KubernetesEvidence]: KubernetesEvidence[K] extends Outcome<unknown> ? K : never;
+}[keyof KubernetesEvidence];
+
+/** The probe name of each part, as it appears in the JSON `probes` list. */
+export const KUBERNETES_PROBE_NAMES: Record<ProbePart, string> = {
+  pods: 'k8s-pods',
+  logs: 'k8s-logs',
+  leases: 'k8s-leases',
+  nodes: 'k8s-nodes',
+  staticPods: 'k8s-static-pods',
+  etcdPods: 'k8s-etcd-spec',
+  apiserver: 'k8s-apiserver',
+  events: 'k8s-events',
+};
+
+/**
+ * Runs every Kubernetes probe concurrently, each under its own deadline. Nothing here throws: a
+ * 403 or a hung apiserver is failure evidence in its part, beside every part that answered.
+ */
+export async function collectKubernetesEvidence(
+  cluster: Pick<ClusterConfig, 'name' | 'kubernetes'>,
+  deps: CollectKubernetesDeps,
+): Promise<KubernetesEvidence> {
+  const settings: KubeProbeSettings = { ...DEFAULT_KUBE_PROBE_SETTINGS, ...deps.settings };
+  const ctx = createKubeProbeContext({
+    clients: deps.clients,
+    now: deps.now,
+    settings,
+    distribution: cluster.kubernetes?.distribution,
+  });
+  const subject = `the apiserver of ${cluster.name} (${deps.clients.server})`;
+  const run = async <T>(probe: Probe<KubeProbeContext, T>): Promise<Outcome<T>> => {
+    const outcome = await runProbe(probe, ctx, { subject, now: deps.now });
+    deps.onProbe?.(recordOf(probe.kind, outcome));
+    return outcome;
+  };
+  const collectedAt = deps.now();
+  const t = settings.timeoutMs;
+  const [pods, logs, leases, nodes, staticPods, etcdPods, apiserver, events] = await Promise.all([
+    run(createControlPlanePodsProbe(t)),
+    run(createControlPlaneLogsProbe(settings.logTimeoutMs)),
+    run(createLeasesProbe(t)),
+    run(createNodesProbe(t)),
+    run(createStaticPodsProbe(t)),
+    run(createEtcdPodSpecProbe(t)),
+    run(createApiserverProbe(t)),
+    run(createEventsProbe(t)),
+  ]);
+  const distribution = await ctx.layout().then(
+    (layout) => layout.distribution,
+    () => 'unknown' as const,
+  );
+  return {
+    distribution,
+    server: deps.clients.server,
+    collectedAt,
+    pods,
+    logs,
+    leases,
+    nodes,
+    staticPods,
+    etcdPods,
+    apiserver,
+    events,
+  };
+}
+
+/** The `probes` records of a Kubernetes collection, for the report's JSON. */
+export function kubernetesProbeRecords(evidence: KubernetesEvidence): ProbeRecord[] {
+  return (Object.keys(KUBERNETES_PROBE_NAMES) as ProbePart[]).map((key) =>
+    recordOf(KUBERNETES_PROBE_NAMES[key], evidence[key]),
+  );
+}
+
+function recordOf(name: string, outcome: Outcome<unknown>): ProbeRecord {
+  return {
+    name,
+    ok: outcome.ok,
+    durationMs: Math.round(outcome.durationMs),
+    error: outcome.ok ? null : outcome.failure.message,
+  };
+}

@@ -1,0 +1,326 @@
+/**
+ * Pure matchers for the control-plane log lines of KB §1.2, for etcd 3.4 capnslog, 3.4 zap and
+ * 3.5 zap, plus client-go / kube-apiserver klog lines. Nothing anchors on a `<pkg>: ` prefix or a
+ * timestamp: under journald (and crictl, and `kubectl logs --timestamps`) those differ or vanish.
+ */
+
+export interface CountStat {
+  count: number;
+  /** The last matching line, cut to 240 characters. */
+  example: string | undefined;
+}
+
+export interface DurationStat extends CountStat {
+  maxSeconds: number | undefined;
+}
+
+export interface ClockDriftStat {
+  peerId: string;
+  count: number;
+  maxSeconds: number;
+  example: string;
+}
+
+export interface PeerUnreachableStat {
+  peerId: string;
+  count: number;
+  /** `dial tcp 127.20.0.13:2380: i/o timeout`. */
+  lastError: string | undefined;
+  /** The host:port dialled, when the error names one. */
+  address: string | undefined;
+  example: string;
+}
+
+export interface LogSignals {
+  /** capnslog `... took too long (1.2s) to execute`, zap `apply request took too long`. */
+  tookTooLong: DurationStat;
+  /** zap `slow fdatasync`, capnslog `sync duration of 1.3s, expected less than 1s`. */
+  slowFdatasync: DurationStat;
+  /** `failed to send out heartbeat on time`: the leader is late, likely from a slow disk. */
+  heartbeatLate: CountStat;
+  clockDrift: ClockDriftStat[];
+  peerUnreachable: PeerUnreachableStat[];
+  leaderLost: CountStat;
+  leaderElected: CountStat;
+  /** `etcdserver: request timed out` and its variants, wherever they are logged. */
+  requestTimedOut: CountStat;
+  leaderChanged: CountStat;
+  /** kube-controller-manager `leaderelection lost`, kube-scheduler `Leaderelection lost`. */
+  leaderElectionLost: CountStat;
+  leaseRenewFailed: CountStat & { leases: string[] };
+  databaseSpaceExceeded: CountStat;
+  tocommitOutOfRange: CountStat;
+  /** 3.4 `starting member <id> in cluster <cid>`, 3.5 `starting local member`: the WAL was empty. */
+  startingMember: CountStat;
+  /** 3.4 `restarting member ... at commit index`, 3.5 `restarting local member`: the WAL was there. */
+  restartingMember: CountStat;
+}
+
+type CountKey = {
+  [K in keyof LogSignals]: LogSignals[K] extends CountStat
+    ? LogSignals[K] extends DurationStat
+      ? never
+      : K
+    : never;
+}[keyof LogSignals];
+
+const EXAMPLE_CHARS = 240;
+
+export function emptySignals(): LogSignals {
+  const count = (): CountStat => ({ count: 0, example: undefined });
+  const duration = (): DurationStat => ({ count: 0, example: undefined, maxSeconds: undefined });
+  return {
+    tookTooLong: duration(),
+    slowFdatasync: duration(),
+    heartbeatLate: count(),
+    clockDrift: [],
+    peerUnreachable: [],
+    leaderLost: count(),
+    leaderElected: count(),
+    requestTimedOut: count(),
+    leaderChanged: count(),
+    leaderElectionLost: count(),
+    leaseRenewFailed: { ...count(), leases: [] },
+    databaseSpaceExceeded: count(),
+    tocommitOutOfRange: count(),
+    startingMember: count(),
+    restartingMember: count(),
+  };
+}
+
+/** Scans a log text (one line per entry) and counts what it found. */
+export function scanLogText(text: string): LogSignals {
+  const signals = emptySignals();
+  for (const raw of text.split('\n')) {
+    const line = raw.trimEnd();
+    if (line.length > 0) scanLine(line, signals);
+  }
+  return signals;
+}
+
+/** Adds one line's matches to `signals`. */
+export function scanLine(line: string, signals: LogSignals): void {
+  const zap = parseZap(line);
+  if (zap) scanZap(zap, line, signals);
+  scanText(line, signals);
+}
+
+// Plain-text forms (capnslog, raft's std logger, klog). Each is written so it cannot also match
+// the zap rendering of the same event, which scanZap handles from fields.
+const TOOK_TOO_LONG = /took too long \(([^)]+)\) to execute/;
+const LEGACY_APPLY = /apply entries took too long \[([^\s\]]+) for \d+ entries\]/;
+const SYNC_DURATION = /sync duration of ([^\s,]+), expected less than/;
+const HEARTBEAT = /failed to send out heartbeat on time \(exceeded/;
+const CLOCK = /the clock difference against peer ([0-9a-f]+) is too high \[([^\s\]]+) > [^\]]+\]/;
+const COULD_NOT_CONNECT =
+  /health check for peer ([0-9a-f]+) could not connect: (.*?)(?: \(prober "[^"]*"\))?$/;
+const ELECTED = /raft\.node: [0-9a-f]+ elected leader [0-9a-f]+ at term \d+/;
+const LOST = /raft\.node: [0-9a-f]+ lost leader [0-9a-f]+ at term \d+/;
+const REQUEST_TIMED_OUT = /etcdserver: request timed out/;
+const LEADER_CHANGED = /etcdserver: leader changed/;
+const LEADERELECTION_LOST = /leaderelection lost/i;
+const RENEW_FAILED = /failed to renew lease(?: ([^\s:]+):|"[^\n]*?\block="([^"]+)")/i;
+const DB_SPACE = /database space exceeded|exceeded backend quota/;
+const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
+const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
+const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit index \d+/;
+const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
+
+function scanText(line: string, s: LogSignals): void {
+  const took = TOOK_TOO_LONG.exec(line) ?? LEGACY_APPLY.exec(line);
+  if (took?.[1]) addDuration(s.tookTooLong, took[1], line);
+  const sync = SYNC_DURATION.exec(line);
+  if (sync?.[1]) addDuration(s.slowFdatasync, sync[1], line);
+  const clock = CLOCK.exec(line);
+  if (clock?.[1] && clock[2]) addClockDrift(s, clock[1], clock[2], line);
+  const peer = COULD_NOT_CONNECT.exec(line);
+  if (peer?.[1]) addPeerUnreachable(s, peer[1], peer[2], line);
+  const renew = RENEW_FAILED.exec(line);
+  if (renew) {
+    addCount(s, 'leaseRenewFailed', line);
+    const lease = renew[1] ?? renew[2];
+    if (lease && !s.leaseRenewFailed.leases.includes(lease)) s.leaseRenewFailed.leases.push(lease);
+  }
+  const counted: Array<[RegExp, CountKey]> = [
+    [HEARTBEAT, 'heartbeatLate'],
+    [ELECTED, 'leaderElected'],
+    [LOST, 'leaderLost'],
+    [REQUEST_TIMED_OUT, 'requestTimedOut'],
+    [LEADER_CHANGED, 'leaderChanged'],
+    [LEADERELECTION_LOST, 'leaderElectionLost'],
+    [DB_SPACE, 'databaseSpaceExceeded'],
+    [TOCOMMIT, 'tocommitOutOfRange'],
+    [STARTING, 'startingMember'],
+    [RESTARTING, 'restartingMember'],
+  ];
+  for (const [pattern, key] of counted) if (pattern.test(line)) addCount(s, key, line);
+}
+
+interface ZapEntry {
+  msg: string;
+  fields: Record<string, unknown>;
+}
+
+/** A zap JSON entry, possibly after a prefix (`kubectl logs --timestamps`, crictl). */
+function parseZap(line: string): ZapEntry | undefined {
+  const start = line.indexOf('{"');
+  if (start < 0 || !line.endsWith('}')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(line.slice(start));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    const fields = parsed as Record<string, unknown>;
+    return typeof fields.msg === 'string' ? { msg: fields.msg, fields } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** zap messages and field names: ETCD34/35 wal.go, util.go, raft.go, probing_status.go, peer_status.go. */
+function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals): void {
+  const str = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined);
+  if (msg === 'slow fdatasync') addDuration(s.slowFdatasync, str('took') ?? '', line);
+  else if (msg === 'apply request took too long') addDuration(s.tookTooLong, str('took') ?? '', line);
+  else if (msg.startsWith('leader failed to send out heartbeat on time')) addCount(s, 'heartbeatLate', line);
+  else if (msg === 'prober found high clock drift')
+    addClockDrift(s, str('remote-peer-id') ?? '?', str('clock-drift') ?? '', line);
+  else if (msg === 'prober detected unhealthy status')
+    addPeerUnreachable(s, str('remote-peer-id') ?? '?', str('error'), line);
+  else if (msg.startsWith('peer became inactive'))
+    addPeerUnreachable(s, str('peer-id') ?? '?', str('error'), line);
+  else if (msg === 'starting local member') addCount(s, 'startingMember', line);
+  else if (msg === 'restarting local member') addCount(s, 'restartingMember', line);
+  // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
+}
+
+function addCount(s: LogSignals, key: CountKey, line: string): void {
+  s[key].count++;
+  s[key].example = line.slice(0, EXAMPLE_CHARS);
+}
+
+function addDuration(stat: DurationStat, durationText: string, line: string): void {
+  const seconds = parseGoDuration(durationText);
+  stat.count++;
+  if (seconds !== undefined && (stat.maxSeconds === undefined || seconds >= stat.maxSeconds)) {
+    stat.maxSeconds = seconds;
+    stat.example = line.slice(0, EXAMPLE_CHARS);
+  }
+  stat.example ??= line.slice(0, EXAMPLE_CHARS);
+}
+
+function addClockDrift(s: LogSignals, peerId: string, driftText: string, line: string): void {
+  const seconds = Math.abs(parseGoDuration(driftText) ?? Number.NaN);
+  let stat = s.clockDrift.find((d) => d.peerId === peerId);
+  if (!stat) {
+    stat = { peerId, count: 0, maxSeconds: 0, example: line.slice(0, EXAMPLE_CHARS) };
+    s.clockDrift.push(stat);
+  }
+  stat.count++;
+  if (seconds >= stat.maxSeconds) {
+    stat.maxSeconds = seconds;
+    stat.example = line.slice(0, EXAMPLE_CHARS);
+  }
+}
+
+function addPeerUnreachable(s: LogSignals, peerId: string, error: string | undefined, line: string): void {
+  let stat = s.peerUnreachable.find((p) => p.peerId === peerId);
+  if (!stat) {
+    stat = { peerId, count: 0, lastError: undefined, address: undefined, example: '' };
+    s.peerUnreachable.push(stat);
+  }
+  stat.count++;
+  stat.example = line.slice(0, EXAMPLE_CHARS);
+  if (error) {
+    stat.lastError = error.slice(0, EXAMPLE_CHARS);
+    stat.address = DIAL_ADDRESS.exec(error)?.[1] ?? stat.address;
+  }
+}
+
+const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
+const UNIT_SECONDS: Record<string, number> = {
+  ns: 1e-9,
+  us: 1e-6,
+  µs: 1e-6,
+  μs: 1e-6,
+  ms: 1e-3,
+  s: 1,
+  m: 60,
+  h: 3600,
+};
+
+/** Go's `time.Duration.String()` form (`1.328471093s`, `512.3ms`, `1m2.5s`) in seconds. */
+export function parseGoDuration(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '0') return 0;
+  const sign = trimmed.startsWith('-') ? -1 : 1;
+  const body = trimmed.replace(/^[-+]/, '');
+  let total = 0;
+  let consumed = 0;
+  for (const match of body.matchAll(DURATION_PART)) {
+    if (match.index !== consumed) return undefined;
+    total += Number(match[1]) * (UNIT_SECONDS[match[2] ?? ''] ?? Number.NaN);
+    consumed += match[0].length;
+  }
+  if (consumed === 0 || consumed !== body.length || Number.isNaN(total)) return undefined;
+  return sign * total;
+}
+
+/** Adds `b`'s counts into a copy of `a` (e.g. a pod's current and previous logs). */
+export function mergeSignals(a: LogSignals, b: LogSignals): LogSignals {
+  const out = emptySignals();
+  for (const part of [a, b]) {
+    for (const stat of part.clockDrift) {
+      const existing = out.clockDrift.find((d) => d.peerId === stat.peerId);
+      if (!existing) out.clockDrift.push({ ...stat });
+      else {
+        existing.count += stat.count;
+        if (stat.maxSeconds >= existing.maxSeconds)
+          Object.assign(existing, { maxSeconds: stat.maxSeconds, example: stat.example });
+      }
+    }
+    for (const stat of part.peerUnreachable) {
+      const existing = out.peerUnreachable.find((p) => p.peerId === stat.peerId);
+      if (!existing) out.peerUnreachable.push({ ...stat });
+      else
+        Object.assign(existing, {
+          count: existing.count + stat.count,
+          lastError: stat.lastError ?? existing.lastError,
+          address: stat.address ?? existing.address,
+          example: stat.example,
+        });
+    }
+    for (const key of ['tookTooLong', 'slowFdatasync'] as const) {
+      const into = out[key];
+      const from = part[key];
+      into.count += from.count;
+      if (
+        from.maxSeconds !== undefined &&
+        (into.maxSeconds === undefined || from.maxSeconds >= into.maxSeconds)
+      ) {
+        into.maxSeconds = from.maxSeconds;
+        into.example = from.example;
+      }
+      into.example ??= from.example;
+    }
+    for (const key of COUNT_KEYS) {
+      out[key].count += part[key].count;
+      out[key].example = part[key].example ?? out[key].example;
+    }
+    for (const lease of part.leaseRenewFailed.leases)
+      if (!out.leaseRenewFailed.leases.includes(lease)) out.leaseRenewFailed.leases.push(lease);
+  }
+  return out;
+}
+
+const COUNT_KEYS: readonly CountKey[] = [
+  'heartbeatLate',
+  'leaderLost',
+  'leaderElected',
+  'requestTimedOut',
+  'leaderChanged',
+  'leaderElectionLost',
+  'leaseRenewFailed',
+  'databaseSpaceExceeded',
+  'tocommitOutOfRange',
+  'startingMember',
+  'restartingMember',
+];

@@ -1,0 +1,142 @@
+import type { Status } from '../diagnosis/diagnose.js';
+import type { ActionId } from '../diagnosis/finding.js';
+import type { ProbeDepth } from '../probes/collect-evidence.js';
+import type { DiagnosisReport } from './diagnosis-report.js';
+import { formatList, formatMs } from './format.js';
+
+/**
+ * Chat-neutral views: what the core wants to show, not how. Each adapter renders them (Block Kit,
+ * terminal text, or records them as they are for tests). Text lines may use `*bold*` and `` `code` ``,
+ * which Slack's mrkdwn shows and the shell prints plainly.
+ */
+export type ChatView = TextView | ProgressView | ReportView | VerdictView;
+
+export type Tone = 'info' | 'success' | 'warning' | 'error';
+
+export interface TextView {
+  kind: 'text';
+  tone: Tone;
+  lines: string[];
+  title?: string;
+  link?: { label: string; url: string };
+}
+
+/** The root message while probes run: "Diagnosing *prod*: 2 of 6 probes done". */
+export interface ProgressView {
+  kind: 'progress';
+  depth: ProbeDepth;
+  cluster: string;
+  done: number;
+  total: number;
+}
+
+/** The full answer, posted in the thread, with one button per remediation step that has an action. */
+export interface ReportView {
+  kind: 'report';
+  report: DiagnosisReport;
+  buttons: ViewButton[];
+}
+
+/** The root message once the answer is in: the verdict in one line. */
+export interface VerdictView {
+  kind: 'verdict';
+  depth: ProbeDepth;
+  cluster: string;
+  status: Status | 'failed';
+  headline: string;
+}
+
+export interface ViewButton {
+  action: ActionId;
+  label: string;
+  /** A short reference the button sends back (never a command): see src/state/plan-store.ts. */
+  value: string;
+  /** Index of the finding the button belongs to; null for buttons about the whole report (re-run). */
+  finding: number | null;
+  style?: 'primary' | 'danger';
+}
+
+/** Button captions. A Record over ActionId, so a new action id without a caption does not compile. */
+export const ACTION_LABELS: Record<ActionId, string> = {
+  'open-ticket': 'Open a ticket',
+  defragment: 'Defragment',
+  'recover-nospace': 'Recover from NOSPACE',
+  'restart-static-pod': 'Restart',
+  'disk-benchmark': 'Benchmark the disk',
+  rerun: 'Re-run diagnosis',
+  snooze: 'Snooze',
+};
+
+export function isActionId(value: string): value is ActionId {
+  return Object.hasOwn(ACTION_LABELS, value);
+}
+
+/** `Restart etcd-2`, `Benchmark the disk of master-1`. */
+export function actionLabel(action: ActionId, args: Record<string, string> = {}): string {
+  const base = ACTION_LABELS[action];
+  const target = args.member ?? args.node;
+  if (!target) return base;
+  return action === 'disk-benchmark' ? `${base} of ${target}` : `${base} ${target}`;
+}
+
+export function textView(
+  lines: string | string[],
+  tone: Tone = 'info',
+  extra: Pick<TextView, 'title' | 'link'> = {},
+): TextView {
+  return { kind: 'text', tone, lines: typeof lines === 'string' ? [lines] : lines, ...extra };
+}
+
+export function progressView(depth: ProbeDepth, cluster: string, done: number, total: number): ProgressView {
+  return { kind: 'progress', depth, cluster, done, total };
+}
+
+/** "Diagnosing *prod*: 2 of 6 probes done". */
+export function progressText(view: ProgressView): string {
+  const verb =
+    view.depth === 'diagnose' ? `Diagnosing *${view.cluster}*` : `Checking the health of *${view.cluster}*`;
+  if (view.total === 0) return `${verb}: starting`;
+  return `${verb}: ${view.done} of ${view.total} probes done`;
+}
+
+export function verdictView(report: DiagnosisReport): VerdictView {
+  return {
+    kind: 'verdict',
+    depth: report.kind,
+    cluster: report.cluster,
+    status: report.status,
+    headline: headline(report),
+  };
+}
+
+export function failedVerdictView(depth: ProbeDepth, cluster: string, reason: string): VerdictView {
+  const what = depth === 'diagnose' ? 'diagnosis' : 'health check';
+  return {
+    kind: 'verdict',
+    depth,
+    cluster,
+    status: 'failed',
+    headline: `the ${what} did not finish: ${reason}`,
+  };
+}
+
+/** One line: the root cause and its members, or the member count and leader when healthy. */
+export function headline(report: DiagnosisReport): string {
+  const up = report.members.filter((m) => m.reachable).length;
+  const leader = report.members.find((m) => m.isLeader)?.name;
+  const membersLine = `${up} of ${report.members.length} members answer${leader ? `, leader ${leader}` : ', no leader'}`;
+  const root = report.findings[0];
+  if (!root) return `${membersLine} (${formatMs(report.durationMs)})`;
+  const where = root.members.length ? ` on ${formatList(root.members)}` : '';
+  const more = report.findings.length > 1 ? ` (+${report.findings.length - 1} more)` : '';
+  return `\`${root.cause}\`${where}: ${root.summary}${more}`;
+}
+
+/** The word for a status, as the reports print it. */
+export const STATUS_WORD: Record<Status | 'failed', string> = {
+  healthy: 'HEALTHY',
+  degraded: 'DEGRADED',
+  critical: 'CRITICAL',
+  unknown: 'UNKNOWN',
+  failed: 'FAILED',
+};

@@ -1,0 +1,35 @@
+import type { ChatView, ViewButton } from './chat-view.js';
+import { progressText, STATUS_WORD } from './chat-view.js';
+import { renderText } from './render-text.js';
+
+export interface TextRenderOptions {
+  /** How a button is shown, e.g. `[3] Re-run diagnosis` in the shell; default `[label]`. */
+  button?: (button: ViewButton) => string;
+}
+
+/** `*bold*` is mrkdwn; a terminal shows the words. */
+export function plainText(mrkdwn: string): string {
+  return mrkdwn.replace(/\*([^*\n]+)\*/g, '$1');
+}
+
+/** A view as terminal text: the shell adapter prints this, the memory adapter records it. */
+export function renderViewText(view: ChatView, opts: TextRenderOptions = {}): string {
+  switch (view.kind) {
+    case 'text': {
+      const lines = view.title ? [view.title, ...view.lines] : [...view.lines];
+      if (view.link) lines.push(`${view.link.label}: ${view.link.url}`);
+      return plainText(lines.join('\n'));
+    }
+    case 'progress':
+      return plainText(progressText(view));
+    case 'verdict':
+      return plainText(`[${STATUS_WORD[view.status]}] ${view.cluster}: ${view.headline}`);
+    case 'report': {
+      const button = opts.button ?? ((b: ViewButton) => `[${b.label}]`);
+      const buttons = view.buttons.map(button);
+      return buttons.length
+        ? `${renderText(view.report)}\n\nButtons: ${buttons.join('  ')}`
+        : renderText(view.report);
+    }
+  }
+}

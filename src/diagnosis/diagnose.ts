@@ -69,6 +69,7 @@ function linkCauses(fired: Array<{ rule: Rule; finding: Finding }>): void {
   for (const symptom of fired) {
     const explainers = fired
       .filter((c) => c !== symptom && c.rule.explains?.includes(symptom.finding.cause))
+      .filter((c) => sameScope(c.finding, symptom.finding))
       .filter((c) => !symptom.rule.explains?.includes(c.finding.cause) || c.rule.rank < symptom.rule.rank)
       .sort(byImportance);
     const root = explainers[0];
@@ -83,6 +84,15 @@ function linkCauses(fired: Array<{ rule: Rule; finding: Finding }>): void {
       parent = byCause.get(parent.causedBy);
     }
   }
+}
+
+/**
+ * A cause explains a symptom on the same members; a cluster-wide finding (no members, like
+ * leader churn or control-plane restarts) is explained by any cause, and explains any symptom.
+ */
+function sameScope(cause: Finding, symptom: Finding): boolean {
+  if (cause.members.length === 0 || symptom.members.length === 0) return true;
+  return symptom.members.some((m) => cause.members.includes(m));
 }
 
 function byImportance(a: { rule: Rule; finding: Finding }, b: { rule: Rule; finding: Finding }): number {

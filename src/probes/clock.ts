@@ -12,6 +12,11 @@ import { ProbeError, type Probe } from './probe.js';
 export const SAMPLE_SPACING_MS = 90;
 /** 13 samples × 90 ms spans more than one second, so a tick is always seen. */
 export const MAX_SAMPLES = 13;
+/**
+ * Keep sampling past the tick until this many answers: their slowest round trip shows whether
+ * the member stalls (CPU starvation answers even /version late), spread over about a second.
+ */
+export const MIN_SAMPLES = 10;
 
 interface Sample {
   dateMs: number;
@@ -26,13 +31,15 @@ export function createClockProbe(timeoutMs: number): Probe<MemberProbeContext, C
     timeoutMs,
     async collect(ctx, signal) {
       const samples: Sample[] = [];
+      let tick: ClockData | undefined;
       for (let i = 0; i < MAX_SAMPLES && !signal.aborted; i++) {
         samples.push(await takeSample(ctx, signal));
-        const tick = findTick(samples);
-        if (tick) return tick;
-        await ctx.sleep(SAMPLE_SPACING_MS, signal);
+        tick ??= findTick(samples);
+        if (tick && samples.length >= MIN_SAMPLES) break;
+        // Jitter keeps the samples from locking onto the phase of a periodic stall.
+        await ctx.sleep(SAMPLE_SPACING_MS / 2 + ((i * 37) % SAMPLE_SPACING_MS), signal);
       }
-      return fromSingleSample(samples);
+      return tick ? { ...tick, maxRttMs: slowest(samples), meanRttMs: mean(samples), samples: samples.length } : fromSingleSample(samples);
     },
   };
 }
@@ -59,6 +66,8 @@ export function findTick(samples: Sample[]): ClockData | undefined {
     offsetMs: Math.round(last.dateMs - tickAtOurMs),
     uncertaintyMs: Math.round((last.midMs - before.midMs) / 2 + maxRtt / 2),
     rttMs: Math.round(maxRtt * 10) / 10,
+    maxRttMs: slowest(samples),
+    meanRttMs: mean(samples),
     samples: samples.length,
   };
 }
@@ -70,6 +79,17 @@ function fromSingleSample(samples: Sample[]): ClockData {
     offsetMs: Math.round(first.dateMs + 500 - first.midMs),
     uncertaintyMs: Math.round(500 + first.rttMs / 2),
     rttMs: Math.round(first.rttMs * 10) / 10,
+    maxRttMs: slowest(samples),
+    meanRttMs: mean(samples),
     samples: samples.length,
   };
+}
+
+function slowest(samples: Sample[]): number {
+  return Math.round(Math.max(...samples.map((s) => s.rttMs)) * 10) / 10;
+}
+
+function mean(samples: Sample[]): number {
+  const total = samples.reduce((sum, s) => sum + s.rttMs, 0);
+  return Math.round((total / Math.max(1, samples.length)) * 10) / 10;
 }

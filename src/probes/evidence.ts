@@ -117,6 +117,10 @@ export interface ClockData {
   /** How precise the estimate is (the `Date` header has 1 s resolution). */
   uncertaintyMs: number;
   rttMs: number;
+  /** The slowest of the samples: a member starved of CPU answers even /version late. */
+  maxRttMs: number;
+  /** The mean round trip: a member that stalls now and then answers late on average. */
+  meanRttMs: number;
   samples: number;
 }
 

@@ -12,7 +12,10 @@ import type {
  */
 export const ok = <T>(data: T, durationMs = 2): Outcome<T> => ({ ok: true, data, durationMs });
 
-export const failed = (kind: 'timeout' | 'unreachable' | 'error' | 'forbidden', message: string): Outcome<never> => ({
+export const failed = (
+  kind: 'timeout' | 'unreachable' | 'error' | 'forbidden',
+  message: string,
+): Outcome<never> => ({
   ok: false,
   failure: { kind, message },
   durationMs: kind === 'timeout' ? 3000 : 1,
@@ -28,7 +31,14 @@ export function metricsData(overrides: Partial<MetricsData> = {}): MetricsData {
     walFsync: latency(4, 1),
     backendCommit: latency(6, 2),
     peers: [],
-    deltas: { leaderChanges: 0, heartbeatSendFailures: 0, slowApply: 0, slowReadIndexes: 0, readIndexesFailed: 0, proposalsFailed: 0 },
+    deltas: {
+      leaderChanges: 0,
+      heartbeatSendFailures: 0,
+      slowApply: 0,
+      slowReadIndexes: 0,
+      readIndexesFailed: 0,
+      proposalsFailed: 0,
+    },
     totals: {
       leaderChanges: 1,
       heartbeatSendFailures: 0,
@@ -87,12 +97,14 @@ export function member(spec: MemberSpec): MemberEvidence {
         errors: [],
       }),
     metrics: spec.metrics ?? ok(metricsData()),
-    clock: spec.clock ?? ok({ offsetMs: 5, uncertaintyMs: 50, rttMs: 1, samples: 6 }),
+    clock: spec.clock ?? ok({ offsetMs: 5, uncertaintyMs: 50, rttMs: 1, maxRttMs: 2, meanRttMs: 1, samples: 6 }),
   };
 }
 
 /** Three healthy members etcd-1..3 (ids a1..a3, leader a1), each overridable. */
-export function clusterEvidence(overrides: Partial<Record<'etcd-1' | 'etcd-2' | 'etcd-3', Partial<MemberSpec>>> = {}): Evidence {
+export function clusterEvidence(
+  overrides: Partial<Record<'etcd-1' | 'etcd-2' | 'etcd-3', Partial<MemberSpec>>> = {},
+): Evidence {
   const names = ['etcd-1', 'etcd-2', 'etcd-3'] as const;
   const members = names.map((name, i) => member({ name, id: `a${i + 1}`, ...overrides[name] }));
   return {

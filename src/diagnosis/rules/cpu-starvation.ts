@@ -8,6 +8,16 @@ import { WAL_FSYNC_P99_LIMIT_S } from './slow-disk.js';
 export const APPLY_BACKLOG_LIMIT = 5000;
 /** Same heuristic as slow-reads (KB F5, inference): a read slower than 0.5 s. */
 export const STALLED_READ_MS = 500;
+/**
+ * A trivial GET /version needs no disk and no consensus: it takes a few ms on loopback or a LAN.
+ * A member whose *mean* answer over ~10 tries (spread over a second) takes 30 ms or more, 3× its
+ * peers' slowest mean, is not getting CPU (inference). Measured here on a busy 2-core host:
+ * healthy members averaged 1–9 ms (single answers up to 78 ms); a member stopped 300 ms of every
+ * 400 ms averaged about 70 ms, with a fast disk. A member so stalled that ten tries do not fit in
+ * the probe timeout, while it still answers Status, counts as stalled too.
+ */
+export const STALL_MEAN_RTT_MS = 30;
+export const STALL_RATIO = 3;
 
 interface Starved {
   member: MemberEvidence;
@@ -24,12 +34,13 @@ export const cpuStarvationRule: Rule = {
   cause: 'cpu-starvation',
   needs: ['metrics'],
   rank: 24,
-  explains: ['leader-churn', 'slow-reads'],
+  explains: ['leader-churn', 'slow-reads', 'slow-disk', 'control-plane-restarts', 'apiserver-latency'],
   evaluate(evidence) {
-    const starved = evidence.members.flatMap((m) => starvedMember(m));
+    const starved = evidence.members.flatMap((m) => starvedMember(m, evidence.members));
     const explain = evidence.members.map((m) => {
       const found = starved.find((s) => s.member === m);
-      return `${m.target.name}: ${found ? found.signals.join('; ') : 'no slow applies, late heartbeats or stalled reads with a fast disk'}`;
+      const rtt = m.clock.ok ? `GET /version mean ${formatMs(m.clock.data.meanRttMs)} of ${m.clock.data.samples}` : 'no clock samples';
+      return `${m.target.name}: ${found ? found.signals.join('; ') : `no stall (${rtt}, stall from ${formatMs(STALL_MEAN_RTT_MS)} and ${STALL_RATIO}x peers), no slow applies, late heartbeats or stalled reads with a fast disk`}`;
     });
     if (starved.length === 0) return { explain };
     const names = starved.map((s) => s.member.target.name);
@@ -57,24 +68,44 @@ export const cpuStarvationRule: Rule = {
   },
 };
 
-function starvedMember(m: MemberEvidence): Starved[] {
+/**
+ * A member stalled on CPU answers even trivial requests late, and its own fsync timings grow
+ * (the thread is not scheduled after the syscall returns), so a stall explains slow fsync figures
+ * on the same member. Without a stall, the classic F11 signals count only with a fast disk.
+ */
+function starvedMember(m: MemberEvidence, all: MemberEvidence[]): Starved[] {
   if (!m.metrics.ok) return [];
   const data = m.metrics.data;
   const fsyncP99 = data.walFsync.p99Seconds;
-  if (fsyncP99 !== undefined && fsyncP99 > WAL_FSYNC_P99_LIMIT_S) return [];
-  if (data.peers.some((p) => p.sentFailuresInWindow > 0)) return [];
-  const signals: string[] = [];
-  if (data.deltas.slowApply > 0)
-    signals.push(
-      `${data.deltas.slowApply} applies over 100 ms in ${data.windowSeconds} s (etcd warns above 100 ms)`,
-    );
-  if (data.deltas.heartbeatSendFailures > 0)
-    signals.push(`${data.deltas.heartbeatSendFailures} late heartbeats in ${data.windowSeconds} s`);
-  if (data.applyBacklog > APPLY_BACKLOG_LIMIT)
-    signals.push(`${data.applyBacklog} proposals committed but not applied (limit a few thousand)`);
-  if (m.health.ok && m.health.data.tookMs >= STALLED_READ_MS)
-    signals.push(`linearizable read took ${formatMs(m.health.data.tookMs)}`);
+  const fastDisk = fsyncP99 === undefined || fsyncP99 <= WAL_FSYNC_P99_LIMIT_S;
+  const stall = stalledAnswers(m, all);
+  if (!stall && (!fastDisk || data.peers.some((p) => p.sentFailuresInWindow > 0))) return [];
+  const signals = stall ? [stall] : [];
+  if (data.deltas.slowApply > 0) {
+    signals.push(`${data.deltas.slowApply} applies over 100 ms in ${data.windowSeconds} s (etcd warns above 100 ms)`);
+  }
+  if (data.deltas.heartbeatSendFailures > 0) signals.push(`${data.deltas.heartbeatSendFailures} late heartbeats in ${data.windowSeconds} s`);
+  if (data.applyBacklog > APPLY_BACKLOG_LIMIT) signals.push(`${data.applyBacklog} proposals committed but not applied (limit a few thousand)`);
+  if (m.health.ok && m.health.data.tookMs >= STALLED_READ_MS) signals.push(`linearizable read took ${formatMs(m.health.data.tookMs)}`);
   if (signals.length === 0) return [];
-  signals.push(`wal fsync p99 only ${formatSecondsAsMs(fsyncP99)} (the disk is fine)`);
+  signals.push(
+    fastDisk
+      ? `wal fsync p99 only ${formatSecondsAsMs(fsyncP99)} (the disk is fine)`
+      : `wal fsync p99 ${formatSecondsAsMs(fsyncP99)} is high too, but a stalled process also stalls its own fsync timing`,
+  );
   return [{ member: m, signals }];
+}
+
+/** The member answers a trivial HTTP GET far slower than its peers do. */
+function stalledAnswers(m: MemberEvidence, all: MemberEvidence[]): string | undefined {
+  if (!m.clock.ok) {
+    const answersStatus = m.status.ok || m.health.ok;
+    return answersStatus && m.clock.failure.kind === 'timeout' ? `${m.clock.failure.message}, though it answers Status` : undefined;
+  }
+  const peers = all.flatMap((o) => (o !== m && o.clock.ok ? [o.clock.data.meanRttMs] : []));
+  if (peers.length === 0) return undefined;
+  const peerWorst = Math.max(...peers);
+  const mine = m.clock.data.meanRttMs;
+  if (mine < STALL_MEAN_RTT_MS || mine < STALL_RATIO * peerWorst) return undefined;
+  return `answers GET /version in ${formatMs(mine)} (mean of ${m.clock.data.samples}, slowest ${formatMs(m.clock.data.maxRttMs)}) while its peers answer within ${formatMs(peerWorst)}`;
 }

@@ -31,6 +31,7 @@ export const leaderChurnRule: Rule = {
   name: 'leader-churn',
   cause: 'leader-churn',
   needs: ['metrics'],
+  explains: ['control-plane-restarts', 'apiserver-latency'],
   rank: 40,
   evaluate(evidence, ctx) {
     const readings = evidence.members.flatMap((m) => churnOf(m, ctx));

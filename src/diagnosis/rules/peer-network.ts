@@ -26,7 +26,7 @@ export const peerNetworkRule: Rule = {
   name: 'peer-network',
   cause: 'peer-network',
   needs: ['metrics'],
-  explains: ['leader-churn', 'slow-reads'],
+  explains: ['leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency'],
   rank: 22,
   evaluate(evidence) {
     const up = new Set(evidence.members.filter(answered).map((m) => m.target.name));

@@ -45,7 +45,6 @@ export const slowDiskRule: Rule = {
     'control-plane-restarts',
     'apiserver-latency',
     'peer-network',
-    'cpu-starvation',
   ],
   rank: 20,
   evaluate(evidence) {
@@ -67,13 +66,24 @@ export const slowDiskRule: Rule = {
       (r) =>
         `${r.member.target.name}: wal fsync p99 ${formatSecondsAsMs(r.fsync.p99Seconds)} mean ${formatSecondsAsMs(r.fsync.meanSeconds)} (${r.fsync.count} ${r.fsync.source}), commit p99 ${formatSecondsAsMs(r.commit.p99Seconds)} vs limits ${formatSecondsAsMs(WAL_FSYNC_P99_LIMIT_S)} / ${formatSecondsAsMs(BACKEND_COMMIT_P99_LIMIT_S)} with mean guard ${MEAN_GUARD_RATIO} × limit -> ${r.slow ? 'slow' : 'ok'}`,
     );
-    const slow = readings
-      .filter((r) => r.slow)
-      .sort((a, b) => (b.fsync.p99Seconds ?? 0) - (a.fsync.p99Seconds ?? 0));
+    const slow = outliers(readings.filter((r) => r.slow));
     if (slow.length === 0) return { explain };
     return { finding: buildFinding(slow, readings, evidence.members), explain };
   },
 };
+
+/**
+ * When one member is far slower than the rest (its fsync mean OUTLIER_RATIO× the next), it is the
+ * one to name, even if a busy shared disk puts the others just over the FAQ figure too.
+ */
+export const OUTLIER_RATIO = 5;
+
+function outliers(slow: DiskReading[]): DiskReading[] {
+  const sorted = [...slow].sort((a, b) => (b.fsync.meanSeconds ?? 0) - (a.fsync.meanSeconds ?? 0));
+  const [first, second] = sorted;
+  if (first && second && (first.fsync.meanSeconds ?? 0) >= OUTLIER_RATIO * (second.fsync.meanSeconds ?? 0)) return [first];
+  return sorted;
+}
 
 function isSlow(summary: LatencySummary, limitSeconds: number): boolean {
   if (summary.p99Seconds === undefined || summary.meanSeconds === undefined || summary.count === 0)

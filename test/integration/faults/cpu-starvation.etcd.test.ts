@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Doctor } from '../../../src/doctor.js';
+import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { labDoctor } from '../../support/lab-doctor.js';
+
+/** One member gets the CPU only 25 % of the time (duty-cycled SIGSTOP/SIGCONT), under writes. */
+describe('CPU starvation of one member', () => {
+  let lab: EtcdLab;
+  let doctor: Doctor;
+
+  beforeAll(async () => {
+    lab = await startEtcdLab();
+    doctor = labDoctor(lab);
+  });
+  afterAll(async () => {
+    await doctor?.close();
+    await lab?.destroy();
+  });
+
+  it('cpu-starvation names that member first; slow fsync figures on it are explained by the stall', async () => {
+    const leader = await lab.leaderName();
+    const victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-3';
+    const starve = lab.cpuStarve(victim, { runMs: 100, stopMs: 300, maxDurationMs: 20_000 });
+    try {
+      const load = lab.writeLoad({ ratePerSecond: 60, durationMs: 5000, valueBytes: 256 });
+      await new Promise((r) => setTimeout(r, 500));
+      const report = await doctor.run('lab', 'diagnose', { explain: true });
+      await load;
+      const trace = report.explain?.filter((t) => ['cpu-starvation', 'slow-disk'].includes(t.rule));
+      if (report.findings[0]?.cause !== 'cpu-starvation') console.log(JSON.stringify(trace, null, 1));
+      expect(report.findings[0]).toMatchObject({ cause: 'cpu-starvation', members: [victim] });
+      // A stalled process stalls its own fsync timing too: if slow-disk shows, it is explained by the CPU.
+      const slowDisk = report.findings.find((f) => f.cause === 'slow-disk');
+      if (slowDisk) expect(slowDisk.causedBy).toBe('cpu-starvation');
+      expect(report.findings[0]?.evidence[0]).toMatch(
+        new RegExp(
+          `^${victim}: (answers GET /version in \\d+ ms|${victim} \\(http.*\\) did not answer GET /version)`,
+        ),
+      );
+      expect(report.status).not.toBe('healthy');
+    } finally {
+      await starve.stop();
+    }
+  });
+});

@@ -1,17 +1,21 @@
 import { createEtcdClients, type EtcdClients, loadEtcdTls } from './clients/etcd-clients.js';
 import { createHttpGet, type HttpGet } from './clients/http.js';
+import { loadKubernetesClients } from './clients/kubernetes.js';
 import type { ClusterConfig, ConfigFile } from './config/schema.js';
 import { diagnose } from './diagnosis/diagnose.js';
 import type { Rule } from './diagnosis/rule.js';
 import { rules as defaultRules } from './diagnosis/rules/index.js';
 import { EtcdDoctorError } from './errors.js';
 import { collectEtcdEvidence, type ProbeDepth } from './probes/collect-evidence.js';
-import type { ProbeRecord } from './probes/evidence.js';
+import type { Evidence, Outcome, ProbeRecord } from './probes/evidence.js';
+import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
+import type { KubernetesEvidence } from './probes/kubernetes/evidence.js';
 import { buildReport, type DiagnosisReport } from './report/diagnosis-report.js';
 
 export interface DoctorDeps {
   config: ConfigFile;
   readFileBuffer: (path: string) => Promise<Buffer>;
+  /** The time rules judge ages against (restarts per day, uptime). etcd probes always use the real clock. */
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   rules?: readonly Rule[];
@@ -56,6 +60,17 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     return entry;
   };
 
+  const collectKubernetes = (cluster: ClusterConfig): Promise<Outcome<KubernetesEvidence>> | undefined => {
+    const k8s = cluster.kubernetes;
+    if (!k8s) return undefined;
+    return collectKubernetesOutcome(cluster, {
+      now,
+      settings: { timeoutMs: deps.config.probes.timeoutMs, logTimeoutMs: 2 * deps.config.probes.timeoutMs },
+      loadClients: () =>
+        loadKubernetesClients(k8s, { readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8') }),
+    });
+  };
+
   const doctor: Doctor = {
     clusterNames: () => deps.config.clusters.map((c) => c.name),
     cluster(name) {
@@ -71,18 +86,24 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     async run(name, depth, opts = {}) {
       const cluster = doctor.cluster(name);
       const started = performance.now();
+      const collectedAt = now();
+      // Kubernetes evidence (diagnose only) is collected at the same time as etcd's.
+      const kubernetesP = depth === 'diagnose' ? collectKubernetes(cluster) : undefined;
       const { etcd, http } = await clientsFor(cluster);
       const evidence = await collectEtcdEvidence({
         cluster,
         clients: etcd,
         httpGet: http.get,
-        now,
+        // etcd probes measure against the real clock: gRPC deadlines and the members' Date headers.
+        now: Date.now,
         sleep,
         timeoutMs: deps.config.probes.timeoutMs,
         metricsWindowMs: deps.config.probes.metricsWindowMs,
         depth,
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       });
+      evidence.collectedAt = collectedAt;
+      if (kubernetesP) addKubernetes(evidence, await kubernetesP);
       const diagnosis = diagnose(evidence, rules, { now: now() });
       return buildReport(evidence, diagnosis, {
         kind: depth,
@@ -101,6 +122,15 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     },
   };
   return doctor;
+}
+
+function addKubernetes(evidence: Evidence, kubernetes: Outcome<KubernetesEvidence>): void {
+  evidence.kubernetes = kubernetes;
+  evidence.probes.push(
+    ...(kubernetes.ok
+      ? kubernetesProbeRecords(kubernetes.data)
+      : [{ name: 'k8s', ok: false, durationMs: Math.round(kubernetes.durationMs), error: kubernetes.failure.message }]),
+  );
 }
 
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {

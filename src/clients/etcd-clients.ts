@@ -32,7 +32,10 @@ export interface CreateEtcdClientsDeps {
 /** Dial quickly: a member that cannot connect in 2 s is reported, not waited for (etcdctl uses 2 s). */
 export const DIAL_TIMEOUT_MS = 2000;
 
-export async function loadEtcdTls(cluster: ClusterConfig, deps: CreateEtcdClientsDeps): Promise<EtcdTlsFiles | undefined> {
+export async function loadEtcdTls(
+  cluster: ClusterConfig,
+  deps: CreateEtcdClientsDeps,
+): Promise<EtcdTlsFiles | undefined> {
   const tls = cluster.etcd.tls;
   if (!tls?.caFile) return undefined;
   const files: EtcdTlsFiles = { rootCertificate: await deps.readFileBuffer(tls.caFile) };

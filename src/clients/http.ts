@@ -15,7 +15,9 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export function createHttpGet(tls: EtcdTlsFiles | undefined): { get: HttpGet; close(): Promise<void> } {
   const dispatcher = new Agent({
-    connect: tls ? { ca: tls.rootCertificate, cert: tls.certChain, key: tls.privateKey, timeout: 2000 } : { timeout: 2000 },
+    connect: tls
+      ? { ca: tls.rootCertificate, cert: tls.certChain, key: tls.privateKey, timeout: 2000 }
+      : { timeout: 2000 },
     keepAliveTimeout: 10_000,
   });
   const get: HttpGet = async (url, signal) => {

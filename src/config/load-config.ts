@@ -28,7 +28,12 @@ function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown field "${issue.keys.join('", "')}"`;
   if (issue.code === 'invalid_type') {
     if (/received undefined/.test(issue.message)) return 'is missing';
-    const expected = issue.expected === 'array' ? 'a list' : issue.expected === 'object' ? 'a mapping' : `a ${issue.expected}`;
+    const expected =
+      issue.expected === 'array'
+        ? 'a list'
+        : issue.expected === 'object'
+          ? 'a mapping'
+          : `a ${issue.expected}`;
     return `must be ${expected}`;
   }
   return issue.message;
@@ -64,7 +69,7 @@ export async function loadConfig(path: string, deps: LoadConfigDeps): Promise<Co
     text = await deps.readFile(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'file not found' : code ?? 'cannot be read';
+    const reason = code === 'ENOENT' ? 'file not found' : (code ?? 'cannot be read');
     throw new EtcdDoctorError(
       'config_invalid',
       `${path}: ${reason} (pass --config FILE or set ETCD_DOCTOR_CONFIG)`,

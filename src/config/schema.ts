@@ -31,7 +31,9 @@ const slackSchema = z.strictObject({
   allowedChannels: z.array(z.string().min(1)).optional(),
 });
 
-const responderId = z.string().regex(/^[US][A-Z0-9]{2,}$/, { error: 'must be a Slack user id (U…) or user-group id (S…)' });
+const responderId = z
+  .string()
+  .regex(/^[US][A-Z0-9]{2,}$/, { error: 'must be a Slack user id (U…) or user-group id (S…)' });
 
 const remediationSchema = z.strictObject({
   responders: z.array(responderId).optional(),
@@ -43,7 +45,10 @@ const remediationSchema = z.strictObject({
 const ticketsSchema = z.strictObject({
   kind: z.enum(['jira', 'github', 'webhook']),
   url: httpUrl,
-  credentialEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'must be an environment variable name' }).optional(),
+  credentialEnv: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'must be an environment variable name' })
+    .optional(),
   project: z.string().min(1).optional(),
 });
 
@@ -82,7 +87,11 @@ export const configFileSchema = z
     const seen = new Set<string>();
     config.clusters.forEach((cluster, index) => {
       if (seen.has(cluster.name)) {
-        ctx.addIssue({ code: 'custom', path: ['clusters', index, 'name'], message: `duplicate cluster name "${cluster.name}"` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['clusters', index, 'name'],
+          message: `duplicate cluster name "${cluster.name}"`,
+        });
       }
       seen.add(cluster.name);
     });

@@ -42,6 +42,12 @@ export interface EtcdLabOptions {
   extraArgs?: string[];
   /** An IPv4 literal every port binds to; default 127.0.0.1. */
   host?: string;
+  /**
+   * A command prefix for one member, or undefined for none: that member runs `...prefix etcdBinary
+   * args`, also on restart. The prefix must exec etcd in place (as `nice`, `taskset` or
+   * test/support/clockshift do), so `pid`, kill(), stop() and cont() still reach etcd itself.
+   */
+  wrap?: (member: string) => string[] | undefined;
 }
 
 /** A real etcd cluster of child processes, with faults that can be injected for real. */
@@ -97,6 +103,7 @@ export interface LabConfig {
   logger: 'zap' | 'capnslog';
   extraArgs: string[];
   host: string;
+  wrap: ((member: string) => string[] | undefined) | undefined;
 }
 
 const START_TIMEOUT_MS = 20_000;
@@ -138,6 +145,7 @@ async function resolveConfig(opts: EtcdLabOptions): Promise<LabConfig> {
     logger: opts.logger ?? 'zap',
     extraArgs: opts.extraArgs ?? [],
     host: opts.host ?? '127.0.0.1',
+    wrap: opts.wrap,
   };
 }
 
@@ -201,10 +209,11 @@ function startMembers(
   const processes = new Map<string, MemberProcess>();
   for (const plan of plans) {
     const args = memberArgs(config, plan, initialCluster, token);
+    const [wrapper, ...wrapperArgs] = config.wrap?.(plan.name) ?? [];
     const member = createMemberProcess({
       name: plan.name,
-      binary: config.etcdBinary,
-      args,
+      binary: wrapper ?? config.etcdBinary,
+      args: wrapper === undefined ? args : [...wrapperArgs, config.etcdBinary, ...args],
       registry,
       logBytes: LOG_RING_BYTES,
     });

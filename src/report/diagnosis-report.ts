@@ -15,6 +15,8 @@ export interface MemberRow {
   version: string | null;
   raftTerm: number | null;
   walFsyncP99Ms: number | null;
+  /** fsyncs behind the p99 (no p99 is given for fewer than 20: an idle member). */
+  walFsyncSamples: number | null;
   backendCommitP99Ms: number | null;
   clockOffsetMs: number | null;
   error: string | null;
@@ -81,6 +83,7 @@ function memberRow(m: MemberEvidence): MemberRow {
     version: status?.version ?? null,
     raftTerm: status?.raftTerm ?? null,
     walFsyncP99Ms: toMs(metrics?.walFsync.p99Seconds),
+    walFsyncSamples: metrics ? metrics.walFsync.count : null,
     backendCommitP99Ms: toMs(metrics?.backendCommit.p99Seconds),
     clockOffsetMs: m.clock.ok ? m.clock.data.offsetMs : null,
     error: firstError && !firstError.ok ? firstError.failure.message : null,

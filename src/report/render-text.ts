@@ -50,7 +50,7 @@ function memberTable(members: MemberRow[]): string[] {
     m.isLeader ? 'leader' : m.reachable ? '' : 'DOWN',
     m.tookMs === null ? '-' : formatMs(m.tookMs),
     m.dbSizeBytes === null ? '-' : formatBytes(m.dbSizeBytes),
-    m.walFsyncP99Ms === null ? '-' : formatMs(m.walFsyncP99Ms),
+    fsyncCell(m),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
@@ -61,4 +61,10 @@ function memberTable(members: MemberRow[]): string[] {
   const out = [line(header), ...rows.map(line)];
   for (const m of members) if (m.error) out.push(`  ! ${m.error}`);
   return out;
+}
+
+function fsyncCell(m: MemberRow): string {
+  if (m.walFsyncP99Ms !== null) return formatMs(m.walFsyncP99Ms);
+  if (m.walFsyncSamples !== null) return `idle (${m.walFsyncSamples} fsyncs)`;
+  return '-';
 }

@@ -2,7 +2,7 @@ import type { ApiserverData, KubernetesEvidence } from '../../probes/kubernetes/
 import { formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { dataOf, failureText, kubernetesOf, plural, scansOf, unique } from './support-kubernetes.js';
+import { countIn, dataOf, failureText, kubernetesOf, plural, scansOf, unique } from './support-kubernetes.js';
 
 /** KMIX: a resource-scoped read slower than 1 s counts as "slow"; KMIXold KubeAPILatencyHigh warned at p99 > 1 s. */
 export const GET_LATENCY_WARNING_MS = 1000;
@@ -118,5 +118,5 @@ function apiserverSignals(data: ApiserverData | undefined): Signal[] {
 }
 
 function logTimeouts(k: KubernetesEvidence): number {
-  return scansOf(k, 'kube-apiserver').reduce((n, s) => n + s.signals.requestTimedOut.count, 0);
+  return countIn(scansOf(k, 'kube-apiserver'), (s) => s.requestTimedOut).count;
 }

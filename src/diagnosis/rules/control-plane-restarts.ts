@@ -4,13 +4,14 @@ import { formatList } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import {
+  countIn,
   dataOf,
   failureText,
   formatAge,
   kubernetesOf,
   plural,
   scansOf,
-  signalsOfPod,
+  scansOfPod,
   unique,
 } from './support-kubernetes.js';
 
@@ -70,8 +71,8 @@ function reading(k: KubernetesEvidence, pod: ControlPlanePod, now: number): Rest
   const ageMs = pod.startedAt !== undefined ? now - pod.startedAt : undefined;
   const perDay =
     ageMs !== undefined && ageMs > 0 ? (restarts * DAY_MS) / Math.max(ageMs, DAY_MS / 24) : undefined;
-  const signals = signalsOfPod(k, pod.namespace, pod.name);
-  const leaderElectionLost = (signals?.leaderElectionLost.count ?? 0) > 0;
+  const leaderElectionLost =
+    countIn(scansOfPod(k, pod.namespace, pod.name), (s) => s.leaderElectionLost).count > 0;
   return {
     pod,
     restarts,
@@ -99,17 +100,18 @@ function lastExit(pod: ControlPlanePod, leaderElectionLost: boolean, now: number
 }
 
 function buildFinding(evidence: Evidence, k: KubernetesEvidence, restarting: Restarting[]): Finding {
-  const components = unique(restarting.map((r) => r.pod.component));
-  const nodes = unique(restarting.flatMap((r) => r.pod.node ?? []));
+  const components = VICTIMS.filter((c) => restarting.some((r) => r.pod.component === c));
+  const nodes = unique(restarting.flatMap((r) => r.pod.node ?? [])).sort();
   const worst = restarting[0];
-  const lost = restarting.some((r) => r.leaderElectionLost);
+  const lost = VICTIMS.filter((c) => restarting.some((r) => r.pod.component === c && r.leaderElectionLost));
   const critical = restarting.some((r) => r.crashLooping || (r.perDay ?? 0) >= RESTARTS_PER_DAY_CRITICAL);
   const severity: Severity = critical ? 'critical' : 'warning';
-  const why = lost
-    ? `; they exit with leaderelection lost: they could not renew their lease within ${RENEW_DEADLINE_S} s`
-    : worst
-      ? `; last exit: ${worst.lastExit}`
-      : '';
+  const why =
+    lost.length > 0
+      ? `; ${formatList(lost)} ${lost.length === 1 ? 'exits' : 'exit'} with leaderelection lost: ${lost.length === 1 ? 'it' : 'they'} could not renew ${lost.length === 1 ? 'its' : 'their'} lease within ${RENEW_DEADLINE_S} s`
+      : worst
+        ? `; last exit: ${worst.lastExit}`
+        : '';
   const summary = `${formatList(components)} ${components.length === 1 ? 'keeps' : 'keep'} restarting (${worst?.pod.name} restarted ${worst?.restarts} times${nodes.length > 0 ? `, on ${formatList(nodes)}` : ''})${why}`;
   const logs = dataOf(k.logs);
   return {
@@ -163,8 +165,8 @@ function leaseLines(leases: LeaseInfo[]): string[] {
 function etcdErrorLines(k: KubernetesEvidence): string[] {
   return VICTIMS.flatMap((component) => {
     const scans = scansOf(k, component);
-    const timedOut = scans.reduce((n, s) => n + s.signals.requestTimedOut.count, 0);
-    const renew = scans.reduce((n, s) => n + s.signals.leaseRenewFailed.count, 0);
+    const timedOut = countIn(scans, (s) => s.requestTimedOut).count;
+    const renew = countIn(scans, (s) => s.leaseRenewFailed).count;
     const parts = [
       timedOut > 0 ? `${timedOut} × etcdserver: request timed out` : '',
       renew > 0 ? `${renew} × failed to renew lease` : '',

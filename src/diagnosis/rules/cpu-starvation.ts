@@ -86,7 +86,10 @@ function starvedMember(m: MemberEvidence, all: MemberEvidence[]): Starved[] {
   }
   if (data.deltas.heartbeatSendFailures > 0) signals.push(`${data.deltas.heartbeatSendFailures} late heartbeats in ${data.windowSeconds} s`);
   if (data.applyBacklog > APPLY_BACKLOG_LIMIT) signals.push(`${data.applyBacklog} proposals committed but not applied (limit a few thousand)`);
-  if (m.health.ok && m.health.data.tookMs >= STALLED_READ_MS) signals.push(`linearizable read took ${formatMs(m.health.data.tookMs)}`);
+  // A slow read alone is slow-reads (it may be the network or the leader); it corroborates a stall.
+  if (signals.length > 0 && m.health.ok && m.health.data.tookMs >= STALLED_READ_MS) {
+    signals.push(`linearizable read took ${formatMs(m.health.data.tookMs)}`);
+  }
   if (signals.length === 0) return [];
   signals.push(
     fastDisk

@@ -3,7 +3,15 @@ import type { EtcdPodSpec, KubernetesEvidence, WarningEvent } from '../../probes
 import { formatList } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { dataOf, failureText, formatAge, kubernetesOf, signalsOfPod, unique } from './support-kubernetes.js';
+import {
+  countIn,
+  dataOf,
+  failureText,
+  formatAge,
+  kubernetesOf,
+  scansOfPod,
+  unique,
+} from './support-kubernetes.js';
 
 /** kubelet records `Rebooted` when a node's boot id changes (NodeRebooted event). */
 const REBOOTED = 'Rebooted';
@@ -87,22 +95,23 @@ function configProblems(spec: EtcdPodSpec): Problem[] {
 
 /** A reboot followed by a fresh WAL or the raft panic means the member lost its data. */
 function aftermath(k: KubernetesEvidence, spec: EtcdPodSpec, now: number): Problem[] {
-  const signals = signalsOfPod(k, spec.namespace, spec.pod);
-  if (!signals) return [];
+  const scans = scansOfPod(k, spec.namespace, spec.pod);
+  const tocommit = countIn(scans, (s) => s.tocommitOutOfRange);
+  const starting = countIn(scans, (s) => s.startingMember);
   const reboot = spec.node ? rebootOf(k, spec.node) : undefined;
   const restarted = dataOf(k.pods)?.find((p) => p.name === spec.pod)?.main?.restartCount ?? 0;
   const rebootText = reboot
     ? `${spec.node} rebooted ${reboot.lastSeen ? `${formatAge(now - reboot.lastSeen)} ago` : 'recently'} (${reboot.message})`
     : undefined;
   const out: Problem[] = [];
-  if (signals.tocommitOutOfRange.count > 0) {
+  if (tocommit.count > 0) {
     out.push({
       spec,
       severity: 'critical',
-      text: `${spec.pod} panicked ${signals.tocommitOutOfRange.count}×: ${signals.tocommitOutOfRange.example ?? 'tocommit(...) is out of range'}${rebootText ? `; ${rebootText}` : ''}`,
+      text: `${spec.pod} panicked ${tocommit.count}×: ${tocommit.example ?? 'tocommit(...) is out of range'}${rebootText ? `; ${rebootText}` : ''}`,
     });
   }
-  if (signals.startingMember.count > 0 && (reboot || restarted > 0)) {
+  if (starting.count > 0 && (reboot || restarted > 0)) {
     out.push({
       spec,
       severity: 'critical',

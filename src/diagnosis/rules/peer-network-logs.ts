@@ -49,14 +49,18 @@ export const peerNetworkLogsRule: Rule = {
   name: 'peer-network-logs',
   cause: 'peer-network',
   needs: ['kubernetes'],
-  explains: ['leader-churn', 'slow-reads'],
+  explains: ['leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency'],
   rank: 22,
   evaluate(evidence) {
-    const reports = merge(peerFailureReports(evidence));
+    // A peer that does not answer us either is down, not cut off: member-down reports it.
+    const down = new Set(evidence.members.filter((m) => !answered(m)).map((m) => m.target.name));
+    const reports = merge(peerFailureReports(evidence)).filter((r) => !down.has(r.peer));
     const withPeerMetrics = evidence.members.filter(
       (m) => m.metrics.ok && m.metrics.data.peers.length > 0,
     ).length;
-    const explain = [`${reports.length} reporter/peer pairs log failed peer health checks`];
+    const explain = [
+      `${reports.length} reporter/peer pairs log failed peer health checks to members that answer us`,
+    ];
     if (reports.length === 0) return { explain };
     if (withPeerMetrics > 0)
       return {

@@ -4,7 +4,7 @@ import type {
   ControlPlaneComponent,
   KubernetesEvidence,
 } from '../../probes/kubernetes/evidence.js';
-import { type LogSignals, mergeSignals } from '../../probes/kubernetes/scan-logs.js';
+import type { CountStat, LogSignals } from '../../probes/kubernetes/scan-logs.js';
 import { memberNameById } from './support-names.js';
 
 /** The Kubernetes evidence when it arrived at all. */
@@ -54,15 +54,27 @@ export function scansOf(
   return dataOf(k?.logs)?.scans.filter((s) => s.component === component) ?? [];
 }
 
-/** A pod's current and previous logs merged. */
-export function signalsOfPod(
+/** A pod's log scans: its current log, and its previous one when the container restarted. */
+export function scansOfPod(
   k: KubernetesEvidence | undefined,
   namespace: string,
   pod: string,
-): LogSignals | undefined {
-  const scans = dataOf(k?.logs)?.scans.filter((s) => s.namespace === namespace && s.pod === pod) ?? [];
-  const [first, ...rest] = scans;
-  return first ? rest.reduce((acc, s) => mergeSignals(acc, s.signals), first.signals) : undefined;
+): ContainerLogScan[] {
+  return dataOf(k?.logs)?.scans.filter((s) => s.namespace === namespace && s.pod === pod) ?? [];
+}
+
+/** One count summed over several scans, with the last example found. */
+export function countIn(
+  scans: readonly ContainerLogScan[],
+  pick: (signals: LogSignals) => CountStat,
+): CountStat {
+  return scans.reduce<CountStat>(
+    (sum, scan) => ({
+      count: sum.count + pick(scan.signals).count,
+      example: pick(scan.signals).example ?? sum.example,
+    }),
+    { count: 0, example: undefined },
+  );
 }
 
 /** The member whose etcd pod wrote a log scan (kubeadm: `--name` = node name). */

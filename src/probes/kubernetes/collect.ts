@@ -94,6 +94,26 @@ export async function collectKubernetesEvidence(
   };
 }
 
+/**
+ * For `Evidence.kubernetes`: collects with clients loaded on demand, and turns a kubeconfig that
+ * cannot be loaded (missing file, unknown context) into failure evidence instead of an exception.
+ */
+export async function collectKubernetesOutcome(
+  cluster: Pick<ClusterConfig, 'name' | 'kubernetes'>,
+  deps: Omit<CollectKubernetesDeps, 'clients'> & { loadClients: () => Promise<KubernetesClients> },
+): Promise<Outcome<KubernetesEvidence>> {
+  const started = deps.now();
+  let clients: KubernetesClients;
+  try {
+    clients = await deps.loadClients();
+  } catch (err) {
+    const message = `cluster ${cluster.name}: ${err instanceof Error ? err.message : String(err)}`;
+    return { ok: false, failure: { kind: 'error', message }, durationMs: deps.now() - started };
+  }
+  const data = await collectKubernetesEvidence(cluster, { ...deps, clients });
+  return { ok: true, data, durationMs: deps.now() - started };
+}
+
 /** The `probes` records of a Kubernetes collection, for the report's JSON. */
 export function kubernetesProbeRecords(evidence: KubernetesEvidence): ProbeRecord[] {
   return (Object.keys(KUBERNETES_PROBE_NAMES) as ProbePart[]).map((key) =>

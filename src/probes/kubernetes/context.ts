@@ -66,20 +66,28 @@ export interface KubeProbeContextOptions {
   distribution: 'auto' | 'kubeadm' | 'openshift' | undefined;
 }
 
+/**
+ * Shared requests outlive any one probe's signal, so they carry their own deadline, a little
+ * longer than the probes' own: a probe waiting on one times out by its own clock, with its own words.
+ */
+const SHARED_GRACE_MS = 250;
+
 export function createKubeProbeContext(opts: KubeProbeContextOptions): KubeProbeContext {
   const { clients, settings } = opts;
-  // Shared requests outlive any one probe's signal, so they carry their own deadline.
-  const ownSignal = () => AbortSignal.timeout(settings.timeoutMs);
+  const sharedTimeoutMs = settings.timeoutMs + SHARED_GRACE_MS;
+  const unbounded = new AbortController().signal;
   const layout = once(async () => {
     const fixed = opts.distribution;
     return layoutOf(
-      fixed === 'kubeadm' || fixed === 'openshift' ? fixed : await detectDistribution(clients, ownSignal()),
+      fixed === 'kubeadm' || fixed === 'openshift'
+        ? fixed
+        : await detectDistribution(clients, sharedTimeoutMs),
     );
   });
   const controlPlanePods = once(async () =>
-    listControlPlanePods(clients, await layout(), ownSignal(), settings.timeoutMs),
+    listControlPlanePods(clients, await layout(), unbounded, sharedTimeoutMs),
   );
-  const controlPlaneNodes = once(() => listControlPlaneNodes(clients, ownSignal(), settings.timeoutMs));
+  const controlPlaneNodes = once(() => listControlPlaneNodes(clients, unbounded, sharedTimeoutMs));
   return { clients, now: opts.now, settings, layout, controlPlanePods, controlPlaneNodes };
 }
 

@@ -19,7 +19,7 @@ export function describeAction(action: KubeAction): string {
 export function forbiddenMessage(action: KubeAction, who = 'etcd-doctor'): string {
   const rbac = action.resource.startsWith('/')
     ? `get on nonResourceURLs ${action.resource}`
-    : `${action.verb} ${action.resource}${action.namespace ? ` in ${action.namespace}` : ''}`;
+    : `${action.verb} ${action.resource}`;
   return `${who} is forbidden to ${describeAction(action)} (needs RBAC: ${rbac})`;
 }
 

@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
-import { ProbeError } from '../probe.js';
+import { formatSeconds, ProbeError } from '../probe.js';
 import { CONTROL_PLANE_COMPONENTS, type ControlPlaneComponent } from './evidence.js';
 
 export interface PodSelector {
@@ -121,9 +121,17 @@ export function componentOf(pod: V1Pod, selector: PodSelector): ControlPlaneComp
  */
 export async function detectDistribution(
   clients: KubernetesClients,
-  signal: AbortSignal,
+  timeoutMs: number,
 ): Promise<'kubeadm' | 'openshift'> {
-  const res = await clients.getRaw('/apis/operator.openshift.io', signal, { maxBytes: 256 * 1024 });
+  const deadline = AbortSignal.timeout(timeoutMs);
+  let res: Awaited<ReturnType<KubernetesClients['getRaw']>>;
+  try {
+    res = await clients.getRaw('/apis/operator.openshift.io', deadline, { maxBytes: 256 * 1024 });
+  } catch (err) {
+    if (!deadline.aborted) throw err;
+    const message = `did not answer API discovery (GET /apis/operator.openshift.io) in ${formatSeconds(timeoutMs)}`;
+    throw new ProbeError('timeout', message, { cause: err });
+  }
   if (res.status === 200) return 'openshift';
   if (res.status === 404) return 'kubeadm';
   if (res.status === 401 || res.status === 403) {

@@ -29,7 +29,10 @@ describe('parseConfigText', () => {
 
   it('names the path of a bad endpoint in one line', () => {
     const text = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379] }\n  - name: b\n    etcd: { endpoints: [not-a-url] }\n`;
-    expect(parseConfigText(text, 'f.yaml')).toEqual({ ok: false, error: 'f.yaml: clusters[1].etcd.endpoints[0]: not a URL' });
+    expect(parseConfigText(text, 'f.yaml')).toEqual({
+      ok: false,
+      error: 'f.yaml: clusters[1].etcd.endpoints[0]: not a URL',
+    });
   });
 
   it('names an unknown field', () => {
@@ -42,17 +45,30 @@ describe('parseConfigText', () => {
     const text = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379], metricsUrls: [http://127.0.0.1:1, http://127.0.0.1:2] }\n`;
     const parsed = parseConfigText(text, 'f.yaml');
     expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.error).toMatch(/^f\.yaml: clusters\[0\]\.etcd\.metricsUrls: needs one URL per endpoint/);
+    if (!parsed.ok)
+      expect(parsed.error).toMatch(/^f\.yaml: clusters\[0\]\.etcd\.metricsUrls: needs one URL per endpoint/);
   });
 
   it('rejects duplicate names, bad names, bad responders and broken YAML', () => {
     const dup = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:1] }\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2] }\n`;
-    expect(parseConfigText(dup, 'f')).toEqual({ ok: false, error: 'f: clusters[1].name: duplicate cluster name "a"' });
+    expect(parseConfigText(dup, 'f')).toEqual({
+      ok: false,
+      error: 'f: clusters[1].name: duplicate cluster name "a"',
+    });
     const upper = `clusters:\n  - name: Prod\n    etcd: { endpoints: [http://127.0.0.1:1] }\n`;
-    expect(parseConfigText(upper, 'f')).toMatchObject({ ok: false, error: expect.stringMatching(/^f: clusters\[0\]\.name: must be a lowercase word/) });
+    expect(parseConfigText(upper, 'f')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^f: clusters\[0\]\.name: must be a lowercase word/),
+    });
     const responder = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:1] }\n    remediation: { responders: [alice] }\n`;
-    expect(parseConfigText(responder, 'f')).toMatchObject({ ok: false, error: expect.stringMatching(/remediation\.responders\[0\]: must be a Slack user id/) });
-    expect(parseConfigText('clusters: [', 'f')).toMatchObject({ ok: false, error: expect.stringMatching(/^f: not valid YAML/) });
+    expect(parseConfigText(responder, 'f')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/remediation\.responders\[0\]: must be a Slack user id/),
+    });
+    expect(parseConfigText('clusters: [', 'f')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^f: not valid YAML/),
+    });
     expect(parseConfigText('', 'f')).toEqual({ ok: false, error: 'f: clusters: is missing' });
     expect(parseConfigText('clusters: 3', 'f')).toEqual({ ok: false, error: 'f: clusters: must be a list' });
   });
@@ -67,7 +83,9 @@ describe('loadConfig', () => {
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EtcdDoctorError);
     expect((err as EtcdDoctorError).code).toBe('config_invalid');
-    expect((err as Error).message).toBe('/nope.yaml: file not found (pass --config FILE or set ETCD_DOCTOR_CONFIG)');
+    expect((err as Error).message).toBe(
+      '/nope.yaml: file not found (pass --config FILE or set ETCD_DOCTOR_CONFIG)',
+    );
   });
 });
 
@@ -84,6 +102,9 @@ describe('parseEnv', () => {
   });
 
   it('names a bad variable', () => {
-    expect(parseEnv({ PORT: 'eighty' })).toMatchObject({ ok: false, error: expect.stringMatching(/^environment: PORT: /) });
+    expect(parseEnv({ PORT: 'eighty' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^environment: PORT: /),
+    });
   });
 });

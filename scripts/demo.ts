@@ -1,0 +1,97 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import { stringify } from 'yaml';
+import { parseConfigText } from '../src/config/load-config.js';
+import { createDoctor } from '../src/doctor.js';
+import { type EtcdLab, findEtcdBinary, startEtcdLab } from '../src/lab/etcd-lab.js';
+import { renderText } from '../src/report/render-text.js';
+
+/**
+ * The demo: a real local 3-member etcd, optionally with one fault injected for real, the
+ * diagnosis printed, then the shell chat adapter on that cluster. Ctrl-C (or EOF on a pipe)
+ * stops everything it started.
+ */
+const FAULTS = ['none', 'slow-disk', 'member-down', 'hung-member', 'nospace'] as const;
+type Fault = (typeof FAULTS)[number];
+
+const program = new Command('npm run demo --')
+  .addOption(new Option('--fault <fault>', 'inject a real fault on etcd-2 before diagnosing').choices(FAULTS).default('none'))
+  .option('--no-shell', 'print the diagnosis and exit instead of opening the shell adapter')
+  .parse(process.argv);
+const opts = program.opts<{ fault: Fault; shell: boolean }>();
+
+async function injectFault(lab: EtcdLab, fault: Fault): Promise<{ stop(): Promise<void> }> {
+  const none = { stop: async () => {} };
+  switch (fault) {
+    case 'slow-disk': {
+      const slow = await lab.slowDisk('etcd-2', 200_000);
+      // fsync only happens on writes: keep a gentle write load going so the disk shows.
+      let running = true;
+      const load = (async () => {
+        for (let i = 0; running && i < 600; i++) await lab.writeLoad({ ratePerSecond: 40, durationMs: 1000, valueBytes: 256 });
+      })();
+      return { stop: async () => { running = false; await load; await slow.stop(); } };
+    }
+    case 'member-down':
+      await lab.kill('etcd-2');
+      return none;
+    case 'hung-member':
+      lab.stop('etcd-2');
+      return { stop: async () => lab.cont('etcd-2') };
+    case 'nospace':
+      await lab.fill({ valueBytes: 100 * 1024, maxPuts: 400 });
+      return none;
+    default:
+      return none;
+  }
+}
+
+async function main(): Promise<void> {
+  if (!(await findEtcdBinary())) {
+    console.error('etcd is not installed. Install it with: sudo apt-get install -y etcd-server etcd-client');
+    process.exitCode = 2;
+    return;
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-demo-'));
+  console.error('Starting a local 3-member etcd on 127.0.0.1 ...');
+  const lab = await startEtcdLab(opts.fault === 'nospace' ? { quotaBackendBytes: 16 * 1024 * 1024 } : {});
+  let fault = { stop: async () => {} };
+  const cleanup = async () => {
+    await fault.stop().catch(() => {});
+    await lab.destroy();
+    await rm(dir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => {
+    console.error('\nStopping the demo cluster ...');
+    void cleanup().then(() => process.exit(130));
+  });
+  try {
+    const configPath = join(dir, 'etcd-doctor.yaml');
+    const configText = stringify({ clusters: [{ name: 'local', etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } }] });
+    await writeFile(configPath, configText);
+    console.error(`Cluster "local": ${lab.endpoints.join(', ')} (config: ${configPath})`);
+    if (opts.fault !== 'none') console.error(`Injecting fault "${opts.fault}" on etcd-2 ...`);
+    fault = await injectFault(lab, opts.fault);
+    const parsed = parseConfigText(configText, configPath);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const doctor = createDoctor({ config: parsed.value, readFileBuffer: async () => Buffer.alloc(0) });
+    try {
+      console.log(renderText(await doctor.run('local', 'diagnose')));
+    } finally {
+      await doctor.close();
+    }
+    if (opts.shell) await openShell(configPath);
+  } finally {
+    await cleanup();
+  }
+}
+
+/** The shell chat adapter on the demo cluster (the whole product, no Slack needed). */
+async function openShell(configPath: string): Promise<void> {
+  const { runDemoShell } = await import('./demo-shell.js');
+  await runDemoShell(configPath);
+}
+
+await main();

@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+
+const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('node', [BIN, ...args], { env: { ...process.env, ...env, NODE_OPTIONS: '' }, timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err && typeof err.code === 'number' ? err.code : err ? 1 : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The CLI as a user runs it: a real process, a real config file, a real cluster. */
+describe('etcd-doctor CLI', () => {
+  let lab: EtcdLab;
+  let dir: string;
+  let config: string;
+
+  beforeAll(async () => {
+    lab = await startEtcdLab();
+    dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-cli-'));
+    config = join(dir, 'etcd-doctor.yaml');
+    await writeFile(
+      config,
+      stringify({
+        clusters: [
+          { name: 'local', etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } },
+          { name: 'other', etcd: { endpoints: ['http://127.0.0.1:1'] } },
+        ],
+        probes: { timeoutMs: 2000, metricsWindowMs: 1000 },
+      }),
+    );
+  });
+  afterAll(async () => {
+    await lab?.destroy();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('health prints the member table and exits 0 when healthy', async () => {
+    const res = await cli(['health', 'local', '--config', config]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^Health of local: HEALTHY/);
+    expect(res.stdout).toMatch(/MEMBER\s+ENDPOINT\s+LEADER\s+TOOK\s+DB SIZE\s+FSYNC P99/);
+    for (const name of ['etcd-1', 'etcd-2', 'etcd-3']) expect(res.stdout).toContain(name);
+    expect(res.stdout).toContain('No problems found.');
+  });
+
+  it('diagnose --json follows the contract, and ETCD_DOCTOR_CONFIG is honoured', async () => {
+    const res = await cli(['diagnose', 'local', '--json'], { ETCD_DOCTOR_CONFIG: config });
+    expect(res.code).toBe(0);
+    const report = JSON.parse(res.stdout) as Record<string, unknown>;
+    expect(Object.keys(report)).toEqual(expect.arrayContaining(['cluster', 'status', 'durationMs', 'members', 'findings', 'probes']));
+    expect(report).toMatchObject({ cluster: 'local', status: 'healthy', findings: [] });
+    const members = report.members as Array<Record<string, unknown>>;
+    expect(members).toHaveLength(3);
+    for (const m of members) {
+      expect(Object.keys(m)).toEqual(
+        expect.arrayContaining(['name', 'endpoint', 'id', 'reachable', 'isLeader', 'tookMs', 'dbSizeBytes', 'dbSizeInUseBytes']),
+      );
+    }
+    const probes = report.probes as Array<Record<string, unknown>>;
+    expect(probes.length).toBeGreaterThanOrEqual(14);
+    for (const p of probes) expect(Object.keys(p).sort()).toEqual(['durationMs', 'error', 'name', 'ok']);
+  });
+
+  it('a killed member exits 1 and names it', async () => {
+    await lab.kill('etcd-3');
+    const res = await cli(['diagnose', 'local', '--config', config]);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/Root cause: member-down \[critical\] on etcd-3/);
+    await lab.restart('etcd-3');
+  });
+
+  it('diagnose --explain prints every rule with its numbers', async () => {
+    const res = await cli(['diagnose', 'local', '--config', config, '--explain']);
+    expect(res.stdout).toContain('Rules:');
+    expect(res.stdout).toMatch(/quiet\s+slow-disk\n\s+etcd-1: wal fsync p99/);
+    expect(res.stdout).toMatch(/quiet\s+quorum-lost\n\s+3 of 3 members take part in consensus; quorum is 2/);
+  });
+
+  it('an unknown cluster lists the known ones, exit 2', async () => {
+    const res = await cli(['health', 'prod', '--config', config]);
+    expect(res.code).toBe(2);
+    expect(res.stderr.trim()).toBe('etcd-doctor: unknown cluster "prod"; known clusters: local, other');
+  });
+
+  it('a bad config names the field, exit 2, one line', async () => {
+    const bad = join(dir, 'bad.yaml');
+    await writeFile(bad, 'clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:1] }\n  - name: b\n    etcd: { endpoints: [nope] }\n');
+    const res = await cli(['health', 'a', '--config', bad]);
+    expect(res.code).toBe(2);
+    expect(res.stderr.trim()).toBe(`etcd-doctor: ${bad}: clusters[1].etcd.endpoints[0]: not a URL`);
+  });
+
+  it('usage errors exit 2 with a hint', async () => {
+    const res = await cli(['diagnose']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("missing required argument 'cluster'");
+    const unknown = await cli(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+  });
+});

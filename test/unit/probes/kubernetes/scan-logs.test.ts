@@ -1,0 +1,172 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseGoDuration, scanLogText } from '../../../../src/probes/kubernetes/scan-logs.js';
+
+// Lines quoted from the KB §1.2 catalog and the incident reports (IPs moved to 127.0.0.0/8).
+const CAPNSLOG_34 = [
+  '2024-05-01 10:00:00.123456 W | wal: sync duration of 1.328471093s, expected less than 1s',
+  '2024-05-01 10:00:00.223456 W | etcdserver: failed to send out heartbeat on time (exceeded the 100ms timeout for 1.1s, to b366cbcd316c915f)',
+  '2024-05-01 10:00:00.223512 W | etcdserver: server is likely overloaded',
+  '2024-05-01 10:00:01.000001 W | etcdserver: read-only range request "key:\\"/registry/leases/kube-system/kube-scheduler\\" " with result "range_response_count:1 size:440" took too long (1.2s) to execute',
+  '2024-05-01 10:00:30.000001 W | rafthttp: the clock difference against peer d7523d07ecd5d55e is too high [10.545065453s > 1s]',
+  '2024-05-01 10:00:05.000001 W | rafthttp: health check for peer b366cbcd316c915f could not connect: dial tcp 127.5.3.5:2380: i/o timeout',
+  'raft2024/05/01 10:00:06 INFO: raft.node: 8e9e05c52164694d elected leader b366cbcd316c915f at term 42',
+].join('\n');
+
+const ZAP = [
+  '{"level":"warn","ts":"2024-05-01T10:00:00.123456Z","caller":"wal/wal.go:805","msg":"slow fdatasync","took":"1.328471093s","expected-duration":"1s"}',
+  '{"level":"warn","ts":"2024-05-01T10:00:00.223456Z","caller":"etcdserver/raft.go:416","msg":"leader failed to send out heartbeat on time; took too long, leader is overloaded likely from slow disk","to":"b366cbcd316c915f","heartbeat-interval":"100ms","expected-duration":"200ms","exceeded-duration":"1.1s"}',
+  '{"level":"warn","ts":"2024-05-01T10:00:30.000001Z","caller":"rafthttp/probing_status.go:82","msg":"prober found high clock drift","round-tripper-name":"ROUND_TRIPPER_RAFT_MESSAGE","remote-peer-id":"d7523d07ecd5d55e","clock-drift":"10.545065453s","rtt":"1.2ms"}',
+  '{"level":"warn","ts":"2024-05-01T10:00:05.000001Z","caller":"rafthttp/probing_status.go:68","msg":"prober detected unhealthy status","round-tripper-name":"ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"b366cbcd316c915f","rtt":"0s","error":"dial tcp 127.5.3.5:2380: i/o timeout"}',
+  '{"level":"info","ts":"2024-05-01T10:00:06.000001Z","logger":"raft","caller":"etcdserver/zap_raft.go:77","msg":"raft.node: 8e9e05c52164694d elected leader b366cbcd316c915f at term 42"}',
+  '{"level":"warn","ts":"2024-01-31T16:54:41.675186+0800","caller":"txn/util.go:93","msg":"apply request took too long","took":"4.99863799s","expected-duration":"100ms","prefix":"read-only range ","request":"key:\\"t104\\" ","response":"","error":"context canceled"}',
+].join('\n');
+
+describe('scanLogText on etcd lines', () => {
+  it('reads etcd 3.4 capnslog lines', () => {
+    const s = scanLogText(CAPNSLOG_34);
+    expect(s.slowFdatasync).toMatchObject({ count: 1, maxSeconds: 1.328471093 });
+    expect(s.heartbeatLate.count).toBe(1);
+    expect(s.tookTooLong).toMatchObject({ count: 1, maxSeconds: 1.2 });
+    expect(s.clockDrift).toEqual([
+      expect.objectContaining({ peerId: 'd7523d07ecd5d55e', count: 1, maxSeconds: 10.545065453 }),
+    ]);
+    expect(s.peerUnreachable).toEqual([
+      expect.objectContaining({
+        peerId: 'b366cbcd316c915f',
+        address: '127.5.3.5:2380',
+        lastError: 'dial tcp 127.5.3.5:2380: i/o timeout',
+      }),
+    ]);
+    expect(s.leaderElected.count).toBe(1);
+  });
+
+  it('reads etcd 3.4-zap and 3.5-zap entries from their fields, the same as capnslog', () => {
+    const zap = scanLogText(ZAP);
+    const cap = scanLogText(CAPNSLOG_34);
+    expect(zap.slowFdatasync.maxSeconds).toBe(cap.slowFdatasync.maxSeconds);
+    expect(zap.heartbeatLate.count).toBe(1);
+    expect(zap.clockDrift.map(({ peerId, maxSeconds }) => ({ peerId, maxSeconds }))).toEqual([
+      { peerId: 'd7523d07ecd5d55e', maxSeconds: 10.545065453 },
+    ]);
+    expect(zap.peerUnreachable.map(({ peerId, address }) => ({ peerId, address }))).toEqual([
+      { peerId: 'b366cbcd316c915f', address: '127.5.3.5:2380' },
+    ]);
+    expect(zap.leaderElected.count).toBe(1);
+    expect(zap.tookTooLong).toMatchObject({ count: 1, maxSeconds: 4.99863799 });
+  });
+
+  it('reads the 3.2/3.3 incident lines with the prober suffix, behind a crictl timestamp', () => {
+    const s = scanLogText(
+      [
+        '2020-05-15 14:48:47.640740 W | rafthttp: the clock difference against peer d7523d07ecd5d55e is too high [10.545065453s > 1s] (prober "ROUND_TRIPPER_RAFT_MESSAGE")',
+        '2020-05-15T13:27:49.8684449Z 2020-05-15 13:27:49.868296 W | rafthttp: health check for peer b366cbcd316c915f could not connect: dial tcp 127.5.3.5:2380: i/o timeout (prober "ROUND_TRIPPER_RAFT_MESSAGE")',
+      ].join('\n'),
+    );
+    expect(s.clockDrift[0]).toMatchObject({ peerId: 'd7523d07ecd5d55e', maxSeconds: 10.545065453 });
+    expect(s.peerUnreachable[0]).toMatchObject({
+      peerId: 'b366cbcd316c915f',
+      lastError: 'dial tcp 127.5.3.5:2380: i/o timeout',
+    });
+  });
+
+  it('does not need the capnslog prefix: journald keeps only the message', () => {
+    const s = scanLogText(
+      [
+        'health check for peer 361f5805326a5a9a could not connect: dial tcp 127.6.0.52:2380: i/o timeout',
+        'the clock difference against peer 361f5805326a5a9a is too high [2.1s > 1s]',
+        'sync duration of 2.5s, expected less than 1s',
+      ].join('\n'),
+    );
+    expect(s.peerUnreachable[0]?.peerId).toBe('361f5805326a5a9a');
+    expect(s.clockDrift[0]?.maxSeconds).toBe(2.1);
+    expect(s.slowFdatasync.maxSeconds).toBe(2.5);
+  });
+
+  it('tells a fresh WAL from an existing one, and sees the raft panic', () => {
+    const fresh = scanLogText(
+      [
+        '2024-05-14 09:28:29.000001 I | etcdserver: starting member d7523d07ecd5d55e in cluster cdf818194e3a8c32',
+        '{"level":"info","ts":"2024-05-14T09:28:29.1Z","caller":"etcdserver/raft.go:495","msg":"starting local member","local-member-id":"d7523d07ecd5d55e","cluster-id":"cdf818194e3a8c32"}',
+        '{"level":"panic","ts":"2024-05-14T09:28:29.2Z","logger":"raft","caller":"etcdserver/zap_raft.go:101","msg":"tocommit(9310447) is out of range [lastIndex(3)]. Was the raft log corrupted, truncated, or lost?"}',
+      ].join('\n'),
+    );
+    expect(fresh.startingMember.count).toBe(2);
+    expect(fresh.restartingMember.count).toBe(0);
+    expect(fresh.tocommitOutOfRange.count).toBe(1);
+    const existing = scanLogText(
+      [
+        '2024-05-14 09:28:29.000001 I | etcdserver: restarting member d7523d07ecd5d55e in cluster cdf818194e3a8c32 at commit index 9310447',
+        '{"level":"info","ts":"2024-05-14T09:28:29.1Z","caller":"etcdserver/raft.go:530","msg":"restarting local member","local-member-id":"d7523d07ecd5d55e","commit-index":9310447}',
+      ].join('\n'),
+    );
+    expect(existing.restartingMember.count).toBe(2);
+    expect(existing.startingMember.count).toBe(0);
+  });
+
+  it('counts database space exceeded in client errors and in the 3.5 quota message', () => {
+    const s = scanLogText(
+      [
+        'E0514 09:01:02.000001       1 status.go:71] apiserver received an error that is not an metav1.Status: rpctypes.EtcdError{code:0x8, desc:"etcdserver: mvcc: database space exceeded"}: etcdserver: mvcc: database space exceeded',
+        '{"level":"warn","ts":"2024-05-14T09:01:01Z","caller":"etcdserver/server.go:2391","msg":"message exceeded backend quota; raising alarm","quota-size-bytes":2147483648,"quota-size":"2.1 GB","error":"etcdserver: mvcc: database space exceeded"}',
+      ].join('\n'),
+    );
+    expect(s.databaseSpaceExceeded.count).toBe(2);
+  });
+});
+
+describe('scanLogText on control-plane lines', () => {
+  it('reads the incident (f) controller-manager and apiserver lines', () => {
+    const s = scanLogText(
+      [
+        'E0224 03:54:36.433286       1 cronjob_controller.go:125] Failed to extract job list: etcdserver: request timed out',
+        'E0224 03:54:37.592575       1 leaderelection.go:331] error retrieving resource lock kube-system/kube-controller-manager: etcdserver: request timed out',
+        'I0224 03:54:38.047024       1 leaderelection.go:288] failed to renew lease kube-system/kube-controller-manager: timed out waiting for the condition',
+        'F0224 03:54:38.047158       1 controllermanager.go:279] leaderelection lost',
+        'E0224 03:54:37.591267       1 status.go:71] apiserver received an error that is not an metav1.Status: rpctypes.EtcdError{code:0xe, desc:"etcdserver: request timed out"}',
+      ].join('\n'),
+    );
+    expect(s.requestTimedOut.count).toBe(3);
+    expect(s.leaseRenewFailed).toMatchObject({ count: 1, leases: ['kube-system/kube-controller-manager'] });
+    expect(s.leaderElectionLost.count).toBe(1);
+  });
+
+  it('reads the structured forms of newer releases', () => {
+    const s = scanLogText(
+      [
+        'E0514 09:28:42.047158       1 server.go:245] "Leaderelection lost"',
+        'I0514 09:28:42.047024       1 leaderelection.go:258] "Failed to renew lease" lock="kube-system/kube-scheduler" err="timed out waiting for the condition"',
+        'E0514 09:28:41.591267       1 writers.go:122] "Unhandled Error" err="apiserver received an error that is not an metav1.Status: rpctypes.EtcdError{code:0xe, desc:\\"etcdserver: leader changed\\"}: etcdserver: leader changed"',
+      ].join('\n'),
+    );
+    expect(s.leaderElectionLost.count).toBe(1);
+    expect(s.leaseRenewFailed.leases).toEqual(['kube-system/kube-scheduler']);
+    expect(s.leaderChanged.count).toBe(1);
+  });
+
+  it('finds nothing in healthy lines that share words with the patterns', () => {
+    const s = scanLogText(
+      [
+        'I0514 09:27:12.301551       1 leaderelection.go:250] attempting to acquire leader lease kube-system/kube-controller-manager...',
+        'I0514 09:27:31.886117       1 leaderelection.go:260] successfully acquired lease kube-system/kube-controller-manager',
+        '{"level":"info","ts":"2024-05-14T08:00:00Z","caller":"mvcc/index.go:214","msg":"compact tree index","revision":8812331}',
+        '{"level":"info","ts":"2024-05-14T08:00:00Z","caller":"embed/etcd.go:309","msg":"starting an etcd server","name":"master-2"}',
+        '{"level":"info","ts":"2024-05-14T08:00:00Z","caller":"etcdserver/server.go:1397","msg":"triggering snapshot","local-member-id":"8e9e05c52164694d"}',
+      ].join('\n'),
+    );
+    const counts = Object.values(s).map((v) => (Array.isArray(v) ? v.length : v.count));
+    expect(counts.every((n) => n === 0)).toBe(true);
+  });
+});
+
+describe('parseGoDuration', () => {
+  it('reads Go duration strings', () => {
+    expect(parseGoDuration('1.328471093s')).toBe(1.328471093);
+    expect(parseGoDuration('512.3ms')).toBeCloseTo(0.5123);
+    expect(parseGoDuration('1m2.5s')).toBe(62.5);
+    expect(parseGoDuration('850µs')).toBeCloseTo(0.00085);
+    expect(parseGoDuration('0s')).toBe(0);
+    expect(parseGoDuration('-1.5s')).toBe(-1.5);
+    expect(parseGoDuration('1.2 s')).toBeUndefined();
+    expect(parseGoDuration('fast')).toBeUndefined();
+  });
+});

@@ -17,7 +17,11 @@ const FAULTS = ['none', 'slow-disk', 'member-down', 'hung-member', 'nospace'] as
 type Fault = (typeof FAULTS)[number];
 
 const program = new Command('npm run demo --')
-  .addOption(new Option('--fault <fault>', 'inject a real fault on etcd-2 before diagnosing').choices(FAULTS).default('none'))
+  .addOption(
+    new Option('--fault <fault>', 'inject a real fault on etcd-2 before diagnosing')
+      .choices(FAULTS)
+      .default('none'),
+  )
   .option('--no-shell', 'print the diagnosis and exit instead of opening the shell adapter')
   .parse(process.argv);
 const opts = program.opts<{ fault: Fault; shell: boolean }>();
@@ -30,9 +34,16 @@ async function injectFault(lab: EtcdLab, fault: Fault): Promise<{ stop(): Promis
       // fsync only happens on writes: keep a gentle write load going so the disk shows.
       let running = true;
       const load = (async () => {
-        for (let i = 0; running && i < 600; i++) await lab.writeLoad({ ratePerSecond: 40, durationMs: 1000, valueBytes: 256 });
+        for (let i = 0; running && i < 600; i++)
+          await lab.writeLoad({ ratePerSecond: 40, durationMs: 1000, valueBytes: 256 });
       })();
-      return { stop: async () => { running = false; await load; await slow.stop(); } };
+      return {
+        stop: async () => {
+          running = false;
+          await load;
+          await slow.stop();
+        },
+      };
     }
     case 'member-down':
       await lab.kill('etcd-2');
@@ -69,7 +80,9 @@ async function main(): Promise<void> {
   });
   try {
     const configPath = join(dir, 'etcd-doctor.yaml');
-    const configText = stringify({ clusters: [{ name: 'local', etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } }] });
+    const configText = stringify({
+      clusters: [{ name: 'local', etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } }],
+    });
     await writeFile(configPath, configText);
     console.error(`Cluster "local": ${lab.endpoints.join(', ')} (config: ${configPath})`);
     if (opts.fault !== 'none') console.error(`Injecting fault "${opts.fault}" on etcd-2 ...`);

@@ -7,7 +7,7 @@ import type { Rule } from './diagnosis/rule.js';
 import { rules as defaultRules } from './diagnosis/rules/index.js';
 import { EtcdDoctorError } from './errors.js';
 import { collectEtcdEvidence, type ProbeDepth } from './probes/collect-evidence.js';
-import type { Evidence, Outcome, ProbeRecord } from './probes/evidence.js';
+import type { Evidence, MemberInfo, Outcome, ProbeRecord } from './probes/evidence.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
 import type { KubernetesEvidence } from './probes/kubernetes/evidence.js';
 import { buildReport, type DiagnosisReport } from './report/diagnosis-report.js';
@@ -38,7 +38,12 @@ export interface Doctor {
 interface ClusterClients {
   etcd: EtcdClients;
   http: { get: HttpGet; close(): Promise<void> };
+  /** The last member list that answered, reused by health checks for MEMBER_LIST_REUSE_MS. */
+  memberList?: { outcome: Outcome<MemberInfo[]>; atMs: number };
 }
+
+/** Membership changes are rare and deliberate; a health check may reuse a list this fresh. */
+export const MEMBER_LIST_REUSE_MS = 10_000;
 
 export function createDoctor(deps: DoctorDeps): Doctor {
   const now = deps.now ?? Date.now;
@@ -67,7 +72,9 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       now,
       settings: { timeoutMs: deps.config.probes.timeoutMs, logTimeoutMs: 2 * deps.config.probes.timeoutMs },
       loadClients: () =>
-        loadKubernetesClients(k8s, { readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8') }),
+        loadKubernetesClients(k8s, {
+          readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
+        }),
     });
   };
 
@@ -89,7 +96,10 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const collectedAt = now();
       // Kubernetes evidence (diagnose only) is collected at the same time as etcd's.
       const kubernetesP = depth === 'diagnose' ? collectKubernetes(cluster) : undefined;
-      const { etcd, http } = await clientsFor(cluster);
+      const entry = await clientsFor(cluster);
+      const { etcd, http } = entry;
+      const fresh = entry.memberList && performance.now() - entry.memberList.atMs < MEMBER_LIST_REUSE_MS;
+      const recentMemberList = depth === 'health' && fresh ? entry.memberList?.outcome : undefined;
       const evidence = await collectEtcdEvidence({
         cluster,
         clients: etcd,
@@ -101,7 +111,10 @@ export function createDoctor(deps: DoctorDeps): Doctor {
         metricsWindowMs: deps.config.probes.metricsWindowMs,
         depth,
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+        ...(recentMemberList ? { recentMemberList } : {}),
       });
+      if (evidence.memberList.ok && !recentMemberList)
+        entry.memberList = { outcome: evidence.memberList, atMs: performance.now() };
       evidence.collectedAt = collectedAt;
       if (kubernetesP) addKubernetes(evidence, await kubernetesP);
       const diagnosis = diagnose(evidence, rules, { now: now() });
@@ -129,7 +142,14 @@ function addKubernetes(evidence: Evidence, kubernetes: Outcome<KubernetesEvidenc
   evidence.probes.push(
     ...(kubernetes.ok
       ? kubernetesProbeRecords(kubernetes.data)
-      : [{ name: 'k8s', ok: false, durationMs: Math.round(kubernetes.durationMs), error: kubernetes.failure.message }]),
+      : [
+          {
+            name: 'k8s',
+            ok: false,
+            durationMs: Math.round(kubernetes.durationMs),
+            error: kubernetes.failure.message,
+          },
+        ]),
   );
 }
 

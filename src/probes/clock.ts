@@ -39,7 +39,9 @@ export function createClockProbe(timeoutMs: number): Probe<MemberProbeContext, C
         // Jitter keeps the samples from locking onto the phase of a periodic stall.
         await ctx.sleep(SAMPLE_SPACING_MS / 2 + ((i * 37) % SAMPLE_SPACING_MS), signal);
       }
-      return tick ? { ...tick, maxRttMs: slowest(samples), meanRttMs: mean(samples), samples: samples.length } : fromSingleSample(samples);
+      return tick
+        ? { ...tick, maxRttMs: slowest(samples), meanRttMs: mean(samples), samples: samples.length }
+        : fromSingleSample(samples);
     },
   };
 }

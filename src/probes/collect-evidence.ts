@@ -4,11 +4,19 @@ import type { ClusterConfig } from '../config/schema.js';
 import { createAlarmsProbe } from './alarms.js';
 import { createClockProbe } from './clock.js';
 import type { ClusterProbeContext } from './cluster-context.js';
-import type { Evidence, MemberEvidence, MemberInfo, MemberTarget, Outcome, ProbeRecord } from './evidence.js';
+import type {
+  AlarmData,
+  Evidence,
+  MemberEvidence,
+  MemberInfo,
+  MemberTarget,
+  Outcome,
+  ProbeRecord,
+} from './evidence.js';
 import { skipped } from './evidence.js';
 import type { MemberProbeContext } from './member-context.js';
 import { createMemberHealthProbe } from './member-health.js';
-import { normalizeUrl, sameUrl } from './member-ids.js';
+import { normalizeUrl, sameUrl, toHexId } from './member-ids.js';
 import { createMemberListProbe } from './member-list.js';
 import { createMemberStatusProbe } from './member-status.js';
 import { createMetricsProbe } from './metrics.js';
@@ -27,6 +35,8 @@ export interface CollectOptions {
   /** `health` asks only what `/etcd health` shows; `diagnose` adds /metrics and clocks. */
   depth: ProbeDepth;
   onProgress?: (progress: { done: number; total: number; probe: ProbeRecord }) => void;
+  /** A member list fetched moments ago (warm health checks reuse it instead of asking again). */
+  recentMemberList?: Outcome<MemberInfo[]>;
 }
 
 /** Member probes per depth, in the order they appear in reports. */
@@ -44,7 +54,7 @@ function memberProbes(opts: CollectOptions) {
 
 /** How many probes a collection runs for `memberCount` members (for progress messages). */
 export function countProbes(depth: ProbeDepth, memberCount: number): number {
-  return 2 + memberCount * (depth === 'health' ? 2 : 4);
+  return depth === 'health' ? 1 + memberCount * 2 : 2 + memberCount * 4;
 }
 
 /**
@@ -78,8 +88,12 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
   const configured = opts.cluster.etcd.endpoints.map((endpoint, i) =>
     initialTarget(opts.cluster, endpoint, i),
   );
-  const memberListP = runCluster(createMemberListProbe(opts.timeoutMs));
-  const alarmsP = runCluster(createAlarmsProbe(opts.timeoutMs));
+  const memberListP = opts.recentMemberList
+    ? Promise.resolve(opts.recentMemberList)
+    : runCluster(createMemberListProbe(opts.timeoutMs));
+  // A quick health check reads alarms from Status (each member appends its active alarms to
+  // `errors`, KB §1.5) instead of a separate Alarm RPC; diagnose asks Alarm itself.
+  const alarmsP = opts.depth === 'health' ? undefined : runCluster(createAlarmsProbe(opts.timeoutMs));
   // Name members (etcd-2) as soon as the list arrives, while their own probes still run.
   void memberListP.then((list) => {
     for (const target of configured) nameFromList(target, list);
@@ -88,7 +102,7 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
 
   const memberList = await memberListP;
   const discovered = memberList.ok ? discoverTargets(memberList.data, configured, opts.cluster) : [];
-  total += countProbes(opts.depth, discovered.length) - 2;
+  total += countProbes(opts.depth, discovered.length) - countProbes(opts.depth, 0);
   const discoveredP = discovered.map((target) => probeMember(target, opts, record, memberListP));
   const members = await Promise.all([...configuredP, ...discoveredP]);
   const notStarted = memberList.ok ? notStartedMembers(memberList.data, opts) : [];
@@ -97,7 +111,7 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
     cluster: opts.cluster.name,
     collectedAt,
     memberList,
-    alarms: await alarmsP,
+    alarms: alarmsP ? await alarmsP : alarmsFromStatus(members),
     members: [...members, ...notStarted],
     probes: records,
     timeoutMs: opts.timeoutMs,
@@ -204,4 +218,22 @@ function subjectOf(target: MemberTarget): string {
   return target.name === new URL(target.endpoint).host
     ? target.endpoint
     : `${target.name} (${target.endpoint})`;
+}
+
+/** `memberID:8e9e05c52164694d alarm:NOSPACE` strings in Status.errors, as alarm evidence. */
+export function alarmsFromStatus(members: MemberEvidence[]): Outcome<AlarmData[]> {
+  const answered = members.filter((m) => m.status.ok);
+  if (answered.length === 0)
+    return { ok: false, failure: { kind: 'skipped', message: 'no member answered Status' }, durationMs: 0 };
+  const alarms = new Map<string, AlarmData>();
+  for (const m of answered) {
+    for (const error of m.status.ok ? m.status.data.errors : []) {
+      const match = /memberID:(\w+) alarm:(NOSPACE|CORRUPT)/.exec(error);
+      if (match?.[1] && (match[2] === 'NOSPACE' || match[2] === 'CORRUPT')) {
+        const memberId = /^\d+$/.test(match[1]) ? toHexId(match[1]) : match[1];
+        alarms.set(`${memberId}/${match[2]}`, { memberId, alarm: match[2] });
+      }
+    }
+  }
+  return { ok: true, data: [...alarms.values()], durationMs: 0 };
 }

@@ -8,12 +8,20 @@ import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
 
 const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('node', [BIN, ...args], { env: { ...process.env, ...env, NODE_OPTIONS: '' }, timeout: 30_000 }, (err, stdout, stderr) => {
-      const code = err && typeof err.code === 'number' ? err.code : err ? 1 : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      'node',
+      [BIN, ...args],
+      { env: { ...process.env, ...env, NODE_OPTIONS: '' }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        const code = err && typeof err.code === 'number' ? err.code : err ? 1 : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -57,13 +65,24 @@ describe('etcd-doctor CLI', () => {
     const res = await cli(['diagnose', 'local', '--json'], { ETCD_DOCTOR_CONFIG: config });
     expect(res.code).toBe(0);
     const report = JSON.parse(res.stdout) as Record<string, unknown>;
-    expect(Object.keys(report)).toEqual(expect.arrayContaining(['cluster', 'status', 'durationMs', 'members', 'findings', 'probes']));
+    expect(Object.keys(report)).toEqual(
+      expect.arrayContaining(['cluster', 'status', 'durationMs', 'members', 'findings', 'probes']),
+    );
     expect(report).toMatchObject({ cluster: 'local', status: 'healthy', findings: [] });
     const members = report.members as Array<Record<string, unknown>>;
     expect(members).toHaveLength(3);
     for (const m of members) {
       expect(Object.keys(m)).toEqual(
-        expect.arrayContaining(['name', 'endpoint', 'id', 'reachable', 'isLeader', 'tookMs', 'dbSizeBytes', 'dbSizeInUseBytes']),
+        expect.arrayContaining([
+          'name',
+          'endpoint',
+          'id',
+          'reachable',
+          'isLeader',
+          'tookMs',
+          'dbSizeBytes',
+          'dbSizeInUseBytes',
+        ]),
       );
     }
     const probes = report.probes as Array<Record<string, unknown>>;
@@ -94,7 +113,10 @@ describe('etcd-doctor CLI', () => {
 
   it('a bad config names the field, exit 2, one line', async () => {
     const bad = join(dir, 'bad.yaml');
-    await writeFile(bad, 'clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:1] }\n  - name: b\n    etcd: { endpoints: [nope] }\n');
+    await writeFile(
+      bad,
+      'clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:1] }\n  - name: b\n    etcd: { endpoints: [nope] }\n',
+    );
     const res = await cli(['health', 'a', '--config', bad]);
     expect(res.code).toBe(2);
     expect(res.stderr.trim()).toBe(`etcd-doctor: ${bad}: clusters[1].etcd.endpoints[0]: not a URL`);

@@ -97,7 +97,8 @@ export function member(spec: MemberSpec): MemberEvidence {
         errors: [],
       }),
     metrics: spec.metrics ?? ok(metricsData()),
-    clock: spec.clock ?? ok({ offsetMs: 5, uncertaintyMs: 50, rttMs: 1, maxRttMs: 2, meanRttMs: 1, samples: 6 }),
+    clock:
+      spec.clock ?? ok({ offsetMs: 5, uncertaintyMs: 50, rttMs: 1, maxRttMs: 2, meanRttMs: 1, samples: 6 }),
   };
 }
 

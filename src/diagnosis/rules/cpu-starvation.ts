@@ -39,7 +39,9 @@ export const cpuStarvationRule: Rule = {
     const starved = evidence.members.flatMap((m) => starvedMember(m, evidence.members));
     const explain = evidence.members.map((m) => {
       const found = starved.find((s) => s.member === m);
-      const rtt = m.clock.ok ? `GET /version mean ${formatMs(m.clock.data.meanRttMs)} of ${m.clock.data.samples}` : 'no clock samples';
+      const rtt = m.clock.ok
+        ? `GET /version mean ${formatMs(m.clock.data.meanRttMs)} of ${m.clock.data.samples}`
+        : 'no clock samples';
       return `${m.target.name}: ${found ? found.signals.join('; ') : `no stall (${rtt}, stall from ${formatMs(STALL_MEAN_RTT_MS)} and ${STALL_RATIO}x peers), no slow applies, late heartbeats or stalled reads with a fast disk`}`;
     });
     if (starved.length === 0) return { explain };
@@ -82,10 +84,14 @@ function starvedMember(m: MemberEvidence, all: MemberEvidence[]): Starved[] {
   if (!stall && (!fastDisk || data.peers.some((p) => p.sentFailuresInWindow > 0))) return [];
   const signals = stall ? [stall] : [];
   if (data.deltas.slowApply > 0) {
-    signals.push(`${data.deltas.slowApply} applies over 100 ms in ${data.windowSeconds} s (etcd warns above 100 ms)`);
+    signals.push(
+      `${data.deltas.slowApply} applies over 100 ms in ${data.windowSeconds} s (etcd warns above 100 ms)`,
+    );
   }
-  if (data.deltas.heartbeatSendFailures > 0) signals.push(`${data.deltas.heartbeatSendFailures} late heartbeats in ${data.windowSeconds} s`);
-  if (data.applyBacklog > APPLY_BACKLOG_LIMIT) signals.push(`${data.applyBacklog} proposals committed but not applied (limit a few thousand)`);
+  if (data.deltas.heartbeatSendFailures > 0)
+    signals.push(`${data.deltas.heartbeatSendFailures} late heartbeats in ${data.windowSeconds} s`);
+  if (data.applyBacklog > APPLY_BACKLOG_LIMIT)
+    signals.push(`${data.applyBacklog} proposals committed but not applied (limit a few thousand)`);
   // A slow read alone is slow-reads (it may be the network or the leader); it corroborates a stall.
   if (signals.length > 0 && m.health.ok && m.health.data.tookMs >= STALLED_READ_MS) {
     signals.push(`linearizable read took ${formatMs(m.health.data.tookMs)}`);
@@ -103,7 +109,9 @@ function starvedMember(m: MemberEvidence, all: MemberEvidence[]): Starved[] {
 function stalledAnswers(m: MemberEvidence, all: MemberEvidence[]): string | undefined {
   if (!m.clock.ok) {
     const answersStatus = m.status.ok || m.health.ok;
-    return answersStatus && m.clock.failure.kind === 'timeout' ? `${m.clock.failure.message}, though it answers Status` : undefined;
+    return answersStatus && m.clock.failure.kind === 'timeout'
+      ? `${m.clock.failure.message}, though it answers Status`
+      : undefined;
   }
   const peers = all.flatMap((o) => (o !== m && o.clock.ok ? [o.clock.data.meanRttMs] : []));
   if (peers.length === 0) return undefined;

@@ -39,13 +39,7 @@ export const slowDiskRule: Rule = {
   name: 'slow-disk',
   cause: 'slow-disk',
   needs: ['metrics'],
-  explains: [
-    'leader-churn',
-    'slow-reads',
-    'control-plane-restarts',
-    'apiserver-latency',
-    'peer-network',
-  ],
+  explains: ['leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency', 'peer-network'],
   rank: 20,
   evaluate(evidence) {
     const readings = evidence.members.flatMap((member) => {
@@ -81,7 +75,8 @@ export const OUTLIER_RATIO = 5;
 function outliers(slow: DiskReading[]): DiskReading[] {
   const sorted = [...slow].sort((a, b) => (b.fsync.meanSeconds ?? 0) - (a.fsync.meanSeconds ?? 0));
   const [first, second] = sorted;
-  if (first && second && (first.fsync.meanSeconds ?? 0) >= OUTLIER_RATIO * (second.fsync.meanSeconds ?? 0)) return [first];
+  if (first && second && (first.fsync.meanSeconds ?? 0) >= OUTLIER_RATIO * (second.fsync.meanSeconds ?? 0))
+    return [first];
   return sorted;
 }
 

@@ -54,7 +54,9 @@ describe('real slow etcd member joined with control-plane restarts from the Kube
       expect(restarts).toMatchObject({ causedBy: 'slow-disk' });
       expect(restarts?.evidence.join('\n')).toMatch(/kube-scheduler-master-\d restarted \d{3} times/);
       expect(restarts?.evidence.join('\n')).toContain('leaderelection lost');
-      expect(report.probes.map((p) => p.name)).toEqual(expect.arrayContaining(['k8s-pods', 'k8s-logs', 'k8s-leases']));
+      expect(report.probes.map((p) => p.name)).toEqual(
+        expect.arrayContaining(['k8s-pods', 'k8s-logs', 'k8s-leases']),
+      );
       expect(fake.requests('pods').length).toBeGreaterThan(0);
     } finally {
       await slow.stop();

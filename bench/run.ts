@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { benchDiagnosisTime } from './diagnosis-time.js';
+import { benchHealth } from './health.js';
+
+/**
+ * `npm run bench`: every benchmark, side by side in one run, written to docs/BENCHMARKS.md.
+ * `npm run bench -- health` runs only the named sections.
+ */
+const SECTIONS: Record<string, () => Promise<string>> = {
+  health: benchHealth,
+  'diagnosis-time': benchDiagnosisTime,
+};
+
+function version(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8' }).split('\n')[0]?.trim() ?? 'unknown';
+  } catch {
+    return 'not found';
+  }
+}
+
+function machine(): string {
+  return [
+    `- Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 1024 ** 3)} GiB`,
+    `- Node ${process.version}; ${version('etcd', ['--version'])}; ${version('etcdctl', ['version'])}`,
+    `- Date: ${new Date().toISOString()}`,
+  ].join('\n');
+}
+
+const wanted = process.argv.slice(2).filter((a) => a in SECTIONS);
+const names = wanted.length ? wanted : Object.keys(SECTIONS);
+const parts = [
+  '# Benchmarks',
+  '',
+  'Reproduce with `npm run bench`. Medians and ratios; every comparison ran side by side in the same run.',
+  '',
+  machine(),
+  '',
+];
+for (const name of names) {
+  console.error(`bench: ${name} ...`);
+  const section = SECTIONS[name];
+  if (section) parts.push(await section());
+}
+const text = parts.join('\n');
+console.log(text);
+if (!wanted.length) await writeFile('docs/BENCHMARKS.md', `${text}\n`);

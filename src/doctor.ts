@@ -1,14 +1,15 @@
 import { createEtcdClients, type EtcdClients, loadEtcdTls } from './clients/etcd-clients.js';
 import { createHttpGet, type HttpGet } from './clients/http.js';
 import { loadKubernetesClients } from './clients/kubernetes.js';
-import type { ClusterConfig, ConfigFile } from './config/schema.js';
+import type { ClusterConfig, ConfigFile, ResolvedCluster } from './config/schema.js';
 import { diagnose } from './diagnosis/diagnose.js';
 import type { Rule } from './diagnosis/rule.js';
 import { rules as defaultRules } from './diagnosis/rules/index.js';
-import { EtcdDoctorError } from './errors.js';
+import { describeError, EtcdDoctorError } from './errors.js';
 import { collectEtcdEvidence, type ProbeDepth } from './probes/collect-evidence.js';
 import type { Evidence, MemberInfo, Outcome, ProbeRecord } from './probes/evidence.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
+import { discoverEtcdEndpoints } from './probes/kubernetes/discover-etcd-endpoints.js';
 import type { KubernetesEvidence } from './probes/kubernetes/evidence.js';
 import { buildReport, type DiagnosisReport } from './report/diagnosis-report.js';
 
@@ -36,6 +37,7 @@ export interface Doctor {
 }
 
 interface ClusterClients {
+  cluster: ResolvedCluster;
   etcd: EtcdClients;
   http: { get: HttpGet; close(): Promise<void> };
   /** The last member list that answered, reused by health checks for MEMBER_LIST_REUSE_MS. */
@@ -56,13 +58,38 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     let entry = clients.get(cluster.name);
     if (!entry) {
       entry = (async () => {
+        const resolved = await resolveEndpoints(cluster);
         const tls = await loadEtcdTls(cluster, deps);
-        return { etcd: createEtcdClients(cluster, tls), http: createHttpGet(tls) };
+        return { cluster: resolved, etcd: createEtcdClients(resolved, tls), http: createHttpGet(tls) };
       })();
       entry.catch(() => clients.delete(cluster.name));
       clients.set(cluster.name, entry);
     }
     return entry;
+  };
+
+  /** A cluster configured with `kubernetes` only: its etcd client URLs come from the etcd pods. */
+  const resolveEndpoints = async (cluster: ClusterConfig): Promise<ResolvedCluster> => {
+    const { endpoints } = cluster.etcd;
+    if (endpoints) return { ...cluster, etcd: { ...cluster.etcd, endpoints } };
+    const k8s = cluster.kubernetes;
+    try {
+      if (!k8s) throw new Error('no kubernetes config');
+      const kube = await loadKubernetesClients(k8s, {
+        readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
+      });
+      const found = await discoverEtcdEndpoints(kube, {
+        timeoutMs: deps.config.probes.timeoutMs,
+        ...(k8s.distribution ? { distribution: k8s.distribution } : {}),
+      });
+      return { ...cluster, etcd: { ...cluster.etcd, endpoints: found } };
+    } catch (err) {
+      throw new EtcdDoctorError(
+        'config_invalid',
+        `cluster ${cluster.name} lists no etcd.endpoints and they could not be discovered through Kubernetes: ${describeError(err)}`,
+        { cause: err },
+      );
+    }
   };
 
   const collectKubernetes = (cluster: ClusterConfig): Promise<Outcome<KubernetesEvidence>> | undefined => {
@@ -101,7 +128,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const fresh = entry.memberList && performance.now() - entry.memberList.atMs < MEMBER_LIST_REUSE_MS;
       const recentMemberList = depth === 'health' && fresh ? entry.memberList?.outcome : undefined;
       const evidence = await collectEtcdEvidence({
-        cluster,
+        cluster: entry.cluster,
         clients: etcd,
         httpGet: http.get,
         // etcd probes measure against the real clock: gRPC deadlines and the members' Date headers.

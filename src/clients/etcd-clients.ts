@@ -1,6 +1,6 @@
 import { noop } from 'cockatiel';
 import { Etcd3, type IOptions } from 'etcd3';
-import type { ClusterConfig } from '../config/schema.js';
+import type { ClusterConfig, ResolvedCluster } from '../config/schema.js';
 
 /**
  * One etcd3 client per member endpoint, so a dead or hung member can never stall the others,
@@ -58,7 +58,7 @@ export function createMemberClients(endpoint: string, tls: EtcdTlsFiles | undefi
   return { endpoint, kv: new Etcd3(options()), maintenance: new Etcd3(options()) };
 }
 
-export function createEtcdClients(cluster: ClusterConfig, tls: EtcdTlsFiles | undefined): EtcdClients {
+export function createEtcdClients(cluster: ResolvedCluster, tls: EtcdTlsFiles | undefined): EtcdClients {
   const members = new Map<string, MemberClients>();
   for (const endpoint of cluster.etcd.endpoints) members.set(endpoint, createMemberClients(endpoint, tls));
   return {

@@ -14,7 +14,8 @@ const tlsSchema = z.strictObject({
 });
 
 const etcdSchema = z.strictObject({
-  endpoints: z.array(httpUrl).min(1, { error: 'needs at least one client URL' }),
+  /** Optional when `kubernetes` is set: the client URLs are then read from the etcd pods' flags. */
+  endpoints: z.array(httpUrl).min(1, { error: 'needs at least one client URL' }).optional(),
   metricsUrls: z.array(httpUrl).optional(),
   tls: tlsSchema.optional(),
 });
@@ -55,19 +56,27 @@ const ticketsSchema = z.strictObject({
 export const clusterSchema = z
   .strictObject({
     name: clusterName,
-    etcd: etcdSchema,
+    etcd: etcdSchema.default({}),
     kubernetes: kubernetesSchema.optional(),
     slack: slackSchema.optional(),
     remediation: remediationSchema.optional(),
     tickets: ticketsSchema.optional(),
   })
   .superRefine((cluster, ctx) => {
+    const endpoints = cluster.etcd.endpoints;
+    if (!endpoints && !cluster.kubernetes) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['etcd', 'endpoints'],
+        message: 'is missing (list the client URLs, or set kubernetes to discover them from the etcd pods)',
+      });
+    }
     const metrics = cluster.etcd.metricsUrls;
-    if (metrics && metrics.length !== cluster.etcd.endpoints.length) {
+    if (metrics && endpoints && metrics.length !== endpoints.length) {
       ctx.addIssue({
         code: 'custom',
         path: ['etcd', 'metricsUrls'],
-        message: `needs one URL per endpoint (${cluster.etcd.endpoints.length}), in the same order`,
+        message: `needs one URL per endpoint (${endpoints.length}), in the same order`,
       });
     }
   });
@@ -98,5 +107,7 @@ export const configFileSchema = z
   });
 
 export type ClusterConfig = z.infer<typeof clusterSchema>;
+/** A cluster whose etcd client URLs are known: configured, or discovered through Kubernetes. */
+export type ResolvedCluster = ClusterConfig & { etcd: ClusterConfig['etcd'] & { endpoints: string[] } };
 export type ConfigFile = z.infer<typeof configFileSchema>;
 export type ProbeSettings = z.infer<typeof probeSettingsSchema>;

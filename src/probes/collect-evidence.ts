@@ -1,6 +1,6 @@
 import type { EtcdClients } from '../clients/etcd-clients.js';
 import type { HttpGet } from '../clients/http.js';
-import type { ClusterConfig } from '../config/schema.js';
+import type { ClusterConfig, ResolvedCluster } from '../config/schema.js';
 import { createAlarmsProbe } from './alarms.js';
 import { createClockProbe } from './clock.js';
 import type { ClusterProbeContext } from './cluster-context.js';
@@ -25,7 +25,7 @@ import { type Probe, runProbe } from './probe.js';
 export type ProbeDepth = 'health' | 'diagnose';
 
 export interface CollectOptions {
-  cluster: ClusterConfig;
+  cluster: ResolvedCluster;
   clients: EtcdClients;
   httpGet: HttpGet;
   now: () => number;

@@ -28,7 +28,12 @@ export function exitCodeFor(report: DiagnosisReport): number {
   return EXIT.unhealthy;
 }
 
-async function runCheck(depth: ProbeDepth, clusterName: string, options: CheckOptions, io: CliIo): Promise<number> {
+async function runCheck(
+  depth: ProbeDepth,
+  clusterName: string,
+  options: CheckOptions,
+  io: CliIo,
+): Promise<number> {
   const path = options.config ?? io.env.ETCD_DOCTOR_CONFIG ?? DEFAULT_CONFIG_PATH;
   const config = await loadConfig(path, { readFile: (p) => readFile(p, 'utf8') });
   const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
@@ -53,10 +58,17 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       .command(name)
       .description(description)
       .argument('<cluster>', 'cluster name from the config file')
-      .addOption(new Option('-c, --config <file>', `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`))
+      .addOption(
+        new Option(
+          '-c, --config <file>',
+          `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`,
+        ),
+      )
       .option('--json', 'print the JSON report (stable contract)');
     if (name === 'diagnose') cmd.option('--explain', 'print, for every rule, why it fired or not');
-    cmd.action(async (cluster: string, options: CheckOptions) => setExit(await runCheck(name, cluster, options, io)));
+    cmd.action(async (cluster: string, options: CheckOptions) =>
+      setExit(await runCheck(name, cluster, options, io)),
+    );
   };
   check('health', 'fast per-member health: reachable, leader, took, DB size, alarms');
   check('diagnose', 'every probe, then the rules: the root cause first, with evidence and remediation');

@@ -7,7 +7,7 @@ export function formatSecondsAsMs(seconds: number | undefined): string {
 /** `212.4` -> `212 ms`, `3.21` -> `3.2 ms`, `1500` -> `1.5 s`. */
 export function formatMs(ms: number | undefined): string {
   if (ms === undefined || Number.isNaN(ms)) return 'n/a';
-  if (ms >= 1000) return `${Number((ms / 1000).toFixed(ms >= 10_000 ? 0 : 1))} s`;
+  if (ms >= 1000) return `${Number((ms / 1000).toFixed(ms >= 100_000 ? 0 : 1))} s`;
   if (ms >= 10) return `${Math.round(ms)} ms`;
   return `${Number(ms.toFixed(1))} ms`;
 }

@@ -1,0 +1,193 @@
+import { describe, expect, it } from '@jest/globals';
+import { diagnose } from '../../../src/diagnosis/diagnose.js';
+import { rules } from '../../../src/diagnosis/rules/index.js';
+import type { StatusData } from '../../../src/probes/evidence.js';
+import { clusterEvidence, failed, metricsData, ok } from '../../support/evidence.js';
+
+const now = Date.parse('2026-11-29T03:00:05Z');
+const ctx = { now };
+
+function status(id: string, overrides: Partial<StatusData> = {}) {
+  return ok<StatusData>({
+    memberId: id,
+    clusterId: 'c1',
+    version: '3.4.23',
+    dbSizeBytes: 1_000_000,
+    dbSizeInUseBytes: 900_000,
+    leaderId: 'a1',
+    raftTerm: 2,
+    raftIndex: 100,
+    raftAppliedIndex: 100,
+    revision: 50,
+    isLearner: false,
+    errors: [],
+    ...overrides,
+  });
+}
+
+describe('peer-network', () => {
+  it('names the member its peers cannot reach though it answers us', () => {
+    const peerFailing = (to: string) =>
+      ok(
+        metricsData({
+          peers: [
+            {
+              peerId: to,
+              rttP99Seconds: 0.002,
+              rttSamples: 10,
+              sentFailuresTotal: 40,
+              sentFailuresInWindow: 12,
+            },
+          ],
+        }),
+      );
+    const result = diagnose(
+      clusterEvidence({ 'etcd-1': { metrics: peerFailing('a3') }, 'etcd-2': { metrics: peerFailing('a3') } }),
+      rules,
+      ctx,
+    );
+    expect(result.findings[0]).toMatchObject({
+      cause: 'peer-network',
+      members: ['etcd-3'],
+      severity: 'warning',
+    });
+    expect(result.findings[0]?.evidence).toContain(
+      'etcd-1 -> etcd-3: 12 failed peer sends in the window, though etcd-3 answers us',
+    );
+  });
+
+  it('a partitioned member (answers, no leader, others led) is critical', () => {
+    const result = diagnose(
+      clusterEvidence({
+        'etcd-3': {
+          status: status('a3', { leaderId: '0', raftTerm: 9 }),
+          health: failed('timeout', 'etcd-3 did not answer a linearizable read in 3 s'),
+        },
+      }),
+      rules,
+      ctx,
+    );
+    expect(result.findings[0]).toMatchObject({
+      cause: 'peer-network',
+      members: ['etcd-3'],
+      severity: 'critical',
+    });
+    expect(result.findings[0]?.summary).toContain('cannot reach its peers');
+  });
+
+  it('failed sends to a dead peer are member-down, not a network fault', () => {
+    const down = failed('unreachable', 'etcd-3 is unreachable');
+    const toDead = ok(
+      metricsData({
+        peers: [
+          {
+            peerId: 'a3',
+            rttP99Seconds: undefined,
+            rttSamples: 0,
+            sentFailuresTotal: 90,
+            sentFailuresInWindow: 30,
+          },
+        ],
+      }),
+    );
+    const result = diagnose(
+      clusterEvidence({
+        'etcd-1': { metrics: toDead },
+        'etcd-3': { status: down, health: down, metrics: down, clock: down },
+      }),
+      rules,
+      ctx,
+    );
+    expect(result.findings.map((f) => f.cause)).toEqual(['member-down']);
+  });
+});
+
+describe('clock-skew', () => {
+  const clock = (offsetMs: number) =>
+    ok({ offsetMs, uncertaintyMs: 60, rttMs: 1, maxRttMs: 2, meanRttMs: 1, samples: 10 });
+
+  it('names the one member 10.5 s off', () => {
+    const result = diagnose(clusterEvidence({ 'etcd-2': { clock: clock(10_500) } }), rules, ctx);
+    expect(result.findings[0]).toMatchObject({
+      cause: 'clock-skew',
+      members: ['etcd-2'],
+      severity: 'warning',
+    });
+    expect(result.findings[0]?.summary).toMatch(/^etcd-2's clock is \+10\.5 s off from the other members/);
+  });
+
+  it('stays quiet under 1 s plus the measurement uncertainty', () => {
+    const result = diagnose(clusterEvidence({ 'etcd-2': { clock: clock(1_050) } }), rules, ctx);
+    expect(result.findings).toEqual([]);
+  });
+});
+
+describe('leader-churn', () => {
+  const churn = (totalChanges: number, inWindow: number, uptimeS: number) =>
+    ok(
+      metricsData({
+        deltas: {
+          leaderChanges: inWindow,
+          heartbeatSendFailures: 0,
+          slowApply: 0,
+          slowReadIndexes: 0,
+          readIndexesFailed: 0,
+          proposalsFailed: 0,
+        },
+        totals: { ...metricsData().totals, leaderChanges: totalChanges },
+        gauges: { ...metricsData().gauges, processStartTimeSeconds: now / 1000 - uptimeS },
+      }),
+    );
+
+  it('a restart a week ago (a few changes over a long uptime) raises nothing', () => {
+    const result = diagnose(clusterEvidence({ 'etcd-1': { metrics: churn(3, 0, 7 * 86_400) } }), rules, ctx);
+    expect(result.findings).toEqual([]);
+  });
+
+  it('five changes in ten minutes of uptime is churn', () => {
+    const result = diagnose(clusterEvidence({ 'etcd-1': { metrics: churn(6, 0, 600) } }), rules, ctx);
+    expect(result.findings[0]).toMatchObject({ cause: 'leader-churn', severity: 'warning' });
+  });
+});
+
+describe('db-quota levels (CEOP 65/75/85 %)', () => {
+  const full = (ratio: number) => {
+    const quota = 2 * 1024 ** 3;
+    const size = Math.round(quota * ratio);
+    return { status: status('a1', { dbSizeBytes: size, dbSizeInUseBytes: size }) };
+  };
+
+  it.each([
+    [0.6, undefined, 'healthy'],
+    [0.7, 'info', 'healthy'],
+    [0.8, 'warning', 'degraded'],
+    [0.9, 'critical', 'critical'],
+  ] as const)('%s of the quota -> %s', (ratio, severity, status) => {
+    const result = diagnose(clusterEvidence({ 'etcd-1': full(ratio) }), rules, ctx);
+    expect(result.findings[0]?.severity).toBe(severity);
+    expect(result.status).toBe(status);
+  });
+});
+
+describe('corruption and slow reads', () => {
+  it('a CORRUPT alarm is critical and names the member', () => {
+    const evidence = clusterEvidence();
+    evidence.alarms = ok([{ memberId: 'a2', alarm: 'CORRUPT' }]);
+    const result = diagnose(evidence, rules, ctx);
+    expect(result.findings[0]).toMatchObject({
+      cause: 'corruption',
+      members: ['etcd-2'],
+      severity: 'critical',
+    });
+  });
+
+  it('one slow reader with no other signal says where to look', () => {
+    const result = diagnose(clusterEvidence({ 'etcd-3': { health: ok({ tookMs: 1300 }) } }), rules, ctx);
+    expect(result.findings[0]).toMatchObject({
+      cause: 'slow-reads',
+      members: ['etcd-3'],
+      severity: 'critical',
+    });
+    expect(result.findings[0]?.summary).toContain("suspect that member's disk or CPU");
+  });
+});

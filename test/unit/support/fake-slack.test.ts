@@ -8,7 +8,8 @@ import WebSocket from 'ws';
 import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { blockActionsForm, signSlackRequest, slashCommandForm } from '../../support/slack-signing.js';
 
-const SAMPLES = new URL('../../../../shared/reference/slack-samples/', import.meta.url);
+// Copies of ../shared/reference/slack-samples (Slack's documented payloads), kept in the repo.
+const SAMPLES = new URL('../../fixtures/slack-samples/', import.meta.url);
 const sample = (name: string): string => readFileSync(new URL(name, SAMPLES), 'utf8');
 
 const BOT_TOKEN = 'xoxb-1-test';

@@ -41,6 +41,10 @@ command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
 command -v strace >/dev/null 2>&1 || missing+=(strace)
 command -v cpulimit >/dev/null 2>&1 || missing+=(cpulimit)
+# kubectl renders the kustomize manifests in the deploy tests; Debian's kubernetes-client has one.
+command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
+# gcc builds the clock-shifting tracer used by the clock-skew test (it falls back without it).
+command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 if [ "$need_redis" = 1 ] && ! command -v redis-server >/dev/null 2>&1 && ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
   missing+=(redis-server)
 fi

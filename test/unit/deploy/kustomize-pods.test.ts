@@ -1,0 +1,209 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { IDeployment } from 'kubernetes-models/apps/v1';
+import type { IContainer, IEnvVar } from 'kubernetes-models/v1';
+import {
+  containerOf,
+  deploymentNamed,
+  deploymentsOf,
+  objectsOf,
+  podSpecOf,
+  renderAllTargets,
+  type Target,
+} from '../../support/deploy-manifests.js';
+import { findObject, type KubeObject } from '../../support/kustomize.js';
+
+/** What the pods run as, how Kubernetes checks them, and which Slack mode each overlay sets up. */
+
+let rendered: Map<Target, KubeObject[]>;
+beforeAll(() => {
+  rendered = renderAllTargets(process.env);
+});
+
+const APP_TARGETS = ['base', 'overlays/socket-mode', 'overlays/http', 'install'] as const;
+
+function env(container: IContainer, name: string): IEnvVar | undefined {
+  return container.env?.find((e) => e.name === name);
+}
+
+function everyDeployment(): Array<{
+  target: Target;
+  name: string;
+  deployment: IDeployment;
+}> {
+  return APP_TARGETS.flatMap((target) =>
+    deploymentsOf(objectsOf(rendered, target)).map((deployment) => ({
+      target,
+      name: deployment.metadata?.name ?? '',
+      deployment,
+    })),
+  );
+}
+
+describe('the Deployments', () => {
+  it('are the bot and the worker, running their role', () => {
+    for (const target of APP_TARGETS) {
+      const deployments = deploymentsOf(objectsOf(rendered, target));
+      expect(deployments.map((d) => d.metadata?.name).sort()).toEqual([
+        'etcd-doctor-bot',
+        'etcd-doctor-worker',
+      ]);
+    }
+    const base = objectsOf(rendered, 'base');
+    expect(containerOf(deploymentNamed(base, 'etcd-doctor-bot'), 'bot').args).toEqual(['bot']);
+    expect(containerOf(deploymentNamed(base, 'etcd-doctor-worker'), 'worker').args).toEqual(['worker']);
+  });
+
+  it('run as non-root, with a read-only root filesystem, no capabilities and seccomp', () => {
+    for (const { target, name, deployment } of everyDeployment()) {
+      const pod = podSpecOf(deployment);
+      expect({ target, name, pod: pod.securityContext }).toEqual({
+        target,
+        name,
+        pod: expect.objectContaining({
+          runAsNonRoot: true,
+          runAsUser: 10001,
+          seccompProfile: { type: 'RuntimeDefault' },
+        }),
+      });
+      expect(pod.hostNetwork ?? false).toBe(false);
+      for (const container of [...pod.containers, ...(pod.initContainers ?? [])]) {
+        expect({ target, name, container: container.securityContext }).toEqual({
+          target,
+          name,
+          container: {
+            runAsNonRoot: true,
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+            capabilities: { drop: ['ALL'] },
+          },
+        });
+      }
+    }
+  });
+
+  it('have memory limits, requests and a pinned image', () => {
+    for (const { target, name, deployment } of everyDeployment()) {
+      for (const container of podSpecOf(deployment).containers) {
+        expect({ target, name, resources: container.resources }).toEqual({
+          target,
+          name,
+          resources: {
+            requests: { cpu: expect.any(String), memory: expect.any(String) },
+            limits: { memory: expect.any(String) },
+          },
+        });
+        expect(container.image).toMatch(/:\d+\.\d+\.\d+$/);
+      }
+    }
+    const installed = deploymentsOf(objectsOf(rendered, 'install'));
+    for (const d of installed) {
+      expect(podSpecOf(d).containers[0]?.image).toBe('registry.example.com/platform/etcd-doctor:0.1.0');
+    }
+  });
+
+  it('probe /healthz (liveness) and /readyz (readiness) on the port the process listens on', () => {
+    for (const { target, name, deployment } of everyDeployment()) {
+      for (const container of podSpecOf(deployment).containers) {
+        const port = container.ports?.find((p) => p.name === 'http');
+        expect({ target, name, port: port?.containerPort, PORT: env(container, 'PORT')?.value }).toEqual({
+          target,
+          name,
+          port: 3000,
+          PORT: '3000',
+        });
+        expect(container.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+        expect(container.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      }
+    }
+  });
+
+  it('have a disruption budget each', () => {
+    for (const target of APP_TARGETS) {
+      const objects = objectsOf(rendered, target);
+      for (const name of ['etcd-doctor-bot', 'etcd-doctor-worker']) {
+        const deployment = findObject(objects, 'Deployment', name) as { spec?: { selector?: unknown } };
+        const pdb = findObject(objects, 'PodDisruptionBudget', name) as { spec?: { selector?: unknown } };
+        expect(pdb.spec?.selector).toEqual(deployment.spec?.selector);
+      }
+    }
+  });
+});
+
+describe('secrets and the Slack mode', () => {
+  const SECRET_ENV = /TOKEN|SECRET|REDIS_URL|PASSWORD|KEY/;
+
+  it('reference Secrets and never hold a value', () => {
+    for (const target of APP_TARGETS)
+      expect(objectsOf(rendered, target).filter((o) => o.kind === 'Secret')).toEqual([]);
+    for (const { target, name, deployment } of everyDeployment()) {
+      for (const container of podSpecOf(deployment).containers) {
+        for (const variable of (container.env ?? []).filter((e) => SECRET_ENV.test(e.name))) {
+          expect({ target, name, variable: variable.name, value: variable.value }).toEqual({
+            target,
+            name,
+            variable: variable.name,
+            value: undefined,
+          });
+          expect(variable.valueFrom?.secretKeyRef?.name).toMatch(/^etcd-doctor-/);
+        }
+      }
+    }
+  });
+
+  it('socket mode: the bot has SLACK_APP_TOKEN and nothing is exposed', () => {
+    const objects = objectsOf(rendered, 'overlays/socket-mode');
+    const bot = containerOf(deploymentNamed(objects, 'etcd-doctor-bot'), 'bot');
+    expect(env(bot, 'SLACK_APP_TOKEN')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'etcd-doctor-slack',
+      key: 'SLACK_APP_TOKEN',
+    });
+    expect(env(bot, 'SLACK_SIGNING_SECRET')).toBeUndefined();
+    expect(objects.filter((o) => o.kind === 'Ingress')).toEqual([]);
+    // ClusterIP only: the bot Service is for Alertmanager in the cluster, the metrics one for Prometheus.
+    const services = objects.filter((o) => o.kind === 'Service') as Array<
+      KubeObject & { spec?: { type?: string } }
+    >;
+    expect(services.map((s) => [s.metadata.name, s.spec?.type ?? 'ClusterIP'])).toEqual([
+      ['etcd-doctor-bot', 'ClusterIP'],
+      ['etcd-doctor-metrics', 'ClusterIP'],
+    ]);
+  });
+
+  it('http mode: the bot checks SLACK_SIGNING_SECRET behind the etcd-doctor-bot Service', () => {
+    const objects = objectsOf(rendered, 'overlays/http');
+    const bot = containerOf(deploymentNamed(objects, 'etcd-doctor-bot'), 'bot');
+    expect(env(bot, 'SLACK_SIGNING_SECRET')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'etcd-doctor-slack',
+      key: 'SLACK_SIGNING_SECRET',
+    });
+    expect(env(bot, 'SLACK_APP_TOKEN')).toBeUndefined();
+    expect(findObject(objects, 'Service', 'etcd-doctor-bot')).toMatchObject({
+      spec: {
+        selector: { 'app.kubernetes.io/name': 'etcd-doctor', 'app.kubernetes.io/component': 'bot' },
+        ports: [{ name: 'http', port: 3000, targetPort: 'http' }],
+      },
+    });
+  });
+
+  it('the worker posts with the bot token only: it takes no Slack events', () => {
+    for (const target of APP_TARGETS) {
+      const worker = containerOf(
+        deploymentNamed(objectsOf(rendered, target), 'etcd-doctor-worker'),
+        'worker',
+      );
+      const slack = (worker.env ?? []).map((e) => e.name).filter((n) => n.startsWith('SLACK_'));
+      expect({ target, slack }).toEqual({ target, slack: ['SLACK_BOT_TOKEN'] });
+    }
+  });
+
+  it('only the worker gets a Kubernetes API token', () => {
+    const objects = objectsOf(rendered, 'base');
+    const pods = Object.fromEntries(
+      deploymentsOf(objects).map((d) => [d.metadata?.name, podSpecOf(d).automountServiceAccountToken]),
+    );
+    expect(pods).toEqual({ 'etcd-doctor-bot': false, 'etcd-doctor-worker': undefined });
+    expect(findObject(objects, 'ServiceAccount', 'etcd-doctor-bot')).toMatchObject({
+      automountServiceAccountToken: false,
+    });
+  });
+});

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { benchDiagnosisTime } from './diagnosis-time.js';
 import { benchHealth } from './health.js';
+import { benchProbeCost } from './probe-cost.js';
 
 /**
  * `npm run bench`: every benchmark, side by side in one run, written to docs/BENCHMARKS.md.
@@ -11,6 +12,7 @@ import { benchHealth } from './health.js';
 const SECTIONS: Record<string, () => Promise<string>> = {
   health: benchHealth,
   'diagnosis-time': benchDiagnosisTime,
+  'probe-cost': benchProbeCost,
 };
 
 function version(cmd: string, args: string[]): string {

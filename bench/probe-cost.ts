@@ -47,11 +47,19 @@ export async function benchProbeCost(): Promise<string> {
         .filter(([, n]) => n > 0)
         .map(([method, n]) => `${method} ${n}`)
         .join(', ');
-      const sent = counter(after[i] ?? '', 'etcd_network_client_grpc_sent_bytes_total') - counter(before[i] ?? '', 'etcd_network_client_grpc_sent_bytes_total');
+      const sent =
+        counter(after[i] ?? '', 'etcd_network_client_grpc_sent_bytes_total') -
+        counter(before[i] ?? '', 'etcd_network_client_grpc_sent_bytes_total');
       const received =
-        counter(after[i] ?? '', 'etcd_network_client_grpc_received_bytes_total') - counter(before[i] ?? '', 'etcd_network_client_grpc_received_bytes_total');
+        counter(after[i] ?? '', 'etcd_network_client_grpc_received_bytes_total') -
+        counter(before[i] ?? '', 'etcd_network_client_grpc_received_bytes_total');
       const clockRead = report.members.find((r) => r.name === m.name)?.clockOffsetMs !== null;
-      return row([m.name, methods || 'none', `${sent} / ${received}`, `2 × /metrics (${Math.round((metricsBytes[i] ?? 0) / 1024)} KiB each), ${clockRead ? '10–13' : '0'} × /version (a few hundred bytes each)`]);
+      return row([
+        m.name,
+        methods || 'none',
+        `${sent} / ${received}`,
+        `2 × /metrics (${Math.round((metricsBytes[i] ?? 0) / 1024)} KiB each), ${clockRead ? '10–13' : '0'} × /version (a few hundred bytes each)`,
+      ]);
     });
     return [
       '## Probe cost of one diagnosis, per member (measured by etcd)',
@@ -60,8 +68,8 @@ export async function benchProbeCost(): Promise<string> {
       row(['---', '---', '---', '---']),
       ...rows,
       '',
-      '- The only Range is a Get of the single key `health` (never a prefix, never the keyspace). MemberList and Alarm are sent to every member at once and the first answer is used, so a hung member costs nothing.
-- The /metrics text dominates the bytes; the two scrapes are what make the fsync p99 describe the last few seconds.',
+      '- The only Range is a Get of the single key `health` (never a prefix, never the keyspace). MemberList and Alarm are sent to every member at once and the first answer is used, so a hung member costs nothing.',
+      '- The /metrics text dominates the bytes; the two scrapes are what make the fsync p99 describe the last few seconds.',
       '',
     ].join('\n');
   } finally {

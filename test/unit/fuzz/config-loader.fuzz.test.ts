@@ -12,6 +12,7 @@ const injection = fc.constantFrom(
   '*anchor',
   '&a [*a, *a, *a]',
   '"; rm -rf / #',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4shell-shaped input, on purpose
   '${jndi:ldap://127.0.0.1/a}',
   '{{ .Values }}',
   '\u0000\u202e\ufeff',

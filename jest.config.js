@@ -10,6 +10,8 @@ export default {
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // The 10-minute soak runs on its own: `npm run test:soak` (jest.soak.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/soak/'],
   testTimeout: 60000,
   maxWorkers: 1,
 };

@@ -4,6 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import { benchDiagnosisTime } from './diagnosis-time.js';
 import { benchHealth } from './health.js';
 import { benchProbeCost } from './probe-cost.js';
+import { benchSlackFlow } from './slack-flow.js';
 
 /**
  * `npm run bench`: every benchmark, side by side in one run, written to docs/BENCHMARKS.md.
@@ -13,6 +14,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   health: benchHealth,
   'diagnosis-time': benchDiagnosisTime,
   'probe-cost': benchProbeCost,
+  'slack-flow': benchSlackFlow,
 };
 
 function version(cmd: string, args: string[]): string {

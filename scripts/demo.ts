@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { stringify } from 'yaml';
 import { parseConfigText } from '../src/config/load-config.js';
+import type { ConfigFile } from '../src/config/schema.js';
 import { createDoctor } from '../src/doctor.js';
 import { type EtcdLab, findEtcdBinary, startEtcdLab } from '../src/lab/etcd-lab.js';
 import { renderText } from '../src/report/render-text.js';
+import { runShell } from '../src/roles/run-shell.js';
 
 /**
  * The demo: a real local 3-member etcd, optionally with one fault injected for real, the
@@ -95,16 +97,28 @@ async function main(): Promise<void> {
     } finally {
       await doctor.close();
     }
-    if (opts.shell) await openShell(configPath);
+    if (opts.shell) await openShell(parsed.value);
   } finally {
     await cleanup();
   }
 }
 
-/** The shell chat adapter on the demo cluster (the whole product, no Slack needed). */
-async function openShell(configPath: string): Promise<void> {
-  const { runDemoShell } = await import('./demo-shell.js');
-  await runDemoShell(configPath);
+/**
+ * The shell chat adapter on the demo cluster: the whole product (commands, queue, worker,
+ * diagnosis, buttons) with no Slack. Piped stdin runs its commands and returns at EOF.
+ */
+async function openShell(config: ConfigFile): Promise<void> {
+  const interactive = Boolean(process.stdin.isTTY);
+  if (interactive)
+    console.error('\nType /etcd help, /etcd diagnose local, or a button number. Ctrl-D or exit leaves.');
+  await runShell({
+    config,
+    input: process.stdin,
+    output: process.stdout,
+    interactive,
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    queuePrefix: `etcd-doctor-demo-${process.pid}`,
+  });
 }
 
 await main();

@@ -25,6 +25,8 @@ export interface DoctorDeps {
 export interface RunOptions {
   explain?: boolean;
   onProgress?: (progress: { done: number; total: number; probe: ProbeRecord }) => void;
+  /** Receives the evidence behind the report (history keeps leader-change counters and restarts from it). */
+  onEvidence?: (evidence: Evidence) => void;
 }
 
 /** The chat-agnostic core: cluster name in, report out. The CLI and the worker both use it. */
@@ -145,6 +147,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       evidence.collectedAt = collectedAt;
       if (kubernetesP) addKubernetes(evidence, await kubernetesP);
       const diagnosis = diagnose(evidence, rules, { now: now() });
+      opts.onEvidence?.(evidence);
       return buildReport(evidence, diagnosis, {
         kind: depth,
         durationMs: performance.now() - started,

@@ -5,12 +5,25 @@ import { runCli } from './cli.js';
  * `bin/etcd-doctor.js` imports this file.
  */
 export async function main(): Promise<void> {
+  const shutdown = new AbortController();
+  const stop = () => shutdown.abort();
   process.exitCode = await runCli({
     argv: process.argv.slice(2),
     env: process.env,
     stdout: (text) => process.stdout.write(`${text}\n`),
     stderr: (text) => process.stderr.write(`${text}\n`),
+    stdin: process.stdin,
+    stdoutStream: process.stdout,
+    interactive: Boolean(process.stdin.isTTY),
+    // Only the long-running roles ask for this; Ctrl-C keeps killing a one-shot health check.
+    shutdownSignal: () => {
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return shutdown.signal;
+    },
   });
+  process.off('SIGINT', stop);
+  process.off('SIGTERM', stop);
 }
 
 await main();

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { dirname } from 'node:path';
 import {
+  BatchV1Api,
   type ConfigurationOptions,
   CoordinationV1Api,
   CoreV1Api,
@@ -35,6 +36,8 @@ export interface KubernetesClients {
   readonly server: string;
   readonly context: string;
   readonly core: CoreV1Api;
+  /** Jobs: only the opt-in remediation role may create them (disk-benchmark). */
+  readonly batch: BatchV1Api;
   readonly coordination: CoordinationV1Api;
   readonly custom: CustomObjectsApi;
   /** Per-call options that abort that one request when `signal` fires. */
@@ -115,6 +118,7 @@ export function createKubernetesClients(kc: KubeConfig): KubernetesClients {
     server,
     context: kc.getCurrentContext(),
     core: kc.makeApiClient(CoreV1Api),
+    batch: kc.makeApiClient(BatchV1Api),
     coordination: kc.makeApiClient(CoordinationV1Api),
     custom: kc.makeApiClient(CustomObjectsApi),
     bound(signal) {

@@ -41,6 +41,17 @@ const remediationSchema = z.strictObject({
   dryRun: z.boolean().optional(),
   snapshotDir: z.string().min(1).optional(),
   diskBenchmarkImage: z.string().min(1).optional(),
+  /** The image of the short-lived pod that moves a static pod manifest out and back (needs sh, mv, sleep). */
+  helperImage: z.string().min(1).optional(),
+  /** Buttons expire this long after their diagnosis; actions that change something never later than 30 min. */
+  planExpiryMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .optional(),
+  /** Pause between two members' defragmentation (KB R3: CEOP 36 s, Red Hat about a minute). */
+  defragPauseSeconds: z.number().min(0).max(600).optional(),
 });
 
 const ticketsSchema = z.strictObject({
@@ -87,10 +98,39 @@ export const probeSettingsSchema = z.strictObject({
   metricsWindowMs: z.number().int().min(0).max(60_000).default(3000),
 });
 
+/** Diagnosis history in Redis, for the digest's trends. */
+export const historySettingsSchema = z.strictObject({
+  retentionDays: z.number().int().min(1).max(365).optional(),
+});
+
+/** The daily digest. */
+export const digestSettingsSchema = z.strictObject({
+  /** Clusters diagnosed at once per digest (default 200). */
+  concurrency: z.number().int().min(1).max(1000).optional(),
+  /** A slot sent this long after its time is marked late (default 10). */
+  lateAfterMinutes: z.number().int().min(1).max(1440).optional(),
+});
+
+/** Alert-driven triage (POST /alertmanager). */
+export const alertmanagerSettingsSchema = z.strictObject({
+  /** The alert label that names the cluster (default `cluster`). */
+  clusterLabel: z.string().min(1).optional(),
+  /** A group that fires again within this many minutes of its last notification reuses its thread (default 720). */
+  threadWindowMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 1440)
+    .optional(),
+});
+
 export const configFileSchema = z
   .strictObject({
     clusters: z.array(clusterSchema).min(1, { error: 'needs at least one cluster' }),
     probes: probeSettingsSchema.default({ timeoutMs: 3000, metricsWindowMs: 3000 }),
+    history: historySettingsSchema.optional(),
+    digest: digestSettingsSchema.optional(),
+    alertmanager: alertmanagerSettingsSchema.optional(),
   })
   .superRefine((config, ctx) => {
     const seen = new Set<string>();

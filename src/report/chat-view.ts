@@ -19,6 +19,10 @@ export interface TextView {
   lines: string[];
   title?: string;
   link?: { label: string; url: string };
+  /** Buttons under the text (a remediation's "Run it", "Open another ticket"). */
+  buttons?: ViewButton[];
+  /** A user id the message is about ("<@U123> started Defragment"): adapters mention them. */
+  actor?: string;
 }
 
 /** The root message while probes run: "Diagnosing *prod*: 2 of 6 probes done". */
@@ -54,6 +58,8 @@ export interface ViewButton {
   /** Index of the finding the button belongs to; null for buttons about the whole report (re-run). */
   finding: number | null;
   style?: 'primary' | 'danger';
+  /** A dialog the platform shows before sending the press (Slack's confirmation object). */
+  confirm?: { title: string; text: string; confirm: string; deny: string };
 }
 
 /** Button captions. A Record over ActionId, so a new action id without a caption does not compile. */
@@ -82,7 +88,7 @@ export function actionLabel(action: ActionId, args: Record<string, string> = {})
 export function textView(
   lines: string | string[],
   tone: Tone = 'info',
-  extra: Pick<TextView, 'title' | 'link'> = {},
+  extra: Pick<TextView, 'title' | 'link' | 'buttons' | 'actor'> = {},
 ): TextView {
   return { kind: 'text', tone, lines: typeof lines === 'string' ? [lines] : lines, ...extra };
 }

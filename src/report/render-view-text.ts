@@ -17,7 +17,12 @@ export function renderViewText(view: ChatView, opts: TextRenderOptions = {}): st
   switch (view.kind) {
     case 'text': {
       const lines = view.title ? [view.title, ...view.lines] : [...view.lines];
+      if (view.actor !== undefined && lines[0] !== undefined) lines[0] = `@${view.actor} ${lines[0]}`;
       if (view.link) lines.push(`${view.link.label}: ${view.link.url}`);
+      if (view.buttons?.length) {
+        const button = opts.button ?? ((b: ViewButton) => `[${b.label}]`);
+        lines.push(`Buttons: ${view.buttons.map(button).join('  ')}`);
+      }
       return plainText(lines.join('\n'));
     }
     case 'progress':

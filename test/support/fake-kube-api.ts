@@ -34,6 +34,21 @@ export interface FakeKubeApiOptions {
   token?: string;
   /** The identity named in 403 messages. */
   user?: string;
+  /**
+   * Called after a create, delete or patch is stored (remediation tests): play the kubelet or the
+   * Job controller here, e.g. mark a created pod Succeeded or give a Job its pod and log.
+   */
+  onWrite?: (write: KubeWrite, api: FakeKubeApi) => void;
+}
+
+/** A create (POST), delete or patch the fake accepted, with its parsed JSON body. */
+export interface KubeWrite {
+  method: 'POST' | 'DELETE' | 'PATCH';
+  resource: string;
+  namespace: string | undefined;
+  name: string | undefined;
+  body: unknown;
+  contentType: string;
 }
 
 export interface RecordedKubeRequest {
@@ -51,6 +66,12 @@ export interface FakeKubeApi {
   readonly token: string;
   readonly fixture: KubeFixture;
   requests(resource?: string): RecordedKubeRequest[];
+  /** Every create, delete and patch, in order. */
+  writes(resource?: string): KubeWrite[];
+  /** Objects created through the API that are not deleted yet (`jobs` here; pods join the fixture's pods). */
+  created(resource: 'jobs'): KubeObject[];
+  /** Serves `text` as the log of a pod's container (created pods have no fixture file). */
+  setLog(namespace: string, pod: string, container: string, text: string): void;
   close(): Promise<void>;
 }
 
@@ -97,8 +118,23 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions): Promise<FakeKu
   const user = opts.user ?? 'system:serviceaccount:monitoring:etcd-doctor';
   const delays = [...(fixture.scenario.delays ?? []), ...(opts.delays ?? [])];
   const recorded: RecordedKubeRequest[] = [];
+  const writes: KubeWrite[] = [];
+  const jobs: KubeObject[] = [];
+  const logs = new Map<string, string>();
+  let api: FakeKubeApi | undefined;
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'POST' || req.method === 'DELETE' || req.method === 'PATCH') {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const write = handleWrite(req, Buffer.concat(chunks).toString('utf8'));
+        if (write.stored && api) opts.onWrite?.(write.stored, api);
+        res.writeHead(write.answer.status, { 'Content-Type': write.answer.contentType });
+        res.end(write.answer.body);
+      });
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://fake');
     const query = Object.fromEntries(url.searchParams);
     const route = routeOf(fixture, url.pathname);
@@ -128,20 +164,122 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions): Promise<FakeKu
     res.on('close', () => clearTimeout(timer));
   };
 
+  /** Creates, deletes and patches of what remediation touches: pods, batch/v1 Jobs, operator resources. */
+  const handleWrite = (req: IncomingMessage, raw: string): { answer: Answer; stored?: KubeWrite } => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const method = req.method as KubeWrite['method'];
+    let body: unknown;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      return { answer: json(400, statusBody(400, 'BadRequest', 'body is not JSON')) };
+    }
+    const parts = url.pathname.split('/').filter(Boolean);
+    const record = (
+      resource: string,
+      namespace: string | undefined,
+      name: string | undefined,
+      status: number,
+    ) =>
+      recorded.push({
+        method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        resource,
+        namespace,
+        name,
+        status,
+      });
+    if (req.headers.authorization !== `Bearer ${token}`)
+      return { answer: json(401, statusBody(401, 'Unauthorized', 'Unauthorized')) };
+    const contentType = String(req.headers['content-type'] ?? '');
+    // /api/v1/namespaces/{ns}/pods[/{name}] and /apis/batch/v1/namespaces/{ns}/jobs[/{name}]
+    const core = parts[0] === 'api' && parts[2] === 'namespaces' && parts[4] === 'pods';
+    const batch =
+      parts[0] === 'apis' && parts[1] === 'batch' && parts[3] === 'namespaces' && parts[5] === 'jobs';
+    if (core || batch) {
+      const resource = core ? 'pods' : 'jobs';
+      const namespace = core ? parts[3] : parts[4];
+      const name = core ? parts[5] : parts[6];
+      const list = core ? fixture.objects.pods : jobs;
+      if (method === 'POST') {
+        const obj = body as KubeObject;
+        if (namespace) obj.metadata.namespace = namespace;
+        obj.metadata.uid = `uid-${obj.metadata.name}-${recorded.length}`;
+        obj.metadata.creationTimestamp = new Date().toISOString();
+        list.push(obj);
+        const stored: KubeWrite = { method, resource, namespace, name: obj.metadata.name, body, contentType };
+        writes.push(stored);
+        record(resource, namespace, obj.metadata.name, 201);
+        return { answer: json(201, obj), stored };
+      }
+      if (method === 'DELETE' && name) {
+        const i = list.findIndex((o) => o.metadata.name === name && o.metadata.namespace === namespace);
+        if (i < 0) {
+          record(resource, namespace, name, 404);
+          return { answer: json(404, statusBody(404, 'NotFound', `${resource} "${name}" not found`)) };
+        }
+        const [gone] = list.splice(i, 1);
+        const stored: KubeWrite = {
+          method,
+          resource,
+          namespace,
+          name,
+          body: { ...(body as object), query: Object.fromEntries(url.searchParams) },
+          contentType,
+        };
+        writes.push(stored);
+        record(resource, namespace, name, 200);
+        return { answer: json(200, gone), stored };
+      }
+    }
+    // /apis/operator.openshift.io/v1/{plural}/cluster
+    if (method === 'PATCH' && parts[1] === 'operator.openshift.io' && parts[3] && parts[4]) {
+      const stored: KubeWrite = {
+        method,
+        resource: parts[3],
+        namespace: undefined,
+        name: parts[4],
+        body,
+        contentType,
+      };
+      writes.push(stored);
+      record(parts[3], undefined, parts[4], 200);
+      return {
+        answer: json(200, {
+          apiVersion: 'operator.openshift.io/v1',
+          kind: 'Etcd',
+          metadata: { name: parts[4] },
+          ...(body as object),
+        }),
+        stored,
+      };
+    }
+    record(url.pathname, undefined, undefined, 404);
+    return { answer: notFoundPath() };
+  };
+
   const server = createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  api = {
     url: `http://127.0.0.1:${port}`,
     token,
     fixture,
     requests: (resource) => recorded.filter((r) => resource === undefined || r.resource === resource),
+    writes: (resource) => writes.filter((w) => resource === undefined || w.resource === resource),
+    created: () => jobs,
+    setLog(namespace, pod, container, text) {
+      logs.set(`${namespace}/${pod}/${container}`, text);
+      fixture.logOverrides = logs;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+  return api;
 }
 
 function applies(rule: { resource: string; namespace?: string | undefined }, route: Route): boolean {
@@ -286,7 +424,9 @@ function podLog(fixture: KubeFixture, namespace: string, pod: string, q: URLSear
     return json(400, statusBody(400, 'BadRequest', `container ${container} is not valid for pod ${pod}`));
   }
   const previous = q.get('previous') === 'true';
-  const body = fixture.readText(`logs/${namespace}/${pod}/${container}${previous ? '.previous' : ''}.log`);
+  const override = previous ? undefined : fixture.logOverrides?.get(`${namespace}/${pod}/${container}`);
+  const body =
+    override ?? fixture.readText(`logs/${namespace}/${pod}/${container}${previous ? '.previous' : ''}.log`);
   if (body === undefined) {
     const message = previous ? `previous terminated container "${container}" in pod "${pod}" not found` : '';
     if (previous) return json(400, statusBody(400, 'BadRequest', message));

@@ -41,6 +41,8 @@ export interface KubeFixture {
   objects: Record<ListKind, KubeObject[]>;
   /** A file of the scenario or its base chain, or undefined. */
   readText(relativePath: string): string | undefined;
+  /** Logs set at run time (FakeKubeApi.setLog), by `namespace/pod/container`; they win over files. */
+  logOverrides?: Map<string, string>;
 }
 
 export function loadKubeFixture(name: string): KubeFixture {

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { createSlackAdapter } from '../src/chat/slack/slack-adapter.js';
+import { startEtcdLab } from '../src/lab/etcd-lab.js';
+import { silentLogger } from '../src/logger.js';
+import { startRoles } from '../src/roles/start-roles.js';
+import { Secret } from '../src/secret.js';
+import { startFakeSlack } from '../test/support/fake-slack.js';
+import { labConfig } from '../test/support/lab-doctor.js';
+import { purgePrefix, REDIS_URL } from '../test/support/redis-prefix.js';
+import { SIGNING_SECRET, sendSlashCommand } from '../test/support/slack-driver.js';
+import { median, ms, percentile, row } from './stats.js';
+
+/**
+ * The Slack path on one local 3-member cluster, through the real Bolt HTTP receiver, real Redis and
+ * BullMQ, and a fake Slack Web API on loopback:
+ *  - ack latency of 50 concurrent signed slash commands (Slack allows 3000 ms; we aim under 200 ms);
+ *  - wall time from a slash command to its final thread reply, on a healthy cluster, with the
+ *    default probe settings (diagnose waits a 3 s /metrics window by design).
+ */
+const CONCURRENT = 50;
+const FLOW_RUNS = 8;
+
+export async function benchSlackFlow(): Promise<string> {
+  const prefix = `bench-slack-${randomBytes(4).toString('hex')}`;
+  const [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
+  const chat = createSlackAdapter({
+    botToken: new Secret('xoxb-1-bench'),
+    signingSecret: new Secret(SIGNING_SECRET),
+    apiUrl: fake.url,
+    listen: { port: 0, host: '127.0.0.1' },
+    logger: silentLogger,
+  });
+  const roles = await startRoles({
+    role: 'serve',
+    chat,
+    config: labConfig(lab, {}, 'local'),
+    redisUrl: process.env.REDIS_URL ?? REDIS_URL,
+    queuePrefix: prefix,
+    logger: silentLogger,
+  });
+  const url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+  const command = (text: string, channel = 'C111') =>
+    sendSlashCommand(url, { text, channel_id: channel, user_id: 'U111' });
+  try {
+    for (let i = 0; i < 5; i++) await command('help');
+    const storm = async (text: string) =>
+      (await Promise.all(Array.from({ length: CONCURRENT }, () => command(text)))).map((r) => r.ms);
+    const help = await storm('help');
+    const diagnose = await storm('diagnose local');
+    await roles.idle();
+    const flow = async (depth: 'health' | 'diagnose') => {
+      const times: number[] = [];
+      for (let i = 0; i < FLOW_RUNS; i++) {
+        fake.reset();
+        const started = performance.now();
+        await command(`${depth} local`, 'C222');
+        await fake.waitFor((f) => f.messages('C222').some((m) => m.thread_ts !== undefined), 30_000);
+        times.push(performance.now() - started);
+        // Let the job finish (verdict on the root, job completed) so the next run is not joined to it.
+        await fake.waitFor((f) =>
+          f.messages('C222').some((m) => m.thread_ts === undefined && !/probes done|starting/.test(m.text)),
+        );
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return times;
+    };
+    const health = await flow('health');
+    const diagnosis = await flow('diagnose');
+    const line = (what: string, values: number[], p: number) =>
+      row([what, ms(median(values)), ms(percentile(values, p)), `p${p}`, values.length]);
+    return [
+      '## Slack: ack latency and time to the answer (3 local members, HTTP receiver, loopback fake Slack)',
+      '',
+      row(['what', 'median', 'tail', 'tail is', 'runs']),
+      row(['---', '---', '---', '---', '---']),
+      line(`ack of ${CONCURRENT} concurrent \`/etcd help\` (no queue)`, help, 99),
+      line(
+        `ack of ${CONCURRENT} concurrent \`/etcd diagnose local\` (enqueue; 1 job, the rest join it)`,
+        diagnose,
+        99,
+      ),
+      line('`/etcd health local` to its thread reply (healthy cluster)', health, 90),
+      line(
+        '`/etcd diagnose local` to its thread reply (healthy cluster, 3 s /metrics window)',
+        diagnosis,
+        90,
+      ),
+      '',
+    ].join('\n');
+  } finally {
+    await roles.stop();
+    await Promise.all([fake.close(), lab.destroy()]);
+    await purgePrefix(prefix);
+  }
+}

@@ -1,0 +1,16 @@
+import { oneCluster } from '../src/commands/args.js';
+import { defineCommand } from '../src/commands/command.js';
+import { checkQueuedReply } from '../src/commands/replies.js';
+
+/** `/etcd health <cluster>`: the fast per-member answer (reachable, leader, took, DB size, alarms). */
+export default defineCommand({
+  name: 'health',
+  usage: 'health <cluster>',
+  summary: 'fast per-member health: reachable, leader, took, DB size, alarms',
+  args: oneCluster,
+  async run({ cluster }, ctx) {
+    ctx.clusters.get(cluster, ctx);
+    const reply = await ctx.jobs.check({ depth: 'health', cluster, channel: ctx.channel, user: ctx.user });
+    return checkQueuedReply('health', cluster, reply);
+  },
+});

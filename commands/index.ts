@@ -1,0 +1,10 @@
+import type { ChatCommand } from '../src/commands/command.js';
+import clusters from './clusters.js';
+import diagnose from './diagnose.js';
+import digest from './digest.js';
+import health from './health.js';
+import help from './help.js';
+import status from './status.js';
+
+/** Every chat command. Adding one means a file here and a line in this list. */
+export const commands: readonly ChatCommand[] = [health, diagnose, status, clusters, digest, help];

@@ -1,0 +1,79 @@
+import type { ChatAdapter } from '../chat/adapter.js';
+import type { Doctor } from '../doctor.js';
+import type { Logger } from '../logger.js';
+import type { AlertJob } from '../queue/job-schemas.js';
+import { textView } from '../report/chat-view.js';
+import type { PlanStore } from '../state/plan-store.js';
+import { reportButtons } from '../worker/report-buttons.js';
+import type { AlertThreads } from './alert-threads.js';
+import { firingView, resolvedView } from './alert-view.js';
+
+export interface AlertRunnerDeps {
+  doctor: Pick<Doctor, 'run'>;
+  chat: Pick<ChatAdapter, 'post' | 'update'>;
+  threads: AlertThreads;
+  plans: Pick<PlanStore, 'save'>;
+  /** Snoozed clusters get no triage (src/remediation: createIsSnoozed). */
+  isSnoozed: (cluster: string) => Promise<boolean>;
+  logger: Logger;
+  now: () => number;
+}
+
+export type AlertResult =
+  | { outcome: 'triaged'; firings: number; status: string }
+  | { outcome: 'resolved' }
+  | { outcome: 'skipped'; reason: 'snoozed' | 'no-thread' };
+
+/**
+ * One Alertmanager notification for one cluster. Firing: the alert is the root message (a group
+ * that fired within the window reuses its root), a fresh diagnosis goes in the thread. Resolved: the
+ * root says so. The worker holds the cluster's lock meanwhile, so a group's notifications run in turn.
+ */
+export function createAlertRunner(deps: AlertRunnerDeps) {
+  const resolve = async (job: AlertJob): Promise<AlertResult> => {
+    const thread = await deps.threads.get(job.cluster, job.groupKey);
+    if (!thread) {
+      deps.logger.info(
+        { cluster: job.cluster, groupKey: job.groupKey },
+        'alert resolved without a thread; nothing to mark',
+      );
+      return { outcome: 'skipped', reason: 'no-thread' };
+    }
+    const now = deps.now();
+    await deps.chat.update(thread.root, resolvedView(job, thread.firstAt, now));
+    await deps.chat.post(
+      { channel: thread.root.channel, thread: thread.root },
+      textView('Alertmanager says this alert group resolved.', 'success'),
+    );
+    await deps.threads.save(job.cluster, job.groupKey, { ...thread, status: 'resolved', lastAt: now });
+    return { outcome: 'resolved' };
+  };
+
+  const fire = async (job: AlertJob): Promise<AlertResult> => {
+    if (await deps.isSnoozed(job.cluster)) {
+      deps.logger.info(
+        { cluster: job.cluster, groupKey: job.groupKey },
+        'alert on a snoozed cluster; no triage',
+      );
+      return { outcome: 'skipped', reason: 'snoozed' };
+    }
+    const now = deps.now();
+    const known = await deps.threads.get(job.cluster, job.groupKey);
+    const firings = (known?.firings ?? 0) + 1;
+    let root = known?.root;
+    if (root) await deps.chat.update(root, firingView(job, firings));
+    else root = await deps.chat.post({ channel: job.channel }, firingView(job, firings));
+    // Saved before diagnosing: a retry, or the next notification, finds this root.
+    const thread = { root, status: 'firing' as const, firings, firstAt: known?.firstAt ?? now, lastAt: now };
+    await deps.threads.save(job.cluster, job.groupKey, thread);
+    const report = await deps.doctor.run(job.cluster, 'diagnose');
+    const buttons = await reportButtons(report, root.channel, deps.plans, deps.now);
+    await deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, buttons });
+    // The group may have resolved while we diagnosed: never turn a resolved root back to firing.
+    const latest = await deps.threads.get(job.cluster, job.groupKey);
+    if (latest?.status !== 'resolved') await deps.chat.update(root, firingView(job, firings, report));
+    return { outcome: 'triaged', firings, status: report.status };
+  };
+
+  return (job: AlertJob): Promise<AlertResult> => (job.status === 'resolved' ? resolve(job) : fire(job));
+}

@@ -1,0 +1,100 @@
+import type { ChatAdapter, ChatHandlers, IncomingAction, IncomingCommand } from '../chat/adapter.js';
+import { APOLOGY_TEXT } from '../chat/adapter.js';
+import { type ClusterAccess, createClusterAccess } from '../commands/cluster-access.js';
+import type { ChatCommand, CommandContext } from '../commands/command.js';
+import { parseCommand, usageLines } from '../commands/parse-command.js';
+import type { DigestService } from '../digest/digest-service.js';
+import type { Doctor } from '../doctor.js';
+import { describeError, isEtcdDoctorError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { type ChatView, textView } from '../report/chat-view.js';
+import type { PlanStore } from '../state/plan-store.js';
+import { handleAction, type RemediationClickDeps } from './handle-action.js';
+import type { JobRequests } from './job-requests.js';
+
+export interface BotDeps {
+  chat: ChatAdapter;
+  /** Config lookups only: the chat side never probes a cluster. */
+  doctor: Pick<Doctor, 'cluster' | 'clusterNames'>;
+  jobs: JobRequests;
+  plans: Pick<PlanStore, 'load'>;
+  commands: readonly ChatCommand[];
+  logger: Logger;
+  /** `/etcd digest` subscriptions. */
+  digests?: DigestService;
+  /** Remediation buttons (src/remediation/run-remediation.ts); without it they say they are not enabled. */
+  remediation?: RemediationClickDeps;
+}
+
+export interface Bot {
+  readonly handlers: ChatHandlers;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The chat side: words in, a private reply out, jobs queued. Bad input gets words, never silence. */
+export function createBot(deps: BotDeps): Bot {
+  const clusters = createClusterAccess(deps.doctor);
+
+  const answerCommand = async (cmd: IncomingCommand): Promise<ChatView> => {
+    const parsed = parseCommand(cmd.text, deps.commands);
+    if (!parsed.ok) return usageReply(parsed.problem, parsed.command, deps.commands, clusters);
+    const ctx: CommandContext = {
+      channel: cmd.channel,
+      channelName: cmd.channelName,
+      user: cmd.user,
+      clusters,
+      jobs: deps.jobs,
+      commands: deps.commands,
+      ...(deps.digests ? { digests: deps.digests } : {}),
+    };
+    return parsed.command.run(parsed.args, ctx);
+  };
+
+  const handlers: ChatHandlers = {
+    async onCommand(cmd) {
+      await cmd.respond(
+        await guarded(deps.logger, { text: cmd.text, channel: cmd.channel }, () => answerCommand(cmd)),
+      );
+    },
+    async onAction(action: IncomingAction) {
+      const reply = await guarded(deps.logger, { action: action.actionId, channel: action.channel }, () =>
+        handleAction(action, {
+          clusters,
+          jobs: deps.jobs,
+          plans: deps.plans,
+          ...(deps.remediation ? { remediation: deps.remediation } : {}),
+        }),
+      );
+      await action.respond(reply);
+    },
+  };
+  return {
+    handlers,
+    start: () => deps.chat.start(handlers),
+    stop: () => deps.chat.stop(),
+  };
+}
+
+/** Expected refusals become their one-line message; anything else is logged and apologised for. */
+async function guarded(logger: Logger, fields: object, work: () => Promise<ChatView>): Promise<ChatView> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isEtcdDoctorError(err))
+      return textView(describeError(err), err.code === 'queue_unavailable' ? 'error' : 'warning');
+    logger.error({ ...fields, err: describeError(err) }, 'chat request failed');
+    return textView(APOLOGY_TEXT, 'error');
+  }
+}
+
+function usageReply(
+  problem: string,
+  command: ChatCommand | undefined,
+  commands: readonly ChatCommand[],
+  clusters: ClusterAccess,
+): ChatView {
+  const usage = command ? [`Usage: \`/etcd ${command.usage}\`  ${command.summary}`] : usageLines(commands);
+  const known = `Clusters: ${clusters.names().join(', ')}`;
+  return textView([`Sorry: ${problem}.`, ...usage, known], 'warning');
+}

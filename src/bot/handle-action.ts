@@ -1,0 +1,60 @@
+import type { IncomingAction } from '../chat/adapter.js';
+import type { ClusterAccess } from '../commands/cluster-access.js';
+import { checkQueuedReply } from '../commands/replies.js';
+import { EtcdDoctorError } from '../errors.js';
+import { QUEUE_UNAVAILABLE } from '../queue/job-queue.js';
+import { type ChatView, textView } from '../report/chat-view.js';
+import { type ClickDeps, runRemediationClick } from '../remediation/run-remediation.js';
+import { parseButtonValue, type PlanStore } from '../state/plan-store.js';
+import { CHAT_REDIS_DEADLINE_MS, withDeadline } from './deadline.js';
+import type { JobRequests } from './job-requests.js';
+
+/** What the remediation click path needs beyond the bot's own clusters. */
+export type RemediationClickDeps = Omit<ClickDeps, 'clusters'>;
+
+interface ActionDeps {
+  clusters: ClusterAccess;
+  jobs: JobRequests;
+  plans: Pick<PlanStore, 'load'>;
+  remediation?: RemediationClickDeps;
+}
+
+/**
+ * A button press. The value is only a plan id; the plan (written by the worker that rendered the
+ * button) says what to do. `rerun` queues the check again; actions that change a cluster are not
+ * enabled in this version and say so.
+ */
+export async function handleAction(action: IncomingAction, deps: ActionDeps): Promise<ChatView> {
+  const planId = parseButtonValue(action.value);
+  if (!planId)
+    return textView('This button was not made by this version of etcd-doctor; nothing was done.', 'warning');
+  const plan = await withDeadline(
+    deps.plans.load(planId),
+    CHAT_REDIS_DEADLINE_MS,
+    () => 'unavailable' as const,
+  );
+  if (plan === 'unavailable') throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE);
+  if (!plan) {
+    return textView(
+      'This button has expired (buttons last 7 days); nothing was done. Run `/etcd diagnose <cluster>` again.',
+      'warning',
+    );
+  }
+  if (plan.action === 'rerun') {
+    deps.clusters.get(plan.cluster, { channel: action.channel, channelName: action.channelName });
+    const depth = plan.args.depth === 'health' ? 'health' : 'diagnose';
+    const reply = await deps.jobs.check({
+      depth,
+      cluster: plan.cluster,
+      channel: action.channel,
+      user: action.user,
+    });
+    return checkQueuedReply(depth, plan.cluster, reply);
+  }
+  if (deps.remediation)
+    return runRemediationClick(action, planId, plan, { ...deps.remediation, clusters: deps.clusters });
+  return textView(
+    `*${plan.label}* (\`${plan.action}\`) is not enabled in this version of etcd-doctor: actions that change a cluster come in a later release. Nothing was done; the remediation step says how to do it by hand.`,
+    'warning',
+  );
+}

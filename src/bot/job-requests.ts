@@ -1,0 +1,54 @@
+import type { MessageRef } from '../chat/adapter.js';
+import type { ProbeDepth } from '../probes/collect-evidence.js';
+import type { JobQueue } from '../queue/job-queue.js';
+import type { JobState } from '../state/job-state.js';
+import { CHAT_REDIS_DEADLINE_MS, withDeadline } from './deadline.js';
+
+export type EnqueueReply =
+  | { joined: false; jobId: string }
+  /** `thread` is the running job's root message, once its worker has posted it. */
+  | { joined: true; jobId: string; thread: MessageRef | undefined };
+
+interface Requester {
+  channel: string;
+  user: string;
+}
+
+/** What the chat side may ask of the workers. Throws `queue_unavailable` when Redis does not answer in time. */
+export interface JobRequests {
+  check(req: Requester & { depth: ProbeDepth; cluster: string }): Promise<EnqueueReply>;
+  status(req: Requester & { clusters: string[] }): Promise<EnqueueReply>;
+  /** Jobs this process queued that have not answered yet (the shell waits for them at end of input). */
+  outstanding(): Promise<string[]>;
+}
+
+export function createJobRequests(
+  queue: JobQueue,
+  state: Pick<JobState, 'root' | 'isAnswered'>,
+  now: () => number = Date.now,
+): JobRequests {
+  const asked = new Set<string>();
+  const reply = async (outcome: { jobId: string; joined: boolean }): Promise<EnqueueReply> => {
+    asked.add(outcome.jobId);
+    if (!outcome.joined) return { joined: false, jobId: outcome.jobId };
+    // A Redis hiccup here only costs the link, not the answer.
+    const thread = await withDeadline(state.root(outcome.jobId), CHAT_REDIS_DEADLINE_MS, () => undefined);
+    return { joined: true, jobId: outcome.jobId, thread };
+  };
+  return {
+    async check(req) {
+      const data = { v: 1 as const, kind: 'check' as const, ...req, requestedAt: now() };
+      return reply(await queue.enqueue(data));
+    },
+    async status(req) {
+      const data = { v: 1 as const, kind: 'status' as const, ...req, requestedAt: now() };
+      return reply(await queue.enqueue(data));
+    },
+    async outstanding() {
+      for (const jobId of [...asked]) {
+        if (await state.isAnswered(jobId)) asked.delete(jobId);
+      }
+      return [...asked];
+    },
+  };
+}

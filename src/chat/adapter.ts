@@ -1,0 +1,88 @@
+import type { ChatView } from '../report/chat-view.js';
+
+/**
+ * The chat adapter contract (bolt's Receiver, hubot's Adapter): every platform implements these few
+ * calls, and one contract suite (test/support/chat-adapter-contract.ts) runs against each of them.
+ */
+
+/** A posted message. `ts` is the platform's id for it; `link` opens it, when the platform has links. */
+export interface MessageRef {
+  channel: string;
+  ts: string;
+  link?: string;
+}
+
+/** Where a message goes: a channel, or the thread under a root message in it. */
+export interface Destination {
+  channel: string;
+  thread?: MessageRef;
+}
+
+export interface ChatFile {
+  filename: string;
+  title: string;
+  content: string;
+}
+
+/** `/etcd <text>` as a user typed it. */
+export interface IncomingCommand {
+  /** Everything after the command word, e.g. `diagnose prod`. */
+  text: string;
+  channel: string;
+  /** The channel's name without `#`, when the platform sends it. */
+  channelName?: string;
+  user: string;
+  /** Answers only the user who typed the command. The first answer is the acknowledgement. */
+  respond(view: ChatView): Promise<void>;
+}
+
+/** A button press. `value` is whatever the button carried: validate it before trusting it. */
+export interface IncomingAction {
+  actionId: string;
+  value: string;
+  channel: string;
+  channelName?: string;
+  user: string;
+  /** The message the button sits on. */
+  message?: MessageRef;
+  respond(view: ChatView): Promise<void>;
+}
+
+export interface ChatHandlers {
+  /** Must not throw: adapters log a rejection and answer with a generic apology. */
+  onCommand(command: IncomingCommand): Promise<void>;
+  onAction(action: IncomingAction): Promise<void>;
+}
+
+export interface ChatAdapter {
+  readonly kind: 'slack' | 'shell' | 'memory';
+  /** Starts receiving commands and button presses. Posting works without start() (the worker role). */
+  start(handlers: ChatHandlers): Promise<void>;
+  stop(): Promise<void>;
+  post(to: Destination, view: ChatView): Promise<MessageRef>;
+  /** Replaces a message in place. */
+  update(ref: MessageRef, view: ChatView): Promise<void>;
+  /** A message only `user` sees. */
+  ephemeral(to: Destination, user: string, view: ChatView): Promise<void>;
+  upload?(to: Destination, file: ChatFile): Promise<void>;
+  /** The user ids in a user group (Slack `usergroups.users.list`), for remediation responders. */
+  groupMembers?(groupId: string): Promise<string[]>;
+}
+
+/**
+ * A message could not be delivered. `transient` says whether trying again later may work
+ * (network, 5xx, rate limits) or not (unknown channel, invalid blocks): the queue retries by it.
+ */
+export class ChatDeliveryError extends Error {
+  readonly transient: boolean;
+
+  constructor(message: string, options: { transient: boolean; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = 'ChatDeliveryError';
+    this.transient = options.transient;
+  }
+}
+
+/** Replies sent when a handler fails unexpectedly: the user gets words, never silence. */
+export const APOLOGY_TEXT =
+  'Sorry, something went wrong while handling that. The error was logged; please try again.';

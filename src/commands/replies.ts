@@ -1,0 +1,25 @@
+import type { EnqueueReply } from '../bot/job-requests.js';
+import type { ProbeDepth } from '../probes/collect-evidence.js';
+import { type TextView, textView } from '../report/chat-view.js';
+
+/** The private reply once a check is queued or joined. */
+export function checkQueuedReply(depth: ProbeDepth, cluster: string, reply: EnqueueReply): TextView {
+  const what = depth === 'diagnose' ? 'diagnosis' : 'health check';
+  if (!reply.joined) {
+    const verb = depth === 'diagnose' ? `Diagnosing *${cluster}*` : `Checking the health of *${cluster}*`;
+    return textView(`${verb}: progress follows in this channel, the answer in a thread.`);
+  }
+  if (!reply.thread) {
+    return textView(
+      `A ${what} of *${cluster}* is already queued; this request joins it. Its answer goes to the channel it was asked in.`,
+    );
+  }
+  const lines = [
+    `A ${what} of *${cluster}* is already running; this request joins it instead of probing twice.`,
+  ];
+  return textView(
+    lines,
+    'info',
+    reply.thread.link ? { link: { label: 'Open the running thread', url: reply.thread.link } } : {},
+  );
+}

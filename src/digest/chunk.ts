@@ -1,0 +1,18 @@
+/** Lines joined into chunks of at most `max` characters (a longer line is cut). */
+export function chunkLines(lines: string[], max: number): string[][] {
+  const chunks: string[][] = [];
+  let current: string[] = [];
+  let size = 0;
+  for (const raw of lines) {
+    const line = raw.length > max ? `${raw.slice(0, max - 1)}…` : raw;
+    if (current.length && size + line.length + 1 > max) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(line);
+    size += line.length + 1;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}

@@ -1,0 +1,155 @@
+import type { Status } from '../diagnosis/diagnose.js';
+import { largestDb, worstTookMs } from '../history/history-sample.js';
+import type { HistorySample } from '../history/history-sample.js';
+import { baseline, type DailySeries, dailySeries, sparkline, TREND_DAYS, trend } from '../history/trends.js';
+import { headline, STATUS_WORD, type TextView, textView } from '../report/chat-view.js';
+import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import { formatBytes, formatList, formatMs } from '../report/format.js';
+
+/** What the digest learned about one cluster: a report, or why there is none. */
+export type ClusterOutcome =
+  | { cluster: string; ok: true; report: DiagnosisReport; samples: HistorySample[] }
+  | { cluster: string; ok: false; reason: string };
+
+/** Emoji that read the same in Slack and in a terminal. */
+const EMOJI: Record<Status | 'failed', string> = {
+  critical: '🔴',
+  degraded: '🟡',
+  unknown: '⚪',
+  healthy: '🟢',
+  failed: '⚪',
+};
+const ORDER: Record<Status | 'failed', number> = {
+  critical: 0,
+  degraded: 1,
+  unknown: 2,
+  failed: 3,
+  healthy: 4,
+};
+
+/** fsync p99 changes under 2 ms, and a single election, are noise (etcd FAQ: fsync p99 < 10 ms is fine). */
+const FSYNC_FLOOR_MS = 2;
+const LEADER_FLOOR = 1;
+
+export function statusOf(o: ClusterOutcome): Status | 'failed' {
+  return o.ok ? o.report.status : 'failed';
+}
+
+/** Worst first, then by name: what needs attention is at the top. */
+export function sortOutcomes(outcomes: ClusterOutcome[]): ClusterOutcome[] {
+  return [...outcomes].sort(
+    (a, b) => ORDER[statusOf(a)] - ORDER[statusOf(b)] || a.cluster.localeCompare(b.cluster),
+  );
+}
+
+/** `1d↑ 7d→`: against yesterday and against the median of the seven days before today. */
+function arrows(series: Array<number | null>, floor: number): string {
+  const today = series[TREND_DAYS - 1] ?? null;
+  return `1d${trend(today, series[TREND_DAYS - 2] ?? null, floor)} 7d${trend(today, baseline(series), floor)}`;
+}
+
+/** One line per cluster: status, root cause, key numbers, trends and sparklines. */
+export function digestLine(o: ClusterOutcome, now: number): string {
+  if (!o.ok) return `${EMOJI.failed} *${o.cluster}* could not be checked: ${o.reason}`;
+  const { report } = o;
+  const series: DailySeries = dailySeries(o.samples, now);
+  const root = report.findings[0];
+  const what = root
+    ? `${STATUS_WORD[report.status]}: \`${root.cause}\`${root.members.length ? ` on ${formatList(root.members)}` : ''}`
+    : STATUS_WORD[report.status];
+  const parts = [`${EMOJI[report.status]} *${report.cluster}* ${what}`];
+  const fsync = series.fsyncP99Ms[TREND_DAYS - 1];
+  parts.push(
+    `fsync p99 ${fsync === null || fsync === undefined ? 'n/a' : formatMs(fsync)} ${arrows(series.fsyncP99Ms, FSYNC_FLOOR_MS)} ${sparkline(series.fsyncP99Ms)}`,
+  );
+  const leaders = series.leaderChanges[TREND_DAYS - 1];
+  parts.push(
+    `leader changes ${leaders === null || leaders === undefined ? 'n/a' : leaders} ${arrows(series.leaderChanges, LEADER_FLOOR)} ${sparkline(series.leaderChanges)}`,
+  );
+  const latest = o.samples.at(-1);
+  const db = latest ? largestDb(latest) : null;
+  if (db) {
+    const inUse =
+      db.inUseBytes !== null && db.sizeBytes > 0
+        ? ` (${Math.round((db.inUseBytes / db.sizeBytes) * 100)}% in use)`
+        : '';
+    parts.push(`DB ${formatBytes(db.sizeBytes)}${inUse}`);
+  }
+  const took = latest ? worstTookMs(latest) : null;
+  if (took !== null) parts.push(`took ${formatMs(took)}`);
+  const restarts = series.restarts[TREND_DAYS - 1];
+  if (restarts !== null && restarts !== undefined && restarts > 0)
+    parts.push(`${restarts} control-plane restarts`);
+  const up = report.members.filter((m) => m.reachable).length;
+  if (up < report.members.length) parts.push(`${up}/${report.members.length} members answer`);
+  return parts.join(' · ');
+}
+
+export interface DigestHeader {
+  /** The slot this digest is for, or undefined for one asked for now. */
+  slotMs: number | undefined;
+  /** `09:00 Europe/Paris`. */
+  scheduleText: string | undefined;
+  late: boolean;
+  /** Clusters the subscription names that the config no longer has. */
+  missing: string[];
+}
+
+/** The root message keeps to Slack's text budget; what does not fit goes to the thread. */
+export const ROOT_TEXT_BUDGET = 9000;
+
+export interface DigestMessages {
+  root: TextView;
+  /** Lines of clusters (the least urgent) that did not fit in the root. */
+  overflow: string[];
+}
+
+export function digestMessages(
+  outcomes: ClusterOutcome[],
+  header: DigestHeader,
+  now: number,
+): DigestMessages {
+  const sorted = sortOutcomes(outcomes);
+  const counts = new Map<string, number>();
+  for (const o of sorted) counts.set(statusOf(o), (counts.get(statusOf(o)) ?? 0) + 1);
+  const summary = (['critical', 'degraded', 'unknown', 'failed', 'healthy'] as const)
+    .filter((s) => counts.get(s))
+    .map((s) => `${counts.get(s)} ${s === 'failed' ? 'not checked' : s}`)
+    .join(', ');
+  const lines: string[] = [];
+  if (header.late && header.slotMs !== undefined) {
+    lines.push(
+      `⏰ *Late*: this digest was due ${header.scheduleText ? `at ${header.scheduleText} ` : ''}(${new Date(header.slotMs).toISOString()}) and is sent now because etcd-doctor was not running then.`,
+    );
+  }
+  let used = lines.join('\n').length;
+  const overflow: string[] = [];
+  for (const o of sorted) {
+    const line = digestLine(o, now);
+    // Worst first, so what does not fit is the least urgent; it goes to the thread, never lost.
+    if (overflow.length || used + line.length + 1 > ROOT_TEXT_BUDGET) overflow.push(line);
+    else {
+      lines.push(line);
+      used += line.length + 1;
+    }
+  }
+  if (overflow.length) lines.push(`…and ${overflow.length} more clusters, listed in the thread.`);
+  if (header.missing.length) lines.push(`Not in the config any more: ${header.missing.join(', ')}.`);
+  lines.push(
+    '_Trends: 1d against yesterday, 7d against the median of the 7 days before; sparklines show 8 days, today last._',
+  );
+  const title = `etcd daily digest${header.late ? ' (late)' : ''}: ${outcomes.length} cluster${outcomes.length === 1 ? '' : 's'}, ${summary}`;
+  const worst = sorted[0] ? statusOf(sorted[0]) : 'healthy';
+  const tone = worst === 'critical' ? 'error' : worst === 'healthy' ? 'success' : 'warning';
+  return { root: textView(lines, tone, { title }), overflow };
+}
+
+/** The thread's summary for unhealthy clusters beyond those that get a full report. */
+export function briefLines(o: ClusterOutcome): string[] {
+  if (!o.ok) return [`${EMOJI.failed} *${o.cluster}*: ${o.reason}`];
+  const root = o.report.findings[0];
+  return [
+    `${EMOJI[o.report.status]} *${o.cluster}*: ${headline(o.report)}`,
+    ...(root ? root.evidence.slice(0, 3).map((e) => `    ${e}`) : []),
+  ];
+}

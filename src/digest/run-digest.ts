@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatAdapter, MessageRef } from '../chat/adapter.js';
+import type { Doctor } from '../doctor.js';
+import { describeError } from '../errors.js';
+import type { HistoryStore } from '../history/history-store.js';
+import type { Logger } from '../logger.js';
+import type { DigestJob } from '../queue/job-schemas.js';
+import { textView } from '../report/chat-view.js';
+import { chunkLines } from './chunk.js';
+import { briefLines, type ClusterOutcome, digestMessages, sortOutcomes, statusOf } from './digest-view.js';
+import { mapConcurrent } from './map-concurrent.js';
+import { formatTimeOfDay } from './schedule.js';
+import type { Subscription, SubscriptionStore } from './subscriptions.js';
+
+export interface DigestRunnerDeps {
+  /** A Doctor that records every diagnosis in `history` (withHistory). */
+  doctor: Pick<Doctor, 'run' | 'clusterNames'>;
+  history: Pick<HistoryStore, 'samples'>;
+  subscriptions: Pick<SubscriptionStore, 'get' | 'claimSlot' | 'markSent' | 'releaseSlot'>;
+  chat: Pick<ChatAdapter, 'post'>;
+  logger: Logger;
+  workerId: string;
+  now: () => number;
+  /** Clusters diagnosed at once. Default 200: probes wait on the network, each bounded by its timeout. */
+  concurrency?: number;
+  /** A slot sent later than this after its time is marked late. Default 10 min. */
+  lateAfterMs?: number;
+  /** How long a slot's claim holds while the digest is built and posted. Default 10 min. */
+  claimLeaseMs?: number;
+}
+
+export type DigestResult =
+  | {
+      sent: true;
+      channel: string;
+      slotMs: number | undefined;
+      late: boolean;
+      clusters: number;
+      root: MessageRef;
+    }
+  | { sent: false; channel: string; slotMs: number | undefined; reason: 'already-sent' | 'unsubscribed' };
+
+/** Full reports in the thread for this many unhealthy clusters; the rest get a brief summary. */
+const MAX_THREAD_REPORTS = 10;
+const HISTORY_DAYS_MS = 9 * 24 * 3600_000;
+
+/**
+ * One channel's digest: diagnose its clusters concurrently, compare with history, post one message
+ * with a line per cluster and the unhealthy ones' details in its thread. A scheduled slot is claimed
+ * first (SET NX on `digest:<channel>:<slot>`), so replicas and catch-up never send it twice.
+ */
+export function createDigestRunner(deps: DigestRunnerDeps) {
+  const concurrency = deps.concurrency ?? 200;
+  const lateAfterMs = deps.lateAfterMs ?? 10 * 60_000;
+
+  const diagnoseAll = (names: string[]): Promise<ClusterOutcome[]> =>
+    mapConcurrent(names, concurrency, async (cluster): Promise<ClusterOutcome> => {
+      try {
+        const report = await deps.doctor.run(cluster, 'diagnose');
+        const samples = await deps.history.samples(cluster, deps.now() - HISTORY_DAYS_MS).catch(() => []);
+        return { cluster, ok: true, report, samples };
+      } catch (err) {
+        return { cluster, ok: false, reason: describeError(err) };
+      }
+    });
+
+  const postThread = async (root: MessageRef, outcomes: ClusterOutcome[], overflow: string[]) => {
+    const thread = { channel: root.channel, thread: root };
+    const unhealthy = sortOutcomes(outcomes).filter((o) => statusOf(o) !== 'healthy');
+    for (const o of unhealthy.slice(0, MAX_THREAD_REPORTS)) {
+      await deps.chat.post(
+        thread,
+        o.ok ? { kind: 'report', report: o.report, buttons: [] } : textView(briefLines(o), 'warning'),
+      );
+    }
+    const rest = unhealthy.slice(MAX_THREAD_REPORTS).flatMap(briefLines);
+    for (const chunk of chunkLines([...rest, ...overflow], 3500))
+      await deps.chat.post(thread, textView(chunk));
+  };
+
+  return async function runDigest(job: DigestJob, slotMs: number | undefined): Promise<DigestResult> {
+    const sub = await deps.subscriptions.get(job.channel);
+    if (slotMs !== undefined && !sub)
+      return { sent: false, channel: job.channel, slotMs, reason: 'unsubscribed' };
+    const owner = `${deps.workerId}:${randomUUID()}`;
+    if (slotMs !== undefined) {
+      const claimed = await deps.subscriptions.claimSlot(
+        job.channel,
+        slotMs,
+        owner,
+        deps.claimLeaseMs ?? 600_000,
+      );
+      if (!claimed) return { sent: false, channel: job.channel, slotMs, reason: 'already-sent' };
+    }
+    try {
+      const { names, missing } = clustersOf(sub, deps.doctor.clusterNames());
+      const outcomes = await diagnoseAll(names);
+      const now = deps.now();
+      const late = slotMs !== undefined && now - slotMs > lateAfterMs;
+      const scheduleText = sub ? `${formatTimeOfDay(sub)} ${sub.tz}` : undefined;
+      const { root, overflow } = digestMessages(outcomes, { slotMs, scheduleText, late, missing }, now);
+      const ref = await deps.chat.post({ channel: job.channel }, root);
+      if (slotMs !== undefined) await deps.subscriptions.markSent(job.channel, slotMs);
+      await postThread(ref, outcomes, overflow).catch((err: unknown) =>
+        deps.logger.warn({ channel: job.channel, err: describeError(err) }, 'digest thread incomplete'),
+      );
+      deps.logger.info({ channel: job.channel, slotMs, late, clusters: names.length }, 'digest sent');
+      return { sent: true, channel: job.channel, slotMs, late, clusters: names.length, root: ref };
+    } catch (err) {
+      if (slotMs !== undefined)
+        await deps.subscriptions.releaseSlot(job.channel, slotMs, owner).catch(() => undefined);
+      throw err;
+    }
+  };
+}
+
+/** The subscription's clusters that the config still has; every cluster for `all` or no subscription. */
+function clustersOf(sub: Subscription | undefined, known: string[]): { names: string[]; missing: string[] } {
+  if (!sub || sub.clusters === 'all') return { names: known, missing: [] };
+  return {
+    names: sub.clusters.filter((c) => known.includes(c)),
+    missing: sub.clusters.filter((c) => !known.includes(c)),
+  };
+}

@@ -1,0 +1,90 @@
+import type { Redis } from 'ioredis';
+import { createAlertThreads } from '../alerts/alert-threads.js';
+import { createAlertRunner } from '../alerts/run-alert.js';
+import type { ChatAdapter } from '../chat/adapter.js';
+import type { ConfigFile } from '../config/schema.js';
+import type { Doctor } from '../doctor.js';
+import { DEFAULT_RETENTION, createHistoryStore } from '../history/history-store.js';
+import { withHistory } from '../history/recording-doctor.js';
+import type { Logger } from '../logger.js';
+import { createDigestSchedules, slotOfSchedulerJob } from '../queue/digest-schedules.js';
+import { createIsSnoozed } from '../remediation/remediation-state.js';
+import type { PlanStore } from '../state/plan-store.js';
+import type { ExtraJobHandlers } from '../worker/route-jobs.js';
+import { createDigestService, type DigestService } from './digest-service.js';
+import { createDigestRunner } from './run-digest.js';
+import { createSubscriptionStore } from './subscriptions.js';
+
+const DAY_MS = 24 * 3600_000;
+const DEFAULT_THREAD_WINDOW_MINUTES = 720;
+
+export interface WorkerFeatureOptions {
+  redis: Redis;
+  prefix: string;
+  config: ConfigFile;
+  chat: ChatAdapter;
+  doctor: Doctor;
+  plans: Pick<PlanStore, 'save'>;
+  logger: Logger;
+  workerId: string;
+  now: () => number;
+}
+
+/**
+ * The worker's part of history, digests and alert triage: a Doctor that records every diagnosis, and
+ * the handlers for `digest` and `alert` jobs.
+ */
+export function createWorkerFeatures(opts: WorkerFeatureOptions): { doctor: Doctor; jobs: ExtraJobHandlers } {
+  const retentionDays = opts.config.history?.retentionDays;
+  const history = createHistoryStore(opts.redis, opts.prefix, opts.now, {
+    ...DEFAULT_RETENTION,
+    ...(retentionDays ? { retentionMs: retentionDays * DAY_MS } : {}),
+  });
+  const doctor = withHistory(opts.doctor, history, opts.logger);
+  const lateAfter = opts.config.digest?.lateAfterMinutes;
+  const runDigest = createDigestRunner({
+    doctor,
+    history,
+    subscriptions: createSubscriptionStore(opts.redis, opts.prefix),
+    chat: opts.chat,
+    logger: opts.logger,
+    workerId: opts.workerId,
+    now: opts.now,
+    ...(opts.config.digest?.concurrency ? { concurrency: opts.config.digest.concurrency } : {}),
+    ...(lateAfter ? { lateAfterMs: lateAfter * 60_000 } : {}),
+  });
+  const windowMinutes = opts.config.alertmanager?.threadWindowMinutes ?? DEFAULT_THREAD_WINDOW_MINUTES;
+  const runAlert = createAlertRunner({
+    doctor,
+    chat: opts.chat,
+    threads: createAlertThreads(opts.redis, opts.prefix, windowMinutes * 60_000),
+    plans: opts.plans,
+    isSnoozed: createIsSnoozed(opts.redis, opts.prefix),
+    logger: opts.logger,
+    now: opts.now,
+  });
+  return {
+    doctor,
+    jobs: {
+      digest: (job, info) => runDigest(job, job.slotMs ?? slotOfSchedulerJob(info.jobId)),
+      alert: (job) => runAlert(job),
+    },
+  };
+}
+
+/** Subscriptions and their BullMQ schedulers; every role has them (commands on the bot, catch-up on all). */
+export function createDigestFeature(opts: {
+  redis: Redis;
+  prefix: string;
+  now: () => number;
+  everyMs?: number;
+}): { service: DigestService; close(): Promise<void> } {
+  const schedules = createDigestSchedules({ connection: opts.redis, prefix: opts.prefix });
+  const service = createDigestService({
+    subscriptions: createSubscriptionStore(opts.redis, opts.prefix),
+    schedules,
+    now: opts.now,
+    ...(opts.everyMs ? { everyMs: opts.everyMs } : {}),
+  });
+  return { service, close: () => schedules.close() };
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import type { Evidence } from '../probes/evidence.js';
+import { CONTROL_PLANE_COMPONENTS } from '../probes/kubernetes/evidence.js';
+import type { DiagnosisReport } from '../report/diagnosis-report.js';
+
+/**
+ * One diagnosis, kept compact for the daily digest's trends (about 300-400 bytes as stored for a
+ * 3-member cluster with one finding). Short keys on purpose: thirty days of these live in Redis.
+ * Numbers are rounded to 0.01 ms / whole bytes; `null` means the probe did not answer.
+ */
+const num = z.number().nullable();
+
+export const historySampleSchema = z.strictObject({
+  v: z.literal(1),
+  /** Epoch ms when the diagnosis started collecting. */
+  t: z.number().int().nonnegative(),
+  /** Status: healthy | degraded | critical | unknown. */
+  s: z.enum(['healthy', 'degraded', 'critical', 'unknown']),
+  /** Members: [name, walFsyncP99Ms, backendCommitP99Ms, tookMs, dbSizeBytes, dbSizeInUseBytes, leaderChangesTotal]. */
+  m: z.array(z.tuple([z.string(), num, num, num, num, num, num])),
+  /** Restart counts per control-plane component (sum over its pods), when Kubernetes was probed. */
+  r: z.record(z.string(), z.number().int().nonnegative()),
+  /** Findings: [cause, severity, members]. The first is the root cause. */
+  f: z.array(z.tuple([z.string(), z.enum(['critical', 'warning', 'info']), z.array(z.string())])),
+});
+
+export type HistorySample = z.infer<typeof historySampleSchema>;
+
+/** The sample for one finished diagnosis. `evidence` adds leader-change counters and pod restarts. */
+export function summarizeDiagnosis(report: DiagnosisReport, evidence: Evidence | undefined): HistorySample {
+  const leaderChanges = new Map<string, number>();
+  for (const m of evidence?.members ?? []) {
+    if (m.metrics.ok) leaderChanges.set(m.target.name, m.metrics.data.totals.leaderChanges);
+  }
+  return {
+    v: 1,
+    t: Date.parse(report.collectedAt),
+    s: report.status,
+    m: report.members.map((m) => [
+      m.name,
+      m.walFsyncP99Ms,
+      m.backendCommitP99Ms,
+      m.tookMs === null ? null : Math.round(m.tookMs * 100) / 100,
+      m.dbSizeBytes,
+      m.dbSizeInUseBytes,
+      leaderChanges.get(m.name) ?? null,
+    ]),
+    r: restartsByComponent(evidence),
+    f: report.findings.map((f) => [f.cause, f.severity, f.members]),
+  };
+}
+
+function restartsByComponent(evidence: Evidence | undefined): Record<string, number> {
+  const k8s = evidence?.kubernetes;
+  if (!k8s?.ok || !k8s.data.pods.ok) return {};
+  const out: Record<string, number> = {};
+  for (const component of CONTROL_PLANE_COMPONENTS) out[component] = 0;
+  for (const pod of k8s.data.pods.data) {
+    out[pod.component] = (out[pod.component] ?? 0) + (pod.main?.restartCount ?? 0);
+  }
+  return out;
+}
+
+/** The worst (largest) fsync p99 of any member, in ms. */
+export function worstFsyncMs(sample: HistorySample): number | null {
+  return maxOf(sample.m.map((m) => m[1]));
+}
+
+export function worstCommitMs(sample: HistorySample): number | null {
+  return maxOf(sample.m.map((m) => m[2]));
+}
+
+export function worstTookMs(sample: HistorySample): number | null {
+  return maxOf(sample.m.map((m) => m[3]));
+}
+
+/** The largest DB of any member, with its in-use size. */
+export function largestDb(sample: HistorySample): { sizeBytes: number; inUseBytes: number | null } | null {
+  let best: { sizeBytes: number; inUseBytes: number | null } | null = null;
+  for (const m of sample.m) {
+    if (m[4] !== null && (best === null || m[4] > best.sizeBytes))
+      best = { sizeBytes: m[4], inUseBytes: m[5] };
+  }
+  return best;
+}
+
+function maxOf(values: Array<number | null>): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length ? Math.max(...known) : null;
+}

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { EtcdDoctorError } from '../errors.js';
+import { deduplicationId, type JobData, jobIdFor } from './job-schemas.js';
+
+export const DEFAULT_QUEUE_NAME = 'jobs';
+
+export interface JobQueueOptions {
+  connection: Redis;
+  /** Redis key prefix; tests isolate by it. */
+  prefix: string;
+  name?: string;
+  /** A human is waiting for the ack (Slack allows 3 s in all). Default 1500 ms. */
+  enqueueTimeoutMs?: number;
+  /** Tries per job, for transient errors only. Default 3. */
+  attempts?: number;
+  /** First retry delay, doubling. Default 2000 ms. */
+  backoffMs?: number;
+}
+
+export interface EnqueueOutcome {
+  jobId: string;
+  /** An equal job was already waiting or running: this request joined it. */
+  joined: boolean;
+}
+
+export interface JobQueue {
+  /** Throws `queue_unavailable` when Redis does not take the job in time. */
+  enqueue(data: JobData): Promise<EnqueueOutcome>;
+  /** Jobs waiting, delayed or running; throws when Redis is unreachable. */
+  unfinishedCount(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const QUEUE_UNAVAILABLE = 'the queue is unavailable (Redis does not answer), try again in a minute';
+
+export function createJobQueue(opts: JobQueueOptions): JobQueue {
+  const queue = new Queue(opts.name ?? DEFAULT_QUEUE_NAME, {
+    connection: opts.connection,
+    prefix: opts.prefix,
+    defaultJobOptions: {
+      attempts: opts.attempts ?? 3,
+      backoff: { type: 'exponential', delay: opts.backoffMs ?? 2000 },
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
+    },
+  });
+  queue.on('error', () => undefined); // connection errors surface as failed adds; the connection logs them
+  const timeoutMs = opts.enqueueTimeoutMs ?? 1500;
+
+  return {
+    async enqueue(data) {
+      const started = Date.now();
+      if (!(await connected(opts.connection, timeoutMs)))
+        throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE);
+      const jobId = jobIdFor(data, randomUUID());
+      const adding = queue.add(data.kind, data, { jobId, deduplication: { id: deduplicationId(data) } });
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), Math.max(0, timeoutMs - (Date.now() - started)));
+      });
+      try {
+        const job = await Promise.race([adding, timedOut]);
+        if (job === 'timeout') {
+          // The user is told it failed, so a job that lands late must not run.
+          adding.then((late) => (late.id === jobId ? late.remove() : undefined)).catch(() => undefined);
+          throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE);
+        }
+        return { jobId: job.id ?? jobId, joined: job.id !== jobId };
+      } catch (err) {
+        if (err instanceof EtcdDoctorError) throw err;
+        throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE, { cause: err });
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async unfinishedCount() {
+      const counts = await queue.getJobCounts(
+        'waiting',
+        'active',
+        'delayed',
+        'prioritized',
+        'waiting-children',
+      );
+      return Object.values(counts).reduce((a, b) => a + b, 0);
+    },
+    close: () => queue.close(),
+  };
+}
+
+/**
+ * Waits (at most `timeoutMs`) for the connection to be up: at startup, or while it reconnects after a
+ * blip. A connection that is down answers the user within the same bound.
+ */
+function connected(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ok);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.on('ready', onReady);
+  });
+}

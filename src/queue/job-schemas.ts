@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+/**
+ * Job payloads, versioned: a worker validates every payload it takes, and a payload it cannot read
+ * fails at once (no retry). A new shape gets `v: 2` beside `v: 1` until old jobs have drained.
+ */
+const clusterName = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/);
+const requester = {
+  channel: z.string().min(1),
+  user: z.string().min(1),
+  requestedAt: z.number().int().nonnegative(),
+};
+
+export const checkJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('check'),
+  depth: z.enum(['health', 'diagnose']),
+  cluster: clusterName,
+  ...requester,
+});
+
+export const statusJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('status'),
+  clusters: z.array(clusterName).min(1),
+  ...requester,
+});
+
+/**
+ * A channel's digest. Scheduled ones come from a BullMQ job scheduler (the slot is in the job id);
+ * `slotMs` is set for a missed slot sent late; neither for `digest --now`.
+ */
+export const digestJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('digest'),
+  slotMs: z.number().int().nonnegative().optional(),
+  ...requester,
+});
+
+const labels = z.record(z.string(), z.string());
+
+/** One Alertmanager notification about one cluster: triage posts it and diagnoses in its thread. */
+export const alertJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('alert'),
+  cluster: clusterName,
+  groupKey: z.string().min(1),
+  status: z.enum(['firing', 'resolved']),
+  alerts: z
+    .array(
+      z.strictObject({
+        status: z.enum(['firing', 'resolved']),
+        labels,
+        annotations: labels,
+        startsAt: z.string(),
+        endsAt: z.string(),
+        generatorURL: z.string(),
+      }),
+    )
+    .max(50),
+  commonLabels: labels,
+  commonAnnotations: labels,
+  externalURL: z.string(),
+  ...requester,
+});
+
+/** A pressed (and, for actions that change something, confirmed) remediation button: src/remediation/. */
+export const remediateJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('remediate'),
+  /** The plan the press referenced: the confirmation plan for confirmed actions. */
+  plan: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
+  cluster: clusterName,
+  ...requester,
+});
+
+export const jobDataSchema = z.discriminatedUnion('kind', [
+  remediateJobSchema,
+  checkJobSchema,
+  statusJobSchema,
+  digestJobSchema,
+  alertJobSchema,
+]);
+
+export type CheckJob = z.infer<typeof checkJobSchema>;
+export type StatusJob = z.infer<typeof statusJobSchema>;
+export type DigestJob = z.infer<typeof digestJobSchema>;
+export type AlertJob = z.infer<typeof alertJobSchema>;
+export type RemediateJob = z.infer<typeof remediateJobSchema>;
+export type JobData = z.infer<typeof jobDataSchema>;
+
+/** While a job with this id waits or runs, an equal request joins it instead of queueing another. */
+export function deduplicationId(job: JobData): string {
+  switch (job.kind) {
+    case 'remediate':
+      return `remediate:${job.plan}`;
+    case 'check':
+      return `check:${job.depth}:${job.cluster}`;
+    case 'status':
+      return `status:${job.channel}`;
+    case 'digest':
+      return `digest:${job.channel}:${job.slotMs ?? `now-${job.requestedAt}`}`;
+    case 'alert':
+      // Every notification counts (firing, then resolved): never merge two.
+      return `alert:${job.cluster}:${job.status}:${job.requestedAt}:${job.groupKey}`;
+  }
+}
+
+/** A remediation's job id comes from its plan, so a double click or a Slack retry adds no second job. */
+export function jobIdFor(job: JobData, random: string): string {
+  return job.kind === 'remediate' ? `remediate-${job.plan}` : `${job.kind}-${random}`;
+}

@@ -1,0 +1,172 @@
+import { DelayedError, type Job, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
+import type { RedisConnections } from '../clients/redis.js';
+import { formatZodError } from '../config/load-config.js';
+import type { Logger } from '../logger.js';
+import type { JobState } from '../state/job-state.js';
+import { DEFAULT_QUEUE_NAME } from './job-queue.js';
+import { type JobData, jobDataSchema } from './job-schemas.js';
+import { isTransient, withTimeout } from './retry-policy.js';
+
+export interface JobHandlers {
+  /**
+   * `signal` aborts when this attempt is over for the queue (timed out, or failed): a run still
+   * going after that is abandoned and must not touch the chat any more.
+   */
+  run(data: JobData, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
+  /**
+   * The job failed for good (unrecoverable, out of tries, or stalled too often). Called in every
+   * worker process that sees the event, so it must answer at most once (JobState.claimAnswer).
+   */
+  failed(jobId: string, data: JobData | undefined, reason: string): Promise<void>;
+}
+
+export interface JobWorkerOptions {
+  redis: RedisConnections;
+  prefix: string;
+  name?: string;
+  handlers: JobHandlers;
+  clusterLocks: Pick<JobState, 'acquireClusterLock' | 'renewClusterLock' | 'releaseClusterLock'>;
+  logger: Logger;
+  /** Jobs at once in this process (different clusters; one per cluster across all workers). Default 4. */
+  concurrency?: number;
+  /** Overall time for one job. Default 120 s. */
+  jobTimeoutMs?: number;
+  /** Overall time for one remediation (a defragmentation pauses between members). Default 30 min. */
+  remediationTimeoutMs?: number;
+  /** A worker that stops renewing its job lock for this long is taken for dead. Default 30 s. */
+  lockDurationMs?: number;
+  /** How often to look for jobs whose worker died. Default 15 s. */
+  stalledIntervalMs?: number;
+  /** Recoveries after a dead worker before the job fails. Default 2. */
+  maxStalledCount?: number;
+}
+
+export interface JobWorker {
+  /** Resolves once the worker and its failure listener are connected. */
+  ready(): Promise<void>;
+  /** Final-failure answers still being sent. */
+  pendingFailures(): number;
+  /** Waits for running jobs, unless `force` (Redis is gone: they will be recovered as stalled). */
+  close(force?: boolean): Promise<void>;
+}
+
+/** A cluster busy with another job: look again after this long. */
+const CLUSTER_BUSY_RETRY_MS = 500;
+/** The per-cluster lock expires this long after a worker stops renewing it (e.g. it died). */
+const CLUSTER_LOCK_TTL_MS = 15_000;
+
+export function createJobWorker(opts: JobWorkerOptions): JobWorker {
+  const name = opts.name ?? DEFAULT_QUEUE_NAME;
+  const connection = opts.redis.bullOptions();
+  const jobTimeoutMs = opts.jobTimeoutMs ?? 120_000;
+  const failing = new Set<Promise<void>>();
+  const logOnce = createErrorLogOnce(opts.logger);
+
+  const process = async (job: Job, token?: string): Promise<unknown> => {
+    const parsed = jobDataSchema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`invalid job payload: ${formatZodError(parsed.error)}`);
+    const data = parsed.data;
+    const jobId = job.id ?? '';
+    // Alert triage holds the cluster lock too, so a resolved notification waits for its firing one.
+    const cluster = data.kind === 'check' || data.kind === 'alert' ? data.cluster : undefined;
+    if (cluster && !(await opts.clusterLocks.acquireClusterLock(cluster, jobId, CLUSTER_LOCK_TTL_MS))) {
+      await job.moveToDelayed(Date.now() + CLUSTER_BUSY_RETRY_MS, token);
+      throw new DelayedError();
+    }
+    const renew = cluster
+      ? setInterval(
+          () =>
+            void opts.clusterLocks
+              .renewClusterLock(cluster, jobId, CLUSTER_LOCK_TTL_MS)
+              .catch(() => undefined),
+          CLUSTER_LOCK_TTL_MS / 3,
+        )
+      : undefined;
+    const attempt = new AbortController();
+    try {
+      const work = opts.handlers.run(data, { jobId, attempt: job.attemptsMade + 1, signal: attempt.signal });
+      const limitMs = data.kind === 'remediate' ? (opts.remediationTimeoutMs ?? 30 * 60_000) : jobTimeoutMs;
+      return await withTimeout(work, limitMs, `it did not finish within ${Math.round(limitMs / 1000)} s`);
+    } catch (err) {
+      if (isTransient(err)) throw err;
+      throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
+    } finally {
+      attempt.abort();
+      clearInterval(renew);
+      if (cluster) await opts.clusterLocks.releaseClusterLock(cluster, jobId).catch(() => undefined);
+    }
+  };
+
+  const worker = new Worker(name, process, {
+    connection,
+    prefix: opts.prefix,
+    concurrency: opts.concurrency ?? 4,
+    lockDuration: opts.lockDurationMs ?? 30_000,
+    stalledInterval: opts.stalledIntervalMs ?? 15_000,
+    maxStalledCount: opts.maxStalledCount ?? 2,
+  });
+  worker.on('error', (err) => logOnce('worker', err));
+  worker.on('failed', (job, err) => {
+    opts.logger.warn({ jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job attempt failed');
+  });
+
+  // Final failures arrive as events so that a job failed by another process (a stalled job that
+  // ran out of recoveries) still gets its answer. These two use connections we own: BullMQ cannot
+  // close a QueueEvents while Redis is down (it waits for the connection first), but we can.
+  const queueRedis = opts.redis.connect('etcd-doctor-worker-queue');
+  const eventsRedis = opts.redis.connect('etcd-doctor-worker-events');
+  for (const redis of [queueRedis, eventsRedis]) redis.on('error', (err: Error) => logOnce('redis', err));
+  const queue = new Queue(name, { connection: queueRedis, prefix: opts.prefix });
+  queue.on('error', (err) => logOnce('queue', err));
+  const events = new QueueEvents(name, {
+    connection: eventsRedis,
+    prefix: opts.prefix,
+    blockingTimeout: 2000,
+  });
+  events.on('error', (err) => logOnce('events', err));
+  events.on('failed', ({ jobId, failedReason }) => {
+    const answering = (async () => {
+      const job = await queue.getJob(jobId);
+      const parsed = jobDataSchema.safeParse(job?.data);
+      await opts.handlers.failed(jobId, parsed.success ? parsed.data : undefined, failedReason);
+    })()
+      .catch((err: unknown) =>
+        opts.logger.error({ jobId, err: String(err) }, 'could not answer a failed job'),
+      )
+      .finally(() => failing.delete(answering));
+    failing.add(answering);
+  });
+
+  return {
+    async ready() {
+      await Promise.all([worker.waitUntilReady(), events.waitUntilReady(), queue.waitUntilReady()]);
+    },
+    pendingFailures: () => failing.size,
+    async close(force = false) {
+      if (force) {
+        void worker.close(true).catch(() => undefined);
+        void events.close().catch(() => undefined);
+        void queue.close().catch(() => undefined);
+        queueRedis.disconnect();
+        eventsRedis.disconnect();
+        return;
+      }
+      await worker.close();
+      await Promise.allSettled([...failing]);
+      await events.close();
+      await queue.close();
+      await Promise.allSettled([queueRedis.quit(), eventsRedis.quit()]);
+    },
+  };
+}
+
+/** Redis down means an error event per reconnect attempt; log the first of each kind per outage. */
+function createErrorLogOnce(logger: Logger): (source: string, err: Error) => void {
+  const seen = new Set<string>();
+  return (source, err) => {
+    const key = `${source}:${err.message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    logger.warn({ source, err: err.message }, 'queue connection problem (logged once)');
+  };
+}

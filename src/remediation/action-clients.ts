@@ -1,0 +1,57 @@
+import { createEtcdClients, type EtcdClients, loadEtcdTls } from '../clients/etcd-clients.js';
+import { type KubernetesClients, loadKubernetesClients } from '../clients/kubernetes.js';
+import type { ClusterConfig } from '../config/schema.js';
+import { EtcdDoctorError } from '../errors.js';
+import { discoverEtcdEndpoints } from '../probes/kubernetes/discover-etcd-endpoints.js';
+import type { ActionClients } from './action.js';
+
+export interface ActionClientDeps {
+  readFileBuffer: (path: string) => Promise<Buffer>;
+  fetch?: typeof fetch;
+  /** The composition root's env; only the variable named by `tickets.credentialEnv` is read. */
+  env: Record<string, string | undefined>;
+  rerun(cluster: string, depth: 'health' | 'diagnose'): Promise<void>;
+}
+
+/** Fresh clients per run, created on first use: a remediation never shares a probe's channels. */
+export function createActionClients(
+  cluster: ClusterConfig,
+  deps: ActionClientDeps,
+): ActionClients & { close(): Promise<void> } {
+  let etcd: Promise<EtcdClients> | undefined;
+  let kube: Promise<KubernetesClients> | undefined;
+  const loadKube = () => {
+    const k8s = cluster.kubernetes;
+    if (!k8s)
+      throw new EtcdDoctorError(
+        'action_failed',
+        `cluster ${cluster.name} has no kubernetes: section in the config`,
+      );
+    kube ??= loadKubernetesClients(k8s, {
+      readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
+    });
+    return kube;
+  };
+  return {
+    etcd() {
+      etcd ??= (async () => {
+        const endpoints =
+          cluster.etcd.endpoints ??
+          (await discoverEtcdEndpoints(await loadKube(), {
+            timeoutMs: 5000,
+            ...(cluster.kubernetes?.distribution ? { distribution: cluster.kubernetes.distribution } : {}),
+          }));
+        const tls = await loadEtcdTls(cluster, deps);
+        return createEtcdClients({ ...cluster, etcd: { ...cluster.etcd, endpoints } }, tls);
+      })();
+      return etcd;
+    },
+    kubernetes: loadKube,
+    fetch: deps.fetch ?? fetch,
+    credential: (name) => deps.env[name],
+    rerun: (depth) => deps.rerun(cluster.name, depth),
+    async close() {
+      if (etcd) (await etcd.catch(() => undefined))?.close();
+    },
+  };
+}

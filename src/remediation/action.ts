@@ -1,0 +1,132 @@
+import type { z } from 'zod';
+import type { EtcdClients } from '../clients/etcd-clients.js';
+import type { KubernetesClients } from '../clients/kubernetes.js';
+import type { ClusterConfig } from '../config/schema.js';
+import type { ActionId } from '../diagnosis/finding.js';
+import type { ViewButton } from '../report/chat-view.js';
+import type { RemediationState } from './remediation-state.js';
+import type { RemediationSettings } from './settings.js';
+
+/**
+ * The contract of one remediation action (src/remediation/actions/, one file each). The click path
+ * (run-remediation.ts) owns authorisation, confirmation, run-once and audit; an action only says
+ * what it touches, how to describe its plan, and how to run it.
+ */
+export interface RemediationAction<A> {
+  id: ActionId;
+  label: string;
+  /** Who may press it: `anyone` in the channel (read-only), or the cluster's `remediation.responders`. */
+  access: 'anyone' | 'responders';
+  /** What it touches, in words (README and the confirmation show these). Empty: it changes nothing. */
+  sideEffects: readonly string[];
+  /** Ask for a second, explicit "Run it" before running (every action that changes a cluster). */
+  needsConfirmation: boolean;
+  /** Validates the plan's stored arguments; a plan that does not parse never runs. */
+  argsSchema: z.ZodType<A>;
+  /** The exact plan, in lines, as the confirmation shows it. From the diagnosis snapshot, no I/O. */
+  describe(args: A, snapshot: PlanSnapshot): string[];
+  run(args: A, ctx: ActionContext): Promise<ActionOutcome>;
+}
+
+/** What the diagnosis knew when the button was made (stored with the plan as `context`). */
+export interface PlanSnapshot {
+  cluster: string;
+  /** The root cause of that diagnosis, e.g. `slow-disk`. */
+  rootCause: string | undefined;
+  leader: string | undefined;
+  /** Member names in report order, `name=reachable|down`. */
+  members: Array<{ name: string; reachable: boolean; dbSizeBytes: number | undefined }>;
+  /** The report as text (for tickets). */
+  reportText: string | undefined;
+  /** Link to the report's thread. */
+  threadLink: string | undefined;
+}
+
+/** Lazy clients: an action that only needs etcd never loads a kubeconfig. */
+export interface ActionClients {
+  etcd(): Promise<EtcdClients>;
+  kubernetes(): Promise<KubernetesClients>;
+  fetch: typeof fetch;
+  /** The secret from the named env var (tickets.credentialEnv), read by the composition root. */
+  credential(envName: string): string | undefined;
+  /** Queue a new diagnosis of this cluster (rerun). */
+  rerun(depth: 'health' | 'diagnose'): Promise<void>;
+}
+
+export interface ActionContext {
+  cluster: ClusterConfig;
+  clients: ActionClients;
+  state: RemediationState;
+  settings: RemediationSettings;
+  /** Plan, report nothing: every step that would change something says what it would do. */
+  dryRun: boolean;
+  /** One line per step, shown live in the thread and kept for the audit. */
+  progress(line: string): Promise<void>;
+  snapshot: PlanSnapshot;
+  planId: string;
+  user: string;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** A fresh plan for a follow-up button (e.g. "Open another ticket"). */
+  followUp(action: ActionId, args: Record<string, string>, label: string): Promise<ViewButton>;
+}
+
+export interface ActionOutcome {
+  status: 'done' | 'refused' | 'failed';
+  /** One line: what happened ("defragmented 3 members; 48 MiB returned"). */
+  summary: string;
+  lines: string[];
+  link?: { label: string; url: string };
+  buttons?: ViewButton[];
+}
+
+/** An action with its argument type erased, for the registry. */
+export interface RegisteredAction {
+  id: ActionId;
+  label: string;
+  access: 'anyone' | 'responders';
+  sideEffects: readonly string[];
+  needsConfirmation: boolean;
+  parse(
+    raw: Record<string, string>,
+  ):
+    | { ok: true; describe(s: PlanSnapshot): string[]; run(ctx: ActionContext): Promise<ActionOutcome> }
+    | { ok: false; error: string };
+}
+
+export function registerAction<A>(action: RemediationAction<A>): RegisteredAction {
+  return {
+    id: action.id,
+    label: action.label,
+    access: action.access,
+    sideEffects: action.sideEffects,
+    needsConfirmation: action.needsConfirmation,
+    parse(raw) {
+      const parsed = action.argsSchema.safeParse(raw);
+      if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => i.message).join('; ') };
+      const args = parsed.data;
+      return { ok: true, describe: (s) => action.describe(args, s), run: (ctx) => action.run(args, ctx) };
+    },
+  };
+}
+
+export const done = (
+  summary: string,
+  lines: string[] = [],
+  extra: Partial<ActionOutcome> = {},
+): ActionOutcome => ({
+  status: 'done',
+  summary,
+  lines,
+  ...extra,
+});
+export const refused = (summary: string, lines: string[] = []): ActionOutcome => ({
+  status: 'refused',
+  summary,
+  lines,
+});
+export const failed = (summary: string, lines: string[] = []): ActionOutcome => ({
+  status: 'failed',
+  summary,
+  lines,
+});

@@ -1,0 +1,179 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { EtcdClients } from '../../clients/etcd-clients.js';
+import { formatBytes } from '../../report/format.js';
+import { type ActionContext, done, failed, refused, registerAction } from '../action.js';
+import {
+  type ClusterState,
+  defragmentInOrder,
+  isHealthy,
+  orderText,
+  quorumGuard,
+  readClusterState,
+} from './etcd-members.js';
+
+/**
+ * KB R4 (etcd FAQ, maintenance guide "Space quota"), with R1 first: snapshot, compact to the
+ * current revision, defragment every member (R3 order), disarm the alarms, then prove a write works.
+ * Every call goes through the maintenance clients: a put rejected for NOSPACE must not make the
+ * client refuse the calls that fix it.
+ */
+export const recoverNospace = registerAction({
+  id: 'recover-nospace',
+  label: 'Recover from NOSPACE',
+  access: 'responders',
+  sideEffects: [
+    'etcd: a snapshot written to remediation.snapshotDir on the worker',
+    'etcd: Compact to the current revision (history before it is gone)',
+    'etcd: Defragment every member, one at a time, leader last',
+    'etcd: Alarm Deactivate NOSPACE, then a put and delete of one key under etcd-doctor/',
+  ],
+  needsConfirmation: true,
+  argsSchema: z.object({}),
+  describe(_args, s) {
+    return [
+      `1. Snapshot the keyspace to the worker's snapshot directory. 2. Compact to the current revision. 3. Defragment ${orderText(
+        s.members.map((m) => m.name),
+        s.leader,
+      )}, one at a time. 4. Disarm NOSPACE. 5. Check that a write works.`,
+      'Reads keep working throughout; writes come back at step 4. Compaction drops the key history before the current revision.',
+    ];
+  },
+  async run(_args, ctx) {
+    const etcd = await ctx.clients.etcd();
+    const state = await readClusterState(etcd, ctx);
+    const problem = quorumGuard(state, 'recover from NOSPACE');
+    if (problem) return refused(problem);
+    const lines: string[] = [];
+    const step = async (line: string) => {
+      lines.push(line);
+      await ctx.progress(line);
+    };
+    const source = state.members.find((m) => m.isLeader && isHealthy(m)) ?? state.members.find(isHealthy);
+    if (!source) return refused('no healthy member to snapshot from');
+    const revision = Math.max(...state.members.map((m) => m.revision ?? 0));
+
+    if (ctx.dryRun) {
+      await step(`would snapshot ${source.name} to ${ctx.settings.snapshotDir}`);
+      await step(`would compact to revision ${revision}`);
+    } else {
+      await step(await snapshot(etcd, source.endpoint, ctx));
+      await step(await compact(etcd, source.endpoint, revision, ctx));
+    }
+    const defrag = await defragmentInOrder(etcd, await readClusterState(etcd, ctx), ctx);
+    lines.push(...defrag.lines);
+    if (!defrag.ok) return failed(defrag.stopped ?? 'defragmentation stopped', lines);
+    if (ctx.dryRun) {
+      await step('would disarm NOSPACE and check that a write works');
+      return done(`would recover ${ctx.cluster.name} from NOSPACE`, lines);
+    }
+    await step(await disarm(etcd, source.endpoint, ctx));
+    const write = await checkWrite(etcd, ctx);
+    await step(write.line);
+    if (!write.ok) return failed('the alarm is disarmed but a write still fails', lines);
+    return done(`recovered ${ctx.cluster.name} from NOSPACE: writes work again`, lines);
+  },
+});
+
+async function snapshot(etcd: EtcdClients, endpoint: string, ctx: ActionContext): Promise<string> {
+  await mkdir(ctx.settings.snapshotDir, { recursive: true });
+  const stamp = new Date(ctx.now()).toISOString().replace(/[:.]/g, '-');
+  const file = join(ctx.settings.snapshotDir, `${ctx.cluster.name}-${stamp}.db`);
+  const stream = await etcd
+    .forEndpoint(endpoint)
+    .maintenance.maintenance.snapshot({ deadline: new Date(ctx.now() + ctx.settings.etcdCallTimeoutMs) });
+  const blobs = Readable.from(snapshotChunks(stream));
+  await pipeline(blobs, createWriteStream(file, { flags: 'wx' }));
+  const bytes = (await stat(file)).size;
+  if (bytes === 0) throw new Error(`the snapshot ${file} is empty`);
+  return `snapshot of ${endpoint} saved: ${file} (${formatBytes(bytes)})`;
+}
+
+/** The gRPC stream as an async iterable of its blobs. */
+async function* snapshotChunks(stream: {
+  on(event: 'data', fn: (item: { blob: Buffer }) => void): unknown;
+  on(event: 'end', fn: () => void): unknown;
+  on(event: 'error', fn: (err: Error) => void): unknown;
+}): AsyncGenerator<Buffer> {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let error: Error | undefined;
+  let wake: (() => void) | undefined;
+  stream.on('data', (item) => {
+    queue.push(Buffer.from(item.blob));
+    wake?.();
+  });
+  stream.on('end', () => {
+    ended = true;
+    wake?.();
+  });
+  stream.on('error', (err) => {
+    error = err;
+    wake?.();
+  });
+  for (;;) {
+    const next = queue.shift();
+    if (next) {
+      yield next;
+      continue;
+    }
+    if (error) throw error;
+    if (ended) return;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    wake = undefined;
+  }
+}
+
+async function compact(
+  etcd: EtcdClients,
+  endpoint: string,
+  revision: number,
+  ctx: ActionContext,
+): Promise<string> {
+  try {
+    await etcd
+      .forEndpoint(endpoint)
+      .maintenance.kv.compact(
+        { revision: String(revision), physical: true },
+        { deadline: new Date(ctx.now() + ctx.settings.etcdCallTimeoutMs) },
+      );
+    return `compacted to revision ${revision}`;
+  } catch (err) {
+    // Already compacted there (the apiserver compacts every 5 min): nothing left to do.
+    if (/compacted/i.test(String(err))) return `revision ${revision} was already compacted`;
+    throw err;
+  }
+}
+
+async function disarm(etcd: EtcdClients, endpoint: string, ctx: ActionContext): Promise<string> {
+  const m = etcd.forEndpoint(endpoint).maintenance.maintenance;
+  const opts = () => ({ deadline: new Date(ctx.now() + 5000) });
+  const listed = await m.alarm({ action: 'Get', memberID: '0', alarm: 'None' }, opts());
+  const nospace = listed.alarms.filter(
+    (a) => String(a.alarm as unknown) === 'Nospace' || Number(a.alarm) === 1,
+  );
+  for (const a of nospace)
+    await m.alarm({ action: 'Deactivate', memberID: a.memberID, alarm: a.alarm }, opts());
+  return nospace.length ? `disarmed NOSPACE on ${nospace.length} member(s)` : 'no NOSPACE alarm was active';
+}
+
+async function checkWrite(etcd: EtcdClients, ctx: ActionContext): Promise<{ ok: boolean; line: string }> {
+  const key = `etcd-doctor/remediation-check/${ctx.planId}`;
+  const state: ClusterState = await readClusterState(etcd, ctx);
+  const leader = state.members.find((m) => m.isLeader) ?? state.members.find(isHealthy);
+  if (!leader) return { ok: false, line: 'no member answers to check a write' };
+  const client = etcd.forEndpoint(leader.endpoint).maintenance;
+  try {
+    await client.put(key).value(String(ctx.now()));
+    await client.delete().key(key);
+    return { ok: true, line: `a write works: put and deleted ${key}` };
+  } catch (err) {
+    return { ok: false, line: `a write failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}

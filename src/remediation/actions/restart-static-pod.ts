@@ -1,0 +1,259 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { z } from 'zod';
+import type { KubernetesClients } from '../../clients/kubernetes.js';
+import { detectDistribution } from '../../probes/kubernetes/layout.js';
+import { type ActionContext, type ActionOutcome, done, failed, refused, registerAction } from '../action.js';
+import { isHealthy, readClusterState } from './etcd-members.js';
+import {
+  isReady,
+  logTail,
+  nameSuffix,
+  pollUntil,
+  RESTRICTED_CONTAINER_SECURITY,
+  readPod,
+  remediationLabels,
+} from './kube-wait.js';
+
+const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
+type Component = (typeof COMPONENTS)[number];
+
+/** The only host path the helper pod mounts (kubeadm's static pod directory). */
+export const MANIFESTS_DIR = '/etc/kubernetes/manifests';
+
+/** The OpenShift operator resource (operator.openshift.io/v1, name `cluster`) per component. */
+const OPERATOR_PLURAL: Record<Component, string> = {
+  etcd: 'etcds',
+  'kube-apiserver': 'kubeapiservers',
+  'kube-controller-manager': 'kubecontrollermanagers',
+  'kube-scheduler': 'kubeschedulers',
+};
+
+/** Causes that are etcd's own: restarting the scheduler or controller-manager does not help them (KB R10). */
+const ETCD_CAUSES = new Set([
+  'slow-disk',
+  'clock-skew',
+  'peer-network',
+  'member-down',
+  'quorum-lost',
+  'leader-churn',
+  'db-quota',
+  'db-fragmentation',
+  'cpu-starvation',
+  'non-durable-storage',
+  'corruption',
+  'slow-reads',
+]);
+
+const argsSchema = z
+  .object({
+    component: z.enum(COMPONENTS),
+    node: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{0,252}$/)
+      .optional(),
+    member: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/)
+      .optional(),
+  })
+  .refine((a) => a.node ?? a.member, { error: 'names no node' });
+type Args = z.infer<typeof argsSchema>;
+
+/** kubeadm names the etcd member after its node. */
+const nodeOf = (a: Args): string => (a.node ?? a.member ?? '').toLowerCase();
+
+export const restartStaticPod = registerAction({
+  id: 'restart-static-pod',
+  label: 'Restart',
+  access: 'responders',
+  sideEffects: [
+    `kubeadm: a short-lived pod pinned to the node (spec.nodeName) with one hostPath, ${MANIFESTS_DIR}, that moves the component's manifest out and back; deleted afterwards`,
+    'OpenShift: a merge patch of spec.forceRedeploymentReason on the operator resource (etcds, kubeapiservers, kubecontrollermanagers or kubeschedulers named cluster)',
+    'one node at a time per cluster; for etcd only while the other members keep quorum',
+  ],
+  needsConfirmation: true,
+  argsSchema,
+  describe(args, s) {
+    const node = nodeOf(args);
+    const lines = [
+      `Restart ${args.component} on ${node}: move ${MANIFESTS_DIR}/${args.component}.yaml out for about 30 s so the kubelet stops the pod, move it back, and wait until the pod is Ready again (kubeadm). On OpenShift: ask the operator to roll it out (forceRedeploymentReason), one node at a time.`,
+    ];
+    if (args.component === 'etcd') {
+      const up = s.members.filter((m) => m.reachable).length;
+      lines.push(
+        `etcd member ${node} is out while it restarts; ${up} of ${s.members.length} members answered at the diagnosis. It refuses if the others would not keep quorum.`,
+      );
+    }
+    if (
+      (args.component === 'kube-scheduler' || args.component === 'kube-controller-manager') &&
+      s.rootCause &&
+      ETCD_CAUSES.has(s.rootCause)
+    ) {
+      lines.push(
+        `:warning: The root cause is etcd (\`${s.rootCause}\`): restarting ${args.component} does not help; it loses its lease because etcd is slow, and a restart adds load (KB R10). Fix etcd first.`,
+      );
+    }
+    return lines;
+  },
+  async run(args, ctx) {
+    const node = nodeOf(args);
+    if (args.component === 'etcd') {
+      const guard = await etcdRestartGuard(node, ctx);
+      if (guard) return refused(guard);
+    }
+    const kube = await ctx.clients.kubernetes();
+    const configured = ctx.cluster.kubernetes?.distribution;
+    const distribution =
+      configured && configured !== 'auto' ? configured : await detectDistribution(kube, 5000);
+    if (distribution === 'openshift') return patchOperator(kube, args.component, ctx);
+    return restartKubeadm(kube, args.component, node, ctx);
+  },
+});
+
+/** KB R2: the restart takes one member out; the rest must still be quorum. */
+async function etcdRestartGuard(node: string, ctx: ActionContext): Promise<string | undefined> {
+  const state = await readClusterState(await ctx.clients.etcd(), ctx);
+  const target = state.members.find((m) => m.name === node);
+  const healthyAfter = state.healthyVoting - (target && isHealthy(target) ? 1 : 0);
+  if (healthyAfter < state.quorum) {
+    const down = state.members.filter((m) => !isHealthy(m)).map((m) => m.name);
+    return `refusing to restart etcd on ${node}: quorum is ${state.quorum} and only ${healthyAfter} other healthy member(s) would remain${down.length ? ` (${down.join(', ')} unhealthy)` : ''}; restarting it would lose quorum (KB R2)`;
+  }
+  return undefined;
+}
+
+async function patchOperator(
+  kube: KubernetesClients,
+  component: Component,
+  ctx: ActionContext,
+): Promise<ActionOutcome> {
+  const plural = OPERATOR_PLURAL[component];
+  const reason = `etcd-doctor ${ctx.planId} ${new Date(ctx.now()).toISOString()}`;
+  if (ctx.dryRun) return done(`would patch ${plural}/cluster spec.forceRedeploymentReason="${reason}"`);
+  await kube.custom.patchClusterCustomObject(
+    {
+      group: 'operator.openshift.io',
+      version: 'v1',
+      plural,
+      name: 'cluster',
+      body: { spec: { forceRedeploymentReason: reason } },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+  return done(`asked the OpenShift operator to redeploy ${component} (${plural}/cluster)`, [
+    `patched spec.forceRedeploymentReason="${reason}"; the operator rolls it out one node at a time and keeps etcd's quorum guard`,
+  ]);
+}
+
+/** The helper pod: pinned to the node, the manifests directory its only volume, every capability dropped. */
+export function manifestMoverPod(opts: {
+  name: string;
+  namespace: string;
+  node: string;
+  component: Component;
+  image: string;
+  holdSeconds: number;
+  planId: string;
+}): V1Pod {
+  const manifest = `${opts.component}.yaml`;
+  // The kubelet ignores files whose name starts with a dot, so the manifest stays in the same
+  // directory (the one hostPath) while the kubelet sees it gone. The trap puts it back on any exit.
+  const script = [
+    'set -eu',
+    'src="/manifests/$MANIFEST"; held="/manifests/.etcd-doctor-$MANIFEST"',
+    'test -f "$src" || { echo "no $src on this node"; exit 3; }',
+    'test ! -e "$held" || { echo "$held exists: an earlier restart did not finish"; exit 4; }',
+    'restore() { if [ -e "$held" ]; then mv "$held" "$src"; echo "moved $MANIFEST back"; fi; }',
+    'trap restore EXIT',
+    "trap 'exit 143' TERM INT",
+    'mv "$src" "$held"; echo "moved $MANIFEST out"',
+    'sleep "$HOLD_SECONDS"',
+  ].join('\n');
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: opts.name, namespace: opts.namespace, labels: remediationLabels(opts.planId) },
+    spec: {
+      nodeName: opts.node,
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      activeDeadlineSeconds: opts.holdSeconds + 120,
+      terminationGracePeriodSeconds: 30,
+      tolerations: [{ operator: 'Exists' }],
+      containers: [
+        {
+          name: 'move-manifest',
+          image: opts.image,
+          command: ['/bin/sh', '-c', script],
+          env: [
+            { name: 'MANIFEST', value: manifest },
+            { name: 'HOLD_SECONDS', value: String(opts.holdSeconds) },
+          ],
+          securityContext: RESTRICTED_CONTAINER_SECURITY,
+          resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } },
+          volumeMounts: [{ name: 'manifests', mountPath: '/manifests' }],
+        },
+      ],
+      volumes: [{ name: 'manifests', hostPath: { path: MANIFESTS_DIR, type: 'Directory' } }],
+    },
+  };
+}
+
+async function restartKubeadm(
+  kube: KubernetesClients,
+  component: Component,
+  node: string,
+  ctx: ActionContext,
+): Promise<ActionOutcome> {
+  const mirrorName = `${component}-${node}`;
+  const namespace = ctx.settings.namespace;
+  const before = await readPod(kube, 'kube-system', mirrorName).catch(() => undefined);
+  const name = `etcd-doctor-restart-${nameSuffix(ctx.planId)}`;
+  const pod = manifestMoverPod({
+    name,
+    namespace,
+    node,
+    component,
+    image: ctx.settings.helperImage,
+    holdSeconds: ctx.settings.manifestHoldSeconds,
+    planId: ctx.planId,
+  });
+  if (ctx.dryRun)
+    return done(`would run pod ${namespace}/${name} on ${node} to move ${component}.yaml out and back`);
+  await ctx.progress(
+    `moving ${component}.yaml out of ${MANIFESTS_DIR} on ${node} (pod ${namespace}/${name})…`,
+  );
+  await kube.core.createNamespacedPod({ namespace, body: pod });
+  try {
+    const holdMs = ctx.settings.manifestHoldSeconds * 1000;
+    const helper = await pollUntil(
+      ctx,
+      holdMs + ctx.settings.restartWaitMs,
+      () => readPod(kube, namespace, name),
+      (p) => ['Succeeded', 'Failed'].includes(p.status?.phase ?? ''),
+    );
+    if (helper.last?.status?.phase !== 'Succeeded') {
+      const log = await logTail(kube, namespace, name, 'move-manifest');
+      return failed(
+        `the helper pod on ${node} did not succeed (${helper.last?.status?.phase ?? 'no status'})`,
+        log ? [log.trim()] : [],
+      );
+    }
+    await ctx.progress(`${component}.yaml is back; waiting for ${mirrorName} to be Ready…`);
+    const ready = await pollUntil(
+      ctx,
+      ctx.settings.restartWaitMs,
+      () => readPod(kube, 'kube-system', mirrorName),
+      (p) => isReady(p) && p.metadata?.uid !== before?.metadata?.uid,
+    );
+    if (!ready.ok)
+      return failed(
+        `${mirrorName} was not Ready again within ${Math.round(ctx.settings.restartWaitMs / 1000)} s`,
+      );
+    return done(`restarted ${component} on ${node}: ${mirrorName} is Ready again`);
+  } finally {
+    await kube.core.deleteNamespacedPod({ name, namespace }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { done, registerAction } from '../action.js';
+
+const DEFAULT_HOURS = 4;
+/** A snooze longer than a week hides a real problem for too long. */
+const MAX_HOURS = 168;
+
+/** Digests and alert triage skip the cluster for N hours (read with createIsSnoozed). */
+export const snooze = registerAction({
+  id: 'snooze',
+  label: 'Snooze',
+  access: 'responders',
+  sideEffects: [
+    'etcd-doctor state in Redis: the cluster is left out of digests and alert triage for N hours',
+  ],
+  needsConfirmation: false,
+  argsSchema: z.object({
+    hours: z
+      .string()
+      .regex(/^\d{1,3}$/)
+      .refine((h) => Number(h) >= 1 && Number(h) <= MAX_HOURS, { error: `hours must be 1..${MAX_HOURS}` })
+      .optional(),
+  }),
+  describe(args, s) {
+    return [`Snooze ${s.cluster} for ${args.hours ?? DEFAULT_HOURS} h in digests and alert triage.`];
+  },
+  async run(args, ctx) {
+    const hours = Number(args.hours ?? DEFAULT_HOURS);
+    const untilMs = ctx.now() + hours * 3_600_000;
+    if (!ctx.dryRun) await ctx.state.snooze(ctx.cluster.name, untilMs, ctx.user);
+    const until = new Date(untilMs).toISOString().slice(0, 16).replace('T', ' ');
+    return done(
+      `${ctx.dryRun ? 'would snooze' : 'snoozed'} ${ctx.cluster.name} for ${hours} h (until ${until} UTC): digests and alert triage skip it`,
+    );
+  },
+});

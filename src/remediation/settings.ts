@@ -1,0 +1,68 @@
+import type { ClusterConfig } from '../config/schema.js';
+
+/** Timings and defaults of the remediation actions; production uses the defaults, tests shorten them. */
+export interface RemediationSettings {
+  /** A button stops working this long after its diagnosis (cluster `remediation.planExpiryMinutes`). */
+  planExpiryMs: number;
+  /** A "Run it" confirmation stops working this long after it was shown. */
+  confirmWindowMs: number;
+  /** Pause between two members' defragmentation before the health check (cluster `remediation.defragPauseSeconds`). */
+  defragPauseMs: number;
+  /** How long the cluster may take to look healthy again after one member's defragmentation. */
+  healthWaitMs: number;
+  /** Per-member gRPC deadline of Status, Defragment, Compact and the like. */
+  etcdCallTimeoutMs: number;
+  /** How long a restarted static pod may take to be Ready again. */
+  restartWaitMs: number;
+  /** How long the manifest stays out of /etc/kubernetes/manifests (kubelet rescans every 20 s). */
+  manifestHoldSeconds: number;
+  /** How long a disk benchmark may take in all, Job creation to deletion. */
+  benchmarkTimeoutMs: number;
+  /** Poll interval of Kubernetes waits. */
+  pollMs: number;
+  /** The namespace the helper pods and Jobs run in (the opt-in RBAC grants kube-system). */
+  namespace: string;
+  helperImage: string;
+  diskBenchmarkImage: string;
+  /** Where recover-nospace writes its snapshot when the cluster names no snapshotDir. */
+  snapshotDir: string;
+}
+
+/** Mutating actions never run from a button older than this, whatever the config says. */
+export const MUTATING_PLAN_MAX_MS = 30 * 60_000;
+
+export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
+  planExpiryMs: 30 * 60_000,
+  confirmWindowMs: 5 * 60_000,
+  // Red Hat: wait about a minute between members; CEOP waits 36 s and then polls health (KB R3).
+  defragPauseMs: 36_000,
+  healthWaitMs: 60_000,
+  etcdCallTimeoutMs: 60_000,
+  restartWaitMs: 180_000,
+  manifestHoldSeconds: 30,
+  benchmarkTimeoutMs: 300_000,
+  pollMs: 2000,
+  namespace: 'kube-system',
+  helperImage: 'busybox:1.36',
+  // Any image with fio on PATH; OpenShift's etcd-perf image is one (KB R7).
+  diskBenchmarkImage: 'quay.io/openshift-scale/etcd-perf:latest',
+  snapshotDir: '/var/lib/etcd-doctor/snapshots',
+};
+
+/** The settings for one cluster: code defaults, then tuning, then the cluster's own config. */
+export function settingsFor(cluster: ClusterConfig, base: RemediationSettings): RemediationSettings {
+  const r = cluster.remediation;
+  return {
+    ...base,
+    ...(r?.planExpiryMinutes === undefined ? {} : { planExpiryMs: r.planExpiryMinutes * 60_000 }),
+    ...(r?.defragPauseSeconds === undefined ? {} : { defragPauseMs: r.defragPauseSeconds * 1000 }),
+    ...(r?.snapshotDir === undefined ? {} : { snapshotDir: r.snapshotDir }),
+    ...(r?.diskBenchmarkImage === undefined ? {} : { diskBenchmarkImage: r.diskBenchmarkImage }),
+    ...(r?.helperImage === undefined ? {} : { helperImage: r.helperImage }),
+  };
+}
+
+/** The expiry that applies to one button: mutating actions are capped at 30 minutes. */
+export function planExpiryMs(settings: RemediationSettings, mutating: boolean): number {
+  return mutating ? Math.min(settings.planExpiryMs, MUTATING_PLAN_MAX_MS) : settings.planExpiryMs;
+}

@@ -1,0 +1,89 @@
+import { readFile } from 'node:fs/promises';
+import type { Redis } from 'ioredis';
+import { createAuditLog } from '../audit/audit-log.js';
+import type { ChatAdapter } from '../chat/adapter.js';
+import type { ConfigFile } from '../config/schema.js';
+import { EtcdDoctorError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { JobData, RemediateJob } from '../queue/job-schemas.js';
+import { createPlanStore } from '../state/plan-store.js';
+import { createActionClients } from './action-clients.js';
+import { createRemediationState } from './remediation-state.js';
+import { createRemediationRunner } from './run-job.js';
+import type { ClickDeps } from './run-remediation.js';
+import { DEFAULT_REMEDIATION_SETTINGS, type RemediationSettings } from './settings.js';
+
+export interface RemediationWiring {
+  redis: Redis;
+  prefix: string;
+  config: ConfigFile;
+  chat: ChatAdapter;
+  logger: Logger;
+  /** Queues a job (the worker queues a re-run; the bot queues the remediation). */
+  enqueue: (data: JobData) => Promise<unknown>;
+  /** The env of the composition root: only `tickets.credentialEnv` names are read from it. */
+  env?: Record<string, string | undefined>;
+  settings?: Partial<RemediationSettings>;
+  readFileBuffer?: (path: string) => Promise<Buffer>;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const settingsOf = (w: RemediationWiring): RemediationSettings => ({
+  ...DEFAULT_REMEDIATION_SETTINGS,
+  ...w.settings,
+});
+
+function clusterOf(config: ConfigFile, name: string) {
+  const found = config.clusters.find((c) => c.name === name);
+  if (!found) throw new EtcdDoctorError('cluster_unknown', `cluster "${name}" is not in the config`);
+  return found;
+}
+
+/** The worker's `remediate` job handler. */
+export function createRemediationJobHandler(w: RemediationWiring): (job: RemediateJob) => Promise<unknown> {
+  const readFileBuffer = w.readFileBuffer ?? ((p: string) => readFile(p));
+  return createRemediationRunner({
+    chat: w.chat,
+    plans: createPlanStore(w.redis, w.prefix),
+    state: createRemediationState(w.redis, w.prefix),
+    audit: createAuditLog(w.redis, w.prefix),
+    cluster: (name) => clusterOf(w.config, name),
+    clientsFor: (cluster) =>
+      createActionClients(cluster, {
+        readFileBuffer,
+        env: w.env ?? {},
+        rerun: async (name, depth) => {
+          await w.enqueue({
+            v: 1,
+            kind: 'check',
+            depth,
+            cluster: name,
+            channel: cluster.slack?.channel ?? '',
+            user: 'etcd-doctor',
+            requestedAt: Date.now(),
+          });
+        },
+      }),
+    settings: settingsOf(w),
+    logger: w.logger,
+    ...(w.now ? { now: w.now } : {}),
+    ...(w.sleep ? { sleep: w.sleep } : {}),
+  });
+}
+
+/** The bot's click path dependencies (the bot adds its ClusterAccess). */
+export function createRemediationClickDeps(w: RemediationWiring): Omit<ClickDeps, 'clusters'> {
+  const groupMembers = w.chat.groupMembers?.bind(w.chat);
+  return {
+    plans: createPlanStore(w.redis, w.prefix),
+    state: createRemediationState(w.redis, w.prefix),
+    audit: createAuditLog(w.redis, w.prefix),
+    enqueue: async (job) => {
+      await w.enqueue(job);
+    },
+    ...(groupMembers ? { groupMembers } : {}),
+    settings: settingsOf(w),
+    now: w.now ?? Date.now,
+  };
+}

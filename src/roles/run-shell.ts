@@ -1,0 +1,56 @@
+import type { Readable, Writable } from 'node:stream';
+import { createShellAdapter } from '../chat/shell/shell-adapter.js';
+import type { ConfigFile } from '../config/schema.js';
+import type { Doctor } from '../doctor.js';
+import { type Logger, silentLogger } from '../logger.js';
+import { DEFAULT_QUEUE_PREFIX, type RoleTuning, type RunningRoles, startRoles } from './start-roles.js';
+
+export interface RunShellOptions {
+  config: ConfigFile;
+  input: Readable;
+  output: Writable;
+  /** A terminal: prompt and live progress. Default: `input.isTTY`. */
+  interactive?: boolean;
+  /** Default redis://127.0.0.1:6379. */
+  redisUrl?: string;
+  queuePrefix?: string;
+  doctor?: Doctor;
+  logger?: Logger;
+  tuning?: RoleTuning;
+  /** Stops early (Ctrl-C, SIGTERM). */
+  signal?: AbortSignal;
+}
+
+/**
+ * The whole product without Slack (`etcd-doctor serve` with no Slack tokens, `npm run demo`): the
+ * shell chat, the command layer, the queue and a worker in one process. Piped input runs every
+ * command, waits until each has answered, then returns; a terminal runs until Ctrl-D or `exit`.
+ */
+export async function runShell(opts: RunShellOptions): Promise<void> {
+  let roles: RunningRoles | undefined;
+  const chat = createShellAdapter({
+    input: opts.input,
+    output: opts.output,
+    interactive: opts.interactive ?? Boolean((opts.input as { isTTY?: boolean }).isTTY),
+    whenIdle: () => roles?.idle() ?? Promise.resolve(),
+  });
+  roles = await startRoles({
+    role: 'serve',
+    chat,
+    config: opts.config,
+    redisUrl: opts.redisUrl ?? 'redis://127.0.0.1:6379',
+    queuePrefix: opts.queuePrefix ?? DEFAULT_QUEUE_PREFIX,
+    logger: opts.logger ?? silentLogger,
+    ...(opts.doctor ? { doctor: opts.doctor } : {}),
+    ...(opts.tuning ? { tuning: opts.tuning } : {}),
+  });
+  const aborted = new Promise<void>((resolve) => {
+    if (opts.signal?.aborted) resolve();
+    opts.signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+  try {
+    await Promise.race([chat.finished, aborted]);
+  } finally {
+    await roles.stop();
+  }
+}

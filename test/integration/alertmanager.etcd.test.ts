@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { alertmanagerRoute } from '../../src/alerts/alertmanager-route.js';
+import { createSlackAdapter } from '../../src/chat/slack/slack-adapter.js';
+import { configFileSchema } from '../../src/config/schema.js';
+import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { silentLogger } from '../../src/logger.js';
+import { createRemediationState } from '../../src/remediation/remediation-state.js';
+import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
+import { Secret } from '../../src/secret.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { blocksText, SIGNING_SECRET, shown } from '../support/slack-driver.js';
+
+/**
+ * Alert-driven triage end to end: Alertmanager's webhook (version 4, shaped as in its docs) over
+ * HTTP, the job through real Redis and BullMQ, a diagnosis of a real 3-member etcd, and the thread
+ * in the fake Slack workspace.
+ */
+
+const CHANNEL = 'C0ALERTS';
+const TOKEN = 's3cret-alertmanager-token';
+let lab: EtcdLab;
+let fake: FakeSlack;
+let roles: RunningRoles | undefined;
+let redis: Redis;
+let url: string;
+const prefix = testPrefix('alertmanager');
+
+const text = (m: FakeMessage): string => shown(`${m.text}\n${blocksText(m.blocks)}`);
+const roots = (): FakeMessage[] => fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined);
+const replies = (root: FakeMessage): FakeMessage[] =>
+  fake.messages(CHANNEL).filter((m) => m.thread_ts === root.ts);
+
+/** A notification as Alertmanager sends it (prometheus.io/docs/alerting/latest/configuration/#webhook_config). */
+function notification(
+  status: 'firing' | 'resolved',
+  cluster = 'prod',
+  groupKey = '{}:{alertname="etcdHighFsyncDurations"}',
+) {
+  const startsAt = '2024-05-10T08:55:00.000Z';
+  return {
+    version: '4',
+    groupKey,
+    truncatedAlerts: 0,
+    status,
+    receiver: 'etcd-doctor',
+    groupLabels: { alertname: 'etcdHighFsyncDurations' },
+    commonLabels: { alertname: 'etcdHighFsyncDurations', cluster, job: 'etcd', severity: 'warning' },
+    commonAnnotations: {
+      summary: 'etcd cluster 99th percentile fsync durations are too high.',
+      description: 'etcd cluster "etcd": 99th percentile fsync durations are 0.7s on etcd-2.',
+    },
+    externalURL: 'http://alertmanager.example:9093',
+    alerts: [
+      {
+        status,
+        labels: {
+          alertname: 'etcdHighFsyncDurations',
+          cluster,
+          instance: '10.0.0.2:2379',
+          job: 'etcd',
+          severity: 'warning',
+        },
+        annotations: { summary: 'etcd cluster 99th percentile fsync durations are too high.' },
+        startsAt,
+        endsAt: status === 'resolved' ? '2024-05-10T09:20:00.000Z' : '0001-01-01T00:00:00Z',
+        generatorURL: 'http://prometheus.example:9090/graph?g0.expr=histogram_quantile',
+        fingerprint: 'b2f1c0e6a7d5e3f4',
+      },
+    ],
+  };
+}
+
+async function post(body: unknown, auth: string | null = `Bearer ${TOKEN}`) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+beforeAll(async () => {
+  [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
+  redis = new Redis(REDIS_URL);
+  const config = configFileSchema.parse({
+    clusters: [
+      {
+        name: 'prod',
+        etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+        slack: { channel: CHANNEL },
+      },
+      { name: 'nochannel', etcd: { endpoints: lab.endpoints } },
+      { name: 'quiet', etcd: { endpoints: lab.endpoints }, slack: { channel: CHANNEL } },
+    ],
+    probes: { timeoutMs: 1000, metricsWindowMs: 300 },
+    alertmanager: { clusterLabel: 'cluster', threadWindowMinutes: 60 },
+  });
+  const chat = createSlackAdapter({
+    botToken: new Secret('xoxb-1-test'),
+    signingSecret: new Secret(SIGNING_SECRET),
+    apiUrl: fake.url,
+    listen: { port: 0, host: '127.0.0.1' },
+    logger: silentLogger,
+    routes: [
+      alertmanagerRoute({
+        token: new Secret(TOKEN),
+        clusterLabel: 'cluster',
+        cluster: (name) => config.clusters.find((c) => c.name === name),
+        enqueue: () => roles?.enqueue,
+        logger: silentLogger,
+        now: Date.now,
+      }),
+    ],
+  });
+  roles = await startRoles({
+    role: 'serve',
+    chat,
+    config,
+    redisUrl: REDIS_URL,
+    queuePrefix: prefix,
+    logger: silentLogger,
+    tuning: { jobTimeoutMs: 30_000 },
+  });
+  url = `http://127.0.0.1:${chat.address()?.port}/alertmanager`;
+});
+
+afterAll(async () => {
+  await roles?.stop();
+  redis?.disconnect();
+  await Promise.all([fake?.close(), lab?.destroy()]);
+  await purgePrefix(prefix);
+});
+
+beforeEach(() => fake.reset());
+
+describe('POST /alertmanager refuses what it must', () => {
+  it('401 without the token or with a wrong one', async () => {
+    expect((await post(notification('firing'), null)).status).toBe(401);
+    expect((await post(notification('firing'), 'Bearer nope')).status).toBe(401);
+    expect(
+      (await post(notification('firing'), `Basic ${Buffer.from('am:nope').toString('base64')}`)).status,
+    ).toBe(401);
+    expect(fake.calls('chat.postMessage')).toHaveLength(0);
+  });
+
+  it('400 with the reason for a body that is not a version-4 payload', async () => {
+    const badJson = await post('{"version": "4",');
+    expect(badJson.status).toBe(400);
+    expect(String(badJson.body.error)).toMatch(/invalid JSON/);
+    const v3 = await post({ ...notification('firing'), version: '3' });
+    expect(v3.status).toBe(400);
+    expect(String(v3.body.error)).toMatch(/version.*"4"/);
+    const { alerts: _alerts, ...noAlerts } = notification('firing');
+    expect(String((await post(noAlerts)).body.error)).toMatch(/alerts/);
+    const badStatus = await post({ ...notification('firing'), status: 'burning' });
+    expect(badStatus.status).toBe(400);
+    expect(String(badStatus.body.error)).toMatch(/status/);
+  });
+
+  it('202 and a logged warning for a cluster it does not know, or one without a channel', async () => {
+    const unknown = await post(notification('firing', 'atlantis'));
+    expect(unknown.status).toBe(202);
+    expect(unknown.body).toMatchObject({
+      queued: [],
+      ignored: [{ cluster: 'atlantis', reason: 'cluster "atlantis" is not in the config' }],
+    });
+    const noChannel = await post(notification('firing', 'nochannel'));
+    expect(noChannel.body).toMatchObject({ queued: [], ignored: [{ cluster: 'nochannel' }] });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(fake.calls('chat.postMessage')).toHaveLength(0);
+  });
+});
+
+describe('an alert group becomes one thread', () => {
+  it('firing posts the alert as the root and the diagnosis in its thread; firing again updates the same thread; resolved marks it resolved', async () => {
+    const first = await post(notification('firing'));
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ queued: [{ cluster: 'prod' }], ignored: [] });
+    await fake.waitFor(() => roots().length === 1 && replies(roots()[0] as FakeMessage).length >= 1, 20_000);
+    const root = roots()[0] as FakeMessage;
+    expect(text(root)).toMatch(/FIRING: etcdHighFsyncDurations on prod/);
+    expect(text(root)).toMatch(/instance=10\.0\.0\.2:2379/);
+    const diagnosis = text(replies(root)[0] as FakeMessage);
+    expect(diagnosis).toMatch(/prod/);
+    expect(diagnosis).toMatch(/etcd-1/);
+    await fake.waitFor(() => /Diagnosis: /.test(text(roots()[0] as FakeMessage)), 10_000);
+
+    // Basic auth (Alertmanager's basic_auth) works too.
+    const again = await post(
+      notification('firing'),
+      `Basic ${Buffer.from(`alertmanager:${TOKEN}`).toString('base64')}`,
+    );
+    expect(again.status).toBe(202);
+    await fake.waitFor(() => replies(roots()[0] as FakeMessage).length >= 2, 20_000);
+    expect(roots()).toHaveLength(1);
+    expect(text(roots()[0] as FakeMessage)).toMatch(/Fired again \(2 notifications\)/);
+
+    expect((await post(notification('resolved'))).status).toBe(202);
+    await fake.waitFor(
+      () => /RESOLVED: etcdHighFsyncDurations on prod/.test(text(roots()[0] as FakeMessage)),
+      20_000,
+    );
+    expect(roots()).toHaveLength(1);
+    expect(replies(roots()[0] as FakeMessage).some((m) => /resolved/.test(text(m)))).toBe(true);
+  });
+
+  it('a snoozed cluster gets no triage', async () => {
+    await createRemediationState(redis, prefix).snooze('quiet', Date.now() + 60_000, 'U111');
+    expect((await post(notification('firing', 'quiet', 'group-quiet'))).status).toBe(202);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(roots()).toHaveLength(0);
+  });
+});

@@ -1,0 +1,251 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { type FakeKubeApi, type KubeWrite, startFakeKubeApi } from '../../support/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
+import {
+  ALICE,
+  finished,
+  type Harness,
+  runItButton,
+  startHarness,
+  textOf,
+} from '../../support/remediation-harness.js';
+
+/** fio 3.x JSON, trimmed to what a run prints about sync writes (p99 fdatasync 16.9 ms, 61 IOPS). */
+const FIO_JSON = JSON.stringify({
+  'fio version': 'fio-3.35',
+  jobs: [
+    {
+      jobname: 'etcd-doctor',
+      write: { iops: 61.4, bw: 138 },
+      sync: {
+        lat_ns: { min: 1000, max: 90_000_000, mean: 8_000_000, percentile: { '99.000000': 16_908_288 } },
+      },
+    },
+  ],
+});
+
+/** Plays the kubelet and the Job controller: helper pods succeed, the mirror pod comes back new, Jobs get a pod. */
+function kubelet(write: KubeWrite, api: FakeKubeApi): void {
+  if (write.method !== 'POST') return;
+  const body = write.body as { metadata: { name: string }; spec?: { nodeName?: string } };
+  if (write.resource === 'pods') {
+    const created = api.fixture.objects.pods.find((p) => p.metadata.name === body.metadata.name);
+    if (created) created.status = { phase: 'Succeeded' };
+    const mirror = api.fixture.objects.pods.find(
+      (p) => p.metadata.name === `kube-scheduler-${body.spec?.nodeName}`,
+    );
+    if (mirror) mirror.metadata.uid = `recreated-${Date.now()}`;
+  }
+  if (write.resource === 'jobs') {
+    const pod = `${body.metadata.name}-x7k2p`;
+    api.fixture.objects.pods.push({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: pod,
+        namespace: write.namespace ?? 'kube-system',
+        labels: { 'job-name': body.metadata.name },
+      },
+      spec: { containers: [{ name: 'fio' }] },
+      status: { phase: 'Succeeded' },
+    });
+    api.setLog(
+      write.namespace ?? '',
+      pod,
+      'fio',
+      `note: both iodepth >= 1 and synchronous I/O engine are selected\n${FIO_JSON}\n`,
+    );
+  }
+}
+
+describe('restart-static-pod and disk-benchmark against a fake kubeadm apiserver', () => {
+  let kube: FakeKubeApi;
+  let h: Harness;
+
+  beforeAll(async () => {
+    kube = await startFakeKubeApi({ fixture: 'kubeadm-1.29-healthy', onWrite: kubelet });
+    const kubeconfig = await writeFakeKubeconfig(kube.url, { token: kube.token });
+    h = await startHarness(
+      [
+        {
+          name: 'local',
+          etcd: { endpoints: ['http://127.0.0.1:9'] },
+          kubernetes: { kubeconfig, context: 'fake-admin@fake', distribution: 'kubeadm' },
+          remediation: {
+            responders: [ALICE],
+            helperImage: 'busybox:1.36',
+            diskBenchmarkImage: 'example.org/fio:3.35',
+          },
+        },
+      ],
+      'rem-kube',
+    );
+  });
+  afterAll(async () => {
+    await h?.close();
+    await kube?.close();
+  });
+  afterEach(() => {
+    (h.chat.messages as unknown[]).length = 0;
+  });
+
+  const press = async (
+    action: 'restart-static-pod' | 'disk-benchmark',
+    args: Record<string, string>,
+    rootCause?: string,
+  ) => {
+    const anchor = await h.anchor();
+    const button = await h.button(action, args, rootCause ? { context: { rootCause } } : {});
+    const [confirm] = await h.chat.click(anchor, button, { user: ALICE });
+    await h.chat.click(anchor, runItButton(confirm), { user: ALICE });
+    await h.chat.waitFor((c) => finished(c) !== undefined, 20_000);
+    return { confirm: textOf(confirm), done: finished(h.chat)?.text ?? '' };
+  };
+
+  it('restarts kube-scheduler with a pod pinned to the node, only the manifests hostPath, no privilege, deleted after', async () => {
+    const { confirm, done } = await press(
+      'restart-static-pod',
+      { component: 'kube-scheduler', node: 'master-2' },
+      'slow-disk',
+    );
+    // KB R10 on the confirmation: the root cause is etcd.
+    expect(confirm).toMatch(/root cause is etcd \(`slow-disk`\): restarting kube-scheduler does not help/);
+    expect(done).toMatch(
+      /finished in .*restarted kube-scheduler on master-2: kube-scheduler-master-2 is Ready again/,
+    );
+
+    const [create] = kube.writes('pods').filter((w) => w.method === 'POST');
+    const pod = create?.body as {
+      metadata: { name: string; namespace: string };
+      spec: Record<string, unknown> & {
+        nodeName: string;
+        volumes: Array<{ name: string; hostPath?: { path: string } }>;
+        containers: Array<{
+          securityContext: Record<string, unknown>;
+          env: Array<{ name: string; value: string }>;
+        }>;
+      };
+    };
+    expect(create?.namespace).toBe('kube-system');
+    expect(pod.spec.nodeName).toBe('master-2');
+    expect(pod.spec.volumes).toEqual([
+      { name: 'manifests', hostPath: { path: '/etc/kubernetes/manifests', type: 'Directory' } },
+    ]);
+    expect(pod.spec.hostNetwork).toBeUndefined();
+    expect(pod.spec.hostPID).toBeUndefined();
+    expect(pod.spec.automountServiceAccountToken).toBe(false);
+    expect(pod.spec.containers[0]?.securityContext).toMatchObject({
+      privileged: false,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(pod.spec.containers[0]?.env).toContainEqual({ name: 'MANIFEST', value: 'kube-scheduler.yaml' });
+    // Cleanup: the helper pod is deleted.
+    expect(
+      kube
+        .writes('pods')
+        .filter((w) => w.method === 'DELETE')
+        .map((w) => w.name),
+    ).toEqual([pod.metadata.name]);
+  });
+
+  it('benchmarks the disk with fio in a Job pinned to the node, posts p99 and IOPS, and deletes the Job', async () => {
+    const { confirm, done } = await press('disk-benchmark', { member: 'master-1' });
+    expect(confirm).toMatch(/Run fio on master-1 in \/var\/lib\/etcd\/etcd-doctor-fio/);
+    expect(done).toMatch(/disk of master-1: too slow for etcd/);
+    expect(done).toMatch(
+      /fdatasync p99 16\.9 ms: too slow \(etcd FAQ: < 10 ms; OpenShift etcd-perf: < 20 ms, which it passes\)/,
+    );
+    expect(done).toMatch(/sequential write IOPS 61/);
+
+    const create = kube.writes('jobs').find((w) => w.method === 'POST');
+    const job = create?.body as {
+      metadata: { name: string };
+      spec: {
+        template: {
+          spec: {
+            nodeName: string;
+            volumes: unknown[];
+            containers: Array<{ image: string; command: string[]; securityContext: Record<string, unknown> }>;
+          };
+        };
+      };
+    };
+    const spec = job.spec.template.spec;
+    expect(spec.nodeName).toBe('master-1');
+    expect(spec.volumes).toEqual([
+      { name: 'bench', hostPath: { path: '/var/lib/etcd/etcd-doctor-fio', type: 'DirectoryOrCreate' } },
+    ]);
+    expect(spec.containers[0]?.image).toBe('example.org/fio:3.35');
+    expect(spec.containers[0]?.command).toEqual(
+      expect.arrayContaining([
+        'fio',
+        '--rw=write',
+        '--ioengine=sync',
+        '--fdatasync=1',
+        '--size=22m',
+        '--bs=2300',
+        '--output-format=json',
+      ]),
+    );
+    expect(spec.containers[0]?.securityContext).toMatchObject({
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    const deleted = kube.writes('jobs').find((w) => w.method === 'DELETE');
+    expect(deleted?.name).toBe(job.metadata.name);
+    expect(deleted?.body).toMatchObject({ query: { propagationPolicy: 'Background' } });
+  });
+});
+
+describe('restart-static-pod on OpenShift', () => {
+  let kube: FakeKubeApi;
+  let h: Harness;
+
+  beforeAll(async () => {
+    kube = await startFakeKubeApi({ fixture: 'openshift-4.14-healthy' });
+    const kubeconfig = await writeFakeKubeconfig(kube.url, { token: kube.token });
+    h = await startHarness(
+      [
+        {
+          name: 'local',
+          etcd: { endpoints: ['http://127.0.0.1:9'] },
+          kubernetes: { kubeconfig, context: 'fake-admin@fake' },
+          remediation: { responders: [ALICE] },
+        },
+      ],
+      'rem-ocp',
+    );
+  });
+  afterAll(async () => {
+    await h?.close();
+    await kube?.close();
+  });
+
+  it('merge-patches forceRedeploymentReason on the operator resource and creates no pod', async () => {
+    const anchor = await h.anchor();
+    const button = await h.button('restart-static-pod', {
+      component: 'kube-controller-manager',
+      node: 'master-0',
+    });
+    const [confirm] = await h.chat.click(anchor, button, { user: ALICE });
+    await h.chat.click(anchor, runItButton(confirm), { user: ALICE });
+    await h.chat.waitFor((c) => finished(c) !== undefined, 20_000);
+    expect(finished(h.chat)?.text).toMatch(
+      /asked the OpenShift operator to redeploy kube-controller-manager/,
+    );
+    const [patch] = kube.writes();
+    expect(patch).toMatchObject({
+      method: 'PATCH',
+      resource: 'kubecontrollermanagers',
+      name: 'cluster',
+      contentType: 'application/merge-patch+json',
+    });
+    expect(
+      (patch?.body as { spec?: { forceRedeploymentReason?: string } } | undefined)?.spec
+        ?.forceRedeploymentReason,
+    ).toMatch(/^etcd-doctor /);
+    expect(kube.writes()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,66 @@
+import { readdir } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import type { ReportView } from '../../../src/report/chat-view.js';
+import {
+  ALICE,
+  finished,
+  type Harness,
+  labCluster,
+  runItButton,
+  startHarness,
+  textOf,
+} from '../../support/remediation-harness.js';
+
+/** KB R4 end to end: a cluster in NOSPACE, the button from the diagnosis, confirmation, writable again. */
+describe('recover-nospace on a real 3-member etcd with a 16 MiB quota', () => {
+  let lab: EtcdLab;
+  let h: Harness;
+
+  beforeAll(async () => {
+    lab = await startEtcdLab({ quotaBackendBytes: 16 * 1024 * 1024 });
+    h = await startHarness(
+      [labCluster(lab, { remediation: { responders: [ALICE], defragPauseSeconds: 0 } })],
+      'rem-nospace',
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await h?.close();
+    await lab?.destroy();
+  });
+
+  it('snapshots, compacts, defragments, disarms, and a write works', async () => {
+    const filled = await lab.fill({ valueBytes: 100 * 1024, maxPuts: 400 });
+    expect(filled.nospace).toBe(true);
+    expect((await lab.etcdctl(['alarm', 'list'])).stdout).toMatch(/NOSPACE/);
+
+    await h.chat.command('diagnose local', { user: ALICE });
+    await h.chat.waitFor((c) => c.messages.some((m) => m.view.kind === 'report'), 30_000);
+    const report = h.chat.messages.find((m) => m.view.kind === 'report');
+    if (!report) throw new Error('no report');
+    const recover = (report.view as ReportView).buttons.find((b) => b.action === 'recover-nospace');
+    if (!recover) throw new Error(`no recover button: ${report.text}`);
+
+    const [confirm] = await h.chat.click(report.ref, recover, { user: ALICE });
+    expect(textOf(confirm)).toMatch(/Snapshot .*Compact .*Defragment .*leader .*Disarm NOSPACE/s);
+    const [started] = await h.chat.click(report.ref, runItButton(confirm), { user: ALICE });
+    expect(textOf(started)).toMatch(/Starting \*Recover from NOSPACE\* on \*local\*/);
+
+    await h.chat.waitFor((c) => finished(c) !== undefined, 60_000);
+    const done = finished(h.chat);
+    expect(done?.text).toMatch(/@U0ALICE ran \*?Recover from NOSPACE\*? on \*?local\*?: finished in/);
+    expect(done?.text).toMatch(/snapshot of .* saved/);
+    expect(done?.text).toMatch(/a write works/);
+    // In the report's thread.
+    expect(done?.threadTs).toBe(report.threadTs);
+
+    expect((await lab.etcdctl(['alarm', 'list'])).stdout.trim()).toBe('');
+    const put = await lab.etcdctl(['put', 'after-recovery', 'ok']);
+    expect(put.code).toBe(0);
+    expect(await readdir(h.snapshotDir)).toHaveLength(1);
+
+    const events = (await h.audit()).map((r) => r.event);
+    expect(events).toEqual(['confirm-shown', 'confirmed', 'started', 'finished']);
+  }, 120_000);
+});

@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createSlackAdapter, type SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
+import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { silentLogger } from '../../../src/logger.js';
+import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
+import { Secret } from '../../../src/secret.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { labConfig, labConfigYaml } from '../../support/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../../support/slack-driver.js';
+
+/**
+ * A worker process SIGKILLed in the middle of a diagnosis: the other worker process recovers the job
+ * (BullMQ stalled-job check) and the user sees one root and exactly one final answer.
+ *
+ * The workers are real `etcd-doctor worker` processes with the production timings: a job lock of
+ * 30 s and a stalled check every 15 s (src/queue/job-worker.ts; the CLI exposes no knob for them),
+ * so recovery takes 30-45 s after the kill. The bot side runs in this process (real Bolt, HTTP).
+ */
+
+const CHANNEL = 'C111';
+/** The diagnosis waits this long on /metrics, so there is time to kill its worker mid-job. */
+const METRICS_WINDOW_MS = 6000;
+/** Lock expiry (30 s) + one stalled interval (15 s) + a diagnosis (~7 s) + slack. */
+const RECOVERY_MS = 65_000;
+
+let lab: EtcdLab;
+let fake: FakeSlack;
+let chat: SlackAdapter;
+let roles: RunningRoles;
+let dir: string;
+const prefix = testPrefix('worker-killed');
+const workers: Array<{ child: ChildProcess; log: string[] }> = [];
+
+const text = (m: FakeMessage): string => shown(`${m.text}\n${blocksText(m.blocks)}`);
+const roots = (): FakeMessage[] => fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined);
+const replies = (root: FakeMessage): FakeMessage[] =>
+  fake.messages(CHANNEL).filter((m) => m.thread_ts === root.ts);
+
+function startWorker(configPath: string): { child: ChildProcess; log: string[] } {
+  const child = spawn(process.execPath, ['bin/etcd-doctor.js', 'worker', '--queue-prefix', prefix], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      REDIS_URL,
+      ETCD_DOCTOR_CONFIG: configPath,
+      SLACK_BOT_TOKEN: 'xoxb-1-worker',
+      SLACK_API_URL: fake.url,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const log: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => log.push(chunk.toString('utf8')));
+  const entry = { child, log };
+  workers.push(entry);
+  return entry;
+}
+
+async function waitUntil(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+beforeAll(async () => {
+  [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
+  dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-killed-'));
+  const configPath = join(dir, 'clusters.yaml');
+  await writeFile(configPath, labConfigYaml(lab, { timeoutMs: 1000, metricsWindowMs: METRICS_WINDOW_MS }));
+  chat = createSlackAdapter({
+    botToken: new Secret('xoxb-1-bot'),
+    signingSecret: new Secret(SIGNING_SECRET),
+    apiUrl: fake.url,
+    listen: { port: 0, host: '127.0.0.1' },
+    logger: silentLogger,
+  });
+  roles = await startRoles({
+    role: 'bot',
+    chat,
+    config: labConfig(lab),
+    redisUrl: REDIS_URL,
+    queuePrefix: prefix,
+    logger: silentLogger,
+  });
+  const a = startWorker(configPath);
+  const b = startWorker(configPath);
+  const started = (w: { log: string[] }) => w.log.join('').includes('etcd-doctor started');
+  await waitUntil(() => started(a) && started(b), 30_000, 'both workers started');
+});
+
+afterAll(async () => {
+  for (const { child } of workers)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await roles?.stop();
+  await Promise.all([fake?.close(), lab?.destroy()]);
+  await purgePrefix(prefix);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('worker SIGKILLed mid-job', () => {
+  it('the other worker finishes the diagnosis and the user gets exactly one answer', async () => {
+    const url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+    const ack = await sendSlashCommand(url, { text: 'diagnose local', channel_id: CHANNEL, user_id: 'U111' });
+    expect(ack.status).toBe(200);
+
+    const tookIt = (w: { log: string[] }) => w.log.join('').includes('"job started"');
+    await waitUntil(() => workers.some(tookIt), 15_000, 'a worker started the job');
+    const victim = workers.find(tookIt);
+    const survivor = workers.find((w) => w !== victim);
+    if (!victim || !survivor) throw new Error('expected two workers');
+    // Mid-job: the root is up, the /metrics window has not closed yet.
+    await fake.waitFor(() => roots().length === 1, 5000);
+    expect(replies(roots()[0] as FakeMessage)).toHaveLength(0);
+    victim.child.kill('SIGKILL');
+    await waitUntil(() => victim.child.signalCode === 'SIGKILL', 5000, 'the victim died');
+
+    await fake.waitFor(() => {
+      const [root] = roots();
+      return root !== undefined && replies(root).length > 0;
+    }, RECOVERY_MS);
+    expect(tookIt(survivor)).toBe(true);
+    // Give a duplicate (a second recovery, a late failure answer) time to show up.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(roots()).toHaveLength(1);
+    const [root] = roots();
+    const answers = replies(root as FakeMessage);
+    expect(answers).toHaveLength(1);
+    expect(text(answers[0] as FakeMessage)).toMatch(/Diagnosis of local/);
+    expect(text(root as FakeMessage)).not.toMatch(/probes done|starting|Could not finish/);
+  }, 120_000);
+});

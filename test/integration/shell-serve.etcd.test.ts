@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { labConfigYaml } from '../support/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+
+/** `echo '/etcd health local' | etcd-doctor serve`: the shell chat, scripted, as a real process. */
+
+const BIN = fileURLToPath(new URL('../../bin/etcd-doctor.js', import.meta.url));
+const RUN_TIMEOUT_MS = 45_000;
+let lab: EtcdLab;
+let dir: string;
+let configPath: string;
+const prefix = testPrefix('shell-serve');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs the CLI with `stdin` piped in; no Slack variables, so the shell adapter is chosen. */
+function serve(stdin: string, extraEnv: Record<string, string> = {}): Promise<Run> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    REDIS_URL,
+    ...extraEnv,
+  };
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath, '--queue-prefix', prefix], {
+    env,
+    stdio: 'pipe',
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => {
+    stdout += b.toString();
+  });
+  child.stderr.on('data', (b: Buffer) => {
+    stderr += b.toString();
+  });
+  child.stdin.end(stdin);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+}
+
+beforeAll(async () => {
+  lab = await startEtcdLab();
+  dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-shell-'));
+  configPath = join(dir, 'etcd-doctor.yaml');
+  await writeFile(configPath, labConfigYaml(lab));
+});
+
+afterAll(async () => {
+  await lab?.destroy();
+  await rm(dir, { recursive: true, force: true });
+  await purgePrefix(prefix);
+});
+
+describe('etcd-doctor serve with piped commands (shell adapter)', () => {
+  it('prints the member table for /etcd health local, then exits at end of input', async () => {
+    const run = await serve('/etcd health local\n');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('> /etcd health local');
+    expect(run.stdout).toMatch(/MEMBER\s+ENDPOINT\s+LEADER\s+TOOK\s+DB SIZE/);
+    for (const [i, url] of lab.endpoints.entries())
+      expect(run.stdout).toMatch(new RegExp(`etcd-${i + 1}\\s+${url}`));
+    expect(run.stdout).toMatch(/\(updated\) \[HEALTHY\] local: 3 of 3 members answer, leader etcd-\d/);
+  });
+
+  it('answers every piped line, presses a numbered button, and explains bad input', async () => {
+    const run = await serve(
+      ['/etcd diagnose nope', '/etcd frobnicate', '/etcd health local', '1', 'hello'].join('\n'),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('unknown cluster "nope"; known clusters: local');
+    expect(run.stdout).toContain('Sorry: unknown command "frobnicate"');
+    expect(run.stdout).toContain('Type /etcd help for the commands');
+    // Button [1] "Check again" of the first report queues another health check, answered before exit.
+    expect(run.stdout.match(/\(reply to #\d+\) Health of local: HEALTHY/g)).toHaveLength(2);
+  });
+
+  it('says the queue is unavailable when Redis does not answer, and still exits', async () => {
+    const run = await serve('/etcd health local\n', { REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('the queue is unavailable (Redis does not answer), try again in a minute');
+    expect(run.ms).toBeLessThan(20_000);
+  });
+});

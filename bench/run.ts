@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { benchDiagnosisTime } from './diagnosis-time.js';
+import { benchFleet } from './fleet.js';
 import { benchHealth } from './health.js';
 import { benchProbeCost } from './probe-cost.js';
 import { benchSlackFlow } from './slack-flow.js';
@@ -15,6 +16,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   'diagnosis-time': benchDiagnosisTime,
   'probe-cost': benchProbeCost,
   'slack-flow': benchSlackFlow,
+  fleet: benchFleet,
 };
 
 function version(cmd: string, args: string[]): string {

@@ -13,12 +13,15 @@ import { median, ms, percentile, row } from './stats.js';
 /**
  * The Slack path on one local 3-member cluster, through the real Bolt HTTP receiver, real Redis and
  * BullMQ, and a fake Slack Web API on loopback:
- *  - ack latency of 50 concurrent signed slash commands (Slack allows 3000 ms; we aim under 200 ms);
- *  - wall time from a slash command to its final thread reply, on a healthy cluster, with the
+ *  - ack latency of 50 and 200 concurrent signed slash commands (Slack allows 3000 ms; we aim
+ *    under 200 ms);
+ *  - wall time from a slash command to its final thread reply: healthy, with one member hung
+ *    (SIGSTOP), and with one member's fdatasync slowed by 200 ms (strace) under writes, with the
  *    default probe settings (diagnose waits a 3 s /metrics window by design).
  */
-const CONCURRENT = 50;
-const FLOW_RUNS = 8;
+const CONCURRENCY = [50, 200] as const;
+const FLOW_RUNS = 6;
+const FAULT_RUNS = 3;
 
 export async function benchSlackFlow(): Promise<string> {
   const prefix = `bench-slack-${randomBytes(4).toString('hex')}`;
@@ -39,18 +42,31 @@ export async function benchSlackFlow(): Promise<string> {
     logger: silentLogger,
   });
   const url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+  const line = (what: string, values: number[], p: number) =>
+    row([what, ms(median(values)), ms(percentile(values, p)), `p${p}`, values.length]);
   const command = (text: string, channel = 'C111') =>
     sendSlashCommand(url, { text, channel_id: channel, user_id: 'U111' });
   try {
     for (let i = 0; i < 5; i++) await command('help');
-    const storm = async (text: string) =>
-      (await Promise.all(Array.from({ length: CONCURRENT }, () => command(text)))).map((r) => r.ms);
-    const help = await storm('help');
-    const diagnose = await storm('diagnose local');
-    await roles.idle();
-    const flow = async (depth: 'health' | 'diagnose') => {
+    const storm = async (text: string, n: number) =>
+      (await Promise.all(Array.from({ length: n }, () => command(text)))).map((r) => r.ms);
+    const storms: string[] = [];
+    for (const n of CONCURRENCY) {
+      const help = await storm('help', n);
+      const diagnose = await storm('diagnose local', n);
+      await roles.idle();
+      storms.push(
+        line(`ack of ${n} concurrent \`/etcd help\` (no queue)`, help, 99),
+        line(
+          `ack of ${n} concurrent \`/etcd diagnose local\` (enqueue; 1 job, the rest join it)`,
+          diagnose,
+          99,
+        ),
+      );
+    }
+    const flow = async (depth: 'health' | 'diagnose', runs = FLOW_RUNS) => {
       const times: number[] = [];
-      for (let i = 0; i < FLOW_RUNS; i++) {
+      for (let i = 0; i < runs; i++) {
         fake.reset();
         const started = performance.now();
         await command(`${depth} local`, 'C222');
@@ -66,25 +82,35 @@ export async function benchSlackFlow(): Promise<string> {
     };
     const health = await flow('health');
     const diagnosis = await flow('diagnose');
-    const line = (what: string, values: number[], p: number) =>
-      row([what, ms(median(values)), ms(percentile(values, p)), `p${p}`, values.length]);
+    lab.stop('etcd-2');
+    const hung = await flow('diagnose', FAULT_RUNS).finally(() => lab.cont('etcd-2'));
+    const leader = await lab.leaderName();
+    const victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-3';
+    const slow = await lab.slowDisk(victim, 200_000);
+    let writing = true;
+    const load = (async () => {
+      for (let i = 0; writing && i < 120; i++)
+        await lab.writeLoad({ ratePerSecond: 40, durationMs: 500, valueBytes: 256 });
+    })();
+    const slowDisk = await flow('diagnose', FAULT_RUNS).finally(async () => {
+      writing = false;
+      await load;
+      await slow.stop();
+    });
     return [
       '## Slack: ack latency and time to the answer (3 local members, HTTP receiver, loopback fake Slack)',
       '',
       row(['what', 'median', 'tail', 'tail is', 'runs']),
       row(['---', '---', '---', '---', '---']),
-      line(`ack of ${CONCURRENT} concurrent \`/etcd help\` (no queue)`, help, 99),
-      line(
-        `ack of ${CONCURRENT} concurrent \`/etcd diagnose local\` (enqueue; 1 job, the rest join it)`,
-        diagnose,
-        99,
-      ),
+      ...storms,
       line('`/etcd health local` to its thread reply (healthy cluster)', health, 90),
       line(
         '`/etcd diagnose local` to its thread reply (healthy cluster, 3 s /metrics window)',
         diagnosis,
         90,
       ),
+      line('`/etcd diagnose local` with etcd-2 hung (SIGSTOP) to its thread reply', hung, 90),
+      line(`\`/etcd diagnose local\` with ${victim}'s fdatasync +200 ms, under writes`, slowDisk, 90),
       '',
     ].join('\n');
   } finally {

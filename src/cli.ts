@@ -9,6 +9,7 @@ import { runDigestNow } from './digest/digest-now.js';
 import { createDoctor } from './doctor.js';
 import { describeError, EtcdDoctorError, isEtcdDoctorError } from './errors.js';
 import { createLogger } from './logger.js';
+import { createMetrics } from './metrics/metrics.js';
 import type { ProbeDepth } from './probes/collect-evidence.js';
 import type { DiagnosisReport } from './report/diagnosis-report.js';
 import { renderText } from './report/render-text.js';
@@ -83,6 +84,8 @@ async function runProcessRole(role: Role, options: RoleOptions, io: CliIo): Prom
     config,
     queuePrefix: options.queuePrefix,
     logger: createLogger(level),
+    // One registry per process, with the default process metrics (no prom-client global).
+    metrics: createMetrics(),
     stdin: io.stdin,
     stdout: io.stdoutStream,
     interactive: io.interactive ?? false,

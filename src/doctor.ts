@@ -6,6 +6,7 @@ import { diagnose } from './diagnosis/diagnose.js';
 import type { Rule } from './diagnosis/rule.js';
 import { rules as defaultRules } from './diagnosis/rules/index.js';
 import { describeError, EtcdDoctorError } from './errors.js';
+import type { Metrics } from './metrics/metrics.js';
 import { collectEtcdEvidence, type ProbeDepth } from './probes/collect-evidence.js';
 import type { Evidence, MemberInfo, Outcome, ProbeRecord } from './probes/evidence.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
@@ -20,6 +21,8 @@ export interface DoctorDeps {
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   rules?: readonly Rule[];
+  /** Diagnosis and probe durations and findings on /metrics. */
+  metrics?: Pick<Metrics, 'observeReport'>;
 }
 
 export interface RunOptions {
@@ -148,11 +151,13 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       if (kubernetesP) addKubernetes(evidence, await kubernetesP);
       const diagnosis = diagnose(evidence, rules, { now: now() });
       opts.onEvidence?.(evidence);
-      return buildReport(evidence, diagnosis, {
+      const report = buildReport(evidence, diagnosis, {
         kind: depth,
         durationMs: performance.now() - started,
         explain: opts.explain ?? false,
       });
+      deps.metrics?.observeReport(report);
+      return report;
     },
     async close() {
       const all = await Promise.allSettled(clients.values());

@@ -15,6 +15,8 @@ export const envSchema = z.object({
   SLACK_APP_TOKEN: secret.optional(),
   SLACK_API_URL: z.url({ error: 'not a URL' }).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Address the HTTP server binds: every interface in a container; 127.0.0.1 on a laptop or in tests. */
+  LISTEN_HOST: z.string().min(1).default('0.0.0.0'),
   ALERTMANAGER_TOKEN: secret.optional(),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });

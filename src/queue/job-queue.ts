@@ -26,10 +26,13 @@ export interface EnqueueOutcome {
 }
 
 export interface JobQueue {
+  readonly name: string;
   /** Throws `queue_unavailable` when Redis does not take the job in time. */
   enqueue(data: JobData): Promise<EnqueueOutcome>;
   /** Jobs waiting, delayed or running; throws when Redis is unreachable. */
   unfinishedCount(): Promise<number>;
+  /** Jobs by state (waiting, active, delayed, ...), for the queue depth on /metrics. */
+  counts(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -49,7 +52,11 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
   queue.on('error', () => undefined); // connection errors surface as failed adds; the connection logs them
   const timeoutMs = opts.enqueueTimeoutMs ?? 1500;
 
+  const counts = () =>
+    queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed');
   return {
+    name: queue.name,
+    counts,
     async enqueue(data) {
       const started = Date.now();
       if (!(await connected(opts.connection, timeoutMs)))

@@ -1,7 +1,8 @@
 import { DelayedError, type Job, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
 import type { RedisConnections } from '../clients/redis.js';
 import { formatZodError } from '../config/load-config.js';
-import type { Logger } from '../logger.js';
+import { type Logger, withFields } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { JobState } from '../state/job-state.js';
 import { DEFAULT_QUEUE_NAME } from './job-queue.js';
 import { type JobData, jobDataSchema } from './job-schemas.js';
@@ -12,7 +13,10 @@ export interface JobHandlers {
    * `signal` aborts when this attempt is over for the queue (timed out, or failed): a run still
    * going after that is abandoned and must not touch the chat any more.
    */
-  run(data: JobData, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
+  run(
+    data: JobData,
+    info: { jobId: string; attempt: number; signal: AbortSignal; logger?: Logger },
+  ): Promise<unknown>;
   /**
    * The job failed for good (unrecoverable, out of tries, or stalled too often). Called in every
    * worker process that sees the event, so it must answer at most once (JobState.claimAnswer).
@@ -33,12 +37,14 @@ export interface JobWorkerOptions {
   jobTimeoutMs?: number;
   /** Overall time for one remediation (a defragmentation pauses between members). Default 30 min. */
   remediationTimeoutMs?: number;
-  /** A worker that stops renewing its job lock for this long is taken for dead. Default 30 s. */
+  /** A worker that stops renewing its job lock for this long is taken for dead. Default 15 s. */
   lockDurationMs?: number;
-  /** How often to look for jobs whose worker died. Default 15 s. */
+  /** How often to look for jobs whose worker died. Default 5 s. */
   stalledIntervalMs?: number;
   /** Recoveries after a dead worker before the job fails. Default 2. */
   maxStalledCount?: number;
+  /** Jobs by outcome, job durations, errors and the queue depth on /metrics. */
+  metrics?: Pick<Metrics, 'jobFinished' | 'error' | 'watchQueue'>;
 }
 
 export interface JobWorker {
@@ -48,6 +54,8 @@ export interface JobWorker {
   pendingFailures(): number;
   /** Waits for running jobs, unless `force` (Redis is gone: they will be recovered as stalled). */
   close(force?: boolean): Promise<void>;
+  /** Jobs by state (waiting, active, delayed, ...); throws when Redis is unreachable. */
+  counts(): Promise<Record<string, number>>;
 }
 
 /** A cluster busy with another job: look again after this long. */
@@ -67,12 +75,18 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
     if (!parsed.success) throw new UnrecoverableError(`invalid job payload: ${formatZodError(parsed.error)}`);
     const data = parsed.data;
     const jobId = job.id ?? '';
+    const started = performance.now();
+    const finished = (outcome: string) =>
+      opts.metrics?.jobFinished(name, data.kind, outcome, (performance.now() - started) / 1000);
     // Alert triage holds the cluster lock too, so a resolved notification waits for its firing one.
     const cluster = data.kind === 'check' || data.kind === 'alert' ? data.cluster : undefined;
     if (cluster && !(await opts.clusterLocks.acquireClusterLock(cluster, jobId, CLUSTER_LOCK_TTL_MS))) {
       await job.moveToDelayed(Date.now() + CLUSTER_BUSY_RETRY_MS, token);
+      finished('delayed');
       throw new DelayedError();
     }
+    // Every line logged while handling this job names it and its cluster.
+    const logger = withFields(opts.logger, { jobId, kind: data.kind, ...(cluster ? { cluster } : {}) });
     const renew = cluster
       ? setInterval(
           () =>
@@ -84,10 +98,23 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
       : undefined;
     const attempt = new AbortController();
     try {
-      const work = opts.handlers.run(data, { jobId, attempt: job.attemptsMade + 1, signal: attempt.signal });
+      const work = opts.handlers.run(data, {
+        jobId,
+        attempt: job.attemptsMade + 1,
+        signal: attempt.signal,
+        logger,
+      });
       const limitMs = data.kind === 'remediate' ? (opts.remediationTimeoutMs ?? 30 * 60_000) : jobTimeoutMs;
-      return await withTimeout(work, limitMs, `it did not finish within ${Math.round(limitMs / 1000)} s`);
+      const result = await withTimeout(
+        work,
+        limitMs,
+        `it did not finish within ${Math.round(limitMs / 1000)} s`,
+      );
+      finished('completed');
+      return result;
     } catch (err) {
+      finished('failed');
+      opts.metrics?.error('job');
       if (isTransient(err)) throw err;
       throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
     } finally {
@@ -101,13 +128,27 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
     connection,
     prefix: opts.prefix,
     concurrency: opts.concurrency ?? 4,
-    lockDuration: opts.lockDurationMs ?? 30_000,
-    stalledInterval: opts.stalledIntervalMs ?? 15_000,
+    // A dead worker's job is recovered within lock + stall check (~20 s): the user is waiting.
+    // The lock is renewed every lockDuration / 2, far more often than a diagnosis blocks the loop.
+    lockDuration: opts.lockDurationMs ?? 15_000,
+    stalledInterval: opts.stalledIntervalMs ?? 5_000,
     maxStalledCount: opts.maxStalledCount ?? 2,
   });
-  worker.on('error', (err) => logOnce('worker', err));
+  worker.on('error', (err) => {
+    opts.metrics?.error('redis');
+    logOnce('worker', err);
+  });
   worker.on('failed', (job, err) => {
-    opts.logger.warn({ jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'job attempt failed');
+    const cluster = jobDataSchema.safeParse(job?.data);
+    opts.logger.warn(
+      {
+        jobId: job?.id,
+        ...(cluster.success && 'cluster' in cluster.data ? { cluster: cluster.data.cluster } : {}),
+        attempt: job?.attemptsMade,
+        err: err.message,
+      },
+      'job attempt failed',
+    );
   });
 
   // Final failures arrive as events so that a job failed by another process (a stalled job that
@@ -118,6 +159,9 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
   for (const redis of [queueRedis, eventsRedis]) redis.on('error', (err: Error) => logOnce('redis', err));
   const queue = new Queue(name, { connection: queueRedis, prefix: opts.prefix });
   queue.on('error', (err) => logOnce('queue', err));
+  const counts = () =>
+    queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed');
+  opts.metrics?.watchQueue(name, counts);
   const events = new QueueEvents(name, {
     connection: eventsRedis,
     prefix: opts.prefix,
@@ -142,6 +186,7 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
       await Promise.all([worker.waitUntilReady(), events.waitUntilReady(), queue.waitUntilReady()]);
     },
     pendingFailures: () => failing.size,
+    counts,
     async close(force = false) {
       if (force) {
         void worker.close(true).catch(() => undefined);

@@ -1,11 +1,13 @@
 import type { Readable, Writable } from 'node:stream';
 import { alertmanagerRoute } from '../alerts/alertmanager-route.js';
-import { createSlackAdapter } from '../chat/slack/slack-adapter.js';
+import { createSlackAdapter, type SlackAdapter } from '../chat/slack/slack-adapter.js';
 import type { Env } from '../config/env.js';
 import type { ConfigFile } from '../config/schema.js';
 import { EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { healthRoutes } from './health-routes.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { healthRoutes, metricsRoute } from './health-routes.js';
+import { type HttpServer, startHttpServer } from './http-server.js';
 import { runShell } from './run-shell.js';
 import { type Role, type RoleTuning, type RunningRoles, startRoles } from './start-roles.js';
 
@@ -23,12 +25,18 @@ export interface RunRoleOptions {
   /** Resolves when the process is asked to stop (SIGINT, SIGTERM). */
   shutdown: AbortSignal;
   tuning?: RoleTuning;
+  /** This process's Prometheus metrics, served on /metrics. */
+  metrics?: Metrics;
 }
 
 /**
  * `etcd-doctor bot|worker|serve`: Slack when SLACK_BOT_TOKEN is set (Socket Mode with SLACK_APP_TOKEN,
  * else HTTP at /slack/events on PORT), the shell chat otherwise (serve only: the shell's worker must
  * print to the same terminal). Runs until `shutdown`, or until the shell's input ends.
+ *
+ * Every role answers /healthz, /readyz and /metrics on PORT: beside /slack/events in HTTP mode, on
+ * a server of its own otherwise (the worker, Socket Mode; the shell chat only when PORT is set).
+ * On shutdown the chat stops taking commands first, running jobs finish, and HTTP closes last.
  */
 export async function runRole(opts: RunRoleOptions): Promise<void> {
   const { env } = opts;
@@ -39,7 +47,10 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
         `etcd-doctor ${opts.role} needs SLACK_BOT_TOKEN; without Slack, run "etcd-doctor serve" for the shell chat`,
       );
     }
+    const listen = opts.rawEnv?.PORT === undefined ? undefined : { port: env.PORT, host: env.LISTEN_HOST };
     await runShell({
+      ...(listen ? { listen } : {}),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
       config: opts.config,
       input: opts.stdin,
       output: opts.stdout,
@@ -59,8 +70,15 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
     );
   }
   let roles: RunningRoles | undefined;
+  let chat: SlackAdapter | undefined;
+  // Bolt's HTTP receiver serves the routes in HTTP mode; the worker and Socket Mode need a server.
+  const boltServes = opts.role !== 'worker' && !env.SLACK_APP_TOKEN;
   const routes = [
-    ...healthRoutes(() => roles?.redisReady() ?? Promise.resolve(false)),
+    ...healthRoutes({
+      redis: () => roles?.redisReady() ?? Promise.resolve(false),
+      slack: () => chat?.authOk() ?? Promise.resolve(false),
+    }),
+    ...(opts.metrics ? [metricsRoute(opts.metrics)] : []),
     alertmanagerRoute({
       token: env.ALERTMANAGER_TOKEN,
       clusterLabel: opts.config.alertmanager?.clusterLabel ?? 'cluster',
@@ -70,14 +88,15 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
       now: Date.now,
     }),
   ];
-  const chat = createSlackAdapter({
+  chat = createSlackAdapter({
     botToken: env.SLACK_BOT_TOKEN,
     ...(env.SLACK_SIGNING_SECRET ? { signingSecret: env.SLACK_SIGNING_SECRET } : {}),
     ...(env.SLACK_APP_TOKEN ? { appToken: env.SLACK_APP_TOKEN } : {}),
     ...(env.SLACK_API_URL ? { apiUrl: env.SLACK_API_URL } : {}),
-    listen: { port: env.PORT },
+    listen: { port: env.PORT, host: env.LISTEN_HOST },
     routes,
     logger: opts.logger,
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
   roles = await startRoles({
     ...(opts.rawEnv ? { env: opts.rawEnv } : {}),
@@ -88,14 +107,27 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
     queuePrefix: opts.queuePrefix,
     logger: opts.logger,
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
+  const server: HttpServer | undefined = boltServes
+    ? undefined
+    : await startHttpServer({ port: env.PORT, host: env.LISTEN_HOST, routes });
+  const address = server?.address() ?? chat.address();
   opts.logger.info(
-    { role: opts.role, mode: env.SLACK_APP_TOKEN ? 'socket' : 'http', port: env.PORT },
+    {
+      role: opts.role,
+      mode: env.SLACK_APP_TOKEN ? 'socket' : 'http',
+      port: address?.port ?? env.PORT,
+      host: address?.host ?? env.LISTEN_HOST,
+    },
     'etcd-doctor started',
   );
   await new Promise<void>((resolve) => {
     if (opts.shutdown.aborted) resolve();
     opts.shutdown.addEventListener('abort', () => resolve(), { once: true });
   });
+  opts.logger.info({ role: opts.role }, 'shutting down: no new commands, finishing running jobs');
   await roles.stop();
+  await server?.close();
+  opts.logger.info({ role: opts.role }, 'etcd-doctor stopped');
 }

@@ -3,6 +3,9 @@ import { createShellAdapter } from '../chat/shell/shell-adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { type Logger, silentLogger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { healthRoutes, metricsRoute } from './health-routes.js';
+import { type HttpServer, startHttpServer } from './http-server.js';
 import { DEFAULT_QUEUE_PREFIX, type RoleTuning, type RunningRoles, startRoles } from './start-roles.js';
 
 export interface RunShellOptions {
@@ -19,6 +22,9 @@ export interface RunShellOptions {
   tuning?: RoleTuning;
   /** Stops early (Ctrl-C, SIGTERM). */
   signal?: AbortSignal;
+  /** Serve /healthz, /readyz and /metrics here (`etcd-doctor serve` with PORT set). */
+  listen?: { port: number; host: string };
+  metrics?: Metrics;
 }
 
 /**
@@ -43,7 +49,23 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
     logger: opts.logger ?? silentLogger,
     ...(opts.doctor ? { doctor: opts.doctor } : {}),
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
+  const started = roles;
+  let server: HttpServer | undefined;
+  if (opts.listen) {
+    server = await startHttpServer({
+      ...opts.listen,
+      routes: [
+        ...healthRoutes({ redis: () => started.redisReady() }),
+        ...(opts.metrics ? [metricsRoute(opts.metrics)] : []),
+      ],
+    }).catch(async (err: unknown) => {
+      await started.stop();
+      throw err;
+    });
+    (opts.logger ?? silentLogger).info({ ...server.address() }, 'serving /healthz, /readyz and /metrics');
+  }
   const aborted = new Promise<void>((resolve) => {
     if (opts.signal?.aborted) resolve();
     opts.signal?.addEventListener('abort', () => resolve(), { once: true });
@@ -52,5 +74,6 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
     await Promise.race([chat.finished, aborted]);
   } finally {
     await roles.stop();
+    await server?.close();
   }
 }

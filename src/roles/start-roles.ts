@@ -14,6 +14,7 @@ import type { DigestService } from '../digest/digest-service.js';
 import { createDigestFeature, createWorkerFeatures } from '../digest/wire-features.js';
 import { abortableSleep, createDoctor, type Doctor } from '../doctor.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { createJobQueue, type EnqueueOutcome, type JobQueue } from '../queue/job-queue.js';
 import type { JobData } from '../queue/job-schemas.js';
 import { createJobWorker, type JobWorker } from '../queue/job-worker.js';
@@ -48,6 +49,11 @@ export interface RoleTuning {
   remediation?: Partial<RemediationSettings>;
   /** Overall time for one remediation job. Default 30 min. */
   remediationTimeoutMs?: number;
+  /**
+   * On stop, running jobs get this long to finish; then the worker lets go of them, and another
+   * worker recovers them once their locks expire (stalled). Default 25 s, inside Kubernetes' 30 s grace.
+   */
+  shutdownTimeoutMs?: number;
 }
 
 export interface StartRolesOptions {
@@ -66,6 +72,8 @@ export interface StartRolesOptions {
   now?: () => number;
   /** The process env, for the ticket credential named by `tickets.credentialEnv` (main.ts passes it). */
   env?: Record<string, string | undefined>;
+  /** This process's Prometheus metrics (jobs, probes, findings, queue depth). */
+  metrics?: Metrics;
 }
 
 export interface RunningRoles {
@@ -82,6 +90,7 @@ export interface RunningRoles {
 
 const IDLE_POLL_MS = 100;
 const CLOSE_TIMEOUT_MS = 10_000;
+const SHUTDOWN_TIMEOUT_MS = 25_000;
 const DOWN_CLOSE_TIMEOUT_MS = 1000;
 
 export const DEFAULT_QUEUE_PREFIX = 'etcd-doctor';
@@ -89,7 +98,11 @@ export const DEFAULT_QUEUE_PREFIX = 'etcd-doctor';
 export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
   const doctor =
     opts.doctor ??
-    createDoctor({ config: opts.config, readFileBuffer: opts.readFileBuffer ?? ((p) => readFile(p)) });
+    createDoctor({
+      config: opts.config,
+      readFileBuffer: opts.readFileBuffer ?? ((p) => readFile(p)),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    });
   const tuning = opts.tuning ?? {};
   const connections: Redis[] = [];
   const redisConnections = createRedisConnections(opts.redisUrl);
@@ -166,6 +179,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       }),
       clusterLocks: state,
       logger: opts.logger,
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
       ...pick(tuning, [
         'concurrency',
         'jobTimeoutMs',
@@ -185,6 +199,8 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       ...pick(tuning, ['enqueueTimeoutMs', 'attempts', 'backoffMs']),
     });
     requests = createJobRequests(queue, state);
+    // A worker in this process reports the depth from its own view of the queue.
+    if (!worker) opts.metrics?.watchQueue(queue.name, queue.counts);
     const bot = createBot({
       chat: opts.chat,
       doctor,
@@ -233,7 +249,22 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       // With Redis gone nothing can finish cleanly: do not wait for it.
       const redisUp = await running.redisReady();
       const bound = redisUp ? CLOSE_TIMEOUT_MS : DOWN_CLOSE_TIMEOUT_MS;
-      await within(worker?.close(!redisUp), bound);
+      if (worker) {
+        // Running jobs finish and answer; past the bound they are let go, to be recovered as stalled.
+        const drainMs = redisUp ? (tuning.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS) : DOWN_CLOSE_TIMEOUT_MS;
+        const drained = await withDeadline(
+          worker.close(!redisUp).then(() => true),
+          drainMs,
+          () => false,
+        );
+        if (!drained) {
+          opts.logger.warn(
+            { waitedMs: drainMs },
+            'jobs still running at shutdown; leaving them to another worker',
+          );
+          await within(worker.close(true), DOWN_CLOSE_TIMEOUT_MS);
+        }
+      }
       await within(queue?.close(), bound);
       await within(digests.close(), bound);
       if (!opts.doctor) await doctor.close();

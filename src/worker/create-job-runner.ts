@@ -1,7 +1,7 @@
 import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
 import { abortableSleep, type Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { type Logger, withFields } from '../logger.js';
 import { countProbes } from '../probes/collect-evidence.js';
 import type { JobHandlers } from '../queue/job-worker.js';
 import type { CheckJob, JobData, StatusJob } from '../queue/job-schemas.js';
@@ -61,15 +61,17 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
    * another run gave. Two runs of one job can meet after a stall; whichever ends last writes the
    * same verdict, so its progress ticks never stay on screen.
    */
-  const settleRoot = async (jobId: string, root: MessageRef, view?: VerdictView): Promise<void> => {
+  const settleRoot = async (
+    jobId: string,
+    root: MessageRef,
+    view: VerdictView | undefined,
+    logger: Logger,
+  ): Promise<void> => {
     if (view) await deps.state.saveVerdict(jobId, view);
     const verdict = view ?? (await deps.state.verdict(jobId));
     if (!verdict) return;
     await deps.chat.update(root, verdict).catch((err: unknown) => {
-      deps.logger.warn(
-        { jobId, err: describeError(err) },
-        'could not update the root message to the verdict',
-      );
+      logger.warn({ err: describeError(err) }, 'could not update the root message to the verdict');
     });
   };
 
@@ -88,7 +90,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
     return ref;
   };
 
-  const runCheck = async (job: CheckJob, jobId: string, signal: AbortSignal): Promise<CheckResult> => {
+  const runCheck = async (
+    job: CheckJob,
+    jobId: string,
+    signal: AbortSignal,
+    logger: Logger,
+  ): Promise<CheckResult> => {
     const root = await rootFor(jobId, job);
     // An abandoned run (timed out) stops updating: the failure answer owns the root message now.
     const progress = createProgressUpdates(
@@ -99,7 +106,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
       {
         minIntervalMs: deps.progressIntervalMs ?? 1000,
         now,
-        onError: (err) => deps.logger.warn({ jobId, err: describeError(err) }, 'progress update failed'),
+        onError: (err) => logger.warn({ err: describeError(err) }, 'progress update failed'),
       },
     );
     let report: Awaited<ReturnType<Doctor['run']>>;
@@ -118,7 +125,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
     const posted = await once(jobId, () =>
       deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, buttons }),
     );
-    await settleRoot(jobId, root, posted ? verdictView(report) : undefined);
+    await settleRoot(jobId, root, posted ? verdictView(report) : undefined, logger);
     return { status: report.status, causes: report.findings.map((f) => f.cause) };
   };
 
@@ -141,14 +148,25 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
 
   return {
     run(data: JobData, info) {
-      deps.logger.info({ jobId: info.jobId, kind: data.kind, attempt: info.attempt }, 'job started');
-      if (data.kind === 'check') return runCheck(data, info.jobId, info.signal);
+      const logger =
+        info.logger ??
+        withFields(deps.logger, {
+          jobId: info.jobId,
+          kind: data.kind,
+          ...(data.kind === 'check' ? { cluster: data.cluster } : {}),
+        });
+      logger.info({ attempt: info.attempt }, 'job started');
+      if (data.kind === 'check') return runCheck(data, info.jobId, info.signal, logger);
       if (data.kind === 'status') return runStatus(data, info.jobId);
       // Digest and alert jobs have their own handlers (src/digest, src/alerts; see routeJobs).
       return Promise.reject(new Error(`no handler for ${data.kind} jobs in this runner`));
     },
     async failed(jobId, data, reason) {
-      deps.logger.warn({ jobId, reason }, 'job failed for good');
+      const logger = withFields(deps.logger, {
+        jobId,
+        ...(data && 'cluster' in data ? { cluster: data.cluster } : {}),
+      });
+      logger.warn({ reason }, 'job failed for good');
       if (!data || (data.kind !== 'check' && data.kind !== 'status')) return;
       const root = data.kind === 'check' ? await deps.state.root(jobId) : undefined;
       const what =
@@ -160,7 +178,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
         deps.chat.post(to, textView(`Could not finish ${what}: ${reason}`, 'error')),
       );
       if (posted && root && data.kind === 'check')
-        await settleRoot(jobId, root, failedVerdictView(data.depth, data.cluster, reason));
+        await settleRoot(jobId, root, failedVerdictView(data.depth, data.cluster, reason), logger);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { webApi } from '@slack/bolt';
 import type { Logger } from '../../logger.js';
+import type { Metrics } from '../../metrics/metrics.js';
 import type { ChatView } from '../../report/chat-view.js';
 import type { Secret } from '../../secret.js';
 import type { ChatAdapter, ChatFile, Destination, MessageRef } from '../adapter.js';
@@ -31,16 +32,24 @@ export interface SlackAdapterOptions {
   requestTimeoutMs?: number;
   socketPingTimeoutMs?: number;
   ackDeadlineMs?: number;
+  /** Web API calls by method and outcome (429s included) on /metrics. */
+  metrics?: Pick<Metrics, 'slackCall' | 'error'>;
 }
 
 export interface SlackAdapter extends ChatAdapter {
   /** The HTTP receiver's address once started (HTTP mode). */
   address(): { host: string; port: number } | undefined;
+  /** Slack takes the bot token (`auth.test`), for /readyz; an answer is reused for a while. */
+  authOk(): Promise<boolean>;
 }
 
 /** Slack allows 3000 ms; ack a little earlier so a slow handler never costs the user an error. */
 const DEFAULT_ACK_DEADLINE_MS = 2500;
 const MAX_FOLLOW_UPS = 10;
+/** /readyz asks often (every probe period): reuse a good auth.test answer this long, a bad one less. */
+const AUTH_OK_REUSE_MS = 60_000;
+const AUTH_FAILED_REUSE_MS = 5000;
+const AUTH_TIMEOUT_MS = 3000;
 
 /**
  * Slack through Bolt. Posting uses our own WebClient, so the worker role can post without
@@ -57,11 +66,29 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     timeout: opts.requestTimeoutMs ?? 30_000,
   };
   const client = new webApi.WebClient(opts.botToken.reveal(), clientOptions);
+  // The WebClient waits out a 429 itself; the event is the only sign of it.
+  client.on(webApi.WebClientEvent.RATE_LIMITED, (_retrySec: number, request: { url?: string }) =>
+    opts.metrics?.slackCall(request.url ?? 'unknown', 'rate_limited'),
+  );
   let receiver: StartedReceiver | undefined;
   let teamUrl: Promise<string | undefined> | undefined;
+  let auth: { ok: boolean; atMs: number } | undefined;
+
+  /** Every Web API call: its outcome counted, its failure turned into a ChatDeliveryError. */
+  const call = async <T>(method: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await slackCall(method, run);
+      opts.metrics?.slackCall(method, 'ok');
+      return result;
+    } catch (err) {
+      opts.metrics?.slackCall(method, 'error');
+      opts.metrics?.error('slack');
+      throw err;
+    }
+  };
 
   const workspaceUrl = (): Promise<string | undefined> => {
-    teamUrl ??= client.auth.test().then(
+    teamUrl ??= call('auth.test', () => client.auth.test()).then(
       (r) => (typeof r.url === 'string' ? r.url.replace(/\/+$/, '') : undefined),
       () => undefined,
     );
@@ -86,7 +113,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
       const chunks = chunkLines(file.content.split('\n'), LIMITS.sectionText - 8).slice(0, MAX_FOLLOW_UPS);
       for (const chunk of chunks) {
         const text = `\`\`\`${escapeMrkdwn(chunk)}\`\`\``;
-        await slackCall('chat.postMessage', () =>
+        await call('chat.postMessage', () =>
           client.chat.postMessage({
             channel: to.channel,
             text,
@@ -121,6 +148,19 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
       await receiver?.stop();
       receiver = undefined;
     },
+    async authOk() {
+      const nowMs = Date.now();
+      if (auth && nowMs - auth.atMs < (auth.ok ? AUTH_OK_REUSE_MS : AUTH_FAILED_REUSE_MS)) return auth.ok;
+      const ok = await Promise.race([
+        call('auth.test', () => client.auth.test()).then(
+          (r) => r.ok === true,
+          () => false,
+        ),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), AUTH_TIMEOUT_MS).unref()),
+      ]);
+      auth = { ok, atMs: Date.now() };
+      return ok;
+    },
     address() {
       const address = (receiver?.server as Server | undefined)?.address();
       return address && typeof address === 'object'
@@ -129,7 +169,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     },
     async post(to: Destination, view: ChatView) {
       const message = renderSlackMessage(view);
-      const res = await slackCall('chat.postMessage', () =>
+      const res = await call('chat.postMessage', () =>
         client.chat.postMessage({
           channel: to.channel,
           text: message.text,
@@ -148,13 +188,13 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     },
     async update(ref, view) {
       const message = renderSlackMessage(view);
-      await slackCall('chat.update', () =>
+      await call('chat.update', () =>
         client.chat.update({ channel: ref.channel, ts: ref.ts, text: message.text, blocks: message.blocks }),
       );
     },
     async ephemeral(to, user, view) {
       const message = renderSlackMessage(view);
-      await slackCall('chat.postEphemeral', () =>
+      await call('chat.postEphemeral', () =>
         client.chat.postEphemeral({
           channel: to.channel,
           user,
@@ -167,14 +207,14 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     async upload(to, file) {
       const common = { filename: file.filename, title: file.title, content: file.content };
       const thread = to.thread;
-      await slackCall('files.uploadV2', () =>
+      await call('files.uploadV2', () =>
         thread
           ? client.filesUploadV2({ ...common, channel_id: to.channel, thread_ts: thread.ts })
           : client.filesUploadV2({ ...common, channel_id: to.channel }),
       );
     },
     async groupMembers(groupId) {
-      const res = await slackCall('usergroups.users.list', () =>
+      const res = await call('usergroups.users.list', () =>
         client.usergroups.users.list({ usergroup: groupId }),
       );
       return res.users ?? [];

@@ -18,14 +18,14 @@ import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../../suppo
  * (BullMQ stalled-job check) and the user sees one root and exactly one final answer.
  *
  * The workers are real `etcd-doctor worker` processes with the production timings: a job lock of
- * 30 s and a stalled check every 15 s (src/queue/job-worker.ts; the CLI exposes no knob for them),
- * so recovery takes 30-45 s after the kill. The bot side runs in this process (real Bolt, HTTP).
+ * 15 s and a stalled check every 5 s (src/queue/job-worker.ts; the CLI exposes no knob for them),
+ * so recovery takes 15-20 s after the kill, plus the per-cluster lock's own 15 s expiry. The bot side runs in this process (real Bolt, HTTP).
  */
 
 const CHANNEL = 'C111';
 /** The diagnosis waits this long on /metrics, so there is time to kill its worker mid-job. */
 const METRICS_WINDOW_MS = 6000;
-/** Lock expiry (30 s) + one stalled interval (15 s) + a diagnosis (~7 s) + slack. */
+/** Job lock (15 s) + stalled check (5 s) + cluster lock expiry (15 s) + a diagnosis (~7 s) + slack. */
 const RECOVERY_MS = 65_000;
 
 let lab: EtcdLab;

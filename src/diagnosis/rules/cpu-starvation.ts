@@ -2,6 +2,7 @@ import type { MemberEvidence } from '../../probes/evidence.js';
 import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
+import { nodePressureEvidence, nodesOfMembers } from './node-pressure.js';
 import { WAL_FSYNC_P99_LIMIT_S } from './slow-disk.js';
 
 /** WEB metrics/_index.md: the committed − applied gap "should usually be small (within a few thousands even under high load)". */
@@ -50,9 +51,12 @@ export const cpuStarvationRule: Rule = {
       cause: 'cpu-starvation',
       severity: 'warning',
       members: names,
-      nodes: [],
+      nodes: nodesOfMembers(evidence, names),
       summary: `${formatList(names)} ${names.length === 1 ? 'is' : 'are'} starved of CPU: requests stall while the disk is fast`,
-      evidence: starved.flatMap((s) => s.signals.map((signal) => `${s.member.target.name}: ${signal}`)),
+      evidence: [
+        ...starved.flatMap((s) => s.signals.map((signal) => `${s.member.target.name}: ${signal}`)),
+        ...nodePressureEvidence(evidence, ['MemoryPressure', 'PIDPressure'], names),
+      ],
       steps: [
         {
           text: `Look at CPU on the node of ${formatList(names)}: steal time, throttling (cgroup cpu.stat), noisy neighbours (top, vmstat 1)`,

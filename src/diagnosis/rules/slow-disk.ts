@@ -1,7 +1,8 @@
-import type { LatencySummary, MemberEvidence } from '../../probes/evidence.js';
+import type { Evidence, LatencySummary, MemberEvidence } from '../../probes/evidence.js';
 import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
+import { nodePressureEvidence, nodesOfMembers, slowDiskLogEvidence } from './node-pressure.js';
 import { failureOf } from './support.js';
 
 /** WEB faq.md: "wal_fsync_duration_seconds" p99 should be below 10 ms. */
@@ -62,7 +63,7 @@ export const slowDiskRule: Rule = {
     );
     const slow = outliers(readings.filter((r) => r.slow));
     if (slow.length === 0) return { explain };
-    return { finding: buildFinding(slow, readings, evidence.members), explain };
+    return { finding: withKubernetes(buildFinding(slow, readings, evidence.members), evidence), explain };
   },
 };
 
@@ -94,6 +95,19 @@ function severityOf(slow: DiskReading[]): Severity {
       r.heartbeatFailures > 0,
   );
   return critical ? 'critical' : 'warning';
+}
+
+/**
+ * With Kubernetes evidence: the nodes under the slow members, DiskPressure on them, and the etcd
+ * log lines (`took too long`, `slow fdatasync`, late heartbeats) that corroborate the metrics.
+ */
+function withKubernetes(finding: Finding, evidence: Evidence): Finding {
+  const nodes = nodesOfMembers(evidence, finding.members);
+  const extra = [
+    ...nodePressureEvidence(evidence, ['DiskPressure'], finding.members),
+    ...slowDiskLogEvidence(evidence, finding.members),
+  ];
+  return { ...finding, nodes, evidence: [...finding.evidence, ...extra] };
 }
 
 function buildFinding(slow: DiskReading[], all: DiskReading[], members: MemberEvidence[]): Finding {

@@ -1,3 +1,4 @@
+import { rules } from '../../../src/diagnosis/rules/index.js';
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { nodePressureEvidence, nodesOfMembers } from '../../../src/diagnosis/rules/node-pressure.js';
@@ -7,7 +8,7 @@ import type {
   EtcdPodSpec,
   KubernetesEvidence,
 } from '../../../src/probes/kubernetes/evidence.js';
-import { clusterEvidence, ok } from '../../support/evidence.js';
+import { latency, metricsData, clusterEvidence, ok } from '../../support/evidence.js';
 import { kubernetesRules } from '../../support/kube-rules.js';
 
 const now = Date.parse('2026-11-29T03:00:00Z');
@@ -99,6 +100,16 @@ describe('helpers for the etcd rules', () => {
     ]);
     expect(nodePressureEvidence(evidence, ['DiskPressure'], ['etcd-1'])).toEqual([]);
     expect(nodePressureEvidence(evidence, ['MemoryPressure', 'PIDPressure'])).toEqual([]);
+  });
+
+  it('feeds slow-disk: the finding names the node and carries its DiskPressure', () => {
+    const slow = ok(metricsData({ walFsync: latency(212, 201), backendCommit: latency(420, 400) }));
+    const withSlow = { ...evidence, members: clusterEvidence({ 'etcd-2': { metrics: slow } }).members };
+    const result = diagnose(withSlow, rules, { now });
+    expect(result.findings[0]).toMatchObject({ cause: 'slow-disk', members: ['etcd-2'], nodes: ['cp-b'] });
+    expect(result.findings[0]?.evidence).toContain(
+      'cp-b (etcd member etcd-2): DiskPressure for 14 min (KubeletHasDiskPressure: kubelet has disk pressure)',
+    );
   });
 });
 

@@ -31,9 +31,13 @@ describe('recover-nospace on a real 3-member etcd with a 16 MiB quota', () => {
   });
 
   it('snapshots, compacts, defragments, disarms, and a write works', async () => {
-    const filled = await lab.fill({ valueBytes: 100 * 1024, maxPuts: 400 });
+    const filled = await lab.fill({ valueBytes: 100 * 1024, maxPuts: 400, keyPrefix: 'junk/' });
     expect(filled.nospace).toBe(true);
     expect((await lab.etcdctl(['alarm', 'list'])).stdout).toMatch(/NOSPACE/);
+    // What fills a quota in practice is history (old revisions), not live data: the keys are deleted
+    // (deletes are allowed under NOSPACE), so only compaction + defragmentation can give the space back.
+    // Without this, live data alone can exceed the quota and no recovery can work (seen: 16.9 MB live).
+    expect((await lab.etcdctl(['del', '--prefix', 'junk/'])).code).toBe(0);
 
     await h.chat.command('diagnose local', { user: ALICE });
     await h.chat.waitFor((c) => c.messages.some((m) => m.view.kind === 'report'), 30_000);

@@ -8,10 +8,10 @@ import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { Secret } from '../../src/secret.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
-import { labConfig, labConfigYaml } from '../../support/lab-config.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../../support/slack-driver.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { labConfig, labConfigYaml } from '../support/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../support/slack-driver.js';
 
 /**
  * A worker process SIGKILLed in the middle of a diagnosis: the other worker process recovers the job

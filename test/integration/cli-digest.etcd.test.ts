@@ -1,0 +1,86 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+
+const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
+
+function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'node',
+      [BIN, ...args],
+      { env: { PATH: process.env.PATH ?? '', REDIS_URL: 'redis://127.0.0.1:6379', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err && typeof err.code === 'number' ? err.code : err ? 1 : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** `etcd-doctor digest --now`: one digest at once, printed without Slack, posted with it. */
+describe('etcd-doctor digest --now', () => {
+  let lab: EtcdLab;
+  let fake: FakeSlack;
+  let dir: string;
+  let config: string;
+
+  beforeAll(async () => {
+    [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
+    dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-digest-'));
+    config = join(dir, 'etcd-doctor.yaml');
+    await writeFile(
+      config,
+      stringify({
+        clusters: [
+          {
+            name: 'local',
+            etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+            slack: { channel: 'C0DIGEST' },
+          },
+          { name: 'dead', etcd: { endpoints: ['http://127.0.0.1:9'] }, slack: { channel: 'C0DIGEST' } },
+        ],
+        probes: { timeoutMs: 1000, metricsWindowMs: 500 },
+      }),
+    );
+  });
+  afterAll(async () => {
+    await Promise.all([lab?.destroy(), fake?.close()]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('prints one line per cluster, worst first, with the dead cluster detailed', async () => {
+    const res = await cli(['digest', '--now', '--config', config], {});
+    expect(res.code).toBe(0);
+    const lines = res.stdout.split('\n');
+    // The local lab may show a warning on a busy CI host; the dead cluster is critical either way.
+    expect(lines[0]).toMatch(/^etcd daily digest: 2 clusters, 1 critical/);
+    expect(lines[1]).toMatch(/^🔴 dead CRITICAL: `quorum-lost`/);
+    expect(lines[2]).toMatch(/^\S+ local (HEALTHY|DEGRADED)/);
+    expect(res.stdout).toContain('--- in the thread ---');
+    expect(res.stdout).toContain('Diagnosis of dead: CRITICAL');
+  });
+
+  it('with a Slack token, posts the digest to the channel and the details in its thread', async () => {
+    const res = await cli(['digest', '--now', '--config', config, '--channel', 'C0DIGEST'], {
+      SLACK_BOT_TOKEN: 'xoxb-1-digest',
+      SLACK_API_URL: fake.url,
+    });
+    expect(res.code).toBe(0);
+    const messages = fake.messages('C0DIGEST');
+    const root = messages.find((m) => m.thread_ts === undefined);
+    expect(root?.text).toMatch(/etcd daily digest/);
+    expect(
+      messages.some(
+        (m) =>
+          m.thread_ts === root?.ts && /Diagnosis of dead/.test(`${m.text}${JSON.stringify(m.blocks ?? [])}`),
+      ),
+    ).toBe(true);
+  });
+});

@@ -19,6 +19,20 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   fleet: benchFleet,
 };
 
+/** Goals from the issues that these numbers do not meet, and why (kept with the results). */
+const SHORTFALLS = [
+  '## Shortfalls against the goals, and their causes',
+  '',
+  '- Ack latency at 200 concurrent slash commands is a few hundred ms at the median (the goal of 200 ms was',
+  '  set for 50): one Node process verifies 200 signatures and enqueues on one Redis connection on 2 cores.',
+  "  It stays far inside Slack's 3 s.",
+  '- Time to a diagnosis is ~3.1 s by design: two /metrics scrapes 3 s apart (`probes.metricsWindowMs`).',
+  '- The "Slack answering 429 then 5xx for 30 s" resilience test runs a scaled-down outage (~10-15 s).',
+  '- The worker-SIGKILL test runs in `npm run test:soak`, not CI: it failed once under CI load (see the test).',
+  "- Absolute figures move with the host's load (shared 2-core VM); compare the ratios within one run.",
+  '',
+].join('\n');
+
 function version(cmd: string, args: string[]): string {
   try {
     return execFileSync(cmd, args, { encoding: 'utf8' }).split('\n')[0]?.trim() ?? 'unknown';
@@ -50,6 +64,7 @@ for (const name of names) {
   const section = SECTIONS[name];
   if (section) parts.push(await section());
 }
+parts.push(SHORTFALLS);
 const text = parts.join('\n');
 console.log(text);
 if (!wanted.length) await writeFile('docs/BENCHMARKS.md', `${text}\n`);

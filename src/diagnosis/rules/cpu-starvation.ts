@@ -3,7 +3,7 @@ import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js'
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { nodePressureEvidence, nodesOfMembers } from './node-pressure.js';
-import { WAL_FSYNC_P99_LIMIT_S } from './slow-disk.js';
+import { isSlow, WAL_FSYNC_P99_LIMIT_S } from './slow-disk.js';
 
 /** WEB metrics/_index.md: the committed − applied gap "should usually be small (within a few thousands even under high load)". */
 export const APPLY_BACKLOG_LIMIT = 5000;
@@ -88,10 +88,14 @@ function starvedMember(m: MemberEvidence, all: MemberEvidence[]): Starved[] {
   if (!m.metrics.ok) return [];
   const data = m.metrics.data;
   const fsyncP99 = data.walFsync.p99Seconds;
-  const fastDisk = fsyncP99 === undefined || fsyncP99 <= WAL_FSYNC_P99_LIMIT_S;
+  const fastDisk =
+    !isSlow(data.walFsync, WAL_FSYNC_P99_LIMIT_S) &&
+    (fsyncP99 === undefined || fsyncP99 <= WAL_FSYNC_P99_LIMIT_S);
   // A disk that is slow on every fsync (mean near p99) is the disk, whatever else stalls; a CPU stall
   // only drags out the few fsyncs it interrupts (measured: mean 6 ms against p99 320 ms).
-  const uniformlySlow = !fastDisk && (data.walFsync.meanSeconds ?? 0) >= UNIFORM_SLOW_RATIO * (fsyncP99 ?? 0);
+  const uniformlySlow =
+    !fastDisk &&
+    (fsyncP99 === undefined || (data.walFsync.meanSeconds ?? 0) >= UNIFORM_SLOW_RATIO * fsyncP99);
   if (uniformlySlow) return [];
   const stall = stalledAnswers(m, all);
   if (!stall && (!fastDisk || data.peers.some((p) => p.sentFailuresInWindow > 0))) return [];

@@ -48,7 +48,7 @@ describe.each([
       expect(report.findings[0]).toMatchObject({ cause: 'slow-disk', members: [victim] });
       if (severity) expect(report.findings[0]?.severity).toBe(severity);
       expect(report.status).not.toBe('healthy');
-      expect(report.findings[0]?.evidence[0]).toMatch(new RegExp(`^${victim}: wal fsync p99 \\d+ ms`));
+      expect(report.findings[0]?.evidence[0]).toMatch(new RegExp(`^${victim}: wal fsync (p99|mean) \\d+ ms`));
       expect(report.findings[0]?.evidence.join('\n')).toContain('for comparison:');
     } finally {
       await slow.stop();

@@ -1,3 +1,5 @@
+import type { EtcdMetricsWindow, QuantileSummary } from './etcd-metrics.js';
+
 import type { KubernetesEvidence } from './kubernetes/evidence.js';
 
 /**
@@ -58,58 +60,13 @@ export interface AlarmData {
   alarm: 'NOSPACE' | 'CORRUPT';
 }
 
-export interface LatencySummary {
-  p99Seconds: number | undefined;
-  meanSeconds: number | undefined;
-  count: number;
-  /** `window`: from two scrapes; `since-start`: the whole histogram (no writes in the window). */
-  source: 'window' | 'since-start';
-  windowSeconds: number | undefined;
-}
+/** Windowed fsync/commit latency: the parser's own summary type (probes/etcd-metrics.ts). */
+export type LatencySummary = QuantileSummary;
 
-export interface PeerMetrics {
-  peerId: string;
-  rttP99Seconds: number | undefined;
-  rttSamples: number;
-  sentFailuresTotal: number;
-  sentFailuresInWindow: number;
-}
+/** What the metrics probe reports: two scrapes compared (the reset flag stays internal). */
+export type MetricsData = Omit<EtcdMetricsWindow, 'countersReset'>;
 
-export interface MetricsData {
-  windowSeconds: number;
-  walFsync: LatencySummary;
-  backendCommit: LatencySummary;
-  peers: PeerMetrics[];
-  deltas: {
-    leaderChanges: number;
-    heartbeatSendFailures: number;
-    slowApply: number;
-    slowReadIndexes: number;
-    readIndexesFailed: number;
-    proposalsFailed: number;
-  };
-  totals: {
-    leaderChanges: number;
-    heartbeatSendFailures: number;
-    slowApply: number;
-    slowReadIndexes: number;
-    readIndexesFailed: number;
-    proposalsFailed: number;
-    proposalsCommitted: number;
-    proposalsApplied: number;
-  };
-  gauges: {
-    hasLeader: number | undefined;
-    isLeader: number | undefined;
-    proposalsPending: number | undefined;
-    dbTotalSizeBytes: number | undefined;
-    dbInUseSizeBytes: number | undefined;
-    quotaBackendBytes: number | undefined;
-    processStartTimeSeconds: number | undefined;
-    serverId: string | undefined;
-  };
-  applyBacklog: number;
-}
+export type PeerMetrics = MetricsData['peers'][number];
 
 export interface ClockData {
   /** Member wall clock minus ours, corrected for round-trip time. */

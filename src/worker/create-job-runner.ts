@@ -75,7 +75,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
     });
   };
 
-  /** A retried or recovered job keeps the root message of its first attempt. */
+  /**
+   * A retried or recovered job keeps the root message of its first attempt. Known window: a worker
+   * that dies after Slack stored the root but before saveRoot leaves that root at "starting", and
+   * the recovered job posts another. Slack has no idempotency key for chat.postMessage, and finding
+   * the orphan again would need channels:history, which the bot does not ask for.
+   */
   const rootFor = async (jobId: string, job: CheckJob): Promise<MessageRef> => {
     const known = await deps.state.root(jobId);
     if (known) return known;

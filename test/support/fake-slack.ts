@@ -71,6 +71,11 @@ export interface FakeSlack {
   setUserGroup(id: string, users: string[]): void;
   /** The next `times` (default 1) calls of `method` get this answer instead of the real one. */
   failNext(method: string, response: ScriptedFailure, times?: number): void;
+  /**
+   * Every call of `method` that arrives in the next `forMs`, starting `afterMs` from now, gets this
+   * answer: an outage by the clock rather than by call count (after the `failNext` ones are used up).
+   */
+  failDuring(method: string, response: ScriptedFailure, window: { afterMs?: number; forMs: number }): void;
   /** Polls every 20 ms until `pred` holds; rejects after `timeoutMs` (default 5000). */
   waitFor(pred: (f: FakeSlack) => boolean, timeoutMs?: number): Promise<void>;
   /** Forgets calls, messages, files, views, responses and scripted failures (not Socket Mode counters). */
@@ -120,6 +125,7 @@ class FakeSlackServer implements FakeSlack {
   readonly #calls: RecordedCall[] = [];
   readonly #responses: RecordedResponse[] = [];
   readonly #failures = new Map<string, ScriptedFailure[]>();
+  readonly #outages: Array<{ method: string; response: ScriptedFailure; from: number; until: number }> = [];
   #origin = '';
 
   constructor(opts: FakeSlackOptions) {
@@ -205,6 +211,11 @@ class FakeSlackServer implements FakeSlack {
     this.#failures.set(method, queue);
   }
 
+  failDuring(method: string, response: ScriptedFailure, window: { afterMs?: number; forMs: number }): void {
+    const from = Date.now() + (window.afterMs ?? 0);
+    this.#outages.push({ method, response, from, until: from + window.forMs });
+  }
+
   async waitFor(pred: (f: FakeSlack) => boolean, timeoutMs = 5000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!pred(this)) {
@@ -220,6 +231,7 @@ class FakeSlackServer implements FakeSlack {
     this.#calls.length = 0;
     this.#responses.length = 0;
     this.#failures.clear();
+    this.#outages.length = 0;
     this.#workspace.reset();
   }
 
@@ -260,7 +272,9 @@ class FakeSlackServer implements FakeSlack {
     this.#calls.push(call);
     if (!parsed.ok) return this.#answer(res, call, { ok: false, error: parsed.error });
     Object.assign(call, { body: parsed.value.params, token: parsed.value.token });
-    const scripted = this.#failures.get(method)?.shift();
+    const scripted =
+      this.#failures.get(method)?.shift() ??
+      this.#outages.find((o) => o.method === method && o.from <= call.at && call.at < o.until)?.response;
     if (scripted !== undefined) return this.#scripted(res, call, scripted);
     const refused = authError(method, parsed.value);
     if (refused !== undefined) return this.#answer(res, call, { ok: false, error: refused });

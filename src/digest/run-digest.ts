@@ -4,8 +4,10 @@ import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import type { HistoryStore } from '../history/history-store.js';
 import type { Logger } from '../logger.js';
-import type { DigestJob } from '../queue/job-schemas.js';
+import type { DigestJob, DigestPartJob } from '../queue/job-schemas.js';
+import { type ChildJobs, isParked } from '../queue/job-worker.js';
 import { textView } from '../report/chat-view.js';
+import type { DiagnosisReport } from '../report/diagnosis-report.js';
 import { chunkLines } from './chunk.js';
 import { briefLines, type ClusterOutcome, digestMessages, sortOutcomes, statusOf } from './digest-view.js';
 import { mapConcurrent } from './map-concurrent.js';
@@ -23,6 +25,11 @@ export interface DigestRunnerDeps {
   now: () => number;
   /** Clusters diagnosed at once. Default 200: probes wait on the network, each bounded by its timeout. */
   concurrency?: number;
+  /**
+   * A digest of more clusters than this hands them out to the workers as `digest-part` jobs of this
+   * many each (when it runs on a worker), so a second worker process shares the work. Default 50.
+   */
+  partSize?: number;
   /** A slot sent later than this after its time is marked late. Default 10 min. */
   lateAfterMs?: number;
   /** How long a slot's claim holds while the digest is built and posted. Default 10 min. */
@@ -40,6 +47,11 @@ export type DigestResult =
     }
   | { sent: false; channel: string; slotMs: number | undefined; reason: 'already-sent' | 'unsubscribed' };
 
+/** What a `digest-part` job returns for each of its clusters (history is read by the digest itself). */
+export type PartOutcome =
+  | { cluster: string; ok: true; report: DiagnosisReport }
+  | { cluster: string; ok: false; reason: string };
+
 /** Full reports in the thread for this many unhealthy clusters; the rest get a brief summary. */
 const MAX_THREAD_REPORTS = 10;
 const HISTORY_DAYS_MS = 9 * 24 * 3600_000;
@@ -53,16 +65,57 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
   const concurrency = deps.concurrency ?? 200;
   const lateAfterMs = deps.lateAfterMs ?? 10 * 60_000;
 
-  const diagnoseAll = (names: string[]): Promise<ClusterOutcome[]> =>
-    mapConcurrent(names, concurrency, async (cluster): Promise<ClusterOutcome> => {
+  const partSize = deps.partSize ?? 50;
+
+  const diagnose = (names: string[]): Promise<PartOutcome[]> =>
+    mapConcurrent(names, concurrency, async (cluster): Promise<PartOutcome> => {
       try {
-        const report = await deps.doctor.run(cluster, 'diagnose');
-        const samples = await deps.history.samples(cluster, deps.now() - HISTORY_DAYS_MS).catch(() => []);
-        return { cluster, ok: true, report, samples };
+        return { cluster, ok: true, report: await deps.doctor.run(cluster, 'diagnose') };
       } catch (err) {
         return { cluster, ok: false, reason: describeError(err) };
       }
     });
+
+  const withHistory = (outcomes: PartOutcome[]): Promise<ClusterOutcome[]> =>
+    mapConcurrent(outcomes, concurrency, async (o): Promise<ClusterOutcome> => {
+      if (!o.ok) return o;
+      const samples = await deps.history.samples(o.cluster, deps.now() - HISTORY_DAYS_MS).catch(() => []);
+      return { ...o, samples };
+    });
+
+  /**
+   * The clusters' outcomes, from this process or from the `digest-part` children. A digest that
+   * hands its clusters out parks here (fanOut throws) and is run again when every part has finished.
+   */
+  const outcomesOf = async (
+    job: DigestJob,
+    names: string[],
+    children: ChildJobs | undefined,
+  ): Promise<ClusterOutcome[]> => {
+    if (!children || names.length <= partSize) return withHistory(await diagnose(names));
+    if (!job.fanOut) {
+      const parts = chunk(names, partSize).map(
+        (clusters): DigestPartJob => ({
+          v: 1,
+          kind: 'digest-part',
+          clusters,
+          channel: job.channel,
+          user: job.user,
+          requestedAt: job.requestedAt,
+        }),
+      );
+      await children.fanOut(parts, { ...job, fanOut: { parts: parts.length } });
+    }
+    const { values, failures } = await children.results();
+    const byCluster = new Map<string, PartOutcome>();
+    for (const o of values.flatMap((v) => (Array.isArray(v) ? v : [])))
+      if (isPartOutcome(o)) byCluster.set(o.cluster, o);
+    // A part that failed for good (its worker died twice) leaves its clusters unchecked, not the digest.
+    const lost = `its share of the digest did not finish${failures[0] ? ` (${failures[0]})` : ''}`;
+    return withHistory(
+      names.map((cluster) => byCluster.get(cluster) ?? { cluster, ok: false, reason: lost }),
+    );
+  };
 
   const postThread = async (root: MessageRef, outcomes: ClusterOutcome[], overflow: string[]) => {
     const thread = { channel: root.channel, thread: root };
@@ -78,11 +131,16 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
       await deps.chat.post(thread, textView(chunk));
   };
 
-  return async function runDigest(job: DigestJob, slotMs: number | undefined): Promise<DigestResult> {
+  async function runDigest(
+    job: DigestJob,
+    slotMs: number | undefined,
+    run: { jobId?: string; children?: ChildJobs } = {},
+  ): Promise<DigestResult> {
     const sub = await deps.subscriptions.get(job.channel);
     if (slotMs !== undefined && !sub)
       return { sent: false, channel: job.channel, slotMs, reason: 'unsubscribed' };
-    const owner = `${deps.workerId}:${randomUUID()}`;
+    // Named by the job, so the same digest claims its slot again when it comes back to collect its parts.
+    const owner = run.jobId ? `digest-job:${run.jobId}` : `${deps.workerId}:${randomUUID()}`;
     if (slotMs !== undefined) {
       const claimed = await deps.subscriptions.claimSlot(
         job.channel,
@@ -94,7 +152,7 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
     }
     try {
       const { names, missing } = clustersOf(sub, deps.doctor.clusterNames());
-      const outcomes = await diagnoseAll(names);
+      const outcomes = await outcomesOf(job, names, run.children);
       const now = deps.now();
       const late = slotMs !== undefined && now - slotMs > lateAfterMs;
       const scheduleText = sub ? `${formatTimeOfDay(sub)} ${sub.tz}` : undefined;
@@ -107,11 +165,32 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
       deps.logger.info({ channel: job.channel, slotMs, late, clusters: names.length }, 'digest sent');
       return { sent: true, channel: job.channel, slotMs, late, clusters: names.length, root: ref };
     } catch (err) {
-      if (slotMs !== undefined)
+      if (slotMs !== undefined && !isParked(err))
         await deps.subscriptions.releaseSlot(job.channel, slotMs, owner).catch(() => undefined);
       throw err;
     }
-  };
+  }
+
+  /** A `digest-part` job: diagnose its clusters and return the outcomes for the digest to collect. */
+  const runPart = (job: DigestPartJob): Promise<PartOutcome[]> => diagnose(job.clusters);
+
+  return Object.assign(runDigest, { runPart });
+}
+
+function chunk<T>(items: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) =>
+    items.slice(i * size, (i + 1) * size),
+  );
+}
+
+/** Child results come back from Redis as JSON: keep the ones shaped like an outcome. */
+function isPartOutcome(v: unknown): v is PartOutcome {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as Record<string, unknown>;
+  return (
+    typeof o.cluster === 'string' &&
+    (o.ok === true ? typeof o.report === 'object' && o.report !== null : typeof o.reason === 'string')
+  );
 }
 
 /** The subscription's clusters that the config still has; every cluster for `all` or no subscription. */

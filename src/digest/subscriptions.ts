@@ -31,7 +31,8 @@ export interface SubscriptionStore {
   lastSentSlot(channel: string): Promise<number | undefined>;
   /**
    * Claims `<prefix>:digest:<channel>:<slot>` with SET NX before posting: exactly one replica gets
-   * `true`. The claim holds `leaseMs`; `markSent` keeps it for good (8 days), `release` lets a retry in.
+   * `true` (and the same owner again, which extends its claim). The claim holds `leaseMs`; `markSent`
+   * keeps it for good (8 days), `release` lets a retry in.
    */
   claimSlot(channel: string, slot: number, owner: string, leaseMs: number): Promise<boolean>;
   markSent(channel: string, slot: number): Promise<void>;
@@ -40,6 +41,10 @@ export interface SubscriptionStore {
 
 /** Longer than any catch-up looks back (one slot), and short enough to clean up after itself. */
 const SENT_TTL_SECONDS = 8 * 24 * 3600;
+// Claim a free slot, or extend our own claim (a digest that fanned out claims again when it collects).
+const CLAIM = `if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+return 0`;
 const DEL_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 // Keep the newest slot only: KEYS[1] last-sent key, ARGV[1] slot.
 const SET_MAX = `local v = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -79,7 +84,7 @@ export function createSubscriptionStore(redis: Redis, prefix: string): Subscript
       return raw === null ? undefined : Number(raw);
     },
     async claimSlot(channel, slot, owner, leaseMs) {
-      return (await redis.set(slotKey(channel, slot), owner, 'PX', leaseMs, 'NX')) === 'OK';
+      return (await redis.eval(CLAIM, 1, slotKey(channel, slot), owner, String(leaseMs))) === 1;
     },
     async markSent(channel, slot) {
       await redis.set(slotKey(channel, slot), 'sent', 'EX', SENT_TTL_SECONDS);

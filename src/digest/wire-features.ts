@@ -51,6 +51,7 @@ export function createWorkerFeatures(opts: WorkerFeatureOptions): { doctor: Doct
     workerId: opts.workerId,
     now: opts.now,
     ...(opts.config.digest?.concurrency ? { concurrency: opts.config.digest.concurrency } : {}),
+    ...(opts.config.digest?.partSize ? { partSize: opts.config.digest.partSize } : {}),
     ...(lateAfter ? { lateAfterMs: lateAfter * 60_000 } : {}),
   });
   const windowMinutes = opts.config.alertmanager?.threadWindowMinutes ?? DEFAULT_THREAD_WINDOW_MINUTES;
@@ -66,7 +67,12 @@ export function createWorkerFeatures(opts: WorkerFeatureOptions): { doctor: Doct
   return {
     doctor,
     jobs: {
-      digest: (job, info) => runDigest(job, job.slotMs ?? slotOfSchedulerJob(info.jobId)),
+      digest: (job, info) =>
+        runDigest(job, job.slotMs ?? slotOfSchedulerJob(info.jobId), {
+          jobId: info.jobId,
+          ...(info.children ? { children: info.children } : {}),
+        }),
+      digestPart: (job) => runDigest.runPart(job),
       alert: (job) => runAlert(job),
     },
   };

@@ -34,6 +34,19 @@ export const digestJobSchema = z.strictObject({
   v: z.literal(1),
   kind: z.literal('digest'),
   slotMs: z.number().int().nonnegative().optional(),
+  /** Set once the digest has handed its clusters out as `digest-part` children: it now collects them. */
+  fanOut: z.strictObject({ parts: z.number().int().positive() }).optional(),
+  ...requester,
+});
+
+/**
+ * One share of a large digest's clusters, diagnosed by whichever worker takes it: a child job of the
+ * digest, which collects what every part returned (src/digest/run-digest.ts).
+ */
+export const digestPartJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('digest-part'),
+  clusters: z.array(clusterName).min(1).max(1000),
   ...requester,
 });
 
@@ -79,12 +92,14 @@ export const jobDataSchema = z.discriminatedUnion('kind', [
   checkJobSchema,
   statusJobSchema,
   digestJobSchema,
+  digestPartJobSchema,
   alertJobSchema,
 ]);
 
 export type CheckJob = z.infer<typeof checkJobSchema>;
 export type StatusJob = z.infer<typeof statusJobSchema>;
 export type DigestJob = z.infer<typeof digestJobSchema>;
+export type DigestPartJob = z.infer<typeof digestPartJobSchema>;
 export type AlertJob = z.infer<typeof alertJobSchema>;
 export type RemediateJob = z.infer<typeof remediateJobSchema>;
 export type JobData = z.infer<typeof jobDataSchema>;
@@ -100,6 +115,9 @@ export function deduplicationId(job: JobData): string {
       return `status:${job.channel}`;
     case 'digest':
       return `digest:${job.channel}:${job.slotMs ?? `now-${job.requestedAt}`}`;
+    case 'digest-part':
+      // Parts are added by their digest with fixed job ids, never through the deduplicating queue.
+      return `digest-part:${job.channel}:${job.requestedAt}:${job.clusters[0]}`;
     case 'alert':
       // Every notification counts (firing, then resolved): never merge two.
       return `alert:${job.cluster}:${job.status}:${job.requestedAt}:${job.groupKey}`;

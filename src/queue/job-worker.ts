@@ -1,4 +1,12 @@
-import { DelayedError, type Job, Queue, QueueEvents, UnrecoverableError, Worker } from 'bullmq';
+import {
+  DelayedError,
+  type Job,
+  Queue,
+  QueueEvents,
+  UnrecoverableError,
+  WaitingChildrenError,
+  Worker,
+} from 'bullmq';
 import type { RedisConnections } from '../clients/redis.js';
 import { formatZodError } from '../config/load-config.js';
 import { type Logger, withFields } from '../logger.js';
@@ -8,6 +16,27 @@ import { DEFAULT_QUEUE_NAME } from './job-queue.js';
 import { type JobData, jobDataSchema } from './job-schemas.js';
 import { isTransient, withTimeout } from './retry-policy.js';
 
+/**
+ * A job that hands work out to other workers as child jobs (BullMQ parent/child), and is run again
+ * once they have all finished.
+ */
+export interface ChildJobs {
+  /**
+   * Adds `parts` as this job's children (their ids are fixed, so adding them again after a crash
+   * adds nothing), saves `next` as this job's data, and parks the job until the children finish:
+   * it throws, and the handler must let that through (see `isParked`). Resolves instead when every
+   * child has already finished, and the handler goes straight on to `results()`.
+   */
+  fanOut(parts: JobData[], next: JobData): Promise<void>;
+  /** What the finished children returned, and why the failed ones failed. */
+  results(): Promise<{ values: unknown[]; failures: string[] }>;
+}
+
+/** The job was parked to wait for its children (ChildJobs.fanOut): not a failure, do not clean up. */
+export function isParked(err: unknown): boolean {
+  return err instanceof WaitingChildrenError;
+}
+
 export interface JobHandlers {
   /**
    * `signal` aborts when this attempt is over for the queue (timed out, or failed): a run still
@@ -15,7 +44,7 @@ export interface JobHandlers {
    */
   run(
     data: JobData,
-    info: { jobId: string; attempt: number; signal: AbortSignal; logger?: Logger },
+    info: { jobId: string; attempt: number; signal: AbortSignal; logger?: Logger; children?: ChildJobs },
   ): Promise<unknown>;
   /**
    * The job failed for good (unrecoverable, out of tries, or stalled too often). Called in every
@@ -28,6 +57,8 @@ export interface JobWorkerOptions {
   redis: RedisConnections;
   prefix: string;
   name?: string;
+  /** Recorded on every job this worker runs (BullMQ `processedBy`). */
+  workerName?: string;
   handlers: JobHandlers;
   clusterLocks: Pick<JobState, 'acquireClusterLock' | 'renewClusterLock' | 'releaseClusterLock'>;
   logger: Logger;
@@ -60,6 +91,8 @@ export interface JobWorker {
 
 /** A cluster busy with another job: look again after this long. */
 const CLUSTER_BUSY_RETRY_MS = 500;
+/** Finished child jobs stay this long (their parent reads their results from its own keys). */
+const CHILD_RETENTION_SECONDS = 24 * 3600;
 /** The per-cluster lock expires this long after a worker stops renewing it (e.g. it died). */
 const CLUSTER_LOCK_TTL_MS = 15_000;
 
@@ -103,6 +136,7 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
         attempt: job.attemptsMade + 1,
         signal: attempt.signal,
         logger,
+        children: childJobs(job, token),
       });
       const limitMs = data.kind === 'remediate' ? (opts.remediationTimeoutMs ?? 30 * 60_000) : jobTimeoutMs;
       const result = await withTimeout(
@@ -113,6 +147,10 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
       finished('completed');
       return result;
     } catch (err) {
+      if (isParked(err)) {
+        finished('waiting-children');
+        throw err;
+      }
       finished('failed');
       opts.metrics?.error('job');
       if (isTransient(err)) throw err;
@@ -124,9 +162,42 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
     }
   };
 
+  const childJobs = (job: Job, token: string | undefined): ChildJobs => ({
+    async fanOut(parts, next) {
+      const parent = { id: job.id ?? '', queue: job.queueQualifiedName };
+      await queue.addBulk(
+        parts.map((data, i) => ({
+          name: data.kind,
+          data,
+          opts: {
+            jobId: `${parent.id}-part-${i}`,
+            parent,
+            // A part that fails for good is recorded, and the parent still runs: its clusters are
+            // reported as not checked instead of the whole digest waiting forever.
+            ignoreDependencyOnFailure: true,
+            attempts: 2,
+            backoff: { type: 'fixed', delay: 1000 },
+            removeOnComplete: { age: CHILD_RETENTION_SECONDS },
+            removeOnFail: { age: CHILD_RETENTION_SECONDS },
+          },
+        })),
+      );
+      await job.updateData(next);
+      if (await job.moveToWaitingChildren(token ?? '')) throw new WaitingChildrenError();
+    },
+    async results() {
+      const [values, failures] = await Promise.all([
+        job.getChildrenValues(),
+        job.getIgnoredChildrenFailures(),
+      ]);
+      return { values: Object.values(values), failures: Object.values(failures) };
+    },
+  });
+
   const worker = new Worker(name, process, {
     connection,
     prefix: opts.prefix,
+    ...(opts.workerName ? { name: opts.workerName } : {}),
     concurrency: opts.concurrency ?? 4,
     // A dead worker's job is recovered within lock + stall check (~20 s): the user is waiting.
     // The lock is renewed every lockDuration / 2, far more often than a diagnosis blocks the loop.

@@ -173,6 +173,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
     worker = createJobWorker({
       redis: redisConnections,
       prefix: opts.queuePrefix,
+      workerName: workerId,
       handlers: routeJobs(runner, {
         ...features.jobs,
         remediate: createRemediationJobHandler(remediationWiring(redis)),

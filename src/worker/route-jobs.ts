@@ -1,8 +1,13 @@
-import type { JobHandlers } from '../queue/job-worker.js';
-import type { AlertJob, DigestJob, RemediateJob } from '../queue/job-schemas.js';
+import type { ChildJobs, JobHandlers } from '../queue/job-worker.js';
+import type { AlertJob, DigestJob, DigestPartJob, RemediateJob } from '../queue/job-schemas.js';
 
 export interface ExtraJobHandlers {
-  digest?: (job: DigestJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
+  digest?: (
+    job: DigestJob,
+    info: { jobId: string; attempt: number; children?: ChildJobs },
+  ) => Promise<unknown>;
+  /** One share of a large digest's clusters (a child job of the digest). */
+  digestPart?: (job: DigestPartJob) => Promise<unknown>;
   alert?: (job: AlertJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** Remediation buttons (src/remediation/run-job.ts). */
   remediate?: (job: RemediateJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
@@ -13,6 +18,7 @@ export function routeJobs(base: JobHandlers, extra: ExtraJobHandlers): JobHandle
   return {
     run(data, info) {
       if (data.kind === 'digest' && extra.digest) return extra.digest(data, info);
+      if (data.kind === 'digest-part' && extra.digestPart) return extra.digestPart(data);
       if (data.kind === 'alert' && extra.alert) return extra.alert(data, info);
       if (data.kind === 'remediate' && extra.remediate) return extra.remediate(data, info);
       return base.run(data, info);

@@ -32,8 +32,13 @@ const digests = (channel = CHANNEL): FakeMessage[] =>
 const thread = (root: FakeMessage): FakeMessage[] =>
   fake.messages(root.channel).filter((m) => m.thread_ts === root.ts);
 
-function config() {
-  return labConfig(lab, [{ name: 'dead', etcd: { endpoints: ['http://127.0.0.1:1'] } }]);
+function config(extra: Array<{ name: string }> = [], digest?: { partSize: number }) {
+  const more = extra.map(({ name }) => ({
+    name,
+    etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+  }));
+  const base = labConfig(lab, [{ name: 'dead', etcd: { endpoints: ['http://127.0.0.1:1'] } }, ...more]);
+  return digest ? { ...base, digest } : base;
 }
 
 function slack(http = false): SlackAdapter {
@@ -51,11 +56,12 @@ async function start(
   chat: SlackAdapter,
   tuning: RoleTuning = {},
   now?: () => number,
+  clusters: ReturnType<typeof config> = config(),
 ): Promise<RunningRoles> {
   const roles = await startRoles({
     role,
     chat,
-    config: config(),
+    config: clusters,
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
     logger: silentLogger,
@@ -214,6 +220,68 @@ describe('one digest per slot', () => {
     await schedules.close();
     expect(digests()).toHaveLength(1);
     expect(await subs.lastSentSlot(CHANNEL)).toBe(slotMs);
+  });
+});
+
+describe('a digest larger than digest.partSize', () => {
+  it('is shared out among the workers as digest-part jobs and comes back as one digest with every cluster', async () => {
+    const prefix = newPrefix('digest-parts');
+    const names = ['local-b', 'local-c', 'local-d', 'local-e'];
+    const clusters = config(
+      names.map((name) => ({ name })),
+      { partSize: 2 },
+    );
+    // One job at a time per worker: the three parts cannot all land on one of them.
+    const tuning = { concurrency: 1 };
+    await Promise.all([
+      start('worker', prefix, slack(), tuning, undefined, clusters),
+      start('worker', prefix, slack(), tuning, undefined, clusters),
+    ]);
+    const schedules = createDigestSchedules({ connection: redis, prefix });
+    const { Queue } = await import('bullmq');
+    const queue = new Queue('jobs', { connection: redis, prefix });
+    try {
+      // A scheduled slot: the digest claims it before handing out the parts and again when it collects them.
+      const subs = createSubscriptionStore(redis, prefix);
+      await subs.save({
+        v: 1,
+        channel: CHANNEL,
+        clusters: 'all',
+        hour: 9,
+        minute: 0,
+        tz: 'UTC',
+        user: 'U1',
+        createdAt: 0,
+      });
+      const slotMs = slotAtOrBefore(Date.now(), { hour: 9, minute: 0, tz: 'UTC' });
+      await schedules.addNow({
+        v: 1,
+        kind: 'digest',
+        channel: CHANNEL,
+        user: 'U1',
+        requestedAt: Date.now(),
+        slotMs,
+      });
+      await fake.waitFor(() => digests().length >= 1, 30_000);
+      const digest = text(digests()[0] as FakeMessage);
+      for (const cluster of ['local', 'dead', ...names]) expect(digest).toContain(`*${cluster}*`);
+      expect(digest).toMatch(/🔴 \*dead\* CRITICAL: `quorum-lost`/);
+      expect(digest).not.toMatch(/could not be checked/);
+
+      const parts = (await queue.getJobs(['completed'])).filter((j) => j.name === 'digest-part');
+      // 6 clusters, 2 per part; both workers took some.
+      expect(parts).toHaveLength(3);
+      expect(parts.flatMap((j) => (j.data as { clusters: string[] }).clusters).sort()).toEqual(
+        ['dead', 'local', ...names].sort(),
+      );
+      expect(new Set(parts.map((j) => j.processedBy)).size).toBe(2);
+      await waitUntil(async () => (await subs.lastSentSlot(CHANNEL)) === slotMs);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(digests()).toHaveLength(1);
+    } finally {
+      await queue.close();
+      await schedules.close();
+    }
   });
 });
 

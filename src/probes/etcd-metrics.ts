@@ -231,22 +231,59 @@ function increase(before: number, after: number): number {
 // parse-prometheus-text-format 1.1.1 folds a HISTOGRAM (or SUMMARY) family into one object keyed
 // by `le` and drops every other label, so the per-peer `To` histograms collapse into one and their
 // _sum/_count vanish. Without the TYPE line the same lines come back as plain samples with all
-// their labels, which is all this module needs.
-const FOLDED_TYPE_LINE = /^[ \t]*# TYPE [^ \t\n]+[ \t]+(?:histogram|summary)[ \t]*\r?$/gim;
+// their labels, which is all this module needs: so the parser is given no comment lines at all.
 // Blank, a comment, or a metric name followed by labels or a space (Prometheus text format 0.0.4).
 const SAMPLE_OR_COMMENT = /^(?:$|#|[a-zA-Z_:][a-zA-Z0-9_:]*[{ \t])/;
 // Go's strconv.ParseFloat forms that Prometheus writes: decimals, exponents, ±Inf, NaN.
 const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
+const HISTOGRAMS = [
+  'etcd_disk_wal_fsync_duration_seconds',
+  'etcd_disk_backend_commit_duration_seconds',
+  'etcd_network_peer_round_trip_time_seconds',
+];
+/**
+ * Every name parseEtcdMetrics reads. An etcd 3.4 page is ~1,500 lines (~144 KiB) and we read about
+ * 100 of them: parsing only those takes a diagnosis's /metrics cost from ~4 ms to well under 1 ms a
+ * scrape (docs/BENCHMARKS.md), which is what a 200-cluster digest spends its CPU on.
+ */
+const READ_NAMES = new Set([
+  ...Object.values(COUNTER_NAMES),
+  ...HISTOGRAMS.flatMap((h) => [`${h}_bucket`, `${h}_sum`, `${h}_count`]),
+  'etcd_network_peer_sent_failures_total',
+  'etcd_network_peer_received_failures_total',
+  'etcd_server_has_leader',
+  'etcd_server_is_leader',
+  'etcd_server_proposals_pending',
+  'etcd_mvcc_db_total_size_in_bytes',
+  'etcd_debugging_mvcc_db_total_size_in_bytes',
+  'etcd_mvcc_db_total_size_in_use_in_bytes',
+  'etcd_server_quota_backend_bytes',
+  'process_start_time_seconds',
+  'etcd_server_id',
+]);
 
 function readSamples(text: string): { ok: true; samples: Samples } | { ok: false; error: string } {
   if (text.trim() === '') return { ok: false, error: 'the body is empty' };
   const lines = text.split('\n');
   const bad = lines.findIndex((line) => !SAMPLE_OR_COMMENT.test(line.trim()));
   if (bad !== -1) return { ok: false, error: `line ${bad + 1} reads ${clip(lines[bad] ?? '')}` };
+  const names = new Set<string>();
+  const kept: string[] = [];
+  for (const line of lines) {
+    const name = METRIC_NAME.exec(line.trim())?.[0];
+    if (name === undefined) continue;
+    names.add(name);
+    if (READ_NAMES.has(name)) kept.push(line);
+  }
+  if (![...names].some((name) => name.startsWith('etcd_'))) {
+    return { ok: false, error: `no etcd_* metric among its ${names.size} metric names` };
+  }
   let families: parsePrometheusTextFormat.MetricFamily[];
   try {
-    // The parser drops the last line when the text does not end in a newline.
-    families = parsePrometheusTextFormat(`${text.replace(FOLDED_TYPE_LINE, '')}\n`);
+    // Only the lines read below, and no comments: no TYPE line folds a histogram (see above).
+    families = parsePrometheusTextFormat(`${kept.join('\n')}\n`);
   } catch (err) {
     // The parser throws InvalidLineError('Encountered invalid line: <line>').
     const message = err instanceof Error ? err.message : String(err);
@@ -263,9 +300,6 @@ function readSamples(text: string): { ok: true; samples: Samples } | { ok: false
       list.push({ labels: metric.labels ?? {}, value });
       samples.set(family.name, list);
     }
-  }
-  if (![...samples.keys()].some((name) => name.startsWith('etcd_'))) {
-    return { ok: false, error: `no etcd_* metric among its ${samples.size} metric names` };
   }
   return { ok: true, samples };
 }

@@ -110,7 +110,12 @@ describe('parseEtcdMetrics on text that is not an etcd /metrics page', () => {
       /line 1 reads "<!DOCTYPE html>"/,
     ],
     ['a JSON body', '{"health":"true"}', /line 1 reads/],
-    ['words', 'hello world\n', /hello has the value "world"/],
+    ['words', 'hello world\n', /no etcd_\* metric among its 1 metric names/],
+    [
+      'a value that is not a number',
+      'etcd_server_has_leader one\n',
+      /etcd_server_has_leader has the value "one"/,
+    ],
     [
       'an unclosed label set',
       'etcd_server_has_leader{a="b" 1\n',

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from '@jest/globals';
 import { loadKubernetesClients } from '../../src/clients/kubernetes.js';
 import type { KubeProbeSettings } from '../../src/probes/kubernetes/context.js';
 import { collectKubernetesEvidence } from '../../src/probes/kubernetes/collect.js';
@@ -77,6 +78,36 @@ export interface ScenarioOptions {
 }
 
 /** Starts the fake on a fixture, loads real clients from a written kubeconfig, and collects. */
+/**
+ * collectScenario before the enclosing describe block's tests, and the fake apiserver closed after
+ * them. The fields read through to the run once it exists (inside tests and hooks).
+ */
+export function useScenario(fixture: string, opts: ScenarioOptions = {}): ScenarioRun {
+  let run: ScenarioRun | undefined;
+  beforeAll(async () => {
+    run = await collectScenario(fixture, opts);
+  });
+  afterAll(() => run?.fake.close());
+  const started = (): ScenarioRun => {
+    if (!run) throw new Error(`scenario ${fixture} is collected in beforeAll: read it inside a test or hook`);
+    return run;
+  };
+  return {
+    get fake() {
+      return started().fake;
+    },
+    get kubernetes() {
+      return started().kubernetes;
+    },
+    get now() {
+      return started().now;
+    },
+    get elapsedMs() {
+      return started().elapsedMs;
+    },
+  };
+}
+
 export async function collectScenario(fixture: string, opts: ScenarioOptions = {}): Promise<ScenarioRun> {
   const fake = await startFakeKubeApi({
     fixture,

@@ -1,30 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Doctor } from '../../../src/doctor.js';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
-import { labDoctor } from '../../support/lab-doctor.js';
+import { describe, expect, it } from '@jest/globals';
+import { useLabDoctor } from '../../support/lab-doctor.js';
 
 /** One member gets the CPU only 25 % of the time (duty-cycled SIGSTOP/SIGCONT), under writes. */
 describe('CPU starvation of one member', () => {
-  let lab: EtcdLab;
-  let doctor: Doctor;
-
-  beforeAll(async () => {
-    lab = await startEtcdLab();
-    doctor = labDoctor(lab);
-  });
-  afterAll(async () => {
-    await doctor?.close();
-    await lab?.destroy();
-  });
+  const t = useLabDoctor();
 
   it('cpu-starvation names that member first; slow fsync figures on it are explained by the stall', async () => {
-    const leader = await lab.leaderName();
-    const victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-3';
-    const starve = lab.cpuStarve(victim, { runMs: 100, stopMs: 300, maxDurationMs: 20_000 });
+    const leader = await t.lab.leaderName();
+    const victim = t.lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-3';
+    const starve = t.lab.cpuStarve(victim, { runMs: 100, stopMs: 300, maxDurationMs: 20_000 });
     try {
-      const load = lab.writeLoad({ ratePerSecond: 60, durationMs: 5000, valueBytes: 256 });
+      const load = t.lab.writeLoad({ ratePerSecond: 60, durationMs: 5000, valueBytes: 256 });
       await new Promise((r) => setTimeout(r, 500));
-      const report = await doctor.run('lab', 'diagnose', { explain: true });
+      const report = await t.doctor.run('lab', 'diagnose', { explain: true });
       await load;
       const trace = report.explain?.filter((t) => ['cpu-starvation', 'slow-disk'].includes(t.rule));
       if (report.findings[0]?.cause !== 'cpu-starvation') console.log(JSON.stringify(trace, null, 1));

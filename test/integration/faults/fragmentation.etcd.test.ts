@@ -1,30 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Doctor } from '../../../src/doctor.js';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
-import { labDoctor } from '../../support/lab-doctor.js';
+import { describe, expect, it } from '@jest/globals';
+import { useLabDoctor } from '../../support/lab-doctor.js';
 
 describe('fragmentation: write, delete, compact', () => {
-  let lab: EtcdLab;
-  let doctor: Doctor;
-
-  beforeAll(async () => {
-    lab = await startEtcdLab();
-    doctor = labDoctor(lab);
-  });
-  afterAll(async () => {
-    await doctor?.close();
-    await lab?.destroy();
-  });
+  const t = useLabDoctor();
 
   it('a small fragmented db (8 MB) is below the 100 MB floor: no warning', async () => {
-    await lab.fragment({ bytes: 8 * 1024 * 1024 });
-    const report = await doctor.run('lab', 'health');
+    await t.lab.fragment({ bytes: 8 * 1024 * 1024 });
+    const report = await t.doctor.run('lab', 'health');
     expect(report.findings).toEqual([]);
   });
 
   it('120 MB written and deleted: db-fragmentation on every member, with the defragment action', async () => {
-    await lab.fragment({ bytes: 120 * 1024 * 1024 });
-    const report = await doctor.run('lab', 'diagnose');
+    await t.lab.fragment({ bytes: 120 * 1024 * 1024 });
+    const report = await t.doctor.run('lab', 'diagnose');
     expect(report.findings[0]).toMatchObject({ cause: 'db-fragmentation', severity: 'warning' });
     expect([...(report.findings[0]?.members ?? [])].sort()).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
     expect(report.findings[0]?.evidence[0]).toMatch(

@@ -1,23 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Doctor } from '../../../src/doctor.js';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
-import { labDoctor } from '../../support/lab-doctor.js';
+import { describe, expect, it } from '@jest/globals';
+import { useLabDoctor } from '../../support/lab-doctor.js';
 
 describe('a healthy 3-member cluster', () => {
-  let lab: EtcdLab;
-  let doctor: Doctor;
-
-  beforeAll(async () => {
-    lab = await startEtcdLab();
-    doctor = labDoctor(lab);
-  });
-  afterAll(async () => {
-    await doctor?.close();
-    await lab?.destroy();
-  });
+  const t = useLabDoctor();
 
   it('health: every member reachable, one leader, no findings', async () => {
-    const report = await doctor.run('lab', 'health');
+    const report = await t.doctor.run('lab', 'health');
     expect(report.status).toBe('healthy');
     expect(report.findings).toEqual([]);
     expect(report.members.map((m) => m.name).sort()).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
@@ -25,12 +13,12 @@ describe('a healthy 3-member cluster', () => {
       true,
     );
     expect(report.members.filter((m) => m.isLeader)).toHaveLength(1);
-    expect(report.members.map((m) => m.endpoint).sort()).toEqual([...lab.endpoints].sort());
+    expect(report.members.map((m) => m.endpoint).sort()).toEqual([...t.lab.endpoints].sort());
     expect(report.probes.every((p) => p.ok)).toBe(true);
   });
 
   it('diagnose when idle: healthy, no warning, fsync figures and clocks present', async () => {
-    const report = await doctor.run('lab', 'diagnose', { explain: true });
+    const report = await t.doctor.run('lab', 'diagnose', { explain: true });
     expect(report.status).toBe('healthy');
     expect(report.findings.filter((f) => f.severity !== 'info')).toEqual([]);
     expect(report.members.every((m) => m.clockOffsetMs !== null && Math.abs(m.clockOffsetMs) < 1000)).toBe(
@@ -43,9 +31,9 @@ describe('a healthy 3-member cluster', () => {
   });
 
   it('diagnose under a moderate write load (200 puts/s for the window): still healthy', async () => {
-    const load = lab.writeLoad({ ratePerSecond: 200, durationMs: 4500, valueBytes: 512 });
+    const load = t.lab.writeLoad({ ratePerSecond: 200, durationMs: 4500, valueBytes: 512 });
     await new Promise((r) => setTimeout(r, 500));
-    const report = await doctor.run('lab', 'diagnose');
+    const report = await t.doctor.run('lab', 'diagnose');
     const written = await load;
     expect(written.errors).toBe(0);
     expect(written.puts).toBeGreaterThan(500);

@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Doctor } from '../../../src/doctor.js';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
-import { labDoctor } from '../../support/lab-doctor.js';
+import { describe, expect, it } from '@jest/globals';
+import { useLabDoctor } from '../../support/lab-doctor.js';
 
 describe('members killed and hung', () => {
-  let lab: EtcdLab;
-  let doctor: Doctor;
-
-  beforeAll(async () => {
-    lab = await startEtcdLab();
-    doctor = labDoctor(lab);
-  });
-  afterAll(async () => {
-    await doctor?.close();
-    await lab?.destroy();
-  });
+  const t = useLabDoctor();
 
   it('one member killed: member-down names it, the others still report', async () => {
-    await lab.kill('etcd-2');
-    const report = await doctor.run('lab', 'diagnose');
+    await t.lab.kill('etcd-2');
+    const report = await t.doctor.run('lab', 'diagnose');
     expect(report.status).toBe('critical');
     expect(report.findings[0]).toMatchObject({
       cause: 'member-down',
@@ -33,14 +21,14 @@ describe('members killed and hung', () => {
       others.every((m) => (m.reachable && m.tookMs !== null && m.walFsyncP99Ms !== null) || m.reachable),
     ).toBe(true);
     expect(report.members.find((m) => m.name === 'etcd-2')).toMatchObject({ reachable: false });
-    await lab.restart('etcd-2');
+    await t.lab.restart('etcd-2');
   });
 
   it('one member SIGSTOPped: named as hung within its timeout, the whole diagnose in about 5 s', async () => {
-    lab.stop('etcd-3');
+    t.lab.stop('etcd-3');
     try {
       const started = Date.now();
-      const report = await doctor.run('lab', 'diagnose');
+      const report = await t.doctor.run('lab', 'diagnose');
       const elapsed = Date.now() - started;
       expect(elapsed).toBeLessThan(6500);
       expect(report.findings[0]).toMatchObject({ cause: 'member-down', members: ['etcd-3'] });
@@ -50,14 +38,14 @@ describe('members killed and hung', () => {
       );
       expect(report.members.filter((m) => m.name !== 'etcd-3').every((m) => m.reachable)).toBe(true);
     } finally {
-      lab.cont('etcd-3');
+      t.lab.cont('etcd-3');
     }
   });
 
   it('two members killed: quorum-lost first, naming both', async () => {
-    await lab.kill('etcd-1');
-    await lab.kill('etcd-2');
-    const report = await doctor.run('lab', 'diagnose');
+    await t.lab.kill('etcd-1');
+    await t.lab.kill('etcd-2');
+    const report = await t.doctor.run('lab', 'diagnose');
     expect(report.status).toBe('critical');
     expect(report.findings[0]?.cause).toBe('quorum-lost');
     expect(report.findings[0]?.members).toEqual(expect.arrayContaining(['etcd-1', 'etcd-2']));

@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Doctor } from '../../../src/doctor.js';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
-import { labDoctor } from '../../support/lab-doctor.js';
+import { describe, expect, it } from '@jest/globals';
+import { useLabDoctor } from '../../support/lab-doctor.js';
 
 /**
  * fdatasync slowed for real with strace on one follower, at three strengths, with writes during
@@ -12,26 +10,16 @@ describe.each([
   { delayMs: 100, severity: undefined },
   { delayMs: 300, severity: 'critical' },
 ])('slow disk of $delayMs ms per fdatasync on one member', ({ delayMs, severity }) => {
-  let lab: EtcdLab;
-  let doctor: Doctor;
-
-  beforeAll(async () => {
-    lab = await startEtcdLab();
-    doctor = labDoctor(lab);
-  });
-  afterAll(async () => {
-    await doctor?.close();
-    await lab?.destroy();
-  });
+  const t = useLabDoctor();
 
   it('slow-disk on that member is findings[0]', async () => {
-    const leader = await lab.leaderName();
-    const victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-2';
-    const slow = await lab.slowDisk(victim, delayMs * 1000);
+    const leader = await t.lab.leaderName();
+    const victim = t.lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-2';
+    const slow = await t.lab.slowDisk(victim, delayMs * 1000);
     try {
-      const load = lab.writeLoad({ ratePerSecond: 60, durationMs: 4500, valueBytes: 256 });
+      const load = t.lab.writeLoad({ ratePerSecond: 60, durationMs: 4500, valueBytes: 256 });
       await new Promise((r) => setTimeout(r, 300));
-      const report = await doctor.run('lab', 'diagnose', { explain: true });
+      const report = await t.doctor.run('lab', 'diagnose', { explain: true });
       await load;
       if (report.findings[0]?.cause !== 'slow-disk') {
         console.log(

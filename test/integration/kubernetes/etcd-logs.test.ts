@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { clockSkewLogsRule } from '../../../src/diagnosis/rules/clock-skew-logs.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
@@ -6,10 +6,10 @@ import { slowDiskLogEvidence } from '../../../src/diagnosis/rules/node-pressure.
 import type { Evidence } from '../../../src/probes/evidence.js';
 import { failed, ok } from '../../support/evidence.js';
 import {
-  collectScenario,
   etcdPart,
   KUBEADM_MEMBERS,
   type ScenarioRun,
+  useScenario,
   withKubernetes,
 } from '../../support/kube-evidence.js';
 import { withRules } from '../../support/kube-rules.js';
@@ -28,11 +28,7 @@ function metricsUnreachable(run: ScenarioRun): Evidence {
 }
 
 describe('incidents (b), (c), (d): clock drift, peer i/o timeouts and slow requests in the etcd 3.4 logs', () => {
-  let run: ScenarioRun;
-  beforeAll(async () => {
-    run = await collectScenario('etcd-logs');
-  });
-  afterAll(() => run?.fake.close());
+  const run = useScenario('etcd-logs');
 
   it('extracts durations, drift seconds with peer ids, and peer errors from capnslog lines', () => {
     const scans = run.kubernetes.logs.ok ? run.kubernetes.logs.data.scans : [];

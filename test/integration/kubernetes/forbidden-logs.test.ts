@@ -1,27 +1,17 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { loadKubernetesClients } from '../../../src/clients/kubernetes.js';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from '../../../src/probes/kubernetes/collect.js';
-import {
-  collectScenario,
-  etcdPart,
-  KUBEADM_MEMBERS,
-  type ScenarioRun,
-  withKubernetes,
-} from '../../support/kube-evidence.js';
+import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
 import { withRules } from '../../support/kube-rules.js';
 
 describe('RBAC without pods/log and /metrics', () => {
-  let run: ScenarioRun;
-  beforeAll(async () => {
-    // The incident's pods, so rules that want the logs have something to say without them.
-    run = await collectScenario('leaderelection-restarts', {
-      forbid: [{ resource: 'pods/log' }, { resource: '/metrics' }],
-    });
+  // The incident's pods, so rules that want the logs have something to say without them.
+  const run = useScenario('leaderelection-restarts', {
+    forbid: [{ resource: 'pods/log' }, { resource: '/metrics' }],
   });
-  afterAll(() => run?.fake.close());
 
   it('fails the log scan with the permission it needs, and keeps everything else', () => {
     const k = run.kubernetes;

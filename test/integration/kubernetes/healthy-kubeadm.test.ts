@@ -1,26 +1,16 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { loadKubernetesClients } from '../../../src/clients/kubernetes.js';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { kubernetesProbeRecords } from '../../../src/probes/kubernetes/collect.js';
 import { discoverEtcdEndpoints } from '../../../src/probes/kubernetes/discover-etcd-endpoints.js';
 import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
-import {
-  collectScenario,
-  etcdPart,
-  KUBEADM_MEMBERS,
-  type ScenarioRun,
-  withKubernetes,
-} from '../../support/kube-evidence.js';
+import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
 import { kubernetesRules, withRules } from '../../support/kube-rules.js';
 
 describe('healthy kubeadm 1.29 through the real client', () => {
-  let run: ScenarioRun;
-  beforeAll(async () => {
-    run = await collectScenario('kubeadm-1.29-healthy');
-  });
-  afterAll(() => run?.fake.close());
+  const run = useScenario('kubeadm-1.29-healthy');
 
   it('reads the control plane of a kubeadm cluster', () => {
     const k = run.kubernetes;

@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { kubernetesProbeRecords } from '../../../src/probes/kubernetes/collect.js';
-import {
-  collectScenario,
-  etcdPart,
-  OPENSHIFT_MEMBERS,
-  type ScenarioRun,
-  withKubernetes,
-} from '../../support/kube-evidence.js';
+import { etcdPart, OPENSHIFT_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
 import { withRules } from '../../support/kube-rules.js';
 
 describe('healthy OpenShift 4.14 through the real client', () => {
-  let run: ScenarioRun;
-  beforeAll(async () => {
-    run = await collectScenario('openshift-4.14-healthy');
-  });
-  afterAll(() => run?.fake.close());
+  const run = useScenario('openshift-4.14-healthy');
 
   it('recognises OpenShift from API discovery and lists one namespace per component', () => {
     const k = run.kubernetes;

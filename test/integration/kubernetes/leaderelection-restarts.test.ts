@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { slowDiskLogEvidence } from '../../../src/diagnosis/rules/node-pressure.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { failed, latency, metricsData, ok } from '../../support/evidence.js';
-import {
-  collectScenario,
-  etcdPart,
-  KUBEADM_MEMBERS,
-  type ScenarioRun,
-  withKubernetes,
-} from '../../support/kube-evidence.js';
+import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
 import { withRules } from '../../support/kube-rules.js';
 
 describe('incident (f): controller-manager and scheduler restart hundreds of times', () => {
-  let run: ScenarioRun;
-  beforeAll(async () => {
-    run = await collectScenario('leaderelection-restarts');
-  });
-  afterAll(() => run?.fake.close());
+  const run = useScenario('leaderelection-restarts');
 
   it('counts restarts, reads why from the previous logs, and measures the apiserver', () => {
     const k = run.kubernetes;

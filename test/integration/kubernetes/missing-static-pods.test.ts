@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { failed } from '../../support/evidence.js';
-import {
-  collectScenario,
-  etcdPart,
-  OPENSHIFT_MEMBERS,
-  type ScenarioRun,
-  withKubernetes,
-} from '../../support/kube-evidence.js';
+import { etcdPart, OPENSHIFT_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
 import { withRules } from '../../support/kube-rules.js';
 
 describe('incident (g): static pod manifests missing on two of three OpenShift masters', () => {
-  let run: ScenarioRun;
-  beforeAll(async () => {
-    run = await collectScenario('missing-static-pods');
-  });
-  afterAll(() => run?.fake.close());
+  const run = useScenario('missing-static-pods');
 
   it('lists the absent mirror pods, the MissingStaticPod events and the operator conditions', () => {
     const data = run.kubernetes.staticPods.ok ? run.kubernetes.staticPods.data : undefined;

@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { failed } from '../../support/evidence.js';
-import {
-  collectScenario,
-  etcdPart,
-  KUBEADM_MEMBERS,
-  type ScenarioRun,
-  withKubernetes,
-} from '../../support/kube-evidence.js';
+import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
 import { withRules } from '../../support/kube-rules.js';
 
 describe('incident (h): etcd data on tmpfs, then a reboot', () => {
-  let run: ScenarioRun;
-  beforeAll(async () => {
-    run = await collectScenario('tmpfs');
-  });
-  afterAll(() => run?.fake.close());
+  const run = useScenario('tmpfs');
 
   it('sees the memory-backed emptyDir, the reboot and the empty WAL', () => {
     const k = run.kubernetes;

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,8 +10,9 @@ import { createSubscriptionStore } from '../src/digest/subscriptions.js';
 import { allocateFreePorts } from '../src/lab/free-ports.js';
 import { type EtcdLab, startEtcdLab } from '../src/lab/etcd-lab.js';
 import { createDigestSchedules } from '../src/queue/digest-schedules.js';
-import { type FakeSlack, startFakeSlack } from '../test/support/fake-slack.js';
+import { startFakeSlack } from '../test/support/fake-slack.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis-prefix.js';
+import { startWorkerProcess, type WorkerProcess, waitUntil } from '../test/support/worker-process.js';
 import { row } from './stats.js';
 
 /**
@@ -40,39 +40,6 @@ interface FleetRun {
   perWorker: Array<{ peakRssMiB: number; cpuSeconds: number; parts: number }>;
   redisDeltaBytes: number;
   lines: number;
-}
-
-interface WorkerProcess {
-  child: ChildProcess;
-  log: string[];
-}
-
-function startWorker(configPath: string, prefix: string, fake: FakeSlack): WorkerProcess {
-  const child = spawn(process.execPath, ['bin/etcd-doctor.js', 'worker', '--queue-prefix', prefix], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      REDIS_URL,
-      ETCD_DOCTOR_CONFIG: configPath,
-      SLACK_BOT_TOKEN: 'xoxb-bench',
-      SLACK_API_URL: fake.url,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const log: string[] = [];
-  child.stderr?.on('data', (chunk: Buffer) => {
-    if (log.length < 2000) log.push(chunk.toString('utf8'));
-  });
-  return { child, log };
-}
-
-async function waitUntil(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Peak RSS (MiB) and CPU time (s) of a live process, from /proc. */
@@ -139,9 +106,9 @@ export async function benchFleet(): Promise<string> {
       const prefix = testPrefix('bench-fleet');
       const procs: WorkerProcess[] = [];
       try {
-        for (let w = 0; w < workers; w += 1) procs.push(startWorker(configPath, prefix, fake));
-        const up = (p: WorkerProcess) => p.log.join('').includes('etcd-doctor started');
-        await waitUntil(() => procs.every(up), 60_000, 'the workers started');
+        for (let w = 0; w < workers; w += 1)
+          procs.push(startWorkerProcess({ configPath, prefix, slackApiUrl: fake.url }));
+        await waitUntil(() => procs.every((p) => p.started()), 60_000, 'the workers started');
         fake.reset();
         await createSubscriptionStore(redis, prefix).save({
           v: 1,

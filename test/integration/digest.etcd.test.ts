@@ -84,6 +84,13 @@ async function waitUntil(pred: () => Promise<boolean>, timeoutMs = 5000): Promis
   }
 }
 
+/** A 09:00 UTC daily subscription of CHANNEL, stored directly (the slash command is tested above). */
+async function subscribeAtNine(prefix: string, clusters: string[] | 'all', createdAt = 0) {
+  const subs = createSubscriptionStore(redis, prefix);
+  await subs.save({ v: 1, channel: CHANNEL, clusters, hour: 9, minute: 0, tz: 'UTC', user: 'U1', createdAt });
+  return subs;
+}
+
 function newPrefix(name: string): string {
   const prefix = testPrefix(name);
   prefixes.push(prefix);
@@ -193,17 +200,7 @@ describe('one digest per slot', () => {
   it('two jobs for the same slot on two workers: the SET NX claim lets exactly one post', async () => {
     const prefix = newPrefix('digest-nx');
     await Promise.all([start('worker', prefix, slack()), start('worker', prefix, slack())]);
-    const subs = createSubscriptionStore(redis, prefix);
-    await subs.save({
-      v: 1,
-      channel: CHANNEL,
-      clusters: ['local'],
-      hour: 9,
-      minute: 0,
-      tz: 'UTC',
-      user: 'U1',
-      createdAt: 0,
-    });
+    const subs = await subscribeAtNine(prefix, ['local']);
     const schedules = createDigestSchedules({ connection: redis, prefix });
     const slotMs = slotAtOrBefore(Date.now(), { hour: 9, minute: 0, tz: 'UTC' });
     const job = {
@@ -242,17 +239,7 @@ describe('a digest larger than digest.partSize', () => {
     const queue = new Queue('jobs', { connection: redis, prefix });
     try {
       // A scheduled slot: the digest claims it before handing out the parts and again when it collects them.
-      const subs = createSubscriptionStore(redis, prefix);
-      await subs.save({
-        v: 1,
-        channel: CHANNEL,
-        clusters: 'all',
-        hour: 9,
-        minute: 0,
-        tz: 'UTC',
-        user: 'U1',
-        createdAt: 0,
-      });
+      const subs = await subscribeAtNine(prefix, 'all');
       const slotMs = slotAtOrBefore(Date.now(), { hour: 9, minute: 0, tz: 'UTC' });
       await schedules.addNow({
         v: 1,
@@ -288,20 +275,10 @@ describe('a digest larger than digest.partSize', () => {
 describe('a slot missed while everything was down', () => {
   it('is sent once at startup, marked late, and not again on the next restart', async () => {
     const prefix = newPrefix('digest-late');
-    const subs = createSubscriptionStore(redis, prefix);
     const now = Date.parse('2024-05-10T12:00:00Z');
     const clock = () => now;
     // Subscribed two days before; yesterday's 09:00 went out, today's 09:00 UTC was missed.
-    await subs.save({
-      v: 1,
-      channel: CHANNEL,
-      clusters: ['local'],
-      hour: 9,
-      minute: 0,
-      tz: 'UTC',
-      user: 'U1',
-      createdAt: now - 2 * 86_400_000,
-    });
+    const subs = await subscribeAtNine(prefix, ['local'], now - 2 * 86_400_000);
     await subs.markSent(CHANNEL, Date.parse('2024-05-09T09:00:00Z'));
 
     await Promise.all([

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/
 import { labConfig, labConfigYaml } from '../../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
 import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../../support/slack-driver.js';
+import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/worker-process.js';
 
 /**
  * A worker process SIGKILLed in the middle of a diagnosis: the other worker process recovers the job
@@ -41,39 +41,17 @@ let chat: SlackAdapter;
 let roles: RunningRoles;
 let dir: string;
 const prefix = testPrefix('worker-killed');
-const workers: Array<{ child: ChildProcess; log: string[] }> = [];
+const workers: WorkerProcess[] = [];
 
 const text = (m: FakeMessage): string => shown(`${m.text}\n${blocksText(m.blocks)}`);
 const roots = (): FakeMessage[] => fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined);
 const replies = (root: FakeMessage): FakeMessage[] =>
   fake.messages(CHANNEL).filter((m) => m.thread_ts === root.ts);
 
-function startWorker(configPath: string): { child: ChildProcess; log: string[] } {
-  const child = spawn(process.execPath, ['bin/etcd-doctor.js', 'worker', '--queue-prefix', prefix], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      REDIS_URL,
-      ETCD_DOCTOR_CONFIG: configPath,
-      SLACK_BOT_TOKEN: 'xoxb-1-worker',
-      SLACK_API_URL: fake.url,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const log: string[] = [];
-  child.stderr?.on('data', (chunk: Buffer) => log.push(chunk.toString('utf8')));
-  const entry = { child, log };
-  workers.push(entry);
-  return entry;
-}
-
-async function waitUntil(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function startWorker(configPath: string): WorkerProcess {
+  const worker = startWorkerProcess({ configPath, prefix, slackApiUrl: fake.url });
+  workers.push(worker);
+  return worker;
 }
 
 /** Polls Redis until a key matching `pattern` exists. */
@@ -112,8 +90,7 @@ beforeAll(async () => {
   });
   const a = startWorker(configPath);
   const b = startWorker(configPath);
-  const started = (w: { log: string[] }) => w.log.join('').includes('etcd-doctor started');
-  await waitUntil(() => started(a) && started(b), 30_000, 'both workers started');
+  await waitUntil(() => a.started() && b.started(), 30_000, 'both workers started');
 });
 
 afterAll(async () => {
@@ -131,7 +108,7 @@ describe('worker SIGKILLed mid-job', () => {
     const ack = await sendSlashCommand(url, { text: 'diagnose local', channel_id: CHANNEL, user_id: 'U111' });
     expect(ack.status).toBe(200);
 
-    const tookIt = (w: { log: string[] }) => w.log.join('').includes('"job started"');
+    const tookIt = (w: WorkerProcess) => w.logged('"job started"');
     await waitUntil(() => workers.some(tookIt), 15_000, 'a worker started the job');
     const victim = workers.find(tookIt);
     const survivor = workers.find((w) => w !== victim);

@@ -34,6 +34,9 @@ export class ProbeError extends Error {
 const REFUSED =
   /ECONNREFUSED|connection refused|ENOTFOUND|EHOSTUNREACH|ECONNRESET|socket hang up|No connection established|UNAVAILABLE/i;
 
+/** grpc-js: `4 DEADLINE_EXCEEDED: Deadline exceeded after 3.000s,...` (status code 4). */
+const GRPC_DEADLINE = /\bDEADLINE_EXCEEDED\b/;
+
 /** Classifies a thrown error; connection errors become `unreachable`. */
 export function toFailure(err: unknown, subject: string, asks: string): ProbeFailure {
   if (err instanceof ProbeError) return { kind: err.kind, message: `${subject}: ${err.message}` };
@@ -69,15 +72,20 @@ export async function runProbe<Ctx, T>(
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
+  const timedOut = (): Outcome<T> => {
+    const message = `${subject()} did not answer ${probe.asks} in ${formatSeconds(timeoutMs)}`;
+    return { ok: false, failure: { kind: 'timeout', message }, durationMs: now() - started };
+  };
   try {
     const result = await Promise.race([probe.collect(ctx, controller.signal), timeout]);
     if (result === 'timeout') {
       controller.abort();
-      const message = `${subject()} did not answer ${probe.asks} in ${formatSeconds(timeoutMs)}`;
-      return { ok: false, failure: { kind: 'timeout', message }, durationMs: now() - started };
+      return timedOut();
     }
     return { ok: true, data: result as T, durationMs: now() - started };
   } catch (err) {
+    // The gRPC deadline is set to the same timeout and can fire a moment before our timer does.
+    if (GRPC_DEADLINE.test(errorText(err))) return timedOut();
     return { ok: false, failure: toFailure(err, subject(), probe.asks), durationMs: now() - started };
   } finally {
     clearTimeout(timer);

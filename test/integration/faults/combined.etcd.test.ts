@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { useLabDoctor } from '../../support/lab-doctor.js';
+import { useLabDoctor } from '../../support/use-lab-doctor.js';
 
 /** Incident (a)+(d): one slow disk, write load, and a leader that keeps moving. */
 describe('slow disk plus load plus leader churn', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { useLabDoctor } from '../../support/lab-doctor.js';
+import { useLabDoctor } from '../../support/use-lab-doctor.js';
 
 describe('fragmentation: write, delete, compact', () => {
   const t = useLabDoctor();

@@ -1,0 +1,60 @@
+import { describe, expect, it } from '@jest/globals';
+import { type Probe, runProbe } from '../../../src/probes/probe.js';
+
+/** A probe whose answer is whatever `collect` does: the unit is runProbe's classification. */
+function probe(collect: () => Promise<string>, timeoutMs = 3000): Probe<undefined, string> {
+  return { kind: 'status', asks: 'Status', timeoutMs, collect };
+}
+
+describe('runProbe', () => {
+  it('a gRPC DEADLINE_EXCEEDED that beats our own timer is a timeout, worded like one', async () => {
+    // What grpc-js rejects with when the call deadline (the same 3 s) fires first.
+    const err = Object.assign(
+      new Error(
+        '4 DEADLINE_EXCEEDED: Deadline exceeded after 3.000s,LB pick: 0.001s,remote_addr=127.0.0.1:2379',
+      ),
+      { code: 4 },
+    );
+    const outcome = await runProbe(
+      probe(() => Promise.reject(err)),
+      undefined,
+      { subject: 'etcd-3' },
+    );
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: { kind: 'timeout', message: 'etcd-3 did not answer Status in 3 s' },
+    });
+  });
+
+  it('our own timer: a probe that never answers times out with the same words', async () => {
+    const outcome = await runProbe(
+      probe(() => new Promise<string>(() => undefined), 50),
+      undefined,
+      { subject: 'etcd-2' },
+    );
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: { kind: 'timeout', message: 'etcd-2 did not answer Status in 0.1 s' },
+    });
+  });
+
+  it('a refused connection is unreachable, and any other error is an error', async () => {
+    const refused = await runProbe(
+      probe(() => Promise.reject(new Error('14 UNAVAILABLE: No connection established'))),
+      undefined,
+      { subject: 'etcd-1' },
+    );
+    expect(refused).toMatchObject({ ok: false, failure: { kind: 'unreachable' } });
+    const other = await runProbe(
+      probe(() => Promise.reject(new Error('7 PERMISSION_DENIED'))),
+      undefined,
+      {
+        subject: 'etcd-1',
+      },
+    );
+    expect(other).toMatchObject({
+      ok: false,
+      failure: { kind: 'error', message: 'etcd-1 failed Status: 7 PERMISSION_DENIED' },
+    });
+  });
+});

@@ -58,7 +58,7 @@ function notification(
         labels: {
           alertname: 'etcdHighFsyncDurations',
           cluster,
-          instance: '10.0.0.2:2379',
+          instance: '127.20.0.12:2379',
           job: 'etcd',
           severity: 'warning',
         },
@@ -182,7 +182,7 @@ describe('an alert group becomes one thread', () => {
     await fake.waitFor(() => roots().length === 1 && replies(roots()[0] as FakeMessage).length >= 1, 20_000);
     const root = roots()[0] as FakeMessage;
     expect(text(root)).toMatch(/FIRING: etcdHighFsyncDurations on prod/);
-    expect(text(root)).toMatch(/instance=10\.0\.0\.2:2379/);
+    expect(text(root)).toMatch(/instance=127\.20\.0\.12:2379/);
     const diagnosis = text(replies(root)[0] as FakeMessage);
     expect(diagnosis).toMatch(/prod/);
     expect(diagnosis).toMatch(/etcd-1/);

@@ -30,7 +30,8 @@ const APP_TOKEN_SHAPE = 'xapp-1-A0000-4242-RecognisableAppToken';
 const PEM_BODY = 'MIIBFAKEPEMBODYTHATMUSTNEVERBELOGGEDAAAA';
 const PEM = `-----BEGIN CERTIFICATE-----\n${PEM_BODY}\nQUJDREVGR0g=\n-----END CERTIFICATE-----\n`;
 const KEY = `-----BEGIN PRIVATE KEY-----\n${PEM_BODY}KEY\n-----END PRIVATE KEY-----\n`;
-const SECRETS = [BOT_TOKEN, SIGNING_SECRET, PEM_BODY, 'RecognisableAppToken'];
+const ALERTMANAGER_TOKEN = 'RecognisableAlertmanagerToken';
+const SECRETS = [BOT_TOKEN, SIGNING_SECRET, PEM_BODY, 'RecognisableAppToken', ALERTMANAGER_TOKEN];
 const CHANNEL = 'C0OBS';
 
 let lab: EtcdLab;
@@ -67,6 +68,8 @@ function configYaml(): string {
     '    etcd:',
     `      endpoints: ${list(lab.endpoints)}`,
     `      metricsUrls: ${list(lab.metricsUrls)}`,
+    '    slack:',
+    `      channel: ${CHANNEL}`,
     `  - name: ${tls.name}`,
     '    etcd:',
     `      endpoints: ${list(tls.etcd.endpoints)}`,
@@ -299,6 +302,56 @@ describe('spawned processes', () => {
     const lines = serve.stderr().split('\n').filter(Boolean);
     expect(lines.some((l) => /"msg":"job started"/.test(l) && /"cluster":"secured"/.test(l))).toBe(true);
     expectNoSecrets(lines);
+  }, 90_000);
+
+  it('etcd-doctor serve in Socket Mode: connects out to Slack, and its own port takes /healthz and POST /alertmanager', async () => {
+    const prefix = testPrefix('obs-socket');
+    prefixes.push(prefix);
+    fake.reset();
+    const connectionsBefore = fake.socketMode.connections;
+    const serve = spawnRole(
+      ['serve', '--queue-prefix', prefix],
+      env({ SLACK_APP_TOKEN: APP_TOKEN_SHAPE, ALERTMANAGER_TOKEN }),
+    );
+    const started = await serve.logged('etcd-doctor started');
+    expect(started.mode).toBe('socket');
+    await fake.waitFor(() => fake.socketMode.connections > connectionsBefore, 10_000);
+    const base = `http://127.0.0.1:${String(started.port)}`;
+    await expect(get(`${base}/healthz`)).resolves.toMatchObject({ status: 200 });
+
+    const startsAt = new Date().toISOString();
+    const alert = {
+      status: 'firing',
+      labels: { alertname: 'etcdMembersDown', cluster: 'local', instance: '127.20.0.13:2379', job: 'etcd' },
+      annotations: { summary: 'etcd cluster members are down.' },
+      startsAt,
+      endsAt: '0001-01-01T00:00:00Z',
+      generatorURL: 'http://prometheus.example:9090/graph',
+      fingerprint: '5f3c8a1d2e4b6c70',
+    };
+    const res = await fetch(`${base}/alertmanager`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ALERTMANAGER_TOKEN}` },
+      body: JSON.stringify({
+        version: '4',
+        groupKey: '{}:{alertname="etcdMembersDown"}',
+        truncatedAlerts: 0,
+        status: 'firing',
+        receiver: 'etcd-doctor',
+        groupLabels: { alertname: 'etcdMembersDown' },
+        commonLabels: alert.labels,
+        commonAnnotations: alert.annotations,
+        externalURL: 'http://alertmanager.example:9093',
+        alerts: [alert],
+      }),
+    });
+    expect(res.status).toBe(202);
+    await fake.waitFor(() => roots().length === 1 && replies(roots()[0] as FakeMessage).length >= 1, 30_000);
+    expect((roots()[0] as FakeMessage).text).toMatch(/FIRING: etcdMembersDown on local/);
+
+    serve.child.kill('SIGTERM');
+    await expect(serve.exited).resolves.toMatchObject({ code: 0 });
+    expectNoSecrets(serve.stderr().split('\n').filter(Boolean));
   }, 90_000);
 
   it('etcd-doctor worker: serves /healthz and /metrics, and on SIGTERM mid-diagnosis answers exactly once, then exits 0', async () => {

@@ -11,7 +11,7 @@ import { blocksText, buttonsIn } from '../../support/slack-driver.js';
 function memberRow(i: number, over: Partial<MemberRow> = {}): MemberRow {
   return {
     name: `etcd-${i}`,
-    endpoint: `http://10.0.0.${i}:2379`,
+    endpoint: `http://127.20.0.1${i}:2379`,
     id: `a${i}`,
     reachable: true,
     isLeader: i === 1,
@@ -36,7 +36,7 @@ function finding(over: Partial<FindingJson>): FindingJson {
     members: ['etcd-2'],
     nodes: [],
     summary: 'etcd-2 is down (not answering)',
-    evidence: ['etcd-2 (http://10.0.0.2:2379) is unreachable (Status: connect ECONNREFUSED)'],
+    evidence: ['etcd-2 (http://127.20.0.12:2379) is unreachable (Status: connect ECONNREFUSED)'],
     remediation: [],
     causedBy: null,
     steps: [

@@ -85,13 +85,13 @@ describe('fake Slack Web API with the real WebClient', () => {
       channel: 'C0ETCD',
       ts: String(reply.ts),
       text: 'etcd-2 is down',
-      blocks: [section('*etcd-2* (https://10.0.0.3:2379) did not answer')],
+      blocks: [section('*etcd-2* (https://127.20.0.13:2379) did not answer')],
     });
     expect(updated).toMatchObject({ ok: true, ts: reply.ts, text: 'etcd-2 is down' });
     const [first, second] = fake.messages('C0ETCD');
     expect(first).toMatchObject({ text: 'etcd health: prod', thread_ts: undefined, updates: 0 });
     expect(second).toMatchObject({ ts: reply.ts, thread_ts: parent.ts, text: 'etcd-2 is down', updates: 1 });
-    expect(second?.blocks).toEqual([section('*etcd-2* (https://10.0.0.3:2379) did not answer')]);
+    expect(second?.blocks).toEqual([section('*etcd-2* (https://127.20.0.13:2379) did not answer')]);
     // WebClient sends form bodies with blocks JSON-stringified; the fake records them decoded.
     expect(fake.calls('chat.postMessage')[1]?.body.blocks).toEqual([section('probing members…')]);
   });

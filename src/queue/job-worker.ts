@@ -5,6 +5,7 @@ import {
   QueueEvents,
   UnrecoverableError,
   WaitingChildrenError,
+  WaitingError,
   Worker,
 } from 'bullmq';
 import type { RedisConnections } from '../clients/redis.js';
@@ -83,7 +84,10 @@ export interface JobWorker {
   ready(): Promise<void>;
   /** Final-failure answers still being sent. */
   pendingFailures(): number;
-  /** Waits for running jobs, unless `force` (Redis is gone: they will be recovered as stalled). */
+  /**
+   * Waits for running jobs, unless `force`: then their runs are aborted (they stop touching the chat)
+   * and left to be recovered as stalled by another worker.
+   */
   close(force?: boolean): Promise<void>;
   /** Jobs by state (waiting, active, delayed, ...); throws when Redis is unreachable. */
   counts(): Promise<Record<string, number>>;
@@ -91,6 +95,8 @@ export interface JobWorker {
 
 /** A cluster busy with another job: look again after this long. */
 const CLUSTER_BUSY_RETRY_MS = 500;
+/** Why a forced close aborts a running attempt. */
+const LET_GO = new Error('the worker is shutting down: the job goes back to the queue');
 /** Finished child jobs stay this long (their parent reads their results from its own keys). */
 const CHILD_RETENTION_SECONDS = 24 * 3600;
 /** The per-cluster lock expires this long after a worker stops renewing it (e.g. it died). */
@@ -101,6 +107,10 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
   const connection = opts.redis.bullOptions();
   const jobTimeoutMs = opts.jobTimeoutMs ?? 120_000;
   const failing = new Set<Promise<void>>();
+  // Attempts running in this process. A forced close lets them go: each run is aborted (it stops
+  // touching the chat) and its job goes straight back to the queue for another worker. Without
+  // this, a graceful close already waiting on the run would record it as completed, unanswered.
+  const attempts = new Set<AbortController>();
   const logOnce = createErrorLogOnce(opts.logger);
 
   const process = async (job: Job, token?: string): Promise<unknown> => {
@@ -130,6 +140,13 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
         )
       : undefined;
     const attempt = new AbortController();
+    // Read-only work can be handed over. A remediation is never run twice at once: it keeps its job
+    // until it ends (or the process dies, and the stalled check hands it over then).
+    if (data.kind !== 'remediate') attempts.add(attempt);
+    const letGo = new Promise<never>((_, reject) =>
+      attempt.signal.addEventListener('abort', () => reject(attempt.signal.reason), { once: true }),
+    );
+    letGo.catch(() => undefined);
     try {
       const work = opts.handlers.run(data, {
         jobId,
@@ -140,13 +157,20 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
       });
       const limitMs = data.kind === 'remediate' ? (opts.remediationTimeoutMs ?? 30 * 60_000) : jobTimeoutMs;
       const result = await withTimeout(
-        work,
+        Promise.race([work, letGo]),
         limitMs,
         `it did not finish within ${Math.round(limitMs / 1000)} s`,
       );
       finished('completed');
       return result;
     } catch (err) {
+      if (err === LET_GO) {
+        // Back to waiting at once, attempts unchanged: another worker takes it now, not after the
+        // lock expires. With Redis gone this fails, and the job is recovered as stalled later.
+        await job.moveToWait(token).catch(() => undefined);
+        finished('let-go');
+        throw new WaitingError();
+      }
       if (isParked(err)) {
         finished('waiting-children');
         throw err;
@@ -157,6 +181,7 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
       throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
     } finally {
       attempt.abort();
+      attempts.delete(attempt);
       clearInterval(renew);
       if (cluster) await opts.clusterLocks.releaseClusterLock(cluster, jobId).catch(() => undefined);
     }
@@ -260,6 +285,7 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
     counts,
     async close(force = false) {
       if (force) {
+        for (const attempt of attempts) attempt.abort(LET_GO);
         void worker.close(true).catch(() => undefined);
         void events.close().catch(() => undefined);
         void queue.close().catch(() => undefined);

@@ -20,7 +20,7 @@ const CHANNEL = 'C111';
 let lab: EtcdLab;
 let fake: FakeSlack;
 let chat: SlackAdapter;
-let roles: RunningRoles;
+let roles: RunningRoles | undefined;
 let redis: ChildProcess | undefined;
 let redisPort: number;
 let url: string;
@@ -136,4 +136,14 @@ describe('Redis restarted mid-run', () => {
     expect(replies(after as FakeMessage)).toHaveLength(1);
     expect(text(replies(after as FakeMessage)[0] as FakeMessage)).toMatch(/(Health|Diagnosis) of local/);
   }, 90_000);
+
+  it('shuts down within seconds while Redis is gone (nothing waits on a dead connection)', async () => {
+    await stopRedis();
+    const running = roles;
+    roles = undefined;
+    const started = Date.now();
+    await running?.stop();
+    // The bound is 1 s per part with Redis down (src/roles/start-roles.ts), far inside any grace period.
+    expect(Date.now() - started).toBeLessThan(6000);
+  }, 30_000);
 });

@@ -177,7 +177,7 @@ describe('answerOnce', () => {
 });
 
 describe('job worker', () => {
-  it('answers exactly once when the worker running the job dies, and another worker recovers it', async () => {
+  it('answers exactly once when the worker running the job is force-closed, and another worker takes it over', async () => {
     const h = harness('crash');
     const chat = createMemoryAdapter();
     lab.stop('etcd-3');
@@ -186,8 +186,9 @@ describe('job worker', () => {
       await a.worker.ready();
       const { jobId } = await h.queue.enqueue(check('diagnose'));
       await chat.waitFor((c) => roots(c).length === 1, 10_000);
-      // "Crash" A: it stops renewing its job lock, so the queue takes it for dead. Its run goes on
-      // in this process (a paused VM, a partition), racing B's recovery to the answer.
+      // Force-close A mid-job: its run is let go (aborted, so it posts nothing more) and the job goes
+      // back to the queue for B. (A run that goes on regardless, as in a paused VM, races B to the
+      // answer: answerOnce above.)
       await a.worker.close(true);
       const b = h.startWorker('B', chat, { lockDurationMs: 1000, stalledIntervalMs: 300 });
       await b.worker.ready();
@@ -196,7 +197,7 @@ describe('job worker', () => {
         20_000,
       );
       await expectState(h.inspect, jobId, 'completed', 20_000);
-      // Both A's run and B's recovery reached the end; still one root and one answer.
+      // Whatever A had started is over; still one root and one answer.
       await new Promise((r) => setTimeout(r, 3000));
       const [root] = roots(chat);
       expect(roots(chat)).toHaveLength(1);

@@ -13,7 +13,11 @@ export type QueueCounts = () => Promise<Record<string, number>>;
  */
 export interface Metrics {
   readonly registry: Registry;
-  /** A job attempt ended: `completed`, `failed` (will be retried or failed for good) or `delayed` (cluster busy). */
+  /**
+   * A job attempt ended: `completed`, `failed` (will be retried or failed for good), `delayed`
+   * (cluster busy), `waiting-children` (a digest waiting for its parts) or `let-go` (handed back to
+   * the queue at shutdown).
+   */
   jobFinished(queue: string, kind: string, outcome: string, seconds: number): void;
   /** A health check or diagnosis ended: its duration, each probe's duration and the findings. */
   observeReport(report: DiagnosisReport): void;

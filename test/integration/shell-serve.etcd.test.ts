@@ -83,13 +83,16 @@ describe('etcd-doctor serve with piped commands (shell adapter)', () => {
 
   it('answers every piped line, presses a numbered button, and explains bad input', async () => {
     const run = await serve(
-      ['/etcd diagnose nope', '/etcd frobnicate', '/etcd health local', '1', 'hello'].join('\n'),
+      ['/etcd diagnose nope', '/etcd frobnicate', 'health local', '1', '/help', '7'].join('\n'),
     );
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('unknown cluster "nope"; known clusters: local');
     expect(run.stdout).toContain('Sorry: unknown command "frobnicate"');
-    expect(run.stdout).toContain('Type /etcd help for the commands');
-    // Button [1] "Check again" of the first report queues another health check, answered before exit.
+    // Another slash command, and a button that does not exist.
+    expect(run.stdout).toContain('> /help\nType /etcd help for the commands');
+    expect(run.stdout).toContain('There is no button [7]');
+    // `health local` needs no /etcd prefix in a terminal. Button [1] "Check again" of its report
+    // queues another health check, answered before exit.
     expect(run.stdout.match(/\(reply to #\d+\) Health of local: [A-Z]+ /g)).toHaveLength(2);
   });
 

@@ -35,7 +35,8 @@ interface Pressable {
   message: MessageRef;
 }
 
-const COMMAND = /^\/etcd(?:\s+(.*))?$/;
+/** `/etcd health prod`, or just `health prod`: in a terminal the prefix is optional. */
+const COMMAND = /^(?:\/etcd(?:\s+(.*))?|([^/\d].*))$/;
 const HINT = 'Type /etcd help for the commands, or the number of a button to press it.';
 
 /**
@@ -76,7 +77,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     if (!opts.interactive) print(`> ${line}`);
     const command = COMMAND.exec(line);
     if (command) {
-      await handlers.onCommand({ text: command[1] ?? '', channel, user, respond: respondWith });
+      const text = command[1] ?? command[2] ?? '';
+      await handlers.onCommand({ text, channel, user, respond: respondWith });
       return;
     }
     if (/^\d+$/.test(line)) {

@@ -110,7 +110,9 @@ async function main(): Promise<void> {
 async function openShell(config: ConfigFile): Promise<void> {
   const interactive = Boolean(process.stdin.isTTY);
   if (interactive)
-    console.error('\nType help, diagnose local (the /etcd prefix is optional here), or a button number. Ctrl-D or exit leaves.');
+    console.error(
+      '\nType help, diagnose local (the /etcd prefix is optional here), or a button number. Ctrl-D or exit leaves.',
+    );
   await runShell({
     config,
     input: process.stdin,

@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { configFileSchema } from '../src/config/schema.js';
 import { createSubscriptionStore } from '../src/digest/subscriptions.js';
 import { allocateFreePorts } from '../src/lab/free-ports.js';
@@ -37,20 +37,21 @@ interface FleetRun {
   workers: number;
   wallMs: number;
   /** Per worker process: peak RSS (VmHWM), CPU seconds used during the digest, parts it ran. */
-  perWorker: Array<{ peakRssMiB: number; cpuSeconds: number; parts: number }>;
+  perWorker: Array<{ peakRssMiB: number; cpuSeconds: number; parts: number; fdsAfter: number }>;
   redisDeltaBytes: number;
   lines: number;
 }
 
 /** Peak RSS (MiB) and CPU time (s) of a live process, from /proc. */
-async function procUsage(pid: number): Promise<{ peakRssMiB: number; cpuSeconds: number }> {
+async function procUsage(pid: number): Promise<{ peakRssMiB: number; cpuSeconds: number; fds: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const hwmKb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
   // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks, after the ")" that ends comm.
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
-  return { peakRssMiB: hwmKb / 1024, cpuSeconds: ticks / 100 };
+  const fds = (await readdir(`/proc/${pid}/fd`)).length;
+  return { peakRssMiB: hwmKb / 1024, cpuSeconds: ticks / 100, fds };
 }
 
 async function stopWorker(w: WorkerProcess): Promise<void> {
@@ -81,7 +82,17 @@ async function usedMemory(redis: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
 }
 
+/** The worker Deployment's NODE_OPTIONS (its heap cap), so the workers here run as deployed. */
+async function deployedNodeOptions(): Promise<string> {
+  const manifest = parse(await readFile('deploy/kubernetes/base/deployment-worker.yaml', 'utf8')) as {
+    spec: { template: { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } } };
+  };
+  const env = manifest.spec.template.spec.containers[0]?.env ?? [];
+  return env.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '';
+}
+
 export async function benchFleet(): Promise<string> {
+  const nodeOptions = process.env.FLEET_NODE_OPTIONS ?? (await deployedNodeOptions());
   const labs: EtcdLab[] = await Promise.all([startEtcdLab(), startEtcdLab()]);
   const fake = await startFakeSlack();
   const hole = await blackhole();
@@ -107,7 +118,14 @@ export async function benchFleet(): Promise<string> {
       const procs: WorkerProcess[] = [];
       try {
         for (let w = 0; w < workers; w += 1)
-          procs.push(startWorkerProcess({ configPath, prefix, slackApiUrl: fake.url }));
+          procs.push(
+            startWorkerProcess({
+              configPath,
+              prefix,
+              slackApiUrl: fake.url,
+              nodeOptions,
+            }),
+          );
         await waitUntil(() => procs.every((p) => p.started()), 60_000, 'the workers started');
         fake.reset();
         await createSubscriptionStore(redis, prefix).save({
@@ -118,7 +136,8 @@ export async function benchFleet(): Promise<string> {
           minute: 0,
           tz: 'UTC',
           user: 'Ubench',
-          createdAt: 0,
+          // Subscribed just now: no earlier slot was missed, so no catch-up digest runs beside this one.
+          createdAt: Date.now(),
         });
         const before = await usedMemory(redis);
         const cpuBefore = await Promise.all(procs.map((p) => procUsage(p.child.pid ?? 0)));
@@ -135,6 +154,8 @@ export async function benchFleet(): Promise<string> {
         await fake.waitFor((f) => f.messages(CHANNEL).some((m) => m.thread_ts === undefined), 120_000);
         const wallMs = performance.now() - started;
         await schedules.close();
+        // Open descriptors once the digest is over: what the worker keeps between digests.
+        await new Promise((r) => setTimeout(r, 2000));
         const usage = await Promise.all(procs.map((p) => procUsage(p.child.pid ?? 0)));
         const queue = new Queue('jobs', { connection: redis, prefix });
         const parts = (await queue.getJobs(['completed'])).filter((j) => j.name === 'digest-part');
@@ -145,6 +166,7 @@ export async function benchFleet(): Promise<string> {
           wallMs,
           perWorker: procs.map((p, i) => ({
             peakRssMiB: usage[i]?.peakRssMiB ?? 0,
+            fdsAfter: usage[i]?.fds ?? 0,
             cpuSeconds: (usage[i]?.cpuSeconds ?? 0) - (cpuBefore[i]?.cpuSeconds ?? 0),
             // Worker names are host:pid:id (src/roles/start-roles.ts).
             parts: parts.filter((j) => j.processedBy?.split(':')[1] === String(p.child.pid)).length,
@@ -164,7 +186,7 @@ export async function benchFleet(): Promise<string> {
     return [
       `## Digest over ${CLUSTERS} clusters`,
       '',
-      `${CLUSTERS - CLOSED - BLACKHOLE} clusters on two real local 3-member labs, ${CLOSED} on closed ports, ${BLACKHOLE} on a listener that never answers; probe timeout 3 s, metrics window 3 s, ${CONCURRENCY} clusters at once, ${PART_SIZE} per \`digest-part\` job. Workers are separate \`etcd-doctor worker\` processes. Wall time is from queueing the digest job to the digest message in (fake) Slack. Target: < 30 s.`,
+      `${CLUSTERS - CLOSED - BLACKHOLE} clusters on two real local 3-member labs, ${CLOSED} on closed ports, ${BLACKHOLE} on a listener that never answers; probe timeout 3 s, metrics window 3 s, ${CONCURRENCY} clusters at once, ${PART_SIZE} per \`digest-part\` job. Workers are separate \`etcd-doctor worker\` processes (run through tsx, ~75 MiB more RSS than the image's compiled code) with the worker Deployment's NODE_OPTIONS (\`${nodeOptions || 'none'}\`). Wall time is from queueing the digest job to the digest message in (fake) Slack. Target: < 30 s.`,
       '',
       row([
         'workers',
@@ -173,10 +195,11 @@ export async function benchFleet(): Promise<string> {
         'parts per worker',
         'CPU s per worker',
         'peak RSS per worker',
+        'open fds after',
         'Redis used_memory delta',
         'root lines',
       ]),
-      row(['---', '---', '---', '---', '---', '---', '---', '---']),
+      row(['---', '---', '---', '---', '---', '---', '---', '---', '---']),
       ...runs.map((r) =>
         row([
           r.workers,
@@ -185,6 +208,7 @@ export async function benchFleet(): Promise<string> {
           list(r, (w) => String(w.parts)),
           list(r, (w) => w.cpuSeconds.toFixed(1)),
           list(r, (w) => `${w.peakRssMiB.toFixed(0)} MiB`),
+          list(r, (w) => String(w.fdsAfter)),
           `${(r.redisDeltaBytes / 1024).toFixed(0)} KiB`,
           r.lines,
         ]),

@@ -30,6 +30,12 @@ export interface RunOptions {
   onProgress?: (progress: { done: number; total: number; probe: ProbeRecord }) => void;
   /** Receives the evidence behind the report (history keeps leader-change counters and restarts from it). */
   onEvidence?: (evidence: Evidence) => void;
+  /**
+   * Default true: the cluster's gRPC channels and HTTP agent stay open, so the next check is warm.
+   * False (the digest, which visits every cluster once a day): they are closed after the run unless
+   * a kept run uses them, so a 200-cluster digest does not leave ~1,000 sockets open.
+   */
+  keepClients?: boolean;
 }
 
 /** The chat-agnostic core: cluster name in, report out. The CLI and the worker both use it. */
@@ -49,6 +55,13 @@ interface ClusterClients {
   memberList?: { outcome: Outcome<MemberInfo[]>; atMs: number };
 }
 
+/** A cluster's clients, the runs using them now, and whether any run asked to keep them. */
+interface ClientsEntry {
+  clients: Promise<ClusterClients>;
+  users: number;
+  keep: boolean;
+}
+
 /** Membership changes are rare and deliberate; a health check may reuse a list this fresh. */
 export const MEMBER_LIST_REUSE_MS = 10_000;
 
@@ -57,20 +70,37 @@ export function createDoctor(deps: DoctorDeps): Doctor {
   const sleep = deps.sleep ?? abortableSleep;
   const rules = deps.rules ?? defaultRules;
   // Clients are kept per cluster, so a warm health check reuses its gRPC channels.
-  const clients = new Map<string, Promise<ClusterClients>>();
+  const clients = new Map<string, ClientsEntry>();
 
-  const clientsFor = (cluster: ClusterConfig): Promise<ClusterClients> => {
+  /** Takes the cluster's clients for one run; `release` gives them back. */
+  const acquire = (cluster: ClusterConfig, keep: boolean): ClientsEntry => {
     let entry = clients.get(cluster.name);
     if (!entry) {
-      entry = (async () => {
-        const resolved = await resolveEndpoints(cluster);
-        const tls = await loadEtcdTls(cluster, deps);
-        return { cluster: resolved, etcd: createEtcdClients(resolved, tls), http: createHttpGet(tls) };
-      })();
-      entry.catch(() => clients.delete(cluster.name));
-      clients.set(cluster.name, entry);
+      const created: ClientsEntry = {
+        clients: (async () => {
+          const resolved = await resolveEndpoints(cluster);
+          const tls = await loadEtcdTls(cluster, deps);
+          return { cluster: resolved, etcd: createEtcdClients(resolved, tls), http: createHttpGet(tls) };
+        })(),
+        users: 0,
+        keep: false,
+      };
+      created.clients.catch(() => {
+        if (clients.get(cluster.name) === created) clients.delete(cluster.name);
+      });
+      clients.set(cluster.name, created);
+      entry = created;
     }
+    entry.users += 1;
+    entry.keep ||= keep;
     return entry;
+  };
+
+  const release = (name: string, entry: ClientsEntry): void => {
+    entry.users -= 1;
+    if (entry.users > 0 || entry.keep || clients.get(name) !== entry) return;
+    clients.delete(name);
+    void entry.clients.then(closeClients, () => undefined);
   };
 
   /** A cluster configured with `kubernetes` only: its etcd client URLs come from the etcd pods. */
@@ -128,48 +158,67 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const collectedAt = now();
       // Kubernetes evidence (diagnose only) is collected at the same time as etcd's.
       const kubernetesP = depth === 'diagnose' ? collectKubernetes(cluster) : undefined;
-      const entry = await clientsFor(cluster);
-      const { etcd, http } = entry;
-      const fresh = entry.memberList && performance.now() - entry.memberList.atMs < MEMBER_LIST_REUSE_MS;
-      const recentMemberList = depth === 'health' && fresh ? entry.memberList?.outcome : undefined;
-      const evidence = await collectEtcdEvidence({
-        cluster: entry.cluster,
-        clients: etcd,
-        httpGet: http.get,
-        // etcd probes measure against the real clock: gRPC deadlines and the members' Date headers.
-        now: Date.now,
-        sleep,
-        timeoutMs: deps.config.probes.timeoutMs,
-        metricsWindowMs: deps.config.probes.metricsWindowMs,
-        depth,
-        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-        ...(recentMemberList ? { recentMemberList } : {}),
-      });
-      if (evidence.memberList.ok && !recentMemberList)
-        entry.memberList = { outcome: evidence.memberList, atMs: performance.now() };
-      evidence.collectedAt = collectedAt;
-      if (kubernetesP) addKubernetes(evidence, await kubernetesP);
-      const diagnosis = diagnose(evidence, rules, { now: now() });
-      opts.onEvidence?.(evidence);
-      const report = buildReport(evidence, diagnosis, {
-        kind: depth,
-        durationMs: performance.now() - started,
-        explain: opts.explain ?? false,
-      });
-      deps.metrics?.observeReport(report);
-      return report;
-    },
-    async close() {
-      const all = await Promise.allSettled(clients.values());
-      clients.clear();
-      for (const entry of all) {
-        if (entry.status !== 'fulfilled') continue;
-        entry.value.etcd.close();
-        await entry.value.http.close();
+      const held = acquire(cluster, opts.keepClients ?? true);
+      try {
+        return await runWith(await held.clients, depth, opts, { started, collectedAt, kubernetesP });
+      } finally {
+        release(name, held);
       }
     },
+    async close() {
+      const all = await Promise.allSettled([...clients.values()].map((e) => e.clients));
+      clients.clear();
+      for (const entry of all) if (entry.status === 'fulfilled') await closeClients(entry.value);
+    },
+  };
+
+  const runWith = async (
+    entry: ClusterClients,
+    depth: ProbeDepth,
+    opts: RunOptions,
+    at: {
+      started: number;
+      collectedAt: number;
+      kubernetesP: Promise<Outcome<KubernetesEvidence>> | undefined;
+    },
+  ): Promise<DiagnosisReport> => {
+    const { started, collectedAt, kubernetesP } = at;
+    const { etcd, http } = entry;
+    const fresh = entry.memberList && performance.now() - entry.memberList.atMs < MEMBER_LIST_REUSE_MS;
+    const recentMemberList = depth === 'health' && fresh ? entry.memberList?.outcome : undefined;
+    const evidence = await collectEtcdEvidence({
+      cluster: entry.cluster,
+      clients: etcd,
+      httpGet: http.get,
+      // etcd probes measure against the real clock: gRPC deadlines and the members' Date headers.
+      now: Date.now,
+      sleep,
+      timeoutMs: deps.config.probes.timeoutMs,
+      metricsWindowMs: deps.config.probes.metricsWindowMs,
+      depth,
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      ...(recentMemberList ? { recentMemberList } : {}),
+    });
+    if (evidence.memberList.ok && !recentMemberList)
+      entry.memberList = { outcome: evidence.memberList, atMs: performance.now() };
+    evidence.collectedAt = collectedAt;
+    if (kubernetesP) addKubernetes(evidence, await kubernetesP);
+    const diagnosis = diagnose(evidence, rules, { now: now() });
+    opts.onEvidence?.(evidence);
+    const report = buildReport(evidence, diagnosis, {
+      kind: depth,
+      durationMs: performance.now() - started,
+      explain: opts.explain ?? false,
+    });
+    deps.metrics?.observeReport(report);
+    return report;
   };
   return doctor;
+}
+
+async function closeClients(entry: ClusterClients): Promise<void> {
+  entry.etcd.close();
+  await entry.http.close();
 }
 
 function addKubernetes(evidence: Evidence, kubernetes: Outcome<KubernetesEvidence>): void {

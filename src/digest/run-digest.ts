@@ -70,7 +70,12 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
   const diagnose = (names: string[]): Promise<PartOutcome[]> =>
     mapConcurrent(names, concurrency, async (cluster): Promise<PartOutcome> => {
       try {
-        return { cluster, ok: true, report: await deps.doctor.run(cluster, 'diagnose') };
+        // Once a day per cluster: do not keep hundreds of clusters' connections open in between.
+        return {
+          cluster,
+          ok: true,
+          report: await deps.doctor.run(cluster, 'diagnose', { keepClients: false }),
+        };
       } catch (err) {
         return { cluster, ok: false, reason: describeError(err) };
       }

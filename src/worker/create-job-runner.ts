@@ -138,7 +138,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
     const lines = await Promise.all(
       job.clusters.map(async (name) => {
         try {
-          const report = await deps.doctor.run(name, 'health');
+          // Every cluster at once: only the ones someone then looks at keep their connections.
+          const report = await deps.doctor.run(name, 'health', { keepClients: false });
           return `• *${name}*: ${STATUS_WORD[report.status]}, ${headline(report)}`;
         } catch (err) {
           return `• *${name}*: could not be checked (${describeError(err)})`;

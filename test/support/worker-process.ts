@@ -19,6 +19,8 @@ export function startWorkerProcess(opts: {
   configPath: string;
   prefix: string;
   slackApiUrl: string;
+  /** NODE_OPTIONS for the worker, e.g. the deployment's heap limit. */
+  nodeOptions?: string;
 }): WorkerProcess {
   const child = spawn(process.execPath, ['bin/etcd-doctor.js', 'worker', '--queue-prefix', opts.prefix], {
     env: {
@@ -29,6 +31,7 @@ export function startWorkerProcess(opts: {
       SLACK_API_URL: opts.slackApiUrl,
       PORT: '0',
       LOG_LEVEL: 'info',
+      ...(opts.nodeOptions ? { NODE_OPTIONS: opts.nodeOptions } : {}),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

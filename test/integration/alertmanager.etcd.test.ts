@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { alertmanagerRoute } from '../../src/alerts/alertmanager-route.js';
-import { createSlackAdapter } from '../../src/chat/slack/slack-adapter.js';
 import { configFileSchema } from '../../src/config/schema.js';
 import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
@@ -10,7 +9,8 @@ import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { Secret } from '../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
-import { blocksText, SIGNING_SECRET, shown } from '../support/slack-driver.js';
+import { messageText } from '../support/slack-driver.js';
+import { channelThreads, httpSlackAdapter } from '../support/slack-http.js';
 
 /**
  * Alert-driven triage end to end: Alertmanager's webhook (version 4, shaped as in its docs) over
@@ -27,10 +27,8 @@ let redis: Redis;
 let url: string;
 const prefix = testPrefix('alertmanager');
 
-const text = (m: FakeMessage): string => shown(`${m.text}\n${blocksText(m.blocks)}`);
-const roots = (): FakeMessage[] => fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined);
-const replies = (root: FakeMessage): FakeMessage[] =>
-  fake.messages(CHANNEL).filter((m) => m.thread_ts === root.ts);
+const text = messageText;
+const { roots, replies } = channelThreads(() => fake, CHANNEL);
 
 /** A notification as Alertmanager sends it (prometheus.io/docs/alerting/latest/configuration/#webhook_config). */
 function notification(
@@ -98,12 +96,7 @@ beforeAll(async () => {
     probes: { timeoutMs: 1000, metricsWindowMs: 300 },
     alertmanager: { clusterLabel: 'cluster', threadWindowMinutes: 60 },
   });
-  const chat = createSlackAdapter({
-    botToken: new Secret('xoxb-1-test'),
-    signingSecret: new Secret(SIGNING_SECRET),
-    apiUrl: fake.url,
-    listen: { port: 0, host: '127.0.0.1' },
-    logger: silentLogger,
+  const chat = httpSlackAdapter(fake, {
     routes: [
       alertmanagerRoute({
         token: new Secret(TOKEN),

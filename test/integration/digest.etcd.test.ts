@@ -11,7 +11,7 @@ import { Secret } from '../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { labConfig } from '../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
-import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../support/slack-driver.js';
+import { blocksText, messageText, SIGNING_SECRET, sendSlashCommand, shown } from '../support/slack-driver.js';
 
 /**
  * The daily digest end to end: slash commands through Bolt, subscriptions and BullMQ job schedulers
@@ -26,7 +26,7 @@ let redis: Redis;
 const started: RunningRoles[] = [];
 const prefixes: string[] = [];
 
-const text = (m: FakeMessage): string => shown(`${m.text}\n${blocksText(m.blocks)}`);
+const text = messageText;
 const digests = (channel = CHANNEL): FakeMessage[] =>
   fake.messages(channel).filter((m) => m.thread_ts === undefined && /etcd daily digest/.test(m.text));
 const thread = (root: FakeMessage): FakeMessage[] =>

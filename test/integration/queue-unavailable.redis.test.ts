@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createSlackAdapter, type SlackAdapter } from '../../src/chat/slack/slack-adapter.js';
+import type { SlackAdapter } from '../../src/chat/slack/slack-adapter.js';
 import { configFileSchema } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/logger.js';
 import { healthRoutes } from '../../src/roles/health-routes.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
-import { Secret } from '../../src/secret.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../support/slack-driver.js';
+import { blocksText, sendSlashCommand, shown } from '../support/slack-driver.js';
+import { eventsUrl, httpSlackAdapter } from '../support/slack-http.js';
 
 /** Redis down: the user is told the queue is unavailable, within Slack's ack window, not left in silence. */
 
@@ -30,13 +30,8 @@ async function closedLoopbackPort(): Promise<number> {
 beforeAll(async () => {
   fake = await startFakeSlack();
   closedPort = await closedLoopbackPort();
-  chat = createSlackAdapter({
-    botToken: new Secret('xoxb-1-test'),
-    signingSecret: new Secret(SIGNING_SECRET),
-    apiUrl: fake.url,
-    listen: { port: 0, host: '127.0.0.1' },
+  chat = httpSlackAdapter(fake, {
     routes: healthRoutes(() => roles.redisReady()),
-    logger: silentLogger,
   });
   const config = configFileSchema.parse({
     clusters: [{ name: 'local', etcd: { endpoints: ['http://127.0.0.1:2379'] } }],
@@ -49,7 +44,7 @@ beforeAll(async () => {
     queuePrefix: 'test-unavailable',
     logger: silentLogger,
   });
-  url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+  url = eventsUrl(chat);
 });
 
 afterAll(async () => {

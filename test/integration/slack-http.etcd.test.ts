@@ -1,21 +1,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createSlackAdapter, type SlackAdapter } from '../../src/chat/slack/slack-adapter.js';
+import type { SlackAdapter } from '../../src/chat/slack/slack-adapter.js';
 import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
-import { Secret } from '../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { labConfig } from '../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
 import {
-  blocksText,
+  ackText,
   buttonsIn,
+  messageText,
   postSigned,
-  SIGNING_SECRET,
   sendBlockAction,
   sendSlashCommand,
-  shown,
 } from '../support/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../support/slack-http.js';
 
 /**
  * The whole path, HTTP mode: a signed request through the real Bolt receiver, real Redis and
@@ -30,15 +29,8 @@ let roles: RunningRoles;
 let url: string;
 const prefix = testPrefix('slack-http');
 
-const text = (m: FakeMessage): string => shown(`${m.text}\n${blocksText(m.blocks)}`);
-const roots = (): FakeMessage[] => fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined);
-const replies = (root: FakeMessage): FakeMessage[] =>
-  fake.messages(CHANNEL).filter((m) => m.thread_ts === root.ts);
-
-function ackText(res: { text: string }): string {
-  const body = JSON.parse(res.text) as { text?: string; blocks?: unknown };
-  return shown(`${body.text ?? ''}\n${blocksText(body.blocks)}`);
-}
+const text = messageText;
+const { roots, replies } = channelThreads(() => fake, CHANNEL);
 
 /** Waits until `count` roots each have a reply and a verdict (root updated out of "probes done"). */
 async function answered(count: number, timeoutMs = 20_000): Promise<void> {
@@ -52,13 +44,7 @@ async function answered(count: number, timeoutMs = 20_000): Promise<void> {
 
 beforeAll(async () => {
   [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
-  chat = createSlackAdapter({
-    botToken: new Secret('xoxb-1-test'),
-    signingSecret: new Secret(SIGNING_SECRET),
-    apiUrl: fake.url,
-    listen: { port: 0, host: '127.0.0.1' },
-    logger: silentLogger,
-  });
+  chat = httpSlackAdapter(fake);
   const restricted = {
     name: 'restricted',
     etcd: { endpoints: lab.endpoints },
@@ -73,7 +59,7 @@ beforeAll(async () => {
     logger: silentLogger,
     tuning: { progressIntervalMs: 100, jobTimeoutMs: 30_000 },
   });
-  url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+  url = eventsUrl(chat);
 });
 
 afterAll(async () => {

@@ -139,3 +139,15 @@ export function buttonsIn(blocks: unknown): ButtonFound[] {
         : [],
     );
 }
+
+/** A message as the user reads it: its text and its blocks' texts, escapes shown. */
+export function messageText(m: { text: string; blocks?: unknown }): string {
+  return shown(`${m.text}\n${blocksText(m.blocks)}`);
+}
+
+/** An ack body (Bolt's answer to a slash command) as the user reads it; '' for an empty ack. */
+export function ackText(res: { text: string }): string {
+  if (res.text === '') return '';
+  const body = JSON.parse(res.text) as { text?: string; blocks?: unknown };
+  return shown(`${body.text ?? ''}\n${blocksText(body.blocks)}`);
+}

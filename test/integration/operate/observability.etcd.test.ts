@@ -17,6 +17,7 @@ import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/
 import { labConfig } from '../../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
 import { SIGNING_SECRET, sendSlashCommand } from '../../support/slack-driver.js';
+import { channelThreads } from '../../support/slack-http.js';
 
 /**
  * Operating etcd-doctor: /healthz, /readyz and /metrics on every role, logs that name the job and
@@ -40,9 +41,7 @@ let dir: string;
 const prefixes: string[] = [];
 const children: ChildProcessWithoutNullStreams[] = [];
 
-const roots = (): FakeMessage[] => fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined);
-const replies = (root: FakeMessage): FakeMessage[] =>
-  fake.messages(CHANNEL).filter((m) => m.thread_ts === root.ts);
+const { roots, replies } = channelThreads(() => fake, CHANNEL);
 
 /** A cluster behind TLS whose client files hold a fake PEM: its contents must never be logged. */
 function tlsCluster() {

@@ -1,14 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createSlackAdapter, type SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
+import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
 import { allocateFreePorts } from '../../../src/lab/free-ports.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { Secret } from '../../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { labConfig } from '../../support/lab-config.js';
-import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../../support/slack-driver.js';
+import { ackText, messageText, sendSlashCommand } from '../../support/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
 
 /**
  * A private redis-server on a free loopback port, stopped mid-run and started again on the same
@@ -25,16 +25,8 @@ let redis: ChildProcess | undefined;
 let redisPort: number;
 let url: string;
 
-const text = (m: FakeMessage): string => shown(`${m.text}\n${blocksText(m.blocks)}`);
-const roots = (): FakeMessage[] => fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined);
-const replies = (root: FakeMessage): FakeMessage[] =>
-  fake.messages(CHANNEL).filter((m) => m.thread_ts === root.ts);
-const ackText = (res: { text: string }): string => {
-  if (res.text === '') return '';
-  const body = JSON.parse(res.text) as { text?: string; blocks?: unknown };
-  return shown(`${body.text ?? ''}\n${blocksText(body.blocks)}`);
-};
-
+const text = messageText;
+const { roots, replies } = channelThreads(() => fake, CHANNEL);
 async function startRedis(): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
@@ -78,13 +70,7 @@ beforeAll(async () => {
   [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
   [redisPort = 0] = await allocateFreePorts(1, '127.0.0.1');
   redis = await startRedis();
-  chat = createSlackAdapter({
-    botToken: new Secret('xoxb-1-test'),
-    signingSecret: new Secret(SIGNING_SECRET),
-    apiUrl: fake.url,
-    listen: { port: 0, host: '127.0.0.1' },
-    logger: silentLogger,
-  });
+  chat = httpSlackAdapter(fake);
   roles = await startRoles({
     role: 'serve',
     chat,
@@ -94,7 +80,7 @@ beforeAll(async () => {
     logger: silentLogger,
     tuning: { progressIntervalMs: 200, jobTimeoutMs: 20_000, backoffMs: 500, stalledIntervalMs: 1000 },
   });
-  url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+  url = eventsUrl(chat);
 }, 60_000);
 
 afterAll(async () => {

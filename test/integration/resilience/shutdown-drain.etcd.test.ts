@@ -7,7 +7,8 @@ import { Secret } from '../../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { labConfig } from '../../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../../support/slack-driver.js';
+import { messageText, sendSlashCommand } from '../../support/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
 
 /**
  * Shutdown with a job that outlives the drain deadline: the worker lets it go instead of holding
@@ -31,10 +32,8 @@ let chat: SlackAdapter;
 const running: RunningRoles[] = [];
 const prefix = testPrefix('shutdown-drain');
 
-const text = (m: FakeMessage): string => shown(`${m.text}\n${blocksText(m.blocks)}`);
-const roots = (): FakeMessage[] => fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined);
-const replies = (root: FakeMessage): FakeMessage[] =>
-  fake.messages(CHANNEL).filter((m) => m.thread_ts === root.ts);
+const text = messageText;
+const { roots, replies } = channelThreads(() => fake, CHANNEL);
 
 async function start(role: 'bot' | 'worker', adapter: SlackAdapter): Promise<RunningRoles> {
   const roles = await startRoles({
@@ -55,13 +54,7 @@ const workerChat = () =>
 
 beforeAll(async () => {
   [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
-  chat = createSlackAdapter({
-    botToken: new Secret('xoxb-1-bot'),
-    signingSecret: new Secret(SIGNING_SECRET),
-    apiUrl: fake.url,
-    listen: { port: 0, host: '127.0.0.1' },
-    logger: silentLogger,
-  });
+  chat = httpSlackAdapter(fake);
   await start('bot', chat);
 });
 
@@ -76,7 +69,7 @@ describe('stopping a worker whose job outlives the drain deadline', () => {
   it('stop() returns soon after the deadline, another worker finishes the job, and the user gets one answer', async () => {
     const first = await start('worker', workerChat());
     lab.stop('etcd-3');
-    const url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+    const url = eventsUrl(chat);
     const ack = await sendSlashCommand(url, { text: 'diagnose local', channel_id: CHANNEL, user_id: 'U1' });
     expect(ack.status).toBe(200);
     // The first worker has the job: its root message is up.

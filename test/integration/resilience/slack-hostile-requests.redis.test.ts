@@ -1,18 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createSlackAdapter, type SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
+import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { Secret } from '../../../src/secret.js';
 import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import {
-  blocksText,
-  postSigned,
-  SIGNING_SECRET,
-  sendSlashCommand,
-  shown,
-} from '../../support/slack-driver.js';
+import { ackText, postSigned, sendSlashCommand } from '../../support/slack-driver.js';
+import { eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
 import { slashCommandForm } from '../../support/slack-signing.js';
 
 /**
@@ -27,11 +21,6 @@ let roles: RunningRoles;
 let url: string;
 const prefix = testPrefix('slack-hostile');
 
-const ackText = (res: { text: string }): string => {
-  const body = JSON.parse(res.text) as { text?: string; blocks?: unknown };
-  return shown(`${body.text ?? ''}\n${blocksText(body.blocks)}`);
-};
-
 async function expectStillAnswering(): Promise<void> {
   const res = await sendSlashCommand(url, { text: 'help', channel_id: 'C111', user_id: 'U111' });
   expect(res.status).toBe(200);
@@ -40,13 +29,7 @@ async function expectStillAnswering(): Promise<void> {
 
 beforeAll(async () => {
   fake = await startFakeSlack();
-  chat = createSlackAdapter({
-    botToken: new Secret('xoxb-1-test'),
-    signingSecret: new Secret(SIGNING_SECRET),
-    apiUrl: fake.url,
-    listen: { port: 0, host: '127.0.0.1' },
-    logger: silentLogger,
-  });
+  chat = httpSlackAdapter(fake);
   roles = await startRoles({
     role: 'bot',
     chat,
@@ -58,7 +41,7 @@ beforeAll(async () => {
     queuePrefix: prefix,
     logger: silentLogger,
   });
-  url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+  url = eventsUrl(chat);
 });
 
 afterAll(async () => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createSlackAdapter, type SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
+import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { Secret } from '../../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { labConfig } from '../../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../../support/slack-driver.js';
+import { messageText, sendSlashCommand } from '../../support/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
 
 /**
  * Slack answering 429 (Retry-After) and then 5xx for 30 s, while three diagnoses run at once (three
@@ -30,20 +30,12 @@ let chat: SlackAdapter;
 let roles: RunningRoles;
 const prefix = testPrefix('slack-outage');
 
-const text = (m: FakeMessage): string => shown(`${m.text}\n${blocksText(m.blocks)}`);
-const roots = (): FakeMessage[] => fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined);
-const replies = (root: FakeMessage): FakeMessage[] =>
-  fake.messages(CHANNEL).filter((m) => m.thread_ts === root.ts);
+const text = messageText;
+const { roots, replies } = channelThreads(() => fake, CHANNEL);
 
 beforeAll(async () => {
   [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
-  chat = createSlackAdapter({
-    botToken: new Secret('xoxb-1-test'),
-    signingSecret: new Secret(SIGNING_SECRET),
-    apiUrl: fake.url,
-    listen: { port: 0, host: '127.0.0.1' },
-    logger: silentLogger,
-  });
+  chat = httpSlackAdapter(fake);
   const extra = CLUSTERS.slice(1).map((name) => ({
     name,
     etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
@@ -80,7 +72,7 @@ describe('Slack answering 429 and then 5xx for 30 s', () => {
         },
       );
     }
-    const url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+    const url = eventsUrl(chat);
     const acks = await Promise.all(
       CLUSTERS.map((c) =>
         sendSlashCommand(url, { text: `diagnose ${c}`, channel_id: CHANNEL, user_id: 'U111' }),

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { createSlackAdapter, type SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
+import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { Secret } from '../../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { labConfig, labConfigYaml } from '../../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { blocksText, SIGNING_SECRET, sendSlashCommand, shown } from '../../support/slack-driver.js';
+import { messageText, sendSlashCommand } from '../../support/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
 import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/worker-process.js';
 
 /**
@@ -43,10 +43,8 @@ let dir: string;
 const prefix = testPrefix('worker-killed');
 const workers: WorkerProcess[] = [];
 
-const text = (m: FakeMessage): string => shown(`${m.text}\n${blocksText(m.blocks)}`);
-const roots = (): FakeMessage[] => fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined);
-const replies = (root: FakeMessage): FakeMessage[] =>
-  fake.messages(CHANNEL).filter((m) => m.thread_ts === root.ts);
+const text = messageText;
+const { roots, replies } = channelThreads(() => fake, CHANNEL);
 
 function startWorker(configPath: string): WorkerProcess {
   const worker = startWorkerProcess({ configPath, prefix, slackApiUrl: fake.url });
@@ -73,13 +71,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-killed-'));
   const configPath = join(dir, 'clusters.yaml');
   await writeFile(configPath, labConfigYaml(lab, { timeoutMs: 1000, metricsWindowMs: METRICS_WINDOW_MS }));
-  chat = createSlackAdapter({
-    botToken: new Secret('xoxb-1-bot'),
-    signingSecret: new Secret(SIGNING_SECRET),
-    apiUrl: fake.url,
-    listen: { port: 0, host: '127.0.0.1' },
-    logger: silentLogger,
-  });
+  chat = httpSlackAdapter(fake);
   roles = await startRoles({
     role: 'bot',
     chat,
@@ -104,7 +96,7 @@ afterAll(async () => {
 
 describe('worker SIGKILLed mid-job', () => {
   it('the other worker finishes the diagnosis and the user gets exactly one answer', async () => {
-    const url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+    const url = eventsUrl(chat);
     const ack = await sendSlashCommand(url, { text: 'diagnose local', channel_id: CHANNEL, user_id: 'U111' });
     expect(ack.status).toBe(200);
 

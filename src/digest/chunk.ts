@@ -1,3 +1,10 @@
+/** `items` in runs of `size` (the last may be shorter). */
+export function chunkBy<T>(items: T[], size: number): T[][] {
+  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) =>
+    items.slice(i * size, (i + 1) * size),
+  );
+}
+
 /** Lines joined into chunks of at most `max` characters (a longer line is cut). */
 export function chunkLines(lines: string[], max: number): string[][] {
   const chunks: string[][] = [];

@@ -8,7 +8,7 @@ import type { DigestJob, DigestPartJob } from '../queue/job-schemas.js';
 import { type ChildJobs, isParked } from '../queue/job-worker.js';
 import { textView } from '../report/chat-view.js';
 import type { DiagnosisReport } from '../report/diagnosis-report.js';
-import { chunkLines } from './chunk.js';
+import { chunkBy, chunkLines } from './chunk.js';
 import { briefLines, type ClusterOutcome, digestMessages, sortOutcomes, statusOf } from './digest-view.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { formatTimeOfDay } from './schedule.js';
@@ -81,7 +81,8 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
       }
     });
 
-  const withHistory = (outcomes: PartOutcome[]): Promise<ClusterOutcome[]> =>
+  /** Each diagnosed cluster's history samples, for the digest's trends. */
+  const addSamples = (outcomes: PartOutcome[]): Promise<ClusterOutcome[]> =>
     mapConcurrent(outcomes, concurrency, async (o): Promise<ClusterOutcome> => {
       if (!o.ok) return o;
       const samples = await deps.history.samples(o.cluster, deps.now() - HISTORY_DAYS_MS).catch(() => []);
@@ -97,9 +98,9 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
     names: string[],
     children: ChildJobs | undefined,
   ): Promise<ClusterOutcome[]> => {
-    if (!children || names.length <= partSize) return withHistory(await diagnose(names));
+    if (!children || names.length <= partSize) return addSamples(await diagnose(names));
     if (!job.fanOut) {
-      const parts = chunk(names, partSize).map(
+      const parts = chunkBy(names, partSize).map(
         (clusters): DigestPartJob => ({
           v: 1,
           kind: 'digest-part',
@@ -117,9 +118,7 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
       if (isPartOutcome(o)) byCluster.set(o.cluster, o);
     // A part that failed for good (its worker died twice) leaves its clusters unchecked, not the digest.
     const lost = `its share of the digest did not finish${failures[0] ? ` (${failures[0]})` : ''}`;
-    return withHistory(
-      names.map((cluster) => byCluster.get(cluster) ?? { cluster, ok: false, reason: lost }),
-    );
+    return addSamples(names.map((cluster) => byCluster.get(cluster) ?? { cluster, ok: false, reason: lost }));
   };
 
   const postThread = async (root: MessageRef, outcomes: ClusterOutcome[], overflow: string[]) => {
@@ -180,12 +179,6 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
   const runPart = (job: DigestPartJob): Promise<PartOutcome[]> => diagnose(job.clusters);
 
   return Object.assign(runDigest, { runPart });
-}
-
-function chunk<T>(items: T[], size: number): T[][] {
-  return Array.from({ length: Math.ceil(items.length / size) }, (_, i) =>
-    items.slice(i * size, (i + 1) * size),
-  );
 }
 
 /** Child results come back from Redis as JSON: keep the ones shaped like an outcome. */

@@ -85,8 +85,9 @@ export interface JobWorker {
   /** Final-failure answers still being sent. */
   pendingFailures(): number;
   /**
-   * Waits for running jobs, unless `force`: then their runs are aborted (they stop touching the chat)
-   * and left to be recovered as stalled by another worker.
+   * Waits for running jobs, unless `force`: then their read-only runs are aborted (they stop touching
+   * the chat) and their jobs go back to the queue for another worker; with Redis gone, the stalled
+   * check hands them over once it is back.
    */
   close(force?: boolean): Promise<void>;
   /** Jobs by state (waiting, active, delayed, ...); throws when Redis is unreachable. */

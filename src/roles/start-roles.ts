@@ -50,8 +50,8 @@ export interface RoleTuning {
   /** Overall time for one remediation job. Default 30 min. */
   remediationTimeoutMs?: number;
   /**
-   * On stop, running jobs get this long to finish; then the worker lets go of them, and another
-   * worker recovers them once their locks expire (stalled). Default 25 s, inside Kubernetes' 30 s grace.
+   * On stop, running jobs get this long to finish; then the worker hands the read-only ones back to
+   * the queue, where another worker takes them at once. Default 25 s, inside Kubernetes' 30 s grace.
    */
   shutdownTimeoutMs?: number;
 }

@@ -4,7 +4,10 @@ import { done, failed, registerAction } from '../action.js';
 import { fioVerdict, parseFioOutput } from '../fio-result.js';
 import {
   logTail,
+  NAMES_NO_NODE,
   nameSuffix,
+  namesNode,
+  nodeTargetArgs,
   pollUntil,
   RESTRICTED_CONTAINER_SECURITY,
   remediationLabels,
@@ -26,18 +29,7 @@ export const FIO_ARGS = [
   '--unlink=1',
 ];
 
-const argsSchema = z
-  .object({
-    node: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9.-]{0,252}$/)
-      .optional(),
-    member: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/)
-      .optional(),
-  })
-  .refine((a) => a.node ?? a.member, { error: 'names no node' });
+const argsSchema = z.object(nodeTargetArgs).refine(namesNode, NAMES_NO_NODE);
 
 export function fioJob(opts: {
   name: string;

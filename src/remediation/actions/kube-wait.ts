@@ -1,6 +1,25 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import { z } from 'zod';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
 import type { ActionContext } from '../action.js';
+
+/**
+ * The node an action runs on, as its button names it: the node itself, or the etcd member on it.
+ * Spread into an action's args schema, then `.refine(namesNode, NAMES_NO_NODE)`.
+ */
+export const nodeTargetArgs = {
+  node: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{0,252}$/)
+    .optional(),
+  member: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/)
+    .optional(),
+};
+export const namesNode = (a: { node?: string | undefined; member?: string | undefined }) =>
+  a.node ?? a.member;
+export const NAMES_NO_NODE = { error: 'names no node' };
 
 /** Polls `read` every `settings.pollMs` until `done` holds or `timeoutMs` passes; bounded by both. */
 export async function pollUntil<T>(

@@ -2,13 +2,17 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
+import type { Cause } from '../../diagnosis/finding.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
 import { type ActionContext, type ActionOutcome, done, failed, refused, registerAction } from '../action.js';
 import { isHealthy, readClusterState } from './etcd-members.js';
 import {
   isReady,
   logTail,
+  NAMES_NO_NODE,
   nameSuffix,
+  namesNode,
+  nodeTargetArgs,
   pollUntil,
   RESTRICTED_CONTAINER_SECURITY,
   readPod,
@@ -30,7 +34,7 @@ const OPERATOR_PLURAL: Record<Component, string> = {
 };
 
 /** Causes that are etcd's own: restarting the scheduler or controller-manager does not help them (KB R10). */
-const ETCD_CAUSES = new Set([
+const ETCD_CAUSES: ReadonlySet<string> = new Set<Cause>([
   'slow-disk',
   'clock-skew',
   'peer-network',
@@ -46,18 +50,8 @@ const ETCD_CAUSES = new Set([
 ]);
 
 const argsSchema = z
-  .object({
-    component: z.enum(COMPONENTS),
-    node: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9.-]{0,252}$/)
-      .optional(),
-    member: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/)
-      .optional(),
-  })
-  .refine((a) => a.node ?? a.member, { error: 'names no node' });
+  .object({ component: z.enum(COMPONENTS), ...nodeTargetArgs })
+  .refine(namesNode, NAMES_NO_NODE);
 type Args = z.infer<typeof argsSchema>;
 
 /** kubeadm names the etcd member after its node. */

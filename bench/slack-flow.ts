@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createSlackAdapter } from '../src/chat/slack/slack-adapter.js';
 import { startEtcdLab } from '../src/lab/etcd-lab.js';
 import { silentLogger } from '../src/logger.js';
 import { startRoles } from '../src/roles/start-roles.js';
-import { Secret } from '../src/secret.js';
 import { startFakeSlack } from '../test/support/fake-slack.js';
 import { labConfig } from '../test/support/lab-doctor.js';
 import { purgePrefix, REDIS_URL } from '../test/support/redis-prefix.js';
-import { SIGNING_SECRET, sendSlashCommand } from '../test/support/slack-driver.js';
+import { sendSlashCommand } from '../test/support/slack-driver.js';
+import { eventsUrl, httpSlackAdapter } from '../test/support/slack-http.js';
 import { median, ms, percentile, row } from './stats.js';
 
 /**
@@ -26,13 +25,7 @@ const FAULT_RUNS = 3;
 export async function benchSlackFlow(): Promise<string> {
   const prefix = `bench-slack-${randomBytes(4).toString('hex')}`;
   const [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
-  const chat = createSlackAdapter({
-    botToken: new Secret('xoxb-1-bench'),
-    signingSecret: new Secret(SIGNING_SECRET),
-    apiUrl: fake.url,
-    listen: { port: 0, host: '127.0.0.1' },
-    logger: silentLogger,
-  });
+  const chat = httpSlackAdapter(fake);
   const roles = await startRoles({
     role: 'serve',
     chat,
@@ -41,7 +34,7 @@ export async function benchSlackFlow(): Promise<string> {
     queuePrefix: prefix,
     logger: silentLogger,
   });
-  const url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+  const url = eventsUrl(chat);
   const line = (what: string, values: number[], p: number) =>
     row([what, ms(median(values)), ms(percentile(values, p)), `p${p}`, values.length]);
   const command = (text: string, channel = 'C111') =>

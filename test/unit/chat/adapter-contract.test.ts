@@ -12,10 +12,10 @@ import {
   blockActionPayload,
   blocksText,
   buttonsIn,
-  SIGNING_SECRET,
   sendBlockAction,
   sendSlashCommand,
 } from '../../support/slack-driver.js';
+import { eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
 
 /** Counts finished handler calls, so a driver knows when the adapter is done with an input. */
 function tracked(handlers: ChatHandlers) {
@@ -202,16 +202,10 @@ function ackText(body: unknown): string {
 
 describeChatAdapterContract('slack (HTTP receiver)', async (handlers) => {
   const fake = await startFakeSlack();
-  const chat = createSlackAdapter({
-    botToken: new Secret('xoxb-contract'),
-    signingSecret: new Secret(SIGNING_SECRET),
-    apiUrl: fake.url,
-    listen: { port: 0, host: '127.0.0.1' },
-    logger: silentLogger,
-  });
+  const chat = httpSlackAdapter(fake);
   const track = tracked(handlers);
   await chat.start(track.handlers);
-  const url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+  const url = eventsUrl(chat);
   return slackDriver(fake, chat, track, {
     async command(text) {
       const res = await sendSlashCommand(url, { text, channel_id: 'C111', user_id: 'U111' });

@@ -10,6 +10,7 @@ import { createDoctor } from './doctor.js';
 import { describeError, EtcdDoctorError, isEtcdDoctorError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
+import { type McpCommandOptions, runMcpCommand } from './mcp/mcp-command.js';
 import type { ProbeDepth } from './probes/collect-evidence.js';
 import type { DiagnosisReport } from './report/diagnosis-report.js';
 import { renderText } from './report/render-text.js';
@@ -209,6 +210,27 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     )
     .option('--queue-prefix <prefix>', 'Redis key prefix of the deployment', DEFAULT_QUEUE_PREFIX)
     .action(async (options: DigestOptions) => setExit(await runDigestCommand(options, io)));
+
+  program
+    .command('mcp')
+    .description(
+      'the Model Context Protocol on stdio: read-only tools for AI assistants (HolmesGPT, IDE agents)',
+    )
+    .addOption(
+      new Option(
+        '-c, --config <file>',
+        `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`,
+      ),
+    )
+    .option(
+      '--queue-prefix <prefix>',
+      'Redis key prefix of the deployment (its audit trail)',
+      DEFAULT_QUEUE_PREFIX,
+    )
+    .action(async (options: McpCommandOptions) => {
+      await runMcpCommand(options, io);
+      setExit(EXIT.healthy);
+    });
 
   program
     .command('audit')

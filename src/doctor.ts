@@ -36,6 +36,11 @@ export interface RunOptions {
    * a kept run uses them, so a 200-cluster digest does not leave ~1,000 sockets open.
    */
   keepClients?: boolean;
+  /**
+   * The caller gave up (an MCP client's request was cancelled): every probe stops at once and run()
+   * rejects with the signal's reason instead of returning a report built from cancelled probes.
+   */
+  signal?: AbortSignal;
 }
 
 /** The chat-agnostic core: cluster name in, report out. The CLI and the worker both use it. */
@@ -154,6 +159,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     },
     async run(name, depth, opts = {}) {
       const cluster = doctor.cluster(name);
+      opts.signal?.throwIfAborted();
       const started = performance.now();
       const collectedAt = now();
       // Kubernetes evidence (diagnose only) is collected at the same time as etcd's.
@@ -198,11 +204,14 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       depth,
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       ...(recentMemberList ? { recentMemberList } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
     });
+    // Cancelled probes are no evidence about the cluster: no report is built from them.
+    opts.signal?.throwIfAborted();
     if (evidence.memberList.ok && !recentMemberList)
       entry.memberList = { outcome: evidence.memberList, atMs: performance.now() };
     evidence.collectedAt = collectedAt;
-    if (kubernetesP) addKubernetes(evidence, await kubernetesP);
+    if (kubernetesP) addKubernetes(evidence, await untilAborted(kubernetesP, opts.signal));
     const diagnosis = diagnose(evidence, rules, { now: now() });
     opts.onEvidence?.(evidence);
     const report = buildReport(evidence, diagnosis, {
@@ -214,6 +223,17 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     return report;
   };
   return doctor;
+}
+
+/** `work`, or a rejection with the signal's reason as soon as it aborts (work itself runs out its own deadlines). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 async function closeClients(entry: ClusterClients): Promise<void> {

@@ -35,6 +35,7 @@ const SECRET_FIELDS = [
   'SLACK_APP_TOKEN',
   'SLACK_SIGNING_SECRET',
   'ALERTMANAGER_TOKEN',
+  'MCP_TOKEN',
 ];
 const REDACT_PATHS = [...SECRET_FIELDS, ...SECRET_FIELDS.map((f) => `*.${f}`), 'headers.authorization'];
 

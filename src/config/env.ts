@@ -18,6 +18,8 @@ export const envSchema = z.object({
   /** Address the HTTP server binds: every interface in a container; 127.0.0.1 on a laptop or in tests. */
   LISTEN_HOST: z.string().min(1).default('0.0.0.0'),
   ALERTMANAGER_TOKEN: secret.optional(),
+  /** The bearer token that /mcp requires; unset, the serve and bot roles do not serve /mcp. */
+  MCP_TOKEN: secret.optional(),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });
 

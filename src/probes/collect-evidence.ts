@@ -37,6 +37,8 @@ export interface CollectOptions {
   onProgress?: (progress: { done: number; total: number; probe: ProbeRecord }) => void;
   /** A member list fetched moments ago (warm health checks reuse it instead of asking again). */
   recentMemberList?: Outcome<MemberInfo[]>;
+  /** Aborts every probe of the run (the caller gave up); see runProbe. */
+  signal?: AbortSignal;
 }
 
 /** Member probes per depth, in the order they appear in reports. */
@@ -80,6 +82,7 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
     const outcome = await runProbe(probe, clusterCtx, {
       subject: `cluster ${opts.cluster.name}`,
       now: opts.now,
+      ...(opts.signal ? { signal: opts.signal } : {}),
     });
     record(probe.kind, outcome);
     return outcome;
@@ -189,7 +192,11 @@ async function probeMember(
   const probes = memberProbes(opts);
   const run = async <T>(probe: Probe<MemberProbeContext, T> | undefined): Promise<Outcome<T>> => {
     if (!probe) return skipped('not asked');
-    const outcome = await runProbe(probe, ctx, { subject: () => subjectOf(target), now: opts.now });
+    const outcome = await runProbe(probe, ctx, {
+      subject: () => subjectOf(target),
+      now: opts.now,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     record(`${probe.kind} ${target.name}`, outcome);
     return outcome;
   };

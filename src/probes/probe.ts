@@ -18,6 +18,8 @@ export interface RunProbeOptions {
   subject: string | (() => string);
   timeoutMs?: number;
   now?: () => number;
+  /** The whole run's signal (an MCP client that gave up): aborting it stops the probe at once. */
+  signal?: AbortSignal;
 }
 
 /** Thrown by probes for failures they can classify (a 403, a refused connection, ...). */
@@ -72,12 +74,17 @@ export async function runProbe<Ctx, T>(
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
+  const cancelled = whenAborted(options.signal, controller);
   const timedOut = (): Outcome<T> => {
     const message = `${subject()} did not answer ${probe.asks} in ${formatSeconds(timeoutMs)}`;
     return { ok: false, failure: { kind: 'timeout', message }, durationMs: now() - started };
   };
   try {
-    const result = await Promise.race([probe.collect(ctx, controller.signal), timeout]);
+    const result = await Promise.race([probe.collect(ctx, controller.signal), timeout, cancelled.promise]);
+    if (result === 'cancelled') {
+      const message = `${subject()} was not asked ${probe.asks}: the check was cancelled`;
+      return { ok: false, failure: { kind: 'skipped', message }, durationMs: now() - started };
+    }
     if (result === 'timeout') {
       controller.abort();
       return timedOut();
@@ -89,7 +96,26 @@ export async function runProbe<Ctx, T>(
     return { ok: false, failure: toFailure(err, subject(), probe.asks), durationMs: now() - started };
   } finally {
     clearTimeout(timer);
+    cancelled.dispose();
   }
+}
+
+/** Resolves 'cancelled' (and aborts the probe's own controller) when the run's signal aborts. */
+function whenAborted(
+  signal: AbortSignal | undefined,
+  controller: AbortController,
+): { promise: Promise<'cancelled'>; dispose(): void } {
+  if (!signal) return { promise: new Promise(() => undefined), dispose: () => undefined };
+  let onAbort = (): void => undefined;
+  const promise = new Promise<'cancelled'>((resolve) => {
+    onAbort = () => {
+      controller.abort(signal.reason);
+      resolve('cancelled');
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
 
 /** `3000` -> `3 s`, `2500` -> `2.5 s`. */

@@ -5,6 +5,7 @@ import type { Env } from '../config/env.js';
 import type { ConfigFile } from '../config/schema.js';
 import { EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { installMcpHttp } from '../mcp/install-mcp-http.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { healthRoutes, metricsRoute } from './health-routes.js';
 import { type HttpServer, startHttpServer } from './http-server.js';
@@ -49,7 +50,7 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
     }
     const listen = opts.rawEnv?.PORT === undefined ? undefined : { port: env.PORT, host: env.LISTEN_HOST };
     await runShell({
-      ...(listen ? { listen } : {}),
+      ...(listen ? { listen, mcpToken: env.MCP_TOKEN } : {}),
       ...(opts.metrics ? { metrics: opts.metrics } : {}),
       config: opts.config,
       input: opts.stdin,
@@ -73,6 +74,17 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
   let chat: SlackAdapter | undefined;
   // Bolt's HTTP receiver serves the routes in HTTP mode; the worker and Socket Mode need a server.
   const boltServes = opts.role !== 'worker' && !env.SLACK_APP_TOKEN;
+  const mcp =
+    opts.role === 'worker'
+      ? undefined
+      : installMcpHttp({
+          token: env.MCP_TOKEN,
+          config: opts.config,
+          redisUrl: env.REDIS_URL,
+          queuePrefix: opts.queuePrefix,
+          logger: opts.logger,
+          ...(opts.metrics ? { metrics: opts.metrics } : {}),
+        });
   const routes = [
     ...healthRoutes({
       redis: () => roles?.redisReady() ?? Promise.resolve(false),
@@ -87,6 +99,7 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
       logger: opts.logger,
       now: Date.now,
     }),
+    ...(mcp?.routes ?? []),
   ];
   chat = createSlackAdapter({
     botToken: env.SLACK_BOT_TOKEN,
@@ -129,5 +142,6 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
   opts.logger.info({ role: opts.role }, 'shutting down: no new commands, finishing running jobs');
   await roles.stop();
   await server?.close();
+  await mcp?.close();
   opts.logger.info({ role: opts.role }, 'etcd-doctor stopped');
 }

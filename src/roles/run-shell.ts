@@ -3,7 +3,9 @@ import { createShellAdapter } from '../chat/shell/shell-adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { type Logger, silentLogger } from '../logger.js';
+import { type McpHttp, installMcpHttp } from '../mcp/install-mcp-http.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { Secret } from '../secret.js';
 import { healthRoutes, metricsRoute } from './health-routes.js';
 import { type HttpServer, startHttpServer } from './http-server.js';
 import { DEFAULT_QUEUE_PREFIX, type RoleTuning, type RunningRoles, startRoles } from './start-roles.js';
@@ -24,6 +26,8 @@ export interface RunShellOptions {
   signal?: AbortSignal;
   /** Serve /healthz, /readyz and /metrics here (`etcd-doctor serve` with PORT set). */
   listen?: { port: number; host: string };
+  /** MCP_TOKEN: with `listen`, /mcp is served too (never without a token). */
+  mcpToken?: Secret | undefined;
   metrics?: Metrics;
 }
 
@@ -53,18 +57,30 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
   });
   const started = roles;
   let server: HttpServer | undefined;
+  let mcp: McpHttp | undefined;
   if (opts.listen) {
+    const logger = opts.logger ?? silentLogger;
+    mcp = installMcpHttp({
+      token: opts.mcpToken,
+      config: opts.config,
+      redisUrl: opts.redisUrl ?? 'redis://127.0.0.1:6379',
+      queuePrefix: opts.queuePrefix ?? DEFAULT_QUEUE_PREFIX,
+      logger,
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    });
     server = await startHttpServer({
       ...opts.listen,
       routes: [
         ...healthRoutes({ redis: () => started.redisReady() }),
         ...(opts.metrics ? [metricsRoute(opts.metrics)] : []),
+        ...mcp.routes,
       ],
     }).catch(async (err: unknown) => {
       await started.stop();
+      await mcp?.close();
       throw err;
     });
-    (opts.logger ?? silentLogger).info({ ...server.address() }, 'serving /healthz, /readyz and /metrics');
+    logger.info({ ...server.address() }, 'serving /healthz, /readyz and /metrics');
   }
   const aborted = new Promise<void>((resolve) => {
     if (opts.signal?.aborted) resolve();
@@ -75,5 +91,6 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
   } finally {
     await roles.stop();
     await server?.close();
+    await mcp?.close();
   }
 }

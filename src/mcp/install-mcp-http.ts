@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises';
+import type { HttpRoute } from '../chat/slack/slack-adapter.js';
+import type { ConfigFile } from '../config/schema.js';
+import { createDoctor } from '../doctor.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { Secret } from '../secret.js';
+import type { OfflineAnalysis } from './analyze-tool.js';
+import { createRedisAuditReader } from './audit-tool.js';
+import { createMcpServer } from './create-mcp-server.js';
+import { mcpRoutes } from './mcp-route.js';
+
+export interface McpHttpOptions {
+  /** MCP_TOKEN; without it /mcp is not served at all. */
+  token: Secret | undefined;
+  config: ConfigFile;
+  redisUrl: string;
+  queuePrefix: string;
+  logger: Logger;
+  metrics?: Pick<Metrics, 'observeReport'>;
+  /** Register etcd_analyze; give it `roots`, since HTTP callers are remote. */
+  analysis?: OfflineAnalysis;
+}
+
+export interface McpHttp {
+  /** `/mcp` (POST, GET), or none. */
+  routes: HttpRoute[];
+  /** Closes the clusters' connections the MCP tools opened. */
+  close(): Promise<void>;
+}
+
+/**
+ * `/mcp` for the serve and bot roles' HTTP server. Refuses to serve it without MCP_TOKEN (and says
+ * so in the log): the tools read every configured cluster. Its Doctor is its own, so MCP calls
+ * neither wait for nor hold the job queue.
+ */
+export function installMcpHttp(opts: McpHttpOptions): McpHttp {
+  if (!opts.token) {
+    opts.logger.warn(
+      { path: '/mcp' },
+      'not serving /mcp: MCP_TOKEN is not set (set it to the bearer token MCP clients must send)',
+    );
+    return { routes: [], close: async () => undefined };
+  }
+  const doctor = createDoctor({
+    config: opts.config,
+    readFileBuffer: (p) => readFile(p),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
+  });
+  const audit = createRedisAuditReader({ redisUrl: opts.redisUrl, prefix: opts.queuePrefix });
+  const routes = mcpRoutes({
+    token: opts.token,
+    logger: opts.logger,
+    createServer: () =>
+      createMcpServer({
+        doctor,
+        config: opts.config,
+        audit,
+        logger: opts.logger,
+        ...(opts.analysis ? { analysis: opts.analysis } : {}),
+      }),
+  });
+  opts.logger.info({ path: '/mcp' }, 'serving MCP (Streamable HTTP) at /mcp behind MCP_TOKEN');
+  return { routes, close: () => doctor.close() };
+}

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+
+/**
+ * The tools' zod schemas: inputs (validated by the SDK before a handler runs) and outputs (sent in
+ * tools/list as JSON Schema, and checked against every structured result). Outputs follow the
+ * `--json` contract of DESIGN.md and are loose objects: fields the report gains later (isLearner,
+ * access, source, timeline) pass through instead of failing validation on either side.
+ */
+
+const CLUSTER_HINT = 'call etcd_list_clusters for the names';
+
+export const clusterInput = (known: readonly string[]) =>
+  z
+    .string()
+    .min(1)
+    .max(100)
+    .describe(
+      `Name of the etcd cluster as etcd-doctor's config calls it${known.length ? ` (configured: ${known.join(', ')})` : ''}; ${CLUSTER_HINT}.`,
+    );
+
+export const healthInput = (known: readonly string[]) => z.object({ cluster: clusterInput(known) });
+
+export const diagnoseInput = (known: readonly string[]) =>
+  z.object({
+    cluster: clusterInput(known),
+    explain: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Also return `explain`: for every diagnosis rule, whether it fired and the numbers it compared. Use it to answer "why not X?".',
+      ),
+  });
+
+export const auditInput = z.object({
+  cluster: z.string().min(1).max(100).optional().describe('Only entries for this cluster.'),
+  since: z
+    .string()
+    .regex(/^\d+\s*[smhd]$/, 'a duration such as 30m, 1h or 7d')
+    .default('24h')
+    .describe('How far back to read: 30m, 6h, 7d. Default 24h.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(200)
+    .describe('At most this many entries, oldest first. Default 200.'),
+});
+
+/** Files are read one by one; a must-gather is one directory or tarball, a few logs are a few paths. */
+export const MAX_ANALYZE_PATHS = 20;
+
+export const analyzeInput = z.object({
+  paths: z
+    .array(z.string().min(1).max(4096))
+    .min(1)
+    .max(MAX_ANALYZE_PATHS)
+    .describe(
+      'Absolute paths on the machine etcd-doctor runs on: a must-gather directory or tarball, a `kubectl cluster-info dump` directory, or etcd / kube-apiserver log files.',
+    ),
+});
+
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+
+export const memberOutput = z.looseObject({
+  name: z.string(),
+  endpoint: z.string(),
+  id: nullable(z.string()),
+  /** null: etcd-doctor could not check it with its own access (then `access` says why). */
+  reachable: z.boolean().nullable(),
+  isLeader: z.boolean(),
+  isLearner: z.boolean().optional(),
+  tookMs: nullable(z.number()),
+  dbSizeBytes: nullable(z.number()),
+  dbSizeInUseBytes: nullable(z.number()),
+});
+
+export const findingOutput = z.looseObject({
+  cause: z.string(),
+  severity: z.enum(['critical', 'warning', 'info']),
+  members: z.array(z.string()),
+  nodes: z.array(z.string()),
+  summary: z.string(),
+  evidence: z.array(z.string()),
+  remediation: z.array(z.string()),
+  causedBy: nullable(z.string()),
+});
+
+export const probeOutput = z.looseObject({
+  name: z.string(),
+  ok: z.boolean(),
+  durationMs: z.number(),
+  error: nullable(z.string()),
+});
+
+/** `--json`: `{ cluster, status, durationMs, members, findings, probes }`; `findings[0]` is the root cause. */
+export const reportOutput = z.looseObject({
+  cluster: z.string(),
+  status: z.enum(['healthy', 'degraded', 'critical', 'unknown']),
+  durationMs: z.number(),
+  members: z.array(memberOutput),
+  findings: z.array(findingOutput),
+  probes: z.array(probeOutput),
+});
+
+export const statusOutput = z.object({
+  reports: z.array(reportOutput).describe('One health report per cluster that could be checked.'),
+  errors: z
+    .array(z.object({ cluster: z.string(), error: z.string() }))
+    .describe('Clusters etcd-doctor could not check at all, with the reason. Not a verdict on them.'),
+});
+
+export const clustersOutput = z.object({
+  clusters: z.array(
+    z.object({
+      name: z.string(),
+      endpoints: z
+        .array(z.string())
+        .nullable()
+        .describe('etcd client URLs; null when they are discovered from the etcd pods through Kubernetes.'),
+      kubernetes: z.boolean().describe('Kubernetes is configured: diagnose also reads the control plane.'),
+    }),
+  ),
+});
+
+export const auditOutput = z.object({
+  entries: z.array(
+    z.looseObject({
+      id: z.string(),
+      at: z.string(),
+      event: z.string(),
+      cluster: z.string(),
+      user: z.string(),
+      action: z.string(),
+      plan: z.string(),
+      detail: z.string(),
+    }),
+  ),
+});

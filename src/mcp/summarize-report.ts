@@ -1,0 +1,60 @@
+import { formatList, formatMs } from '../report/format.js';
+
+/** The parts of a report the summary reads; offline analyses share them (their causes may be new ones). */
+export interface SummarizableReport {
+  cluster: string;
+  status: string;
+  durationMs: number;
+  kind?: string;
+  members: ReadonlyArray<{ name: string; reachable: boolean | null; isLeader: boolean }>;
+  findings: ReadonlyArray<{
+    cause: string;
+    severity: string;
+    members: readonly string[];
+    summary: string;
+    evidence: readonly string[];
+    causedBy: string | null;
+  }>;
+}
+
+/** Besides the root cause, the summary names this many further findings; the JSON has them all. */
+const MORE_FINDINGS = 3;
+/** Evidence lines quoted under the root cause. */
+const ROOT_EVIDENCE = 2;
+
+/**
+ * A few lines for a model, root cause first: `Root cause: member-down on etcd-3 (critical): …`,
+ * its first evidence, the other findings, then the cluster line. The full report is the JSON.
+ */
+export function summarizeReport(report: SummarizableReport): string {
+  const [root, ...rest] = report.findings;
+  const lines: string[] = [];
+  if (root) {
+    lines.push(`Root cause: ${findingLine(root)}`);
+    for (const e of root.evidence.slice(0, ROOT_EVIDENCE)) lines.push(`  - ${e}`);
+    for (const f of rest.slice(0, MORE_FINDINGS))
+      lines.push(`${f.causedBy ? `Symptom (caused by ${f.causedBy})` : 'Also'}: ${findingLine(f)}`);
+    if (rest.length > MORE_FINDINGS)
+      lines.push(`(+${rest.length - MORE_FINDINGS} more findings in the JSON)`);
+  } else {
+    lines.push(`No problems found on ${report.cluster}.`);
+  }
+  lines.push(clusterLine(report));
+  return lines.join('\n');
+}
+
+function findingLine(f: SummarizableReport['findings'][number]): string {
+  const where = f.members.length ? ` on ${formatList(f.members)}` : '';
+  return `${f.cause}${where} (${f.severity}): ${f.summary}`;
+}
+
+function clusterLine(report: SummarizableReport): string {
+  const answered = report.members.filter((m) => m.reachable === true).length;
+  const leader = report.members.find((m) => m.isLeader)?.name;
+  const what =
+    report.kind === 'health' ? 'health check' : report.kind === 'diagnose' ? 'diagnosis' : 'analysis';
+  const members = report.members.length
+    ? `; ${answered} of ${report.members.length} members answered${leader ? `, leader ${leader}` : ', no leader'}`
+    : '';
+  return `Cluster ${report.cluster}: ${report.status.toUpperCase()}${members}; ${what} took ${formatMs(report.durationMs)}.`;
+}

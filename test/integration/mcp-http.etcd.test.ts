@@ -1,0 +1,232 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { allocateFreePorts } from '../../src/lab/free-ports.js';
+import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { labConfigYaml } from '../support/lab-config.js';
+import { baseEnv, connectHttp, type RoleProcess, reportOf, spawnRole, texts } from '../support/mcp-client.js';
+import { purgePrefix, testPrefix } from '../support/redis-prefix.js';
+import { SIGNING_SECRET } from '../support/slack-driver.js';
+import { waitUntil } from '../support/worker-process.js';
+
+/**
+ * `/mcp` on the serve and bot roles' HTTP server: MCP's Streamable HTTP transport behind the
+ * MCP_TOKEN bearer token, driven by the official SDK's client, against a real etcd.
+ */
+
+const TOKEN = 'mcp-test-token-7f3a9c';
+const START_MS = 30_000;
+let lab: EtcdLab;
+let dir: string;
+let configPath: string;
+const prefix = testPrefix('mcp-http');
+
+beforeAll(async () => {
+  lab = await startEtcdLab();
+  dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-mcp-http-'));
+  configPath = join(dir, 'etcd-doctor.yaml');
+  await writeFile(configPath, labConfigYaml(lab, { timeoutMs: 3000, metricsWindowMs: 1000 }));
+});
+
+afterAll(async () => {
+  await lab?.destroy();
+  await rm(dir, { recursive: true, force: true });
+  await purgePrefix(prefix);
+});
+
+/** `etcd-doctor serve` (the shell chat, no Slack) with PORT set, as a real process. */
+async function startServe(env: Record<string, string>): Promise<{ role: RoleProcess; base: string }> {
+  const [port] = await allocateFreePorts(1, '127.0.0.1');
+  const role = spawnRole(
+    'serve',
+    ['--config', configPath, '--queue-prefix', prefix],
+    baseEnv({ PORT: String(port), LISTEN_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
+  );
+  await waitUntil(() => role.logged('serving /healthz, /readyz and /metrics'), START_MS, 'serve listens');
+  return { role, base: `http://127.0.0.1:${port}` };
+}
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+};
+
+function post(url: string, headers: Record<string, string>, body: unknown = initialize): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('serve with PORT and MCP_TOKEN', () => {
+  let serve: { role: RoleProcess; base: string };
+  let client: Client | undefined;
+  beforeAll(async () => {
+    serve = await startServe({ MCP_TOKEN: TOKEN });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await serve?.role.stop();
+  });
+
+  it('logs that it serves /mcp behind the token', () => {
+    expect(serve.role.logged('serving MCP (Streamable HTTP) at /mcp behind MCP_TOKEN')).toBe(true);
+    expect(serve.role.log()).not.toContain(TOKEN);
+  });
+
+  it('with the token, the SDK client lists the tools and gets a diagnosis naming the killed member', async () => {
+    client = await connectHttp(`${serve.base}/mcp`, TOKEN);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual([
+      'etcd_list_clusters',
+      'etcd_health',
+      'etcd_diagnose',
+      'etcd_status',
+      'etcd_audit_trail',
+    ]);
+    await lab.kill('etcd-2');
+    try {
+      const result = (await client.callTool({
+        name: 'etcd_diagnose',
+        arguments: { cluster: 'local' },
+      })) as Parameters<typeof texts>[0];
+      expect(reportOf(result).findings[0]).toMatchObject({ cause: 'member-down', members: ['etcd-2'] });
+      expect(texts(result)[0]).toMatch(/^Root cause: member-down on etcd-2 \(critical\)/);
+    } finally {
+      await lab.restart('etcd-2');
+    }
+  });
+
+  it('an unknown cluster is a tool error listing the known ones, over HTTP too', async () => {
+    client ??= await connectHttp(`${serve.base}/mcp`, TOKEN);
+    const result = (await client.callTool({
+      name: 'etcd_health',
+      arguments: { cluster: 'prod' },
+    })) as Parameters<typeof texts>[0];
+    expect(result.isError).toBe(true);
+    expect(texts(result)).toEqual(['unknown cluster "prod"; known clusters: local']);
+  });
+
+  it('a wrong token or none gets 401 with a JSON-RPC error, and the SDK client cannot connect', async () => {
+    for (const headers of [{ authorization: 'Bearer not-the-token' }, {}]) {
+      const res = await post(`${serve.base}/mcp`, headers);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="etcd-doctor"');
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32001, message: 'unauthorized: send MCP_TOKEN as a bearer token' },
+        id: null,
+      });
+    }
+    await expect(connectHttp(`${serve.base}/mcp`, 'not-the-token')).rejects.toThrow(
+      /unauthorized: send MCP_TOKEN as a bearer token/,
+    );
+  });
+
+  it('a body that is not JSON is 400, and GET /mcp (a server stream) is 405: the server is stateless', async () => {
+    const bad = await fetch(`${serve.base}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"jsonrpc": ',
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const get = await fetch(`${serve.base}/mcp`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('a client that disconnects mid-diagnosis cancels it: the probes stop, the server stays up', async () => {
+    const leaving = await connectHttp(`${serve.base}/mcp`, TOKEN);
+    lab.stop('etcd-3');
+    try {
+      const pending = leaving.callTool({ name: 'etcd_diagnose', arguments: { cluster: 'local' } });
+      pending.catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 800));
+      await leaving.close();
+      await waitUntil(() => serve.role.logged('cancelled by the client'), 5000, 'the server logs the cancel');
+      const line = serve.role
+        .log()
+        .split('\n')
+        .find((l) => l.includes('cancelled by the client'));
+      const logged = JSON.parse(line ?? '{}') as { tool: string; durationMs: number };
+      expect(logged.tool).toBe('etcd_diagnose');
+      // Stopped when the client left (~0.8 s), not when the hung member's probes would have (3 s).
+      expect(logged.durationMs).toBeLessThan(2500);
+    } finally {
+      lab.cont('etcd-3');
+    }
+    client ??= await connectHttp(`${serve.base}/mcp`, TOKEN);
+    const after = (await client.callTool({
+      name: 'etcd_health',
+      arguments: { cluster: 'local' },
+    })) as Parameters<typeof texts>[0];
+    expect(reportOf(after).members).toHaveLength(3);
+  });
+});
+
+describe('serve with PORT but no MCP_TOKEN', () => {
+  it('does not serve /mcp (404) and says why in the log; the other routes still answer', async () => {
+    const serve = await startServe({});
+    try {
+      expect(serve.role.logged('not serving /mcp: MCP_TOKEN is not set')).toBe(true);
+      expect((await post(`${serve.base}/mcp`, { authorization: `Bearer ${TOKEN}` })).status).toBe(404);
+      expect((await fetch(`${serve.base}/healthz`)).status).toBe(200);
+    } finally {
+      await serve.role.stop();
+    }
+  });
+});
+
+describe('bot (Slack HTTP mode) with MCP_TOKEN', () => {
+  let fake: FakeSlack;
+  let bot: RoleProcess | undefined;
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+  });
+  afterAll(async () => {
+    await bot?.stop();
+    await fake?.close();
+  });
+
+  it("serves /mcp beside /slack/events, through Bolt's receiver", async () => {
+    const [port] = await allocateFreePorts(1, '127.0.0.1');
+    bot = spawnRole(
+      'bot',
+      ['--config', configPath, '--queue-prefix', prefix],
+      baseEnv({
+        PORT: String(port),
+        LISTEN_HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        SLACK_BOT_TOKEN: 'xoxb-1-mcp',
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_API_URL: fake.url,
+        MCP_TOKEN: TOKEN,
+      }),
+    );
+    const started = bot;
+    await waitUntil(() => started.logged('etcd-doctor started'), START_MS, 'the bot starts');
+    const client = await connectHttp(`http://127.0.0.1:${port}/mcp`, TOKEN);
+    try {
+      const result = (await client.callTool({
+        name: 'etcd_health',
+        arguments: { cluster: 'local' },
+      })) as Parameters<typeof texts>[0];
+      expect(reportOf(result)).toMatchObject({ cluster: 'local' });
+      expect(reportOf(result).members.map((m) => m.name)).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
+    } finally {
+      await client.close();
+    }
+    expect((await post(`http://127.0.0.1:${port}/mcp`, {})).status).toBe(401);
+  });
+});

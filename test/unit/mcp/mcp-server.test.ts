@@ -1,0 +1,157 @@
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { configFileSchema } from '../../../src/config/schema.js';
+import { createDoctor } from '../../../src/doctor.js';
+import { silentLogger } from '../../../src/logger.js';
+import type { OfflineAnalysis } from '../../../src/mcp/analyze-tool.js';
+import { redisLabel } from '../../../src/mcp/audit-tool.js';
+import { createMcpServer, MCP_SERVER_VERSION } from '../../../src/mcp/create-mcp-server.js';
+import { summarizeReport } from '../../../src/mcp/summarize-report.js';
+
+const config = configFileSchema.parse({
+  clusters: [{ name: 'lab', etcd: { endpoints: ['http://127.0.0.1:1'] } }],
+});
+
+async function connect(analysis?: OfflineAnalysis): Promise<Client> {
+  const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
+  const server = createMcpServer({ doctor, config, logger: silentLogger, ...(analysis ? { analysis } : {}) });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'unit', version: '1' });
+  await client.connect(clientSide);
+  return client;
+}
+
+const finding = (cause: string, members: string[], causedBy: string | null = null) => ({
+  cause,
+  severity: 'critical' as const,
+  members,
+  summary: `${cause} summary`,
+  evidence: [`${cause} evidence 1`, `${cause} evidence 2`, `${cause} evidence 3`],
+  causedBy,
+});
+
+describe('summarizeReport', () => {
+  it('leads with the root cause and its members, quotes two evidence lines, then symptoms and the cluster line', () => {
+    const text = summarizeReport({
+      cluster: 'prod',
+      status: 'critical',
+      durationMs: 4210,
+      kind: 'diagnose',
+      members: [
+        { name: 'etcd-1', reachable: true, isLeader: true },
+        { name: 'etcd-2', reachable: false, isLeader: false },
+      ],
+      findings: [finding('slow-disk', ['etcd-2']), finding('leader-churn', [], 'slow-disk')],
+    });
+    expect(text.split('\n')).toEqual([
+      'Root cause: slow-disk on etcd-2 (critical): slow-disk summary',
+      '  - slow-disk evidence 1',
+      '  - slow-disk evidence 2',
+      'Symptom (caused by slow-disk): leader-churn (critical): leader-churn summary',
+      'Cluster prod: CRITICAL; 1 of 2 members answered, leader etcd-1; diagnosis took 4.2 s.',
+    ]);
+  });
+
+  it('a member etcd-doctor could not check (reachable null) is not counted as answering', () => {
+    const text = summarizeReport({
+      cluster: 'prod',
+      status: 'unknown',
+      durationMs: 12,
+      kind: 'health',
+      members: [{ name: 'etcd-1', reachable: null, isLeader: false }],
+      findings: [],
+    });
+    expect(text).toBe(
+      'No problems found on prod.\nCluster prod: UNKNOWN; 0 of 1 members answered, no leader; health check took 12 ms.',
+    );
+  });
+});
+
+describe('the MCP server', () => {
+  it('reports the version package.json has', async () => {
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+    expect(MCP_SERVER_VERSION).toBe(pkg.version);
+    const client = await connect();
+    expect(client.getServerVersion()).toEqual({ name: 'etcd-doctor', version: pkg.version });
+  });
+
+  it('has no etcd_analyze and no etcd_audit_trail unless their functions are given', async () => {
+    const client = await connect();
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(['etcd_list_clusters', 'etcd_health', 'etcd_diagnose', 'etcd_status']);
+  });
+
+  it('redisLabel drops credentials from a Redis URL', () => {
+    expect(redisLabel('redis://user:hunter2@127.0.0.1:6380/0')).toBe('redis://127.0.0.1:6380');
+    expect(redisLabel('not a url')).toBe('the configured Redis');
+  });
+});
+
+describe('etcd_analyze, the seam for the offline analysis', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-analyze-'));
+    await mkdir(join(dir, 'gather'));
+    await writeFile(join(dir, 'gather', 'etcd.log'), 'slow fdatasync\n');
+    await writeFile(join(dir, 'secret.txt'), 'not for you\n');
+    await symlink(join(dir, 'secret.txt'), join(dir, 'gather', 'link.txt'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  /** Stands in for the offline analysis (built on another branch): reads what it is given. */
+  const analysis = (roots?: string[]): OfflineAnalysis => ({
+    ...(roots ? { roots } : {}),
+    async analyze(paths) {
+      const logs = await Promise.all(paths.map((p) => readFile(p, 'utf8')));
+      return {
+        cluster: 'must-gather',
+        status: 'degraded',
+        durationMs: 3,
+        members: [],
+        findings: logs.some((l) => l.includes('fdatasync')) ? [finding('slow-disk', ['etcd-2'])] : [],
+        probes: [],
+        source: paths,
+      };
+    },
+  });
+
+  const callAnalyze = async (client: Client, paths: string[]) =>
+    (await client.callTool({ name: 'etcd_analyze', arguments: { paths } })) as CallToolResult;
+
+  it('is registered when an analysis is given, and returns its report led by the root cause', async () => {
+    const client = await connect(analysis());
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('etcd_analyze');
+    const result = await callAnalyze(client, [join(dir, 'gather', 'etcd.log')]);
+    expect(result.structuredContent).toMatchObject({
+      cluster: 'must-gather',
+      findings: [{ cause: 'slow-disk' }],
+    });
+    expect(result.content[0]).toMatchObject({
+      text: expect.stringMatching(/^Root cause: slow-disk on etcd-2/),
+    });
+  });
+
+  it('refuses relative and missing paths, and with roots, anything outside them (symlinks followed)', async () => {
+    const client = await connect(analysis([join(dir, 'gather')]));
+    const refused = async (path: string) => {
+      const result = await callAnalyze(client, [path]);
+      expect(result.isError).toBe(true);
+      return result.content[0]?.type === 'text' ? result.content[0].text : '';
+    };
+    expect(await refused('gather/etcd.log')).toBe(
+      '"gather/etcd.log" is not an absolute path; give the full path on the etcd-doctor host',
+    );
+    expect(await refused(join(dir, 'nope.log'))).toMatch(/nope\.log does not exist on the etcd-doctor host/);
+    expect(await refused(join(dir, 'secret.txt'))).toMatch(/is outside the directories etcd-doctor may read/);
+    expect(await refused(join(dir, 'gather', 'link.txt'))).toMatch(
+      /is outside the directories etcd-doctor may read/,
+    );
+    expect((await callAnalyze(client, [join(dir, 'gather', 'etcd.log')])).isError).toBeFalsy();
+  });
+});

@@ -69,6 +69,25 @@ export interface ActionContext {
   sleep: (ms: number) => Promise<void>;
   /** A fresh plan for a follow-up button (e.g. "Open another ticket"). */
   followUp(action: ActionId, args: Record<string, string>, label: string): Promise<ViewButton>;
+  /**
+   * Call right before each step that changes something (`next` names it). Throws RemediationAborted
+   * when the cluster's remediation lock lapsed (a renewal failed): another action could be running,
+   * so nothing more may change. Read-only actions hold no lock and never stop here.
+   */
+  safePoint(next: string): void;
+}
+
+/** The run stopped at a safe point because its lock lapsed; nothing after `before` was done. */
+export class RemediationAborted extends Error {
+  readonly before: string;
+  readonly why: string;
+
+  constructor(before: string, why: string) {
+    super(`stopped before ${before}: ${why}`);
+    this.name = 'RemediationAborted';
+    this.before = before;
+    this.why = why;
+  }
 }
 
 export interface ActionOutcome {

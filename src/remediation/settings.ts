@@ -6,6 +6,13 @@ export interface RemediationSettings {
   planExpiryMs: number;
   /** A "Run it" confirmation stops working this long after it was shown. */
   confirmWindowMs: number;
+  /**
+   * The per-cluster remediation lock lapses this long after its last renewal (renewed every third of
+   * it); an action whose renewal fails stops at its next safe point.
+   */
+  lockTtlMs: number;
+  /** A remediation job that waited longer than this in the queue is refused when a worker takes it. */
+  maxQueueWaitMs: number;
   /** Pause between two members' defragmentation before the health check (cluster `remediation.defragPauseSeconds`). */
   defragPauseMs: number;
   /** How long the cluster may take to look healthy again after one member's defragmentation. */
@@ -34,6 +41,10 @@ export const MUTATING_PLAN_MAX_MS = 30 * 60_000;
 export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   planExpiryMs: 30 * 60_000,
   confirmWindowMs: 5 * 60_000,
+  lockTtlMs: 60_000,
+  // A press is for the cluster as it was then: a job left queued while the workers were down does
+  // not run hours later (README, "Remediation buttons").
+  maxQueueWaitMs: 2 * 60_000,
   // Red Hat: wait about a minute between members; CEOP waits 36 s and then polls health (KB R3).
   defragPauseMs: 36_000,
   healthWaitMs: 60_000,

@@ -106,6 +106,7 @@ export const diskBenchmark = registerAction({
     if (ctx.dryRun) return done(`would run Job ${namespace}/${name} (fio) on ${node}`);
     const kube = await ctx.clients.kubernetes();
     await ctx.progress(`running fio on ${node} (Job ${namespace}/${name})…`);
+    ctx.safePoint(`creating Job ${namespace}/${name}`);
     await kube.batch.createNamespacedJob({ namespace, body: job });
     try {
       const pods = await pollUntil(

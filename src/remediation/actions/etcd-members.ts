@@ -159,6 +159,7 @@ export async function defragmentInOrder(
       await ctx.progress(lines.at(-1) ?? '');
       continue;
     }
+    ctx.safePoint(`defragmenting ${m.name}`);
     await ctx.progress(
       `defragmenting ${m.name}${m.isLeader ? ' (leader)' : ''} (${i + 1} of ${order.length})…`,
     );

@@ -62,6 +62,7 @@ export const recoverNospace = registerAction({
       await step(`would compact to revision ${revision}`);
     } else {
       await step(await snapshot(etcd, source.endpoint, ctx));
+      ctx.safePoint(`compacting to revision ${revision}`);
       await step(await compact(etcd, source.endpoint, revision, ctx));
     }
     const defrag = await defragmentInOrder(etcd, await readClusterState(etcd, ctx), ctx);
@@ -71,6 +72,7 @@ export const recoverNospace = registerAction({
       await step('would disarm NOSPACE and check that a write works');
       return done(`would recover ${ctx.cluster.name} from NOSPACE`, lines);
     }
+    ctx.safePoint('disarming NOSPACE');
     await step(await disarm(etcd, source.endpoint, ctx));
     const write = await checkWrite(etcd, ctx);
     await step(write.line);

@@ -125,6 +125,7 @@ async function patchOperator(
   const plural = OPERATOR_PLURAL[component];
   const reason = `etcd-doctor ${ctx.planId} ${new Date(ctx.now()).toISOString()}`;
   if (ctx.dryRun) return done(`would patch ${plural}/cluster spec.forceRedeploymentReason="${reason}"`);
+  ctx.safePoint(`patching ${plural}/cluster`);
   await kube.custom.patchClusterCustomObject(
     {
       group: 'operator.openshift.io',
@@ -219,6 +220,7 @@ async function restartKubeadm(
   await ctx.progress(
     `moving ${component}.yaml out of ${MANIFESTS_DIR} on ${node} (pod ${namespace}/${name})…`,
   );
+  ctx.safePoint(`creating pod ${namespace}/${name}`);
   await kube.core.createNamespacedPod({ namespace, body: pod });
   try {
     const holdMs = ctx.settings.manifestHoldSeconds * 1000;

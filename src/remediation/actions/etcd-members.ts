@@ -30,7 +30,11 @@ const callOpts = (ctx: Pick<ActionContext, 'now' | 'settings'>) => ({
 });
 const shortOpts = (ctx: Pick<ActionContext, 'now'>) => ({ deadline: new Date(ctx.now() + 3000) });
 
-/** Member list (from the first member that answers) joined with every member's Status. */
+/**
+ * Member list (from the first member that answers, linearizable on etcd >= 3.5, which reads it
+ * through raft; older servers ignore the flag) joined with every member's Status. When no member
+ * answers the list, members are named by their URL and carry no id.
+ */
 export async function readClusterState(
   etcd: EtcdClients,
   ctx: Pick<ActionContext, 'now' | 'settings'>,
@@ -38,7 +42,7 @@ export async function readClusterState(
   let listed: Array<{ id: string; name: string; endpoint: string; isLearner: boolean }> | undefined;
   for (const m of etcd.members) {
     try {
-      const res = await m.maintenance.cluster.memberList({}, shortOpts(ctx));
+      const res = await m.maintenance.cluster.memberList({ linearizable: true }, shortOpts(ctx));
       listed = res.members.map((member) => {
         const urls = member.clientURLs ?? [];
         const configured = etcd.members.find((c) => urls.includes(c.endpoint))?.endpoint;
@@ -154,6 +158,12 @@ export async function defragmentInOrder(
   for (const [i, m] of order.entries()) {
     const clients = etcd.forEndpoint(m.endpoint);
     const before = m.dbSizeBytes;
+    // KB R2/R3 again before every member: one may have died since the last look (during a long
+    // snapshot, or the previous member's defragmentation), and taking another out then loses quorum.
+    const problem = ctx.dryRun
+      ? undefined
+      : quorumGuard(await readClusterState(etcd, ctx), `defragment ${m.name}`);
+    if (problem) return { ok: false, lines, order: order.map((o) => o.name), stopped: problem };
     if (ctx.dryRun) {
       lines.push(`${m.name}${m.isLeader ? ' (leader)' : ''}: would defragment (db ${size(before)})`);
       await ctx.progress(lines.at(-1) ?? '');

@@ -16,12 +16,22 @@ import {
 describe('recover-nospace on a real 3-member etcd with a 16 MiB quota', () => {
   let lab: EtcdLab;
   let h: Harness;
+  let killAfterSnapshot: string | undefined;
 
   beforeAll(async () => {
     lab = await startEtcdLab({ quotaBackendBytes: 16 * 1024 * 1024 });
     h = await startHarness(
       [labCluster(lab, { remediation: { responders: [ALICE], defragPauseSeconds: 0 } })],
       'rem-nospace',
+      {
+        // The run waits for its progress message: the member dies right after the snapshot.
+        onChange: async (m) => {
+          if (!killAfterSnapshot || !/snapshot of .* saved/.test(m.text)) return;
+          const victim = killAfterSnapshot;
+          killAfterSnapshot = undefined;
+          await lab.kill(victim);
+        },
+      },
     );
   }, 60_000);
 
@@ -67,4 +77,25 @@ describe('recover-nospace on a real 3-member etcd with a 16 MiB quota', () => {
     const events = (await h.audit()).map((r) => r.event);
     expect(events).toEqual(['confirm-shown', 'confirmed', 'started', 'finished']);
   }, 120_000);
+
+  it('guards quorum again before each defragment: a member that died during the snapshot stops it', async () => {
+    (h.chat.messages as unknown[]).length = 0;
+    const anchor = await h.anchor();
+    const [confirm] = await h.chat.click(anchor, await h.button('recover-nospace', {}), { user: ALICE });
+    killAfterSnapshot = 'etcd-3';
+    try {
+      await h.chat.click(anchor, runItButton(confirm), { user: ALICE });
+      await h.chat.waitFor((c) => finished(c) !== undefined, 60_000);
+      const done = finished(h.chat)?.text ?? '';
+      expect(killAfterSnapshot).toBeUndefined();
+      expect(done).toMatch(
+        /failed in .*refusing to defragment etcd-\d: the cluster has quorum of 2 and 2 healthy members/,
+      );
+      expect(done).toMatch(/etcd-3 did not answer Status/);
+      // No member was defragmented.
+      expect(done).not.toMatch(/: db .* → /);
+    } finally {
+      await lab.restart('etcd-3');
+    }
+  }, 90_000);
 });

@@ -36,13 +36,21 @@ const responderId = z
   .string()
   .regex(/^[US][A-Z0-9]{2,}$/, { error: 'must be a Slack user id (U…) or user-group id (S…)' });
 
+/** `registry/name[:tag]@sha256:<64 hex>`: a tag can be moved, a digest cannot. */
+const pinnedImage = z.string().regex(/^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$/, {
+  error: 'must be pinned by digest (name@sha256:<64 hex>); a tag can be moved to another image',
+});
+
 const remediationSchema = z.strictObject({
   responders: z.array(responderId).optional(),
   dryRun: z.boolean().optional(),
   snapshotDir: z.string().min(1).optional(),
-  diskBenchmarkImage: z.string().min(1).optional(),
+  /** recover-nospace keeps this many snapshots per cluster (default 3). */
+  snapshotKeep: z.number().int().min(1).max(100).optional(),
+  /** An image with fio and sh, pinned by digest. */
+  diskBenchmarkImage: pinnedImage.optional(),
   /** The image of the short-lived pod that moves a static pod manifest out and back (needs sh, mv, sleep). */
-  helperImage: z.string().min(1).optional(),
+  helperImage: pinnedImage.optional(),
   /** Buttons expire this long after their diagnosis; actions that change something never later than 30 min. */
   planExpiryMinutes: z
     .number()

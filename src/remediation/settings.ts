@@ -29,10 +29,16 @@ export interface RemediationSettings {
   pollMs: number;
   /** The namespace the helper pods and Jobs run in (the opt-in RBAC grants kube-system). */
   namespace: string;
+  /** Digest-pinned (the admission policy admits nothing else). */
   helperImage: string;
-  diskBenchmarkImage: string;
+  /** A digest-pinned image with fio and sh; none is shipped, so the benchmark asks for one. */
+  diskBenchmarkImage: string | undefined;
   /** Where recover-nospace writes its snapshot when the cluster names no snapshotDir. */
   snapshotDir: string;
+  /** recover-nospace keeps this many snapshots per cluster and deletes older ones. */
+  snapshotKeep: number;
+  /** The disk benchmark refuses when its filesystem has less free space than this. */
+  benchmarkMinFreeBytes: number;
 }
 
 /** Mutating actions never run from a button older than this, whatever the config says. */
@@ -54,10 +60,17 @@ export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   benchmarkTimeoutMs: 300_000,
   pollMs: 2000,
   namespace: 'kube-system',
-  helperImage: 'busybox:1.36',
-  // Any image with fio on PATH; OpenShift's etcd-perf image is one (KB R7).
-  diskBenchmarkImage: 'quay.io/openshift-scale/etcd-perf:latest',
+  // busybox 1.36 (multi-arch index digest, as published on Docker Hub; verify with
+  // `crane digest busybox:1.36` before you mirror it).
+  helperImage: 'busybox:1.36@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662',
+  // Any image with fio and sh on PATH, pinned by digest (OpenShift's etcd-perf image is one, KB R7).
+  diskBenchmarkImage: undefined,
+  // The worker Deployment mounts a dedicated writable volume here (deploy/kubernetes/base).
   snapshotDir: '/var/lib/etcd-doctor/snapshots',
+  snapshotKeep: 3,
+  // fio writes 22 MiB, but etcd's own database may grow to its quota (2 GiB by default) on the same
+  // filesystem: below 1 GiB free, a benchmark is the wrong thing to add (inference).
+  benchmarkMinFreeBytes: 1024 ** 3,
 };
 
 /** The settings for one cluster: code defaults, then tuning, then the cluster's own config. */
@@ -68,6 +81,7 @@ export function settingsFor(cluster: ClusterConfig, base: RemediationSettings): 
     ...(r?.planExpiryMinutes === undefined ? {} : { planExpiryMs: r.planExpiryMinutes * 60_000 }),
     ...(r?.defragPauseSeconds === undefined ? {} : { defragPauseMs: r.defragPauseSeconds * 1000 }),
     ...(r?.snapshotDir === undefined ? {} : { snapshotDir: r.snapshotDir }),
+    ...(r?.snapshotKeep === undefined ? {} : { snapshotKeep: r.snapshotKeep }),
     ...(r?.diskBenchmarkImage === undefined ? {} : { diskBenchmarkImage: r.diskBenchmarkImage }),
     ...(r?.helperImage === undefined ? {} : { helperImage: r.helperImage }),
   };

@@ -1,6 +1,7 @@
 import type { EtcdClients, MemberClients } from '../../clients/etcd-clients.js';
 import { formatBytes } from '../../report/format.js';
 import type { ActionContext } from '../action.js';
+import { waitMemberReady } from './member-ready.js';
 
 /** One member as a remediation step sees it right now (Maintenance.Status, answered locally). */
 export interface MemberState {
@@ -12,6 +13,8 @@ export interface MemberState {
   isLeader: boolean;
   dbSizeBytes: number | undefined;
   revision: number | undefined;
+  /** raft applied index (Status.raftAppliedIndex, etcd >= 3.4). */
+  appliedIndex: number | undefined;
   /** Status' errors, e.g. `memberID:… alarm:NOSPACE`. */
   errors: string[];
   problem: string | undefined;
@@ -77,6 +80,7 @@ async function readMember(
     isLeader: false,
     dbSizeBytes: undefined,
     revision: undefined,
+    appliedIndex: undefined,
     errors: [],
     problem: undefined,
   };
@@ -91,6 +95,7 @@ async function readMember(
       isLeader: res.leader !== '0' && hex(res.leader) === id,
       dbSizeBytes: Number(res.dbSize),
       revision: Number(res.header.revision),
+      appliedIndex: res.raftAppliedIndex ? Number(res.raftAppliedIndex) : undefined,
       errors: res.errors ?? [],
       problem: res.leader === '0' || !res.leader ? 'knows no leader' : undefined,
     };
@@ -145,8 +150,8 @@ export interface DefragResult {
 }
 
 /**
- * Defragments every voting member, one at a time, leader last; between members it pauses and
- * waits until every member answers with a leader again (KB R3). The caller has run quorumGuard.
+ * Defragments every voting member, one at a time, leader last; between members it waits until the
+ * defragmented member is ready again (member-ready.ts), and guards quorum before each (KB R2/R3).
  */
 export async function defragmentInOrder(
   etcd: EtcdClients,
@@ -182,12 +187,13 @@ export async function defragmentInOrder(
     );
     await ctx.progress(lines.at(-1) ?? '');
     if (i === order.length - 1) break;
-    await ctx.sleep(ctx.settings.defragPauseMs);
-    const stable = await waitHealthy(etcd, ctx);
-    if (!stable) {
-      const stopped = `the cluster did not stabilise within ${Math.round(ctx.settings.healthWaitMs / 1000)} s after defragmenting ${m.name}; stopped before ${order[i + 1]?.name ?? 'the next member'}`;
+    const ready = await waitMemberReady(etcd, m.name, ctx);
+    if (!ready.ok) {
+      const stopped = `${ready.line}; stopped before ${order[i + 1]?.name ?? 'the next member'}`;
       return { ok: false, lines, order: order.map((o) => o.name), stopped };
     }
+    lines.push(ready.line);
+    await ctx.progress(ready.line);
   }
   return { ok: true, lines, order: order.map((o) => o.name) };
 }
@@ -198,18 +204,6 @@ async function dbSize(clients: MemberClients, ctx: Pick<ActionContext, 'now'>): 
   } catch {
     return undefined;
   }
-}
-
-/** Polls every second until every member answers and knows a leader (CEOP polls every 2 s for 60 s). */
-async function waitHealthy(etcd: EtcdClients, ctx: ActionContext): Promise<boolean> {
-  const deadline = ctx.now() + ctx.settings.healthWaitMs;
-  for (let round = 0; round < 10_000; round += 1) {
-    const state = await readClusterState(etcd, ctx);
-    if (state.members.every(isHealthy)) return true;
-    if (ctx.now() >= deadline) return false;
-    await ctx.sleep(1000);
-  }
-  return false;
 }
 
 function size(bytes: number | undefined): string {

@@ -181,6 +181,7 @@ export const HELPER_START_DEADLINE_SECONDS = 60;
  */
 export const MANIFEST_MOVER_SCRIPT = [
   'set -eu',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
   'dir="${MANIFESTS_DIR:-/manifests}"',
   'src="$dir/$MANIFEST"; held="$dir/.etcd-doctor-$MANIFEST"',
   'now=$(date +%s)',

@@ -72,6 +72,20 @@ describe('parseConfigText', () => {
     expect(parseConfigText('', 'f')).toEqual({ ok: false, error: 'f: clusters: is missing' });
     expect(parseConfigText('clusters: 3', 'f')).toEqual({ ok: false, error: 'f: clusters: must be a list' });
   });
+  it('names a field that remediation or tickets cannot use safely, in one line', () => {
+    const with_ = (extra: string) =>
+      parseConfigText(`clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:1] }\n${extra}`, 'f');
+    const expectError = (extra: string, pattern: RegExp) =>
+      expect(with_(extra)).toEqual({ ok: false, error: expect.stringMatching(pattern) });
+    // Issue 14 item 4: images by digest only.
+    expectError(
+      '    remediation: { helperImage: "busybox:1.36" }\n',
+      /^f: clusters\[0\]\.remediation\.helperImage: must be pinned by digest/,
+    );
+    expect(
+      with_(`    remediation: { diskBenchmarkImage: "example.org/fio@sha256:${'0'.repeat(64)}" }\n`).ok,
+    ).toBe(true);
+  });
 });
 
 describe('loadConfig', () => {

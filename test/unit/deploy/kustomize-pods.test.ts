@@ -11,6 +11,7 @@ import {
   type Target,
 } from '../../support/deploy-manifests.js';
 import { findObject, type KubeObject } from '../../support/kustomize.js';
+import { DEFAULT_REMEDIATION_SETTINGS } from '../../../src/remediation/settings.js';
 
 /** What the pods run as, how Kubernetes checks them, and which Slack mode each overlay sets up. */
 
@@ -205,5 +206,23 @@ describe('secrets and the Slack mode', () => {
     expect(findObject(objects, 'ServiceAccount', 'etcd-doctor-bot')).toMatchObject({
       automountServiceAccountToken: false,
     });
+  });
+});
+
+describe('the snapshot volume', () => {
+  it('gives recover-nospace a writable volume of its own at the default snapshotDir (the root filesystem is read-only)', () => {
+    for (const target of APP_TARGETS) {
+      const worker = deploymentNamed(objectsOf(rendered, target), 'etcd-doctor-worker');
+      const mount = containerOf(worker, 'worker').volumeMounts?.find(
+        (m) => m.mountPath === DEFAULT_REMEDIATION_SETTINGS.snapshotDir,
+      );
+      expect({ target, mount: mount?.name, readOnly: mount?.readOnly ?? false }).toEqual({
+        target,
+        mount: 'snapshots',
+        readOnly: false,
+      });
+      const volume = podSpecOf(worker).volumes?.find((v) => v.name === 'snapshots');
+      expect(volume?.emptyDir?.sizeLimit ?? volume?.persistentVolumeClaim?.claimName).toBeDefined();
+    }
   });
 });

@@ -18,6 +18,7 @@ const member = (name: string, extra: Partial<MemberState> = {}): MemberState => 
   isLeader: false,
   dbSizeBytes: 1,
   revision: 1,
+  appliedIndex: 10,
   errors: [],
   problem: undefined,
   ...extra,

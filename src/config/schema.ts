@@ -62,12 +62,33 @@ const remediationSchema = z.strictObject({
   defragPauseSeconds: z.number().min(0).max(600).optional(),
 });
 
+/** etcd-doctor's own secrets: never sent to a tracker, whoever edits the config. */
+export const RESERVED_ENV_PREFIXES = ['SLACK_', 'REDIS_', 'ALERTMANAGER_', 'MCP_', 'ETCD_DOCTOR_'] as const;
+
+/** 127.0.0.0/8, ::1 and localhost: the only hosts a ticket URL may reach over plain http (tests). */
+export function isLoopbackHost(hostname: string): boolean {
+  return (
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname) || hostname === '[::1]' || hostname === 'localhost'
+  );
+}
+
+const ticketUrl = httpUrl.refine(
+  (u) => new URL(u).protocol === 'https:' || isLoopbackHost(new URL(u).hostname),
+  {
+    error: 'must be https: the ticket credential would cross the network in clear',
+  },
+);
+
 const ticketsSchema = z.strictObject({
   kind: z.enum(['jira', 'github', 'webhook']),
-  url: httpUrl,
+  /** https; plain http only to loopback, and only where the process allows it (tests). */
+  url: ticketUrl,
   credentialEnv: z
     .string()
     .regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'must be an environment variable name' })
+    .refine((name) => !RESERVED_ENV_PREFIXES.some((p) => name.startsWith(p)), {
+      error: `must not name one of etcd-doctor's own secrets (${RESERVED_ENV_PREFIXES.map((p) => `${p}*`).join(', ')})`,
+    })
     .optional(),
   project: z.string().min(1).optional(),
 });

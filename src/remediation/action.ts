@@ -3,6 +3,7 @@ import type { EtcdClients } from '../clients/etcd-clients.js';
 import type { KubernetesClients } from '../clients/kubernetes.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
+import type { Logger } from '../logger.js';
 import type { ViewButton } from '../report/chat-view.js';
 import type { RemediationState } from './remediation-state.js';
 import type { RemediationSettings } from './settings.js';
@@ -60,6 +61,8 @@ export interface ActionContext {
   settings: RemediationSettings;
   /** Plan, report nothing: every step that would change something says what it would do. */
   dryRun: boolean;
+  /** The worker's log (the job's fields on every line): for what must not reach the chat. */
+  logger: Logger;
   /** One line per step, shown live in the thread and kept for the audit. */
   progress(line: string): Promise<void>;
   snapshot: PlanSnapshot;

@@ -4,7 +4,7 @@ import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
 import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { type Logger, withFields } from '../logger.js';
 import type { RemediateJob } from '../queue/job-schemas.js';
 import { type ChatView, textView, type ViewButton } from '../report/chat-view.js';
 import type { HeldLock } from '../state/owned-lock.js';
@@ -256,6 +256,11 @@ function actionContext(
     user: run.job.user,
     now: deps.now,
     sleep: deps.sleep,
+    logger: withFields(deps.logger, {
+      cluster: run.plan.cluster,
+      plan: run.job.plan,
+      action: run.plan.action,
+    }),
     async progress(line) {
       steps.push(line);
       await deps.chat

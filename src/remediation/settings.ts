@@ -39,6 +39,8 @@ export interface RemediationSettings {
   snapshotKeep: number;
   /** The disk benchmark refuses when its filesystem has less free space than this. */
   benchmarkMinFreeBytes: number;
+  /** Tests only: a ticket URL may be plain http to a loopback address (never set in production). */
+  allowLoopbackHttpTickets: boolean;
 }
 
 /** Mutating actions never run from a button older than this, whatever the config says. */
@@ -71,6 +73,7 @@ export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   // fio writes 22 MiB, but etcd's own database may grow to its quota (2 GiB by default) on the same
   // filesystem: below 1 GiB free, a benchmark is the wrong thing to add (inference).
   benchmarkMinFreeBytes: 1024 ** 3,
+  allowLoopbackHttpTickets: false,
 };
 
 /** The settings for one cluster: code defaults, then tuning, then the cluster's own config. */

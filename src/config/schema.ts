@@ -29,7 +29,15 @@ const kubernetesSchema = z.strictObject({
 
 const slackSchema = z.strictObject({
   channel: z.string().min(1).optional(),
-  allowedChannels: z.array(z.string().min(1)).optional(),
+  /** Slack channel IDs only (C…, G…): a name can be renamed, or reused by another channel. */
+  allowedChannels: z
+    .array(
+      z.string().regex(/^[CGD][A-Z0-9]{2,}$/, {
+        error:
+          "must be a Slack channel ID such as C0123456789, not a name (names can be renamed and reused); find it in the channel's details",
+      }),
+    )
+    .optional(),
 });
 
 const responderId = z

@@ -12,7 +12,7 @@ import { createIsSnoozed } from '../remediation/remediation-state.js';
 import type { PlanStore } from '../state/plan-store.js';
 import type { ExtraJobHandlers } from '../worker/route-jobs.js';
 import { createDigestService, type DigestService } from './digest-service.js';
-import { createDigestRunner } from './run-digest.js';
+import { channelAllowsByName, createDigestRunner } from './run-digest.js';
 import { createSubscriptionStore } from './subscriptions.js';
 
 const DAY_MS = 24 * 3600_000;
@@ -47,6 +47,7 @@ export function createWorkerFeatures(opts: WorkerFeatureOptions): { doctor: Doct
     history,
     subscriptions: createSubscriptionStore(opts.redis, opts.prefix),
     chat: opts.chat,
+    allowedIn: (cluster, channel) => channelAllowsByName(opts.config, cluster, channel),
     logger: opts.logger,
     workerId: opts.workerId,
     now: opts.now,

@@ -85,6 +85,24 @@ describe('parseConfigText', () => {
     expect(
       with_(`    remediation: { diskBenchmarkImage: "example.org/fio@sha256:${'0'.repeat(64)}" }\n`).ok,
     ).toBe(true);
+    // Item 11: a ticket credential is never one of etcd-doctor's own secrets, and never sent in clear.
+    for (const name of ['SLACK_BOT_TOKEN', 'REDIS_URL', 'ALERTMANAGER_TOKEN'])
+      expectError(
+        `    tickets: { kind: webhook, url: "https://t.example/hook", credentialEnv: ${name} }\n`,
+        /^f: clusters\[0\]\.tickets\.credentialEnv: must not name one of etcd-doctor's own secrets \(SLACK_\*, REDIS_\*/,
+      );
+    expectError(
+      '    tickets: { kind: jira, url: "http://jira.example.com" }\n',
+      /^f: clusters\[0\]\.tickets\.url: must be https: the ticket credential would cross the network in clear$/,
+    );
+    expect(
+      with_('    tickets: { kind: jira, url: "https://jira.example.com", credentialEnv: JIRA_TOKEN }\n').ok,
+    ).toBe(true);
+    // Item 8: channel IDs only; a name can be renamed, or reused by another channel.
+    expectError(
+      '    slack: { allowedChannels: ["#ops"] }\n',
+      /^f: clusters\[0\]\.slack\.allowedChannels\[0\]: must be a Slack channel ID such as C0123456789, not a name/,
+    );
   });
 });
 

@@ -8,7 +8,8 @@ export type ErrorCode =
   | 'channel_forbidden'
   | 'action_forbidden'
   | 'action_failed'
-  | 'queue_unavailable';
+  | 'queue_unavailable'
+  | 'rate_limited';
 
 export class EtcdDoctorError extends Error {
   readonly code: ErrorCode;

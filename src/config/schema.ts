@@ -154,6 +154,8 @@ export const digestSettingsSchema = z.strictObject({
 export const alertmanagerSettingsSchema = z.strictObject({
   /** The alert label that names the cluster (default `cluster`). */
   clusterLabel: z.string().min(1).optional(),
+  /** Notifications of any group about one cluster share one diagnosis within this many minutes (default 5). */
+  coalesceMinutes: z.number().int().min(0).max(1440).optional(),
   /** A group that fires again within this many minutes of its last notification reuses its thread (default 720). */
   threadWindowMinutes: z
     .number()

@@ -202,10 +202,12 @@ describe('secrets and the Slack mode', () => {
     const pods = Object.fromEntries(
       deploymentsOf(objects).map((d) => [d.metadata?.name, podSpecOf(d).automountServiceAccountToken]),
     );
-    expect(pods).toEqual({ 'etcd-doctor-bot': false, 'etcd-doctor-worker': undefined });
-    expect(findObject(objects, 'ServiceAccount', 'etcd-doctor-bot')).toMatchObject({
-      automountServiceAccountToken: false,
-    });
+    // The worker asks for its token explicitly; neither account hands one to any other pod.
+    expect(pods).toEqual({ 'etcd-doctor-bot': false, 'etcd-doctor-worker': true });
+    for (const account of ['etcd-doctor-bot', 'etcd-doctor-worker'])
+      expect(findObject(objects, 'ServiceAccount', account)).toMatchObject({
+        automountServiceAccountToken: false,
+      });
   });
 });
 

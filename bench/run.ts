@@ -4,6 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import { benchDiagnosisTime } from './diagnosis-time.js';
 import { benchFleet } from './fleet.js';
 import { benchHealth } from './health.js';
+import { benchNospaceRecovery } from './nospace-recovery.js';
 import { benchProbeCost } from './probe-cost.js';
 import { benchSlackFlow } from './slack-flow.js';
 
@@ -17,6 +18,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   'probe-cost': benchProbeCost,
   'slack-flow': benchSlackFlow,
   fleet: benchFleet,
+  'nospace-recovery': benchNospaceRecovery,
 };
 
 /** Goals from the issues that these numbers do not meet, and why (kept with the results). */

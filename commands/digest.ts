@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCommand } from '../src/commands/command.js';
+import { type CommandContext, defineCommand } from '../src/commands/command.js';
 import type { DigestService } from '../src/digest/digest-service.js';
 import { formatTimeOfDay, isTimeZone, parseTimeOfDay } from '../src/digest/schedule.js';
 import { EtcdDoctorError } from '../src/errors.js';
@@ -28,6 +28,10 @@ function refuse(problem: string): never {
 
 const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16).concat(' UTC');
 
+/** The clusters this channel may see (`slack.allowedChannels`): what `all` means here. */
+const visible = (ctx: CommandContext): string[] =>
+  ctx.clusters.names().filter((name) => ctx.clusters.allowedIn(name, ctx));
+
 /** `/etcd digest ...`: this channel's daily health digest. */
 export default defineCommand({
   name: 'digest',
@@ -38,19 +42,22 @@ export default defineCommand({
     const digests: DigestService | undefined = ctx.digests;
     if (!digests) return textView('Digests are not available in this process (it has no Redis).', 'warning');
     if (args.action === 'list') {
-      const all = await digests.list();
-      if (all.length === 0)
+      // This channel's digest only: other channels' subscriptions are theirs to see.
+      const mine = (await digests.list()).find((d) => d.subscription.channel === ctx.channel);
+      if (!mine)
         return textView(
-          'No channel has a digest. `/etcd digest subscribe all daily 09:00 UTC` starts one here.',
+          'This channel has no digest. `/etcd digest subscribe all daily 09:00 UTC` starts one here.',
         );
+      const { subscription: s, nextSlotMs, lastSentSlotMs } = mine;
+      const clusters =
+        s.clusters === 'all'
+          ? `all clusters this channel may see (${visible(ctx).join(', ')})`
+          : s.clusters.join(', ');
+      const last = lastSentSlotMs ? `, last sent ${when(lastSentSlotMs)}` : '';
       return textView(
-        all.map(({ subscription: s, nextSlotMs, lastSentSlotMs }) => {
-          const clusters = s.clusters === 'all' ? 'all clusters' : s.clusters.join(', ');
-          const last = lastSentSlotMs ? `, last sent ${when(lastSentSlotMs)}` : '';
-          return `• ${s.channel}: ${clusters}, daily at ${formatTimeOfDay(s)} ${s.tz} (next ${when(nextSlotMs)}${last})`;
-        }),
+        `This channel's digest: ${clusters}, daily at ${formatTimeOfDay(s)} ${s.tz} (next ${when(nextSlotMs)}${last}).`,
         'info',
-        { title: 'Digests' },
+        { title: 'Digest' },
       );
     }
     if (args.action === 'unsubscribe') {
@@ -79,7 +86,10 @@ export default defineCommand({
       clusters,
       schedule: { ...time, tz: args.tz },
     });
-    const which = clusters === 'all' ? 'all clusters' : clusters.join(', ');
+    const which =
+      clusters === 'all'
+        ? `all clusters this channel may see (${visible(ctx).join(', ') || 'none yet'}; slack.allowedChannels keeps the others out)`
+        : clusters.join(', ');
     return textView(
       `This channel gets a digest of ${which} daily at ${formatTimeOfDay(time)} ${args.tz}; the first at ${when(nextSlotMs)}.`,
       'success',

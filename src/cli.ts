@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { redactUrlCredentials } from './secret.js';
 import type { Readable, Writable } from 'node:stream';
 import { Command, CommanderError, Option } from 'commander';
 import { createSlackAdapter } from './chat/slack/slack-adapter.js';
@@ -119,7 +120,9 @@ async function runDigestCommand(options: DigestOptions, io: CliIo): Promise<numb
   );
   const up = (await Promise.race([redis.ping().catch(() => 'down'), timeout])) === 'PONG';
   if (!up)
-    io.stderr(`etcd-doctor: Redis at ${env.value.REDIS_URL} does not answer; the digest has no trends`);
+    io.stderr(
+      `etcd-doctor: Redis at ${redactUrlCredentials(env.value.REDIS_URL)} does not answer; the digest has no trends`,
+    );
   const token = env.value.SLACK_BOT_TOKEN;
   const chat = token
     ? createSlackAdapter({

@@ -1,3 +1,5 @@
+import { redactUrlCredentials } from './secret.js';
+
 /** The few error codes etcd-doctor uses. Each maps to one sentence a human can act on. */
 export type ErrorCode =
   | 'config_invalid'
@@ -6,7 +8,8 @@ export type ErrorCode =
   | 'channel_forbidden'
   | 'action_forbidden'
   | 'action_failed'
-  | 'queue_unavailable';
+  | 'queue_unavailable'
+  | 'rate_limited';
 
 export class EtcdDoctorError extends Error {
   readonly code: ErrorCode;
@@ -22,9 +25,9 @@ export function isEtcdDoctorError(err: unknown): err is EtcdDoctorError {
   return err instanceof EtcdDoctorError;
 }
 
-/** The single place that turns an error into words for a human (one line, no stack). */
+/** The single place that turns an error into words for a human (one line, no stack, no URL password). */
 export function describeError(err: unknown): string {
-  if (isEtcdDoctorError(err)) return err.message;
-  if (err instanceof Error) return `unexpected error: ${err.message.split('\n')[0]}`;
-  return `unexpected error: ${String(err)}`;
+  if (isEtcdDoctorError(err)) return redactUrlCredentials(err.message);
+  if (err instanceof Error) return redactUrlCredentials(`unexpected error: ${err.message.split('\n')[0]}`);
+  return redactUrlCredentials(`unexpected error: ${String(err)}`);
 }

@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { redactUrlCredentials } from './secret.js';
 
 /** The few log calls etcd-doctor makes; a pino logger satisfies it, and tests pass `silentLogger`. */
 export interface Logger {
@@ -52,7 +53,7 @@ const SECRET_PATTERNS = [
 
 /** Replaces every token- or PEM-shaped part of `text` with `[redacted]`. */
 export function redactSecrets(text: string): string {
-  let out = text;
+  let out = redactUrlCredentials(text);
   for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, REDACTED);
   return out;
 }

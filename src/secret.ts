@@ -22,3 +22,14 @@ export class Secret {
     return '[redacted]';
   }
 }
+
+/** `scheme://user:password@` in any text (a URL on its own, or inside an error message). */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
+
+/**
+ * Replaces the userinfo of every URL in `text` with `[redacted]`: `redis://:hunter2@redis:6379` →
+ * `redis://[redacted]@redis:6379`. Used wherever a URL may be printed (CLI errors, logs, Slack).
+ */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, '$1[redacted]@');
+}

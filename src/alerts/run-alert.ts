@@ -15,12 +15,23 @@ export interface AlertRunnerDeps {
   plans: Pick<PlanStore, 'save'>;
   /** Snoozed clusters get no triage (src/remediation: createIsSnoozed). */
   isSnoozed: (cluster: string) => Promise<boolean>;
+  /**
+   * One diagnosis per cluster per coalescing window, whatever the alert groups: the first
+   * notification claims it (`first`); the others learn where that diagnosis went (`holder`).
+   */
+  claimDiagnosis: (
+    cluster: string,
+    where: string,
+  ) => Promise<{ first: true } | { first: false; holder: string }>;
+  /** The coalescing window, for the words of the note. */
+  coalesceMs: number;
   logger: Logger;
   now: () => number;
 }
 
 export type AlertResult =
   | { outcome: 'triaged'; firings: number; status: string }
+  | { outcome: 'coalesced'; firings: number }
   | { outcome: 'resolved' }
   | { outcome: 'skipped'; reason: 'snoozed' | 'no-thread' };
 
@@ -66,6 +77,18 @@ export function createAlertRunner(deps: AlertRunnerDeps) {
     // Saved before diagnosing: a retry, or the next notification, finds this root.
     const thread = { root, status: 'firing' as const, firings, firstAt: known?.firstAt ?? now, lastAt: now };
     await deps.threads.save(job.cluster, job.groupKey, thread);
+    // N alert groups × their repeat interval must not diagnose a struggling cluster N times.
+    const claim = await deps.claimDiagnosis(job.cluster, root.link ?? `${root.channel}/${root.ts}`);
+    if (!claim.first) {
+      await deps.chat.post(
+        { channel: root.channel, thread: root },
+        textView(
+          `Not diagnosing ${job.cluster} again: an alert diagnosed it less than ${Math.round(deps.coalesceMs / 60_000)} min ago (one diagnosis per cluster per ${Math.round(deps.coalesceMs / 60_000)} min). It is in ${claim.holder}`,
+          'info',
+        ),
+      );
+      return { outcome: 'coalesced', firings };
+    }
     const report = await deps.doctor.run(job.cluster, 'diagnose');
     const buttons = await reportButtons(report, root.channel, deps.plans, deps.now);
     await deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, buttons });

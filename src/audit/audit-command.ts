@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { EtcdDoctorError } from '../errors.js';
+import { redactUrlCredentials } from '../secret.js';
 import { createAuditLog, formatAuditRecord, parseSince } from './audit-log.js';
 
 export interface AuditCommandOptions {
@@ -34,7 +35,7 @@ export async function runAuditCommand(
     await redis.connect().catch((err: unknown) => {
       throw new EtcdDoctorError(
         'config_invalid',
-        `Redis at ${opts.redisUrl} does not answer; the audit trail lives there`,
+        `Redis at ${redactUrlCredentials(opts.redisUrl)} does not answer; the audit trail lives there`,
         {
           cause: err,
         },

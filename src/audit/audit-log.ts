@@ -2,8 +2,11 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
 /**
- * The self-hosted audit trail: an append-only Redis stream (XADD, never trimmed by etcd-doctor).
- * Every button press writes here: who, what, when, the plan, and the outcome with timings.
+ * The self-hosted audit trail: an append-only Redis stream. Every button press writes here: who,
+ * what, when, the plan, and the outcome with timings. Each append trims entries older than the
+ * retention (XADD MINID, default 90 days), and refusals are recorded at most
+ * MAX_REFUSALS_PER_USER_PER_HOUR per user per hour, so pressing buttons one may not press cannot
+ * grow Redis without bound.
  */
 export type AuditEvent =
   | 'refused'
@@ -63,16 +66,46 @@ export function auditStreamKey(prefix: string): string {
   return `${prefix}:audit`;
 }
 
-export function createAuditLog(redis: Redis, prefix: string): AuditLog {
+/** How long the trail keeps an entry (README, "Audit trail"). */
+export const AUDIT_RETENTION_DAYS = 90;
+/** Refusals recorded per user per hour; past it one entry says the rest were not. */
+export const MAX_REFUSALS_PER_USER_PER_HOUR = 20;
+const HOUR_MS = 3_600_000;
+
+export interface AuditLogOptions {
+  retentionDays?: number;
+  now?: () => number;
+}
+
+export function createAuditLog(redis: Redis, prefix: string, opts: AuditLogOptions = {}): AuditLog {
   const key = auditStreamKey(prefix);
+  const now = opts.now ?? Date.now;
+  const retentionMs = (opts.retentionDays ?? AUDIT_RETENTION_DAYS) * 86_400_000;
+  const xadd = async (entry: AuditEntry) => {
+    const fields: string[] = [];
+    for (const [name, value] of Object.entries(entry)) {
+      if (value !== undefined) fields.push(name, String(value));
+    }
+    // Exact MINID: the trail is small, and a promised retention should hold to the entry.
+    return (await redis.xadd(key, 'MINID', String(Math.max(0, now() - retentionMs)), '*', ...fields)) ?? '';
+  };
+  /** The refusals this user has left in this hour's budget (1 means: this is the last one kept). */
+  const refusalBudget = async (user: string): Promise<number> => {
+    const window = `${prefix}:audit-refusals:${user}:${Math.floor(now() / HOUR_MS)}`;
+    const [[, count] = [null, 0]] = (await redis.multi().incr(window).pexpire(window, HOUR_MS).exec()) ?? [];
+    return MAX_REFUSALS_PER_USER_PER_HOUR + 1 - Number(count);
+  };
   return {
     async append(entry) {
-      const fields: string[] = [];
-      for (const [name, value] of Object.entries(entry)) {
-        if (value !== undefined) fields.push(name, String(value));
-      }
-      const id = await redis.xadd(key, '*', ...fields);
-      return id ?? '';
+      if (entry.event !== 'refused') return xadd(entry);
+      const left = await refusalBudget(entry.user);
+      if (left < 0) return '';
+      if (left === 0)
+        return xadd({
+          ...entry,
+          detail: `${entry.detail} (${MAX_REFUSALS_PER_USER_PER_HOUR} refusals of ${entry.user} this hour: further ones are not recorded until the hour ends)`,
+        });
+      return xadd(entry);
     },
     async read(query) {
       const start = query.sinceMs === undefined ? '-' : String(Math.max(0, Math.floor(query.sinceMs)));

@@ -1,6 +1,7 @@
 import type { ClusterConfig } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { EtcdDoctorError } from '../errors.js';
+import { channelAllows } from '../config/channels.js';
 
 /** Where a command comes from, as far as channel restrictions care. */
 export interface ChannelOrigin {
@@ -17,21 +18,10 @@ export interface ClusterAccess {
   allowedIn(name: string, from: ChannelOrigin): boolean;
 }
 
-/** `#ops` for a name, the ID as configured otherwise. */
-function showChannel(entry: string): string {
-  return /^[CGD][A-Z0-9]{2,}$/.test(entry) || entry.startsWith('#') ? entry : `#${entry}`;
-}
-
 export function createClusterAccess(doctor: Pick<Doctor, 'cluster' | 'clusterNames'>): ClusterAccess {
-  const allowedIn = (name: string, from: ChannelOrigin): boolean => {
-    const allowed = doctor.cluster(name).slack?.allowedChannels ?? [];
-    if (allowed.length === 0) return true;
-    return allowed.some(
-      (entry) =>
-        entry === from.channel ||
-        (from.channelName !== undefined && entry.replace(/^#/, '') === from.channelName),
-    );
-  };
+  // By channel ID only: a channel name can be renamed, or reused by another channel.
+  const allowedIn = (name: string, from: ChannelOrigin): boolean =>
+    channelAllows(doctor.cluster(name), from.channel);
   return {
     names: () => doctor.clusterNames(),
     config: (name) => doctor.cluster(name),
@@ -39,7 +29,7 @@ export function createClusterAccess(doctor: Pick<Doctor, 'cluster' | 'clusterNam
     get(name, from) {
       const cluster = doctor.cluster(name);
       if (!allowedIn(name, from)) {
-        const allowed = (cluster.slack?.allowedChannels ?? []).map(showChannel).join(', ');
+        const allowed = (cluster.slack?.allowedChannels ?? []).join(', ');
         throw new EtcdDoctorError(
           'channel_forbidden',
           `cluster "${name}" can only be used in ${allowed}; ask there, or have it added to slack.allowedChannels of "${name}" in the config`,

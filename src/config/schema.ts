@@ -29,20 +29,36 @@ const kubernetesSchema = z.strictObject({
 
 const slackSchema = z.strictObject({
   channel: z.string().min(1).optional(),
-  allowedChannels: z.array(z.string().min(1)).optional(),
+  /** Slack channel IDs only (C…, G…): a name can be renamed, or reused by another channel. */
+  allowedChannels: z
+    .array(
+      z.string().regex(/^[CGD][A-Z0-9]{2,}$/, {
+        error:
+          "must be a Slack channel ID such as C0123456789, not a name (names can be renamed and reused); find it in the channel's details",
+      }),
+    )
+    .optional(),
 });
 
 const responderId = z
   .string()
   .regex(/^[US][A-Z0-9]{2,}$/, { error: 'must be a Slack user id (U…) or user-group id (S…)' });
 
+/** `registry/name[:tag]@sha256:<64 hex>`: a tag can be moved, a digest cannot. */
+const pinnedImage = z.string().regex(/^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$/, {
+  error: 'must be pinned by digest (name@sha256:<64 hex>); a tag can be moved to another image',
+});
+
 const remediationSchema = z.strictObject({
   responders: z.array(responderId).optional(),
   dryRun: z.boolean().optional(),
   snapshotDir: z.string().min(1).optional(),
-  diskBenchmarkImage: z.string().min(1).optional(),
+  /** recover-nospace keeps this many snapshots per cluster (default 3). */
+  snapshotKeep: z.number().int().min(1).max(100).optional(),
+  /** An image with fio and sh, pinned by digest. */
+  diskBenchmarkImage: pinnedImage.optional(),
   /** The image of the short-lived pod that moves a static pod manifest out and back (needs sh, mv, sleep). */
-  helperImage: z.string().min(1).optional(),
+  helperImage: pinnedImage.optional(),
   /** Buttons expire this long after their diagnosis; actions that change something never later than 30 min. */
   planExpiryMinutes: z
     .number()
@@ -54,12 +70,33 @@ const remediationSchema = z.strictObject({
   defragPauseSeconds: z.number().min(0).max(600).optional(),
 });
 
+/** etcd-doctor's own secrets: never sent to a tracker, whoever edits the config. */
+export const RESERVED_ENV_PREFIXES = ['SLACK_', 'REDIS_', 'ALERTMANAGER_', 'MCP_', 'ETCD_DOCTOR_'] as const;
+
+/** 127.0.0.0/8, ::1 and localhost: the only hosts a ticket URL may reach over plain http (tests). */
+export function isLoopbackHost(hostname: string): boolean {
+  return (
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname) || hostname === '[::1]' || hostname === 'localhost'
+  );
+}
+
+const ticketUrl = httpUrl.refine(
+  (u) => new URL(u).protocol === 'https:' || isLoopbackHost(new URL(u).hostname),
+  {
+    error: 'must be https: the ticket credential would cross the network in clear',
+  },
+);
+
 const ticketsSchema = z.strictObject({
   kind: z.enum(['jira', 'github', 'webhook']),
-  url: httpUrl,
+  /** https; plain http only to loopback, and only where the process allows it (tests). */
+  url: ticketUrl,
   credentialEnv: z
     .string()
     .regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'must be an environment variable name' })
+    .refine((name) => !RESERVED_ENV_PREFIXES.some((p) => name.startsWith(p)), {
+      error: `must not name one of etcd-doctor's own secrets (${RESERVED_ENV_PREFIXES.map((p) => `${p}*`).join(', ')})`,
+    })
     .optional(),
   project: z.string().min(1).optional(),
 });
@@ -117,6 +154,8 @@ export const digestSettingsSchema = z.strictObject({
 export const alertmanagerSettingsSchema = z.strictObject({
   /** The alert label that names the cluster (default `cluster`). */
   clusterLabel: z.string().min(1).optional(),
+  /** Notifications of any group about one cluster share one diagnosis within this many minutes (default 5). */
+  coalesceMinutes: z.number().int().min(0).max(1440).optional(),
   /** A group that fires again within this many minutes of its last notification reuses its thread (default 720). */
   threadWindowMinutes: z
     .number()

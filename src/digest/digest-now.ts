@@ -8,7 +8,7 @@ import { withHistory } from '../history/recording-doctor.js';
 import type { Logger } from '../logger.js';
 import type { ChatView } from '../report/chat-view.js';
 import { renderViewText } from '../report/render-view-text.js';
-import { createDigestRunner, type DigestResult } from './run-digest.js';
+import { channelAllowsByName, createDigestRunner, type DigestResult } from './run-digest.js';
 import { createSubscriptionStore, type SubscriptionStore } from './subscriptions.js';
 
 export interface DigestNowOptions {
@@ -56,6 +56,8 @@ export async function runDigestNow(opts: DigestNowOptions): Promise<DigestResult
       releaseSlot: async () => undefined,
     },
     chat: opts.chat ?? printingChat(opts.print),
+    // Printed on the operator's terminal: every cluster. Posted to a channel: what it may see.
+    allowedIn: (cluster, channel) => !opts.chat || channelAllowsByName(opts.config, cluster, channel),
     logger: opts.logger,
     workerId: 'cli',
     now: opts.now,

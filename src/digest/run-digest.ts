@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatAdapter, MessageRef } from '../chat/adapter.js';
+import { channelAllows } from '../config/channels.js';
+import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import type { HistoryStore } from '../history/history-store.js';
@@ -20,6 +22,8 @@ export interface DigestRunnerDeps {
   history: Pick<HistoryStore, 'samples'>;
   subscriptions: Pick<SubscriptionStore, 'get' | 'claimSlot' | 'markSent' | 'releaseSlot'>;
   chat: Pick<ChatAdapter, 'post'>;
+  /** `slack.allowedChannels` (config/channels.ts): a digest shows only the clusters its channel may see. */
+  allowedIn: (cluster: string, channel: string) => boolean;
   logger: Logger;
   workerId: string;
   now: () => number;
@@ -155,7 +159,9 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
       if (!claimed) return { sent: false, channel: job.channel, slotMs, reason: 'already-sent' };
     }
     try {
-      const { names, missing } = clustersOf(sub, deps.doctor.clusterNames());
+      // Filtered at send time too: `all` follows the config, and a cluster may be restricted later.
+      const visible = deps.doctor.clusterNames().filter((c) => deps.allowedIn(c, job.channel));
+      const { names, missing } = clustersOf(sub, visible);
       const outcomes = await outcomesOf(job, names, run.children);
       const now = deps.now();
       const late = slotMs !== undefined && now - slotMs > lateAfterMs;
@@ -198,4 +204,10 @@ function clustersOf(sub: Subscription | undefined, known: string[]): { names: st
     names: sub.clusters.filter((c) => known.includes(c)),
     missing: sub.clusters.filter((c) => !known.includes(c)),
   };
+}
+
+/** `channelAllows` by cluster name, for a config file (an unknown cluster is never shown). */
+export function channelAllowsByName(config: ConfigFile, cluster: string, channel: string): boolean {
+  const found = config.clusters.find((c) => c.name === cluster);
+  return found !== undefined && channelAllows(found, channel);
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { createOwnedLocks } from '../state/owned-lock.js';
 import type { DailySchedule } from './schedule.js';
 
 /** One channel's digest: which clusters, when. A channel has at most one (subscribing again replaces it). */
@@ -41,16 +42,12 @@ export interface SubscriptionStore {
 
 /** Longer than any catch-up looks back (one slot), and short enough to clean up after itself. */
 const SENT_TTL_SECONDS = 8 * 24 * 3600;
-// Claim a free slot, or extend our own claim (a digest that fanned out claims again when it collects).
-const CLAIM = `if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-return 0`;
-const DEL_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 // Keep the newest slot only: KEYS[1] last-sent key, ARGV[1] slot.
 const SET_MAX = `local v = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tonumber(ARGV[1]) > v then redis.call('SET', KEYS[1], ARGV[1]) end return 1`;
 
 export function createSubscriptionStore(redis: Redis, prefix: string): SubscriptionStore {
+  const locks = createOwnedLocks(redis);
   const subsKey = `${prefix}:digest-subscriptions`;
   const lastKey = (channel: string) => `${prefix}:digest-last:${channel}`;
   const slotKey = (channel: string, slot: number) => `${prefix}:digest:${channel}:${slot}`;
@@ -84,14 +81,17 @@ export function createSubscriptionStore(redis: Redis, prefix: string): Subscript
       return raw === null ? undefined : Number(raw);
     },
     async claimSlot(channel, slot, owner, leaseMs) {
-      return (await redis.eval(CLAIM, 1, slotKey(channel, slot), owner, String(leaseMs))) === 1;
+      // Re-entrant: a digest that fanned out claims its slot again when it collects its parts.
+      return (
+        (await locks.acquire(slotKey(channel, slot), owner, leaseMs, { reentrant: true })) === 'acquired'
+      );
     },
     async markSent(channel, slot) {
       await redis.set(slotKey(channel, slot), 'sent', 'EX', SENT_TTL_SECONDS);
       await redis.eval(SET_MAX, 1, lastKey(channel), String(slot));
     },
     async releaseSlot(channel, slot, owner) {
-      await redis.eval(DEL_IF_OWNER, 1, slotKey(channel, slot), owner);
+      await locks.release(slotKey(channel, slot), owner);
     },
   };
 }

@@ -12,11 +12,14 @@ import { createIsSnoozed } from '../remediation/remediation-state.js';
 import type { PlanStore } from '../state/plan-store.js';
 import type { ExtraJobHandlers } from '../worker/route-jobs.js';
 import { createDigestService, type DigestService } from './digest-service.js';
-import { createDigestRunner } from './run-digest.js';
+import { channelAllowsByName, createDigestRunner } from './run-digest.js';
 import { createSubscriptionStore } from './subscriptions.js';
+import { createOwnedLocks } from '../state/owned-lock.js';
 
 const DAY_MS = 24 * 3600_000;
 const DEFAULT_THREAD_WINDOW_MINUTES = 720;
+/** Alertmanager repeats a group every repeat_interval (4 h by default) and groups fire together: 5 min coalesces a burst. */
+const DEFAULT_COALESCE_MINUTES = 5;
 
 export interface WorkerFeatureOptions {
   redis: Redis;
@@ -47,6 +50,7 @@ export function createWorkerFeatures(opts: WorkerFeatureOptions): { doctor: Doct
     history,
     subscriptions: createSubscriptionStore(opts.redis, opts.prefix),
     chat: opts.chat,
+    allowedIn: (cluster, channel) => channelAllowsByName(opts.config, cluster, channel),
     logger: opts.logger,
     workerId: opts.workerId,
     now: opts.now,
@@ -55,12 +59,21 @@ export function createWorkerFeatures(opts: WorkerFeatureOptions): { doctor: Doct
     ...(lateAfter ? { lateAfterMs: lateAfter * 60_000 } : {}),
   });
   const windowMinutes = opts.config.alertmanager?.threadWindowMinutes ?? DEFAULT_THREAD_WINDOW_MINUTES;
+  const coalesceMs = (opts.config.alertmanager?.coalesceMinutes ?? DEFAULT_COALESCE_MINUTES) * 60_000;
+  const locks = createOwnedLocks(opts.redis);
   const runAlert = createAlertRunner({
     doctor,
     chat: opts.chat,
     threads: createAlertThreads(opts.redis, opts.prefix, windowMinutes * 60_000),
     plans: opts.plans,
     isSnoozed: createIsSnoozed(opts.redis, opts.prefix),
+    claimDiagnosis: async (cluster, where) => {
+      if (coalesceMs <= 0) return { first: true };
+      const key = `${opts.prefix}:alert-diagnosis:${cluster}`;
+      if ((await locks.acquire(key, where, coalesceMs)) === 'acquired') return { first: true };
+      return { first: false, holder: (await locks.holder(key)) ?? 'another alert thread' };
+    },
+    coalesceMs,
     logger: opts.logger,
     now: opts.now,
   });

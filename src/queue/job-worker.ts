@@ -61,7 +61,7 @@ export interface JobWorkerOptions {
   /** Recorded on every job this worker runs (BullMQ `processedBy`). */
   workerName?: string;
   handlers: JobHandlers;
-  clusterLocks: Pick<JobState, 'acquireClusterLock' | 'renewClusterLock' | 'releaseClusterLock'>;
+  clusterLocks: Pick<JobState, 'holdClusterLock'>;
   logger: Logger;
   /** Jobs at once in this process (different clusters; one per cluster across all workers). Default 4. */
   concurrency?: number;
@@ -124,22 +124,20 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
       opts.metrics?.jobFinished(name, data.kind, outcome, (performance.now() - started) / 1000);
     // Alert triage holds the cluster lock too, so a resolved notification waits for its firing one.
     const cluster = data.kind === 'check' || data.kind === 'alert' ? data.cluster : undefined;
-    if (cluster && !(await opts.clusterLocks.acquireClusterLock(cluster, jobId, CLUSTER_LOCK_TTL_MS))) {
+    // Every line logged while handling this job names it and its cluster.
+    const logger = withFields(opts.logger, { jobId, kind: data.kind, ...(cluster ? { cluster } : {}) });
+    const lock = cluster
+      ? await opts.clusterLocks.holdClusterLock(cluster, jobId, {
+          ttlMs: CLUSTER_LOCK_TTL_MS,
+          // Read-only work goes on (a second diagnosis at worst); the lapse is logged, never swallowed.
+          onLost: (reason) => logger.warn({ reason }, 'the per-cluster job lock lapsed while the job ran'),
+        })
+      : undefined;
+    if (cluster && !lock) {
       await job.moveToDelayed(Date.now() + CLUSTER_BUSY_RETRY_MS, token);
       finished('delayed');
       throw new DelayedError();
     }
-    // Every line logged while handling this job names it and its cluster.
-    const logger = withFields(opts.logger, { jobId, kind: data.kind, ...(cluster ? { cluster } : {}) });
-    const renew = cluster
-      ? setInterval(
-          () =>
-            void opts.clusterLocks
-              .renewClusterLock(cluster, jobId, CLUSTER_LOCK_TTL_MS)
-              .catch(() => undefined),
-          CLUSTER_LOCK_TTL_MS / 3,
-        )
-      : undefined;
     const attempt = new AbortController();
     // Read-only work can be handed over. A remediation is never run twice at once: it keeps its job
     // until it ends (or the process dies, and the stalled check hands it over then).
@@ -183,8 +181,7 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
     } finally {
       attempt.abort();
       attempts.delete(attempt);
-      clearInterval(renew);
-      if (cluster) await opts.clusterLocks.releaseClusterLock(cluster, jobId).catch(() => undefined);
+      await lock?.release();
     }
   };
 

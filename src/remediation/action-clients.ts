@@ -1,6 +1,6 @@
 import { createEtcdClients, type EtcdClients, loadEtcdTls } from '../clients/etcd-clients.js';
 import { type KubernetesClients, loadKubernetesClients } from '../clients/kubernetes.js';
-import type { ClusterConfig } from '../config/schema.js';
+import { type ClusterConfig, RESERVED_ENV_PREFIXES } from '../config/schema.js';
 import { EtcdDoctorError } from '../errors.js';
 import { discoverEtcdEndpoints } from '../probes/kubernetes/discover-etcd-endpoints.js';
 import type { ActionClients } from './action.js';
@@ -48,7 +48,9 @@ export function createActionClients(
     },
     kubernetes: loadKube,
     fetch: deps.fetch ?? fetch,
-    credential: (name) => deps.env[name],
+    // The schema refuses these names too; this holds even for a config built in code.
+    credential: (name) =>
+      RESERVED_ENV_PREFIXES.some((p) => name.startsWith(p)) ? undefined : deps.env[name],
     rerun: (depth) => deps.rerun(cluster.name, depth),
     async close() {
       if (etcd) (await etcd.catch(() => undefined))?.close();

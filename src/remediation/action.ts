@@ -3,6 +3,7 @@ import type { EtcdClients } from '../clients/etcd-clients.js';
 import type { KubernetesClients } from '../clients/kubernetes.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
+import type { Logger } from '../logger.js';
 import type { ViewButton } from '../report/chat-view.js';
 import type { RemediationState } from './remediation-state.js';
 import type { RemediationSettings } from './settings.js';
@@ -60,6 +61,8 @@ export interface ActionContext {
   settings: RemediationSettings;
   /** Plan, report nothing: every step that would change something says what it would do. */
   dryRun: boolean;
+  /** The worker's log (the job's fields on every line): for what must not reach the chat. */
+  logger: Logger;
   /** One line per step, shown live in the thread and kept for the audit. */
   progress(line: string): Promise<void>;
   snapshot: PlanSnapshot;
@@ -69,6 +72,25 @@ export interface ActionContext {
   sleep: (ms: number) => Promise<void>;
   /** A fresh plan for a follow-up button (e.g. "Open another ticket"). */
   followUp(action: ActionId, args: Record<string, string>, label: string): Promise<ViewButton>;
+  /**
+   * Call right before each step that changes something (`next` names it). Throws RemediationAborted
+   * when the cluster's remediation lock lapsed (a renewal failed): another action could be running,
+   * so nothing more may change. Read-only actions hold no lock and never stop here.
+   */
+  safePoint(next: string): void;
+}
+
+/** The run stopped at a safe point because its lock lapsed; nothing after `before` was done. */
+export class RemediationAborted extends Error {
+  readonly before: string;
+  readonly why: string;
+
+  constructor(before: string, why: string) {
+    super(`stopped before ${before}: ${why}`);
+    this.name = 'RemediationAborted';
+    this.before = before;
+    this.why = why;
+  }
 }
 
 export interface ActionOutcome {

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { createOwnedLocks, type HeldLock, type HoldOptions } from '../state/owned-lock.js';
 
 /**
  * What remediation remembers in Redis: which confirmations were pressed (a double click or a Slack
@@ -8,12 +9,29 @@ import type { Redis } from 'ioredis';
 export interface RemediationState {
   /** First press of a confirmation wins; later presses get the first presser back. */
   claimPress(planId: string, user: string): Promise<{ first: true } | { first: false; by: string }>;
+  /** Who pressed the plan's run, if anyone did. */
+  pressedBy(planId: string): Promise<string | undefined>;
   /** True once per plan: the worker calls it right before running. */
-  markRunning(planId: string): Promise<boolean>;
-  /** One mutating action per cluster (so never two nodes restarting at once). */
-  acquireLock(cluster: string, owner: string, ttlMs: number): Promise<boolean>;
-  renewLock(cluster: string, owner: string, ttlMs: number): Promise<void>;
-  releaseLock(cluster: string, owner: string): Promise<void>;
+  markRunning(planId: string, user: string): Promise<boolean>;
+  /**
+   * Forgets a plan's press and run markers, so its button can be pressed again: only for a run that
+   * was refused before it touched anything because another action held the cluster.
+   */
+  releaseRun(planId: string, user: string): Promise<void>;
+  /**
+   * One open confirmation per plan: the first press of a button that needs one gets it (`opened`);
+   * while it is open, others get its holder (`<user>:<confirmation plan id>`) back.
+   */
+  openConfirmation(
+    planId: string,
+    holder: string,
+    ttlMs: number,
+  ): Promise<{ opened: true } | { opened: false; holder: string }>;
+  /**
+   * One mutating action per cluster (so never two nodes restarting at once), renewed while it runs;
+   * a failed renewal aborts the hold's signal and calls `onLost`.
+   */
+  holdLock(cluster: string, owner: string, opts: HoldOptions): Promise<HeldLock | undefined>;
   lockHolder(cluster: string): Promise<string | undefined>;
   ticketFor(diagnosis: string): Promise<string | undefined>;
   saveTicket(diagnosis: string, url: string): Promise<void>;
@@ -27,32 +45,31 @@ const MARK_TTL_SECONDS = 7 * 24 * 3600;
 /** A ticket link is remembered for as long as its diagnosis' buttons could exist. */
 const TICKET_TTL_SECONDS = 7 * 24 * 3600;
 
-const DEL_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-const PEXPIRE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
-
 export function createRemediationState(redis: Redis, prefix: string): RemediationState {
   const key = (...parts: string[]) => [prefix, 'remediation', ...parts].join(':');
+  const locks = createOwnedLocks(redis);
+  const markMs = MARK_TTL_SECONDS * 1000;
   return {
     async claimPress(planId, user) {
       const k = key('pressed', planId);
-      if ((await redis.set(k, user, 'EX', MARK_TTL_SECONDS, 'NX')) === 'OK') return { first: true };
-      return { first: false, by: (await redis.get(k)) ?? 'someone' };
+      if ((await locks.acquire(k, user, markMs)) === 'acquired') return { first: true };
+      return { first: false, by: (await locks.holder(k)) ?? 'someone' };
     },
-    async markRunning(planId) {
-      return (await redis.set(key('ran', planId), String(Date.now()), 'EX', MARK_TTL_SECONDS, 'NX')) === 'OK';
+    pressedBy: (planId) => locks.holder(key('pressed', planId)),
+    async releaseRun(planId, user) {
+      await locks.release(key('pressed', planId), user);
+      await locks.release(key('ran', planId), user);
     },
-    async acquireLock(cluster, owner, ttlMs) {
-      return (await redis.set(key('lock', cluster), owner, 'PX', ttlMs, 'NX')) === 'OK';
+    async markRunning(planId, user) {
+      return (await locks.acquire(key('ran', planId), user, markMs)) === 'acquired';
     },
-    async renewLock(cluster, owner, ttlMs) {
-      await redis.eval(PEXPIRE_IF_OWNER, 1, key('lock', cluster), owner, String(ttlMs));
+    async openConfirmation(planId, holder, ttlMs) {
+      const k = key('confirmation', planId);
+      if ((await locks.acquire(k, holder, ttlMs)) === 'acquired') return { opened: true };
+      return { opened: false, holder: (await locks.holder(k)) ?? 'someone' };
     },
-    async releaseLock(cluster, owner) {
-      await redis.eval(DEL_IF_OWNER, 1, key('lock', cluster), owner);
-    },
-    async lockHolder(cluster) {
-      return (await redis.get(key('lock', cluster))) ?? undefined;
-    },
+    holdLock: (cluster, owner, opts) => locks.hold(key('lock', cluster), owner, opts),
+    lockHolder: (cluster) => locks.holder(key('lock', cluster)),
     async ticketFor(diagnosis) {
       return (await redis.get(key('ticket', diagnosis))) ?? undefined;
     },

@@ -1,18 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
 import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
 import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { type Logger, withFields } from '../logger.js';
 import type { RemediateJob } from '../queue/job-schemas.js';
 import { type ChatView, textView, type ViewButton } from '../report/chat-view.js';
-import { buttonValue, type PlanStore } from '../state/plan-store.js';
-import type { ActionClients, ActionContext, ActionOutcome } from './action.js';
+import type { HeldLock } from '../state/owned-lock.js';
+import { buttonValue, type Plan, type PlanStore } from '../state/plan-store.js';
+import {
+  type ActionClients,
+  type ActionContext,
+  type ActionOutcome,
+  RemediationAborted,
+  type RegisteredAction,
+} from './action.js';
 import { actions } from './actions/index.js';
 import { snapshotOf, threadOf } from './plan-context.js';
+import { type GroupMembers, isResponder } from './authorise.js';
 import type { RemediationState } from './remediation-state.js';
-import { type RemediationSettings, settingsFor } from './settings.js';
+import { planExpiryMs, type RemediationSettings, settingsFor } from './settings.js';
 
 export interface RemediationRunnerDeps {
   chat: ChatAdapter;
@@ -33,13 +41,27 @@ export interface RemediationResult {
   summary: string;
 }
 
-/** The one mutating action per cluster holds this lock, renewed while it runs. */
-const LOCK_TTL_MS = 60_000;
+/** Everything one run needs, resolved once from its job and plan. */
+interface Run {
+  job: RemediateJob;
+  plan: Plan;
+  action: RegisteredAction;
+  cluster: ClusterConfig;
+  settings: RemediationSettings;
+  dryRun: boolean;
+  mutating: boolean;
+  /** The original button's plan: a plan runs once, whichever confirmation led to it. */
+  origin: string;
+  to: Destination;
+  audit(event: AuditEvent, detail: string, durationMs?: number): Promise<string>;
+}
 
 /**
  * The worker side of a press: load the plan, make sure it runs once (a recovered or re-added job
- * finds the marker), one mutating action per cluster, post "started", the steps as they happen, and
- * the outcome with its time in the thread, and write each to the audit stream.
+ * finds the marker), check again that the press still holds (plan unexpired, presser still a
+ * responder, confirmation recent, job not stale), take the cluster's remediation lock, post
+ * "started", the steps as they happen, and the outcome with its time in the thread, and write each
+ * to the audit stream.
  */
 export function createRemediationRunner(deps: RemediationRunnerDeps) {
   const now = deps.now ?? Date.now;
@@ -47,18 +69,57 @@ export function createRemediationRunner(deps: RemediationRunnerDeps) {
 
   return async function runRemediation(job: RemediateJob): Promise<RemediationResult> {
     const plan = await deps.plans.load(job.plan);
-    const to: Destination = { channel: job.channel };
     if (!plan) {
       await deps.chat.post(
-        to,
+        { channel: job.channel },
         textView('This remediation plan is gone (expired); nothing was done.', 'warning'),
       );
       return { status: 'skipped', summary: 'plan gone' };
     }
-    const thread = threadOf(plan.context);
-    if (thread) to.thread = thread;
-    const action = actions[plan.action];
-    const audit = (event: Parameters<AuditLog['append']>[0]['event'], detail: string, durationMs?: number) =>
+    const run = runOf(job, plan, deps);
+    if (!(await deps.state.markRunning(run.origin, job.user)))
+      return { status: 'skipped', summary: 'already ran' };
+    const parsed = run.action.parse(plan.args);
+    if (!parsed.ok) {
+      await run.audit('refused', `invalid plan: ${parsed.error}`);
+      return { status: 'refused', summary: parsed.error };
+    }
+    const stale = await runTimeRefusal(run, now(), deps.chat.groupMembers?.bind(deps.chat));
+    if (stale) return refuseRun(run, stale, deps);
+    const lock = run.mutating ? await holdLock(run, deps) : undefined;
+    if (run.mutating && !lock) {
+      const holder = (await deps.state.lockHolder(plan.cluster)) ?? 'another action';
+      // Refused before anything was touched: the same button may be pressed again later.
+      await deps.state.releaseRun(run.origin, job.user);
+      return refuseRun(
+        run,
+        `another remediation is running on ${plan.cluster} (plan ${holder.split(':')[0]}); one at a time, so nothing was done. Press again when it has finished.`,
+        deps,
+      );
+    }
+    try {
+      return await execute(run, parsed.run, lock, { ...deps, now, sleep });
+    } finally {
+      await lock?.release();
+    }
+  };
+}
+
+function runOf(job: RemediateJob, plan: Plan, deps: RemediationRunnerDeps): Run {
+  const cluster = deps.cluster(plan.cluster);
+  const action = actions[plan.action];
+  const thread = threadOf(plan.context);
+  return {
+    job,
+    plan,
+    action,
+    cluster,
+    settings: settingsFor(cluster, deps.settings),
+    dryRun: cluster.remediation?.dryRun ?? false,
+    mutating: action.access === 'responders',
+    origin: plan.context?.confirmationOf ?? job.plan,
+    to: { channel: job.channel, ...(thread ? { thread } : {}) },
+    audit: (event, detail, durationMs) =>
       deps.audit.append({
         event,
         cluster: plan.cluster,
@@ -67,101 +128,177 @@ export function createRemediationRunner(deps: RemediationRunnerDeps) {
         plan: job.plan,
         detail,
         ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs) }),
-      });
-    if (!(await deps.state.markRunning(job.plan))) return { status: 'skipped', summary: 'already ran' };
-
-    const cluster = deps.cluster(plan.cluster);
-    const settings = settingsFor(cluster, deps.settings);
-    const dryRun = cluster.remediation?.dryRun ?? false;
-    const parsed = action.parse(plan.args);
-    if (!parsed.ok) {
-      await audit('refused', `invalid plan: ${parsed.error}`);
-      return { status: 'refused', summary: parsed.error };
-    }
-    const owner = `${job.plan}:${randomUUID().slice(0, 8)}`;
-    const mutating = action.access === 'responders';
-    if (mutating && !(await deps.state.acquireLock(plan.cluster, owner, LOCK_TTL_MS))) {
-      const holder = (await deps.state.lockHolder(plan.cluster)) ?? 'another action';
-      const summary = `another remediation is running on ${plan.cluster} (plan ${holder.split(':')[0]}); one at a time, so nothing was done. Press again when it has finished.`;
-      await deps.chat.post(to, textView(summary, 'warning', { actor: job.user }));
-      await audit('refused', summary);
-      return { status: 'refused', summary };
-    }
-    const renew = mutating
-      ? setInterval(
-          () => void deps.state.renewLock(plan.cluster, owner, LOCK_TTL_MS).catch(() => undefined),
-          LOCK_TTL_MS / 3,
-        )
-      : undefined;
-
-    const title = `${dryRun ? '(dry run) ' : ''}*${plan.label}* on *${plan.cluster}*`;
-    const steps: string[] = [];
-    const started = performance.now();
-    let ref: MessageRef | undefined;
-    const show = (view: ChatView) => (ref ? deps.chat.update(ref, view) : Promise.resolve());
-    const clients = deps.clientsFor(cluster);
-    try {
-      ref = await deps.chat.post(to, textView([`started ${title}`], 'info', { actor: job.user }));
-      await audit('started', `${plan.label}${dryRun ? ' (dry run)' : ''}`);
-      const ctx: ActionContext = {
-        cluster,
-        clients,
-        state: deps.state,
-        settings,
-        dryRun,
-        snapshot: snapshotOf(plan.cluster, plan.context),
-        planId: job.plan,
-        user: job.user,
-        now,
-        sleep,
-        async progress(line) {
-          steps.push(line);
-          await show(
-            textView([`started ${title}`, ...steps.map((s) => `• ${s}`)], 'info', { actor: job.user }),
-          ).catch((err: unknown) =>
-            deps.logger.warn({ err: describeError(err) }, 'remediation progress update failed'),
-          );
-        },
-        followUp: (id, args, label) =>
-          followUp(deps, plan.cluster, plan.channel, plan.context, id, args, label, now),
-      };
-      let outcome: ActionOutcome;
-      try {
-        outcome = await parsed.run(ctx);
-      } catch (err) {
-        outcome = { status: 'failed', summary: describeError(err), lines: [] };
-      }
-      const tookMs = performance.now() - started;
-      const took = `${(tookMs / 1000).toFixed(tookMs < 10_000 ? 1 : 0)} s`;
-      const verb = { done: 'finished', refused: 'refused', failed: 'failed' }[outcome.status];
-      const lines = [
-        `ran ${title}: ${verb} in ${took}: ${outcome.summary}`,
-        ...outcome.lines.map((l) => `• ${l}`),
-      ];
-      const tone = outcome.status === 'done' ? 'success' : outcome.status === 'refused' ? 'warning' : 'error';
-      const view = textView(lines, tone, {
-        actor: job.user,
-        ...(outcome.link ? { link: outcome.link } : {}),
-        ...(outcome.buttons ? { buttons: outcome.buttons } : {}),
-      });
-      await show(view);
-      const event =
-        outcome.status === 'done'
-          ? dryRun
-            ? 'dry-run'
-            : 'finished'
-          : outcome.status === 'refused'
-            ? 'refused'
-            : 'failed';
-      const auditLines = [outcome.summary, ...outcome.lines, ...(outcome.link ? [outcome.link.url] : [])];
-      await audit(event, auditLines.join(' | '), tookMs);
-      return { status: outcome.status, summary: outcome.summary };
-    } finally {
-      clearInterval(renew);
-      if (mutating) await deps.state.releaseLock(plan.cluster, owner).catch(() => undefined);
-      await clients.close().catch(() => undefined);
-    }
+      }),
   };
+}
+
+/**
+ * What the click path checked, checked again when a worker takes the job: a job can wait in the
+ * queue (workers down, a backlog) while its plan expires, its presser leaves the responders, or
+ * its confirmation grows old. Undefined when the press still holds.
+ */
+export async function runTimeRefusal(
+  run: Pick<Run, 'job' | 'plan' | 'action' | 'cluster' | 'settings' | 'mutating'>,
+  nowMs: number,
+  groupMembers: GroupMembers | undefined,
+): Promise<string | undefined> {
+  const { job, plan, settings } = run;
+  const again = `nothing was done; run \`/etcd diagnose ${plan.cluster}\` and press again`;
+  if (job.requestedAt < plan.createdAt)
+    return `this job is older than its plan (forged or replayed); ${again}`;
+  const waitedMs = nowMs - job.requestedAt;
+  if (run.mutating && waitedMs > settings.maxQueueWaitMs)
+    return `this press waited ${minutes(waitedMs)} in the queue (at most ${minutes(settings.maxQueueWaitMs)}); the cluster may have changed since, so ${again}`;
+  const origin = Number(plan.context?.originCreatedAt ?? plan.createdAt);
+  const limitMs = planExpiryMs(settings, run.mutating);
+  if (nowMs - origin > limitMs)
+    return `the button expired (${minutes(limitMs)} after its diagnosis) while the job waited; ${again}`;
+  if (!run.mutating) return undefined;
+  if (!(await isResponder(job.user, run.cluster.remediation?.responders ?? [], groupMembers)))
+    return `${job.user} is no longer one of the responders of ${plan.cluster}; nothing was done`;
+  if (!run.action.needsConfirmation) return undefined;
+  if (!plan.context?.confirmationOf || plan.context.boundUser !== job.user)
+    return `this action needs a confirmation by the presser, and the job has none; ${again}`;
+  const ageMs = nowMs - plan.createdAt;
+  if (ageMs > settings.confirmWindowMs + settings.maxQueueWaitMs)
+    return `the confirmation is ${minutes(ageMs)} old (a confirmation holds ${minutes(settings.confirmWindowMs)}); ${again}`;
+  return undefined;
+}
+
+const minutes = (ms: number) =>
+  ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
+
+async function refuseRun(run: Run, summary: string, deps: RemediationRunnerDeps): Promise<RemediationResult> {
+  await deps.chat.post(run.to, textView(summary, 'warning', { actor: run.job.user }));
+  await run.audit('refused', summary);
+  return { status: 'refused', summary };
+}
+
+/** The cluster's remediation lock, renewed while the action runs; a lapse is logged at once. */
+function holdLock(run: Run, deps: RemediationRunnerDeps): Promise<HeldLock | undefined> {
+  const owner = `${run.job.plan}:${randomUUID().slice(0, 8)}`;
+  return deps.state.holdLock(run.plan.cluster, owner, {
+    ttlMs: run.settings.lockTtlMs,
+    onLost: (reason) =>
+      deps.logger.error(
+        { cluster: run.plan.cluster, plan: run.job.plan, action: run.plan.action, reason },
+        'remediation lock lapsed; the action stops at its next safe point',
+      ),
+  });
+}
+
+type ExecDeps = RemediationRunnerDeps & { now: () => number; sleep: (ms: number) => Promise<void> };
+
+async function execute(
+  run: Run,
+  act: (ctx: ActionContext) => Promise<ActionOutcome>,
+  lock: HeldLock | undefined,
+  deps: ExecDeps,
+): Promise<RemediationResult> {
+  const { job, plan } = run;
+  const title = `${run.dryRun ? '(dry run) ' : ''}*${plan.label}* on *${plan.cluster}*`;
+  const started = performance.now();
+  const clients = deps.clientsFor(run.cluster);
+  try {
+    const ref = await deps.chat.post(run.to, textView([`started ${title}`], 'info', { actor: job.user }));
+    await run.audit('started', `${plan.label}${run.dryRun ? ' (dry run)' : ''}`);
+    const outcome = await runAction(run, act, actionContext(run, clients, ref, title, lock, deps), deps);
+    const tookMs = performance.now() - started;
+    await deps.chat.update(ref, outcomeView(outcome, title, job.user, tookMs));
+    const auditLines = [outcome.summary, ...outcome.lines, ...(outcome.link ? [outcome.link.url] : [])];
+    await run.audit(auditEvent(outcome, run.dryRun), auditLines.join(' | '), tookMs);
+    return { status: outcome.status, summary: outcome.summary };
+  } finally {
+    await clients.close().catch(() => undefined);
+  }
+}
+
+async function runAction(
+  run: Run,
+  act: (ctx: ActionContext) => Promise<ActionOutcome>,
+  ctx: ActionContext,
+  deps: ExecDeps,
+): Promise<ActionOutcome> {
+  try {
+    return await act(ctx);
+  } catch (err) {
+    if (!(err instanceof RemediationAborted))
+      return { status: 'failed', summary: describeError(err), lines: [] };
+    deps.logger.error(
+      { cluster: run.plan.cluster, plan: run.job.plan, before: err.before, reason: err.why },
+      'remediation stopped: its lock lapsed',
+    );
+    return {
+      status: 'failed',
+      summary: `stopped before ${err.before}: the remediation lock of ${run.plan.cluster} lapsed (${err.why}), so another action could start; nothing after that was done`,
+      lines: [],
+    };
+  }
+}
+
+function actionContext(
+  run: Run,
+  clients: ActionClients,
+  ref: MessageRef,
+  title: string,
+  lock: HeldLock | undefined,
+  deps: ExecDeps,
+): ActionContext {
+  const steps: string[] = [];
+  return {
+    cluster: run.cluster,
+    clients,
+    state: deps.state,
+    settings: run.settings,
+    dryRun: run.dryRun,
+    snapshot: snapshotOf(run.plan.cluster, run.plan.context),
+    planId: run.job.plan,
+    user: run.job.user,
+    now: deps.now,
+    sleep: deps.sleep,
+    logger: withFields(deps.logger, {
+      cluster: run.plan.cluster,
+      plan: run.job.plan,
+      action: run.plan.action,
+    }),
+    async progress(line) {
+      steps.push(line);
+      await deps.chat
+        .update(
+          ref,
+          textView([`started ${title}`, ...steps.map((s) => `• ${s}`)], 'info', { actor: run.job.user }),
+        )
+        .catch((err: unknown) =>
+          deps.logger.warn({ err: describeError(err) }, 'remediation progress update failed'),
+        );
+    },
+    followUp: (id, args, label) =>
+      followUp(deps, run.plan.cluster, run.plan.channel, run.plan.context, id, args, label, deps.now),
+    safePoint(next) {
+      const why = lock?.lost();
+      if (why) throw new RemediationAborted(next, why);
+    },
+  };
+}
+
+function outcomeView(outcome: ActionOutcome, title: string, actor: string, tookMs: number): ChatView {
+  const took = `${(tookMs / 1000).toFixed(tookMs < 10_000 ? 1 : 0)} s`;
+  const verb = { done: 'finished', refused: 'refused', failed: 'failed' }[outcome.status];
+  const lines = [
+    `ran ${title}: ${verb} in ${took}: ${outcome.summary}`,
+    ...outcome.lines.map((l) => `• ${l}`),
+  ];
+  const tone = outcome.status === 'done' ? 'success' : outcome.status === 'refused' ? 'warning' : 'error';
+  return textView(lines, tone, {
+    actor,
+    ...(outcome.link ? { link: outcome.link } : {}),
+    ...(outcome.buttons ? { buttons: outcome.buttons } : {}),
+  });
+}
+
+function auditEvent(outcome: ActionOutcome, dryRun: boolean): AuditEvent {
+  if (outcome.status === 'done') return dryRun ? 'dry-run' : 'finished';
+  return outcome.status === 'refused' ? 'refused' : 'failed';
 }
 
 async function followUp(

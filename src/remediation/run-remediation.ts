@@ -7,26 +7,41 @@ import { buttonValue, type Plan, type PlanStore } from '../state/plan-store.js';
 import type { RegisteredAction } from './action.js';
 import { actions } from './actions/index.js';
 import { snapshotOf } from './plan-context.js';
+import { authorise, type GroupMembers } from './authorise.js';
 import type { RemediationState } from './remediation-state.js';
 import { planExpiryMs, type RemediationSettings, settingsFor } from './settings.js';
 
 export interface ClickDeps {
   clusters: ClusterAccess;
   plans: Pick<PlanStore, 'save' | 'load'>;
-  state: Pick<RemediationState, 'claimPress'>;
+  state: Pick<RemediationState, 'claimPress' | 'pressedBy' | 'openConfirmation'>;
   audit: Pick<AuditLog, 'append'>;
   /** Queues the remediation job (its id derives from the plan). */
   enqueue(job: RemediateJob): Promise<void>;
   /** The user ids of a Slack user group; absent on chats without groups. */
-  groupMembers?: (groupId: string) => Promise<string[]>;
+  groupMembers?: GroupMembers;
   settings: RemediationSettings;
   now: () => number;
 }
 
+interface Click {
+  click: IncomingAction;
+  planId: string;
+  plan: Plan;
+  action: RegisteredAction;
+  settings: RemediationSettings;
+  dryRun: boolean;
+  deps: ClickDeps;
+  audit(event: AuditEvent, detail: string): Promise<string>;
+  /** A refusal, audited; its text is etcd-doctor's own, so mentions in it are live. */
+  refuse(reason: string): Promise<ChatView>;
+}
+
 /**
  * The single path of every remediation click: the value was already parsed into a plan id and its
- * plan loaded (src/bot/handle-action.ts). Here: expiry → authorisation → confirmation → run once
- * (queue) → audit. Expected refusals are replies, never exceptions.
+ * plan loaded (src/bot/handle-action.ts). Here: expiry → authorisation → confirmation (one open per
+ * plan) → run once (queue) → audit. Expected refusals are replies, never exceptions. The worker
+ * checks expiry, authorisation and the confirmation's age again when it takes the job (run-job.ts).
  */
 export async function runRemediationClick(
   click: IncomingAction,
@@ -36,7 +51,6 @@ export async function runRemediationClick(
 ): Promise<ChatView> {
   const action = actions[plan.action];
   const cluster = deps.clusters.get(plan.cluster, { channel: click.channel, channelName: click.channelName });
-  const settings = settingsFor(cluster, deps.settings);
   const audit = (event: AuditEvent, detail: string) =>
     deps.audit.append({
       event,
@@ -46,97 +60,122 @@ export async function runRemediationClick(
       plan: planId,
       detail,
     });
-  const refuse = async (reason: string): Promise<ChatView> => {
-    await audit('refused', reason);
-    return textView(reason, 'warning');
+  const c: Click = {
+    click,
+    planId,
+    plan,
+    action,
+    settings: settingsFor(cluster, deps.settings),
+    dryRun: cluster.remediation?.dryRun ?? false,
+    deps,
+    audit,
+    async refuse(reason) {
+      await audit('refused', reason);
+      return textView(reason, 'warning', { liveMentions: true });
+    },
   };
-
   const mutating = action.access === 'responders';
   const origin = Number(plan.context?.originCreatedAt ?? plan.createdAt);
-  const limitMs = planExpiryMs(settings, mutating);
+  const limitMs = planExpiryMs(c.settings, mutating);
   if (deps.now() - origin > limitMs)
-    return refuse(
+    return c.refuse(
       `This button expired (buttons ${mutating ? 'that change something ' : ''}work for ${Math.round(limitMs / 60_000)} min after the diagnosis); nothing was done. Run \`/etcd diagnose ${plan.cluster}\` again.`,
     );
   const parsed = action.parse(plan.args);
-  if (!parsed.ok) return refuse(`This button's plan is not valid (${parsed.error}); nothing was done.`);
-
-  const responders: string[] = cluster.remediation?.responders ?? [];
-  const denied = await authorise(action, click.user, responders, deps);
-  if (denied) return refuse(denied);
-
+  if (!parsed.ok) return c.refuse(`This button's plan is not valid (${parsed.error}); nothing was done.`);
+  const denied = await authorise(
+    action,
+    click.user,
+    cluster.remediation?.responders ?? [],
+    deps.groupMembers,
+  );
+  if (denied) return c.refuse(denied);
   const confirmationOf = plan.context?.confirmationOf;
-  if (action.needsConfirmation && !confirmationOf) {
-    const lines = parsed.describe(snapshotOf(plan.cluster, plan.context));
-    const runIt = await confirmationButton(planId, plan, action, click.user, lines, deps);
-    await audit('confirm-shown', lines.join(' '));
-    const dry = cluster.remediation?.dryRun ? ' (dry run: it plans and reports, nothing changes)' : '';
-    return textView(
-      [`*${plan.label}* on *${plan.cluster}*${dry}:`, ...lines, 'Press *Run it* to start.'],
-      'info',
-      {
-        buttons: [runIt],
-      },
-    );
-  }
+  if (action.needsConfirmation && !confirmationOf)
+    return confirm(c, parsed.describe(snapshotOf(plan.cluster, plan.context)));
   if (confirmationOf) {
-    if (plan.context?.boundUser !== click.user)
-      return refuse(
-        `This confirmation belongs to <@${plan.context?.boundUser ?? 'someone'}>; press *${plan.label}* on the diagnosis yourself.`,
-      );
-    if (deps.now() - plan.createdAt > settings.confirmWindowMs)
-      return refuse(
-        `This confirmation expired after ${Math.round(settings.confirmWindowMs / 60_000)} min; nothing was done. Press *${plan.label}* again.`,
-      );
+    const stale = confirmationRefusal(c);
+    if (stale) return c.refuse(stale);
   }
-  const press = await deps.state.claimPress(planId, click.user);
+  return start(c, confirmationOf ?? planId);
+}
+
+/** A "Run it" belongs to whoever opened it, for the confirmation window. */
+function confirmationRefusal(c: Click): string | undefined {
+  const bound = c.plan.context?.boundUser;
+  if (bound !== c.click.user)
+    return `This confirmation belongs to <@${bound ?? 'someone'}>; press *${c.plan.label}* on the diagnosis yourself.`;
+  if (c.deps.now() - c.plan.createdAt > c.settings.confirmWindowMs)
+    return `This confirmation expired after ${Math.round(c.settings.confirmWindowMs / 60_000)} min; nothing was done. Press *${c.plan.label}* again.`;
+  return undefined;
+}
+
+/** Runs the plan once: the press is claimed on the original button, whichever confirmation led here. */
+async function start(c: Click, origin: string): Promise<ChatView> {
+  const { plan, click, deps } = c;
+  const press = await deps.state.claimPress(origin, click.user);
   if (!press.first)
-    return textView(`*${plan.label}* was already started by <@${press.by}>; it runs once.`, 'info');
+    return textView(`*${plan.label}* was already started by <@${press.by}>; it runs once.`, 'info', {
+      liveMentions: true,
+    });
   await deps.enqueue({
     v: 1,
     kind: 'remediate',
-    plan: planId,
+    plan: c.planId,
     cluster: plan.cluster,
     channel: plan.channel,
     user: click.user,
     requestedAt: deps.now(),
   });
-  await audit(confirmationOf ? 'confirmed' : 'queued', `${plan.label} queued`);
+  await c.audit(origin === c.planId ? 'queued' : 'confirmed', `${plan.label} queued`);
   return textView(`Starting *${plan.label}* on *${plan.cluster}*; progress follows in the thread.`, 'info');
 }
 
 /**
- * Read-only actions are open to everyone in the channel; the others only to the cluster's
- * responders, listed as user ids (U…) or user-group ids (S…, resolved at click time).
+ * The exact plan and a "Run it" bound to the presser. One confirmation is open per plan at a time:
+ * a second responder pressing the same button is told who holds it; the holder gets theirs again.
  */
-async function authorise(
-  action: RegisteredAction,
-  user: string,
-  responders: string[],
-  deps: Pick<ClickDeps, 'groupMembers'>,
-): Promise<string | undefined> {
-  if (action.access === 'anyone') return undefined;
-  if (responders.includes(user)) return undefined;
-  for (const group of responders.filter((r) => r.startsWith('S'))) {
-    const members: string[] = (await deps.groupMembers?.(group).catch((): string[] => [])) ?? [];
-    if (members.includes(user)) return undefined;
+async function confirm(c: Click, lines: string[]): Promise<ChatView> {
+  const { plan, click, deps } = c;
+  const ran = await deps.state.pressedBy(c.planId);
+  if (ran)
+    return textView(`*${plan.label}* was already started by <@${ran}>; it runs once.`, 'info', {
+      liveMentions: true,
+    });
+  const id = await saveConfirmation(c.planId, plan, click.user, deps);
+  const opened = await deps.state.openConfirmation(
+    c.planId,
+    `${click.user}:${id}`,
+    c.settings.confirmWindowMs,
+  );
+  let shown = id;
+  if (!opened.opened) {
+    const [holder, openId] = opened.holder.split(':');
+    if (holder !== click.user || !openId)
+      return c.refuse(
+        `<@${holder ?? 'someone'}> already has the confirmation of *${plan.label}* open; it runs once. Nothing was done; ask them, or press again in ${Math.round(c.settings.confirmWindowMs / 60_000)} min if they do not run it.`,
+      );
+    shown = openId;
   }
-  const who = responders.length
-    ? responders.map((r) => (r.startsWith('S') ? `<!subteam^${r}>` : `<@${r}>`)).join(', ')
-    : 'nobody yet (the cluster lists no remediation.responders)';
-  return `Only responders may press *${action.label}*: ${who}. Nothing was done; ask one of them.`;
+  await c.audit('confirm-shown', lines.join(' '));
+  const dry = c.dryRun ? ' (dry run: it plans and reports, nothing changes)' : '';
+  return textView(
+    [`*${plan.label}* on *${plan.cluster}*${dry}:`, ...lines, 'Press *Run it* to start.'],
+    'info',
+    {
+      buttons: [runItButton(shown, plan, c.action, lines)],
+    },
+  );
 }
 
 /** A plan of its own for the "Run it" button: bound to the clicker, pointing back at the original. */
-async function confirmationButton(
+async function saveConfirmation(
   planId: string,
   plan: Plan,
-  action: RegisteredAction,
   user: string,
-  lines: string[],
   deps: Pick<ClickDeps, 'plans' | 'now'>,
-): Promise<ViewButton> {
-  const id = await deps.plans.save({
+): Promise<string> {
+  return deps.plans.save({
     action: plan.action,
     cluster: plan.cluster,
     args: plan.args,
@@ -150,6 +189,9 @@ async function confirmationButton(
       originCreatedAt: String(plan.context?.originCreatedAt ?? plan.createdAt),
     },
   });
+}
+
+function runItButton(id: string, plan: Plan, action: RegisteredAction, lines: string[]): ViewButton {
   return {
     action: plan.action,
     label: 'Run it',

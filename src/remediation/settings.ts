@@ -6,6 +6,13 @@ export interface RemediationSettings {
   planExpiryMs: number;
   /** A "Run it" confirmation stops working this long after it was shown. */
   confirmWindowMs: number;
+  /**
+   * The per-cluster remediation lock lapses this long after its last renewal (renewed every third of
+   * it); an action whose renewal fails stops at its next safe point.
+   */
+  lockTtlMs: number;
+  /** A remediation job that waited longer than this in the queue is refused when a worker takes it. */
+  maxQueueWaitMs: number;
   /** Pause between two members' defragmentation before the health check (cluster `remediation.defragPauseSeconds`). */
   defragPauseMs: number;
   /** How long the cluster may take to look healthy again after one member's defragmentation. */
@@ -22,10 +29,18 @@ export interface RemediationSettings {
   pollMs: number;
   /** The namespace the helper pods and Jobs run in (the opt-in RBAC grants kube-system). */
   namespace: string;
+  /** Digest-pinned (the admission policy admits nothing else). */
   helperImage: string;
-  diskBenchmarkImage: string;
+  /** A digest-pinned image with fio and sh; none is shipped, so the benchmark asks for one. */
+  diskBenchmarkImage: string | undefined;
   /** Where recover-nospace writes its snapshot when the cluster names no snapshotDir. */
   snapshotDir: string;
+  /** recover-nospace keeps this many snapshots per cluster and deletes older ones. */
+  snapshotKeep: number;
+  /** The disk benchmark refuses when its filesystem has less free space than this. */
+  benchmarkMinFreeBytes: number;
+  /** Tests only: a ticket URL may be plain http to a loopback address (never set in production). */
+  allowLoopbackHttpTickets: boolean;
 }
 
 /** Mutating actions never run from a button older than this, whatever the config says. */
@@ -34,6 +49,10 @@ export const MUTATING_PLAN_MAX_MS = 30 * 60_000;
 export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   planExpiryMs: 30 * 60_000,
   confirmWindowMs: 5 * 60_000,
+  lockTtlMs: 60_000,
+  // A press is for the cluster as it was then: a job left queued while the workers were down does
+  // not run hours later (README, "Remediation buttons").
+  maxQueueWaitMs: 2 * 60_000,
   // Red Hat: wait about a minute between members; CEOP waits 36 s and then polls health (KB R3).
   defragPauseMs: 36_000,
   healthWaitMs: 60_000,
@@ -43,10 +62,18 @@ export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   benchmarkTimeoutMs: 300_000,
   pollMs: 2000,
   namespace: 'kube-system',
-  helperImage: 'busybox:1.36',
-  // Any image with fio on PATH; OpenShift's etcd-perf image is one (KB R7).
-  diskBenchmarkImage: 'quay.io/openshift-scale/etcd-perf:latest',
+  // busybox 1.36 (multi-arch index digest, as published on Docker Hub; verify with
+  // `crane digest busybox:1.36` before you mirror it).
+  helperImage: 'busybox:1.36@sha256:73aaf090f3d85aa34ee199857f03fa3a95c8ede2ffd4cc2cdb5b94e566b11662',
+  // Any image with fio and sh on PATH, pinned by digest (OpenShift's etcd-perf image is one, KB R7).
+  diskBenchmarkImage: undefined,
+  // The worker Deployment mounts a dedicated writable volume here (deploy/kubernetes/base).
   snapshotDir: '/var/lib/etcd-doctor/snapshots',
+  snapshotKeep: 3,
+  // fio writes 22 MiB, but etcd's own database may grow to its quota (2 GiB by default) on the same
+  // filesystem: below 1 GiB free, a benchmark is the wrong thing to add (inference).
+  benchmarkMinFreeBytes: 1024 ** 3,
+  allowLoopbackHttpTickets: false,
 };
 
 /** The settings for one cluster: code defaults, then tuning, then the cluster's own config. */
@@ -57,6 +84,7 @@ export function settingsFor(cluster: ClusterConfig, base: RemediationSettings): 
     ...(r?.planExpiryMinutes === undefined ? {} : { planExpiryMs: r.planExpiryMinutes * 60_000 }),
     ...(r?.defragPauseSeconds === undefined ? {} : { defragPauseMs: r.defragPauseSeconds * 1000 }),
     ...(r?.snapshotDir === undefined ? {} : { snapshotDir: r.snapshotDir }),
+    ...(r?.snapshotKeep === undefined ? {} : { snapshotKeep: r.snapshotKeep }),
     ...(r?.diskBenchmarkImage === undefined ? {} : { diskBenchmarkImage: r.diskBenchmarkImage }),
     ...(r?.helperImage === undefined ? {} : { helperImage: r.helperImage }),
   };

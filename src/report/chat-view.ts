@@ -23,6 +23,11 @@ export interface TextView {
   buttons?: ViewButton[];
   /** A user id the message is about ("<@U123> started Defragment"): adapters mention them. */
   actor?: string;
+  /**
+   * Every line is etcd-doctor's own words, so `<@U…>` and `<!subteam^S…>` in them are live mentions.
+   * Never set on a view that carries outside text (alerts, logs, trackers): there, they stay text.
+   */
+  liveMentions?: boolean;
 }
 
 /** The root message while probes run: "Diagnosing *prod*: 2 of 6 probes done". */
@@ -88,7 +93,7 @@ export function actionLabel(action: ActionId, args: Record<string, string> = {})
 export function textView(
   lines: string | string[],
   tone: Tone = 'info',
-  extra: Pick<TextView, 'title' | 'link' | 'buttons' | 'actor'> = {},
+  extra: Pick<TextView, 'title' | 'link' | 'buttons' | 'actor' | 'liveMentions'> = {},
 ): TextView {
   return { kind: 'text', tone, lines: typeof lines === 'string' ? [lines] : lines, ...extra };
 }

@@ -9,6 +9,8 @@ import { createJobRequests, type JobRequests } from '../bot/job-requests.js';
 import type { ChatAdapter } from '../chat/adapter.js';
 import { createRedisConnections } from '../clients/redis.js';
 import type { ChatCommand } from '../commands/command.js';
+import { DEFAULT_DIAGNOSE_LIMITS, type DiagnoseLimits, limitDiagnoses } from '../commands/diagnose-limits.js';
+import { createRateLimiter } from '../state/rate-limit.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { DigestService } from '../digest/digest-service.js';
 import { createDigestFeature, createWorkerFeatures } from '../digest/wire-features.js';
@@ -43,6 +45,8 @@ export interface RoleTuning {
   stalledIntervalMs?: number;
   maxStalledCount?: number;
   progressIntervalMs?: number;
+  /** `/etcd diagnose` rate limits (per user, per cluster, window). */
+  diagnoseLimits?: Partial<DiagnoseLimits>;
   /** Digests repeat every this many ms instead of daily (tests, demos). */
   digestEveryMs?: number;
   /** Remediation timings (defragment pause, waits, poll interval) and defaults. */
@@ -199,7 +203,10 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       prefix: opts.queuePrefix,
       ...pick(tuning, ['enqueueTimeoutMs', 'attempts', 'backoffMs']),
     });
-    requests = createJobRequests(queue, state);
+    requests = limitDiagnoses(createJobRequests(queue, state), createRateLimiter(redis, opts.queuePrefix), {
+      ...DEFAULT_DIAGNOSE_LIMITS,
+      ...tuning.diagnoseLimits,
+    });
     // A worker in this process reports the depth from its own view of the queue.
     if (!worker) opts.metrics?.watchQueue(queue.name, queue.counts);
     const bot = createBot({

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { MessageRef } from '../chat/adapter.js';
 import type { VerdictView } from '../report/chat-view.js';
+import { createOwnedLocks, type HeldLock, type HoldOptions } from './owned-lock.js';
 
 /**
  * What jobs remember in Redis, by job id: the root message a job updates in place (so a retried or
@@ -25,9 +26,8 @@ export interface JobState {
   verdict(jobId: string): Promise<VerdictView | undefined>;
   isAnswered(jobId: string): Promise<boolean>;
   releaseAnswer(jobId: string, owner: string): Promise<void>;
-  acquireClusterLock(cluster: string, owner: string, ttlMs: number): Promise<boolean>;
-  renewClusterLock(cluster: string, owner: string, ttlMs: number): Promise<boolean>;
-  releaseClusterLock(cluster: string, owner: string): Promise<void>;
+  /** One job per cluster at a time: held and renewed until released (src/state/owned-lock.ts). */
+  holdClusterLock(cluster: string, owner: string, opts: HoldOptions): Promise<HeldLock | undefined>;
 }
 
 const messageRefSchema = z.object({
@@ -47,17 +47,9 @@ const verdictSchema = z.strictObject({
 /** Job state outlives the job's own retention: a week covers any thread someone still reads. */
 const STATE_TTL_SECONDS = 7 * 24 * 3600;
 
-// Claim unless answered: KEYS[1] answered, KEYS[2] claim; ARGV owner, lease ms.
-const CLAIM = `if redis.call('EXISTS', KEYS[1]) == 1 then return 'answered' end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'claimed' end
-if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('PEXPIRE', KEYS[2], ARGV[2]) return 'claimed' end
-return 'busy'`;
-// Delete or extend a key only while we own it.
-const DEL_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-const PEXPIRE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
-
 export function createJobState(redis: Redis, prefix: string): JobState {
   const key = (...parts: string[]) => [prefix, 'state', ...parts].join(':');
+  const locks = createOwnedLocks(redis);
   return {
     async root(jobId) {
       const raw = await redis.get(key('root', jobId));
@@ -69,15 +61,12 @@ export function createJobState(redis: Redis, prefix: string): JobState {
       await redis.set(key('root', jobId), JSON.stringify(ref), 'EX', STATE_TTL_SECONDS);
     },
     async claimAnswer(jobId, owner, leaseMs) {
-      const result = await redis.eval(
-        CLAIM,
-        2,
-        key('answered', jobId),
-        key('answer-claim', jobId),
-        owner,
-        String(leaseMs),
-      );
-      return result === 'answered' || result === 'claimed' ? result : 'busy';
+      // Re-entrant (a retry of the same claim), and refused once the answer is recorded.
+      const result = await locks.acquire(key('answer-claim', jobId), owner, leaseMs, {
+        reentrant: true,
+        unlessKey: key('answered', jobId),
+      });
+      return result === 'blocked' ? 'answered' : result === 'acquired' ? 'claimed' : 'busy';
     },
     async markAnswered(jobId, ref) {
       await redis
@@ -98,21 +87,11 @@ export function createJobState(redis: Redis, prefix: string): JobState {
       return (await redis.exists(key('answered', jobId))) === 1;
     },
     async releaseAnswer(jobId, owner) {
-      await redis.eval(DEL_IF_OWNER, 1, key('answer-claim', jobId), owner);
+      await locks.release(key('answer-claim', jobId), owner);
     },
-    async acquireClusterLock(cluster, owner, ttlMs) {
-      const lock = key('cluster-lock', cluster);
-      if ((await redis.set(lock, owner, 'PX', ttlMs, 'NX')) === 'OK') return true;
+    async holdClusterLock(cluster, owner, opts) {
       // Re-entrant: a job recovered after a stall may find its own lock.
-      return (await redis.eval(PEXPIRE_IF_OWNER, 1, lock, owner, String(ttlMs))) === 1;
-    },
-    async renewClusterLock(cluster, owner, ttlMs) {
-      return (
-        (await redis.eval(PEXPIRE_IF_OWNER, 1, key('cluster-lock', cluster), owner, String(ttlMs))) === 1
-      );
-    },
-    async releaseClusterLock(cluster, owner) {
-      await redis.eval(DEL_IF_OWNER, 1, key('cluster-lock', cluster), owner);
+      return locks.hold(key('cluster-lock', cluster), owner, { ...opts, reentrant: true });
     },
   };
 }

@@ -92,6 +92,11 @@ beforeAll(async () => {
       },
       { name: 'nochannel', etcd: { endpoints: lab.endpoints } },
       { name: 'quiet', etcd: { endpoints: lab.endpoints }, slack: { channel: CHANNEL } },
+      {
+        name: 'burst',
+        etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+        slack: { channel: CHANNEL },
+      },
     ],
     probes: { timeoutMs: 1000, metricsWindowMs: 300 },
     alertmanager: { clusterLabel: 'cluster', threadWindowMinutes: 60 },
@@ -205,5 +210,21 @@ describe('an alert group becomes one thread', () => {
     expect((await post(notification('firing', 'quiet', 'group-quiet'))).status).toBe(202);
     await new Promise((r) => setTimeout(r, 2000));
     expect(roots()).toHaveLength(0);
+  });
+
+  it('coalesces a burst of alert groups about one cluster into one diagnosis', async () => {
+    const groups = ['fsync', 'members-down', 'leader-changes', 'commit'].map((g) => `{}:{alertname="${g}"}`);
+    const answers = await Promise.all(groups.map((g) => post(notification('firing', 'burst', g))));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202]);
+    const notes = () =>
+      roots()
+        .flatMap(replies)
+        .filter((m) => /Not diagnosing burst again/.test(text(m)));
+    const reports = () =>
+      roots()
+        .flatMap(replies)
+        .filter((m) => /Diagnosis of burst/.test(text(m)));
+    await fake.waitFor(() => roots().length === 4 && notes().length === 3 && reports().length === 1, 30_000);
+    expect(text(notes()[0] as FakeMessage)).toMatch(/one diagnosis per cluster per 5 min\)\. It is in http/);
   });
 });

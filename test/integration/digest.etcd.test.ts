@@ -141,10 +141,12 @@ describe('/etcd digest subscribe | unsubscribe | list', () => {
     try {
       const scheduler = await queue.getJobScheduler(`digest-${CHANNEL}`);
       expect(scheduler).toMatchObject({ pattern: '0 9 * * *', tz: 'Europe/Paris' });
-      expect(await ask('digest list')).toMatch(/C0DIGEST: local, daily at 09:00 Europe\/Paris \(next /);
+      expect(await ask('digest list')).toMatch(
+        /This channel's digest: local, daily at 09:00 Europe\/Paris \(next /,
+      );
       expect(await ask('digest unsubscribe')).toMatch(/no longer gets a digest/);
       expect(await queue.getJobScheduler(`digest-${CHANNEL}`)).toBeUndefined();
-      expect(await ask('digest list')).toMatch(/No channel has a digest/);
+      expect(await ask('digest list')).toMatch(/This channel has no digest/);
       expect(await ask('digest unsubscribe')).toMatch(/had no digest/);
       expect(await ask('digest sometimes')).toMatch(/Usage: `\/etcd digest subscribe/);
     } finally {
@@ -152,6 +154,50 @@ describe('/etcd digest subscribe | unsubscribe | list', () => {
       await schedules.close();
     }
   });
+});
+
+describe('slack.allowedChannels and digests', () => {
+  it('a restricted cluster never reaches another channel: filtered at subscribe and send time; list shows this channel only', async () => {
+    const prefix = newPrefix('digest-channels');
+    const clusters = {
+      ...config(),
+      clusters: [
+        ...config().clusters,
+        { name: 'secret', etcd: { endpoints: lab.endpoints }, slack: { allowedChannels: ['C0SECRET'] } },
+      ],
+    };
+    const tuning = { digestEveryMs: 2500 };
+    await start('worker', prefix, slack(), tuning, undefined, clusters);
+    const chat = slack(true);
+    const bot = await start('bot', prefix, chat, tuning, undefined, clusters);
+    const url = `http://127.0.0.1:${chat.address()?.port}/slack/events`;
+    const ask = async (words: string, channel = CHANNEL) => {
+      const res = await sendSlashCommand(url, { text: words, channel_id: channel, user_id: 'U111' });
+      const body = JSON.parse(res.text) as { text?: string; blocks?: unknown };
+      return shown(`${body.text ?? ''}\n${blocksText(body.blocks)}`);
+    };
+    await bot.digests.subscribe({
+      channel: 'C0OTHER',
+      user: 'U2',
+      clusters: ['local'],
+      schedule: { hour: 9, minute: 0, tz: 'UTC' },
+    });
+    expect(await ask('digest subscribe secret daily 09:00 UTC')).toMatch(/can only be used in C0SECRET/);
+    const reply = await ask('digest subscribe all daily 09:00 UTC');
+    expect(reply).toMatch(/all clusters this channel may see \(local, dead;/);
+    expect(reply).not.toMatch(/secret/);
+    const list = await ask('digest list');
+    expect(list).toMatch(/This channel's digest: all clusters this channel may see/);
+    expect(list).not.toMatch(/C0OTHER/);
+    await fake.waitFor(() => digests().length >= 1, 30_000);
+    await bot.digests.unsubscribe(CHANNEL);
+    await bot.digests.unsubscribe('C0OTHER');
+    const sent = digests()[0] as FakeMessage;
+    expect(text(sent)).toMatch(/\*local\*/);
+    expect(text(sent)).not.toMatch(/secret/);
+    await fake.waitFor(() => thread(sent).some((m) => /dead/.test(text(m))), 10_000);
+    expect(thread(sent).map(text).join('\n')).not.toMatch(/secret/);
+  }, 60_000);
 });
 
 describe('one digest per slot', () => {

@@ -48,7 +48,7 @@ beforeAll(async () => {
   const restricted = {
     name: 'restricted',
     etcd: { endpoints: lab.endpoints },
-    slack: { allowedChannels: ['#ops', 'C0OPS'] },
+    slack: { allowedChannels: ['C0OPS'] },
   };
   roles = await startRoles({
     role: 'serve',
@@ -127,7 +127,7 @@ describe('Slack HTTP receiver: replies to bad input', () => {
       channel_name: 'random',
       user_id: 'U111',
     });
-    expect(ackText(res)).toContain('cluster "restricted" can only be used in #ops, C0OPS');
+    expect(ackText(res)).toContain('cluster "restricted" can only be used in C0OPS');
     const allowed = await sendSlashCommand(url, {
       text: 'health restricted',
       channel_id: 'C0OPS',

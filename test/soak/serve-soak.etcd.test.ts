@@ -112,7 +112,8 @@ describe('soak: etcd-doctor serve under a steady stream of mixed commands', () =
       const text = MIX[sent % MIX.length] ?? 'help';
       const channel = `C${100 + (sent % 5)}`;
       const sentAt = performance.now();
-      const p = sendSlashCommand(url, { text, channel_id: channel, user_id: 'U111' })
+      // Many on-call users, as in an incident channel: one user alone would hit the diagnose rate limit.
+      const p = sendSlashCommand(url, { text, channel_id: channel, user_id: `U${100 + (sent % 97)}` })
         .then(
           (r) => {
             ackMs.push(performance.now() - sentAt);

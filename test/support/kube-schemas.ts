@@ -1,5 +1,9 @@
 import * as k8s from '@kubernetes/client-node';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import {
+  ValidatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding,
+} from 'kubernetes-models/admissionregistration.k8s.io/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
@@ -30,6 +34,8 @@ const MODELS: Record<string, ModelClass> = {
   'rbac.authorization.k8s.io/v1/Role': Role,
   'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': ValidatingAdmissionPolicy,
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': ValidatingAdmissionPolicyBinding,
 };
 
 /**

@@ -12,7 +12,8 @@ import type { MessageRef } from '../../src/chat/adapter.js';
 import { type ConfigFile, configFileSchema } from '../../src/config/schema.js';
 import type { ActionId } from '../../src/diagnosis/finding.js';
 import type { EtcdLab } from '../../src/lab/etcd-lab.js';
-import { silentLogger } from '../../src/logger.js';
+import { type Logger, silentLogger } from '../../src/logger.js';
+import type { RemediateJob } from '../../src/queue/job-schemas.js';
 import type { RemediationSettings } from '../../src/remediation/settings.js';
 import type { ChatView, TextView, ViewButton } from '../../src/report/chat-view.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
@@ -32,6 +33,9 @@ export const FAST: Partial<RemediationSettings> = {
   manifestHoldSeconds: 1,
   restartWaitMs: 5000,
   benchmarkTimeoutMs: 5000,
+  lockTtlMs: 1500,
+  // The local fake trackers speak plain http on 127.0.0.1.
+  allowLoopbackHttpTickets: true,
 };
 
 export interface Harness {
@@ -40,6 +44,10 @@ export interface Harness {
   redis: Redis;
   prefix: string;
   snapshotDir: string;
+  /** The chat's user groups, live: a test may change who is in a group. */
+  groups: Record<string, string[]>;
+  /** Puts a job on the queue directly, as a press long ago would have left it. */
+  enqueue(job: RemediateJob): Promise<void>;
   /** A button backed by a plan saved as the worker saves them (for actions no finding offered). */
   button(
     action: ActionId,
@@ -56,23 +64,43 @@ export function labCluster(lab: EtcdLab, extra: Record<string, unknown> = {}) {
   return { name: 'local', etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls }, ...extra };
 }
 
-export async function startHarness(clusters: unknown[], name: string): Promise<Harness> {
+export interface HarnessOptions {
+  /** Awaited after every post and update of the chat (see MemoryAdapterOptions.onChange). */
+  onChange?: (message: MemoryMessage) => void | Promise<void>;
+  logger?: Logger;
+  settings?: Partial<RemediationSettings>;
+  env?: Record<string, string>;
+}
+
+export async function startHarness(
+  clusters: unknown[],
+  name: string,
+  opts: HarnessOptions = {},
+): Promise<Harness> {
   const prefix = testPrefix(name);
   const snapshotDir = await mkdtemp(join(tmpdir(), 'etcd-doctor-snap-'));
   const config: ConfigFile = configFileSchema.parse({
     clusters,
     probes: { timeoutMs: 1000, metricsWindowMs: 300 },
   });
-  const chat = createMemoryAdapter({ userGroups: { [ONCALL_GROUP]: [BOB_IN_GROUP] } });
+  const groups: Record<string, string[]> = { [ONCALL_GROUP]: [BOB_IN_GROUP] };
+  const chat = createMemoryAdapter({
+    userGroups: groups,
+    ...(opts.onChange ? { onChange: opts.onChange } : {}),
+  });
   const roles = await startRoles({
     role: 'serve',
     chat,
     config,
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
-    logger: silentLogger,
-    tuning: { remediation: { ...FAST, snapshotDir }, attempts: 1, stalledIntervalMs: 5000 },
-    env: { FAKE_TICKET_TOKEN: 'secret-token' },
+    logger: opts.logger ?? silentLogger,
+    tuning: {
+      remediation: { ...FAST, snapshotDir, ...opts.settings },
+      attempts: 1,
+      stalledIntervalMs: 5000,
+    },
+    env: { FAKE_TICKET_TOKEN: 'secret-token', ...opts.env },
   });
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const plans = createPlanStore(redis, prefix);
@@ -82,6 +110,11 @@ export async function startHarness(clusters: unknown[], name: string): Promise<H
     redis,
     prefix,
     snapshotDir,
+    groups,
+    async enqueue(job) {
+      if (!roles.enqueue) throw new Error('no queue in this role');
+      await roles.enqueue(job);
+    },
     async button(action, args, opts = {}) {
       const id = await plans.save({
         action,

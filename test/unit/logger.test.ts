@@ -11,6 +11,12 @@ describe('log redaction', () => {
     );
   });
 
+  it('replaces the userinfo of any URL (REDIS_URL with its password)', () => {
+    expect(
+      redactSecrets('connect redis://:hunter2@redis.svc:6379 failed; https://bot:pw@jira.example/x'),
+    ).toBe('connect redis://[redacted]@redis.svc:6379 failed; https://[redacted]@jira.example/x');
+  });
+
   it('censors known secret fields, secrets inside messages, and Secret values', () => {
     const lines: string[] = [];
     const logger = withFields(createLogger('info', { write: (l) => lines.push(l) }), {

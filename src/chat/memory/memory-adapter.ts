@@ -57,6 +57,11 @@ const POLL_MS = 20;
 export interface MemoryAdapterOptions {
   /** User groups by id, as `groupMembers` answers them. */
   userGroups?: Record<string, string[]>;
+  /**
+   * Called, and awaited, after each post or update: a test acts at an exact step of a run (kills a
+   * member when the snapshot is saved) because the run waits for its progress message.
+   */
+  onChange?: (message: MemoryMessage) => void | Promise<void>;
 }
 
 export function createMemoryAdapter(opts: MemoryAdapterOptions = {}): MemoryAdapter {
@@ -91,12 +96,15 @@ export function createMemoryAdapter(opts: MemoryAdapterOptions = {}): MemoryAdap
       seq += 1;
       const ts = `${seq}.000000`;
       const ref: MessageRef = { channel: to.channel, ts, link: `memory://${to.channel}/${ts}` };
-      messages.push({ ref, threadTs: to.thread?.ts, view, text: renderViewText(view), updates: 0 });
+      const message = { ref, threadTs: to.thread?.ts, view, text: renderViewText(view), updates: 0 };
+      messages.push(message);
+      await opts.onChange?.(message);
       return ref;
     },
     async update(ref, view) {
       const message = find(ref);
       Object.assign(message, { view, text: renderViewText(view), updates: message.updates + 1 });
+      await opts.onChange?.(message);
     },
     async ephemeral(to, user, view) {
       ephemerals.push({ channel: to.channel, user, view, text: renderViewText(view) });

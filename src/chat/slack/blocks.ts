@@ -57,11 +57,6 @@ export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - ELLIPSIS.length)}${ELLIPSIS}`;
 }
 
-/** Slack mrkdwn control characters (docs.slack.dev "Formatting text for app surfaces": escape &, <, >). */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 /** Splits lines into section texts of at most `max` characters each (a longer line is clipped). */
 export function chunkLines(lines: string[], max: number = LIMITS.sectionText): string[] {
   const chunks: string[] = [];

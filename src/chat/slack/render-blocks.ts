@@ -12,15 +12,8 @@ import type { DiagnosisReport, FindingJson, MemberRow } from '../../report/diagn
 import { formatBytes, formatList, formatMs } from '../../report/format.js';
 import { renderText } from '../../report/render-text.js';
 import type { ChatFile } from '../adapter.js';
-import {
-  type Block,
-  type ButtonElement,
-  chunkLines,
-  clip,
-  escapeMrkdwn,
-  fitBlocks,
-  LIMITS,
-} from './blocks.js';
+import { type Block, type ButtonElement, chunkLines, clip, fitBlocks, LIMITS } from './blocks.js';
+import { escapeMrkdwn, ownMrkdwn, slackLink } from './mrkdwn.js';
 
 /** A message ready for chat.postMessage / chat.update: fallback text, blocks, and what did not fit. */
 export interface SlackMessage {
@@ -58,19 +51,15 @@ export function renderSlackMessage(view: ChatView): SlackMessage {
   }
 }
 
-/** Escaping turns `<@U123>` and `<!subteam^S123>` into text; ids are [A-Z0-9], so they are put back as mentions. */
-function restoreMentions(text: string): string {
-  return text.replace(/&lt;(@[A-Z0-9]+|!subteam\^[A-Z0-9]+)&gt;/g, '<$1>');
-}
-
 function renderTextView(view: TextView): SlackMessage {
-  const lines = view.lines.map((l) => restoreMentions(escapeMrkdwn(l)));
+  // Mentions are live only in lines etcd-doctor wrote itself (mrkdwn.ts); everything else is text.
+  const lines = view.lines.map((l) => (view.liveMentions ? ownMrkdwn(l) : escapeMrkdwn(l)));
   if (view.title) lines.unshift(`*${escapeMrkdwn(view.title)}*`);
   if (view.tone === 'error' && lines[0] !== undefined) lines[0] = `:warning: ${lines[0]}`;
   // A mention is Slack markup, so it is added after escaping (user ids are [A-Z0-9]).
   if (view.actor !== undefined && lines[0] !== undefined && /^[A-Z0-9]+$/.test(view.actor))
     lines[0] = `<@${view.actor}> ${lines[0]}`;
-  if (view.link) lines.push(`<${view.link.url}|${escapeMrkdwn(view.link.label)}>`);
+  if (view.link) lines.push(slackLink(view.link.url, view.link.label));
   const tail: Block[] = view.buttons?.length
     ? [{ type: 'actions', elements: view.buttons.map((b, i) => buttonElement(b, i)) }]
     : [];
@@ -88,7 +77,7 @@ function renderVerdict(view: VerdictView): SlackMessage {
   const line = `${STATUS_EMOJI[view.status]} ${what} of *${escapeMrkdwn(view.cluster)}*: *${STATUS_WORD[view.status]}*. ${escapeMrkdwn(view.headline)}`;
   const { blocks } = fitBlocks([section(line), context('Details in the thread.')]);
   return {
-    text: clip(`${what} of ${view.cluster}: ${STATUS_WORD[view.status]}`, LIMITS.sectionText),
+    text: clip(escapeMrkdwn(`${what} of ${view.cluster}: ${STATUS_WORD[view.status]}`), LIMITS.sectionText),
     blocks,
   };
 }
@@ -188,7 +177,7 @@ function renderReport(view: ReportView): SlackMessage {
   const fitted = fitBlocks(body, tail, note);
   const root = report.findings[0];
   const text = `${what} of ${report.cluster}: ${STATUS_WORD[report.status]}${root ? `, ${root.cause}${root.members.length ? ` on ${formatList(root.members)}` : ''}` : ''}`;
-  const message: SlackMessage = { text, blocks: fitted.blocks };
+  const message: SlackMessage = { text: escapeMrkdwn(text), blocks: fitted.blocks };
   if (fitted.truncated) {
     const stamp = report.collectedAt.replace(/[:.]/g, '-');
     message.attachment = {

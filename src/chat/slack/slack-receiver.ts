@@ -53,6 +53,21 @@ const slashCommandSchema = z.object({
   user_id: z.string().min(1),
 });
 
+/**
+ * Bolt buffers a request's body before it checks the signature: an unauthenticated 4 MiB (its
+ * default) per request on a bot with a 256 Mi limit. Slack's own payloads are far smaller (a slash
+ * command is under 4 KiB, a block_actions payload a few dozen KiB), so 1 MiB is ample.
+ */
+export const SLACK_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Bolt answers an oversized body 413 after reading only the first SLACK_BODY_LIMIT_BYTES: the rest
+ * is still on the connection, so it must close after the answer instead of being reused.
+ */
+function closeAfterOversizedBody(req: IncomingMessage, res: ServerResponse): void {
+  if (Number(req.headers['content-length'] ?? 0) > SLACK_BODY_LIMIT_BYTES) res.shouldKeepAlive = false;
+}
+
 function buildReceiver(opts: ReceiverOptions): Receiver {
   const logger = toSlackLogger(opts.logger);
   if (opts.appToken) {
@@ -72,6 +87,7 @@ function buildReceiver(opts: ReceiverOptions): Receiver {
     customRoutes: opts.routes.map((r) => ({ path: r.path, method: r.method, handler: r.handler })),
     logger,
     processBeforeResponse: false,
+    bodyLimit: SLACK_BODY_LIMIT_BYTES,
   });
 }
 
@@ -173,6 +189,7 @@ export async function startSlackReceiver(
 
   const started = opts.appToken ? await app.start() : await app.start(opts.listen);
   const server = opts.appToken ? undefined : (started as Server);
+  server?.prependListener('request', closeAfterOversizedBody);
   return {
     server,
     async stop() {

@@ -1,6 +1,7 @@
 import type { EtcdClients, MemberClients } from '../../clients/etcd-clients.js';
 import { formatBytes } from '../../report/format.js';
 import type { ActionContext } from '../action.js';
+import { waitMemberReady } from './member-ready.js';
 
 /** One member as a remediation step sees it right now (Maintenance.Status, answered locally). */
 export interface MemberState {
@@ -12,6 +13,8 @@ export interface MemberState {
   isLeader: boolean;
   dbSizeBytes: number | undefined;
   revision: number | undefined;
+  /** raft applied index (Status.raftAppliedIndex, etcd >= 3.4). */
+  appliedIndex: number | undefined;
   /** Status' errors, e.g. `memberID:… alarm:NOSPACE`. */
   errors: string[];
   problem: string | undefined;
@@ -30,7 +33,11 @@ const callOpts = (ctx: Pick<ActionContext, 'now' | 'settings'>) => ({
 });
 const shortOpts = (ctx: Pick<ActionContext, 'now'>) => ({ deadline: new Date(ctx.now() + 3000) });
 
-/** Member list (from the first member that answers) joined with every member's Status. */
+/**
+ * Member list (from the first member that answers, linearizable on etcd >= 3.5, which reads it
+ * through raft; older servers ignore the flag) joined with every member's Status. When no member
+ * answers the list, members are named by their URL and carry no id.
+ */
 export async function readClusterState(
   etcd: EtcdClients,
   ctx: Pick<ActionContext, 'now' | 'settings'>,
@@ -38,7 +45,7 @@ export async function readClusterState(
   let listed: Array<{ id: string; name: string; endpoint: string; isLearner: boolean }> | undefined;
   for (const m of etcd.members) {
     try {
-      const res = await m.maintenance.cluster.memberList({}, shortOpts(ctx));
+      const res = await m.maintenance.cluster.memberList({ linearizable: true }, shortOpts(ctx));
       listed = res.members.map((member) => {
         const urls = member.clientURLs ?? [];
         const configured = etcd.members.find((c) => urls.includes(c.endpoint))?.endpoint;
@@ -73,6 +80,7 @@ async function readMember(
     isLeader: false,
     dbSizeBytes: undefined,
     revision: undefined,
+    appliedIndex: undefined,
     errors: [],
     problem: undefined,
   };
@@ -87,6 +95,7 @@ async function readMember(
       isLeader: res.leader !== '0' && hex(res.leader) === id,
       dbSizeBytes: Number(res.dbSize),
       revision: Number(res.header.revision),
+      appliedIndex: res.raftAppliedIndex ? Number(res.raftAppliedIndex) : undefined,
       errors: res.errors ?? [],
       problem: res.leader === '0' || !res.leader ? 'knows no leader' : undefined,
     };
@@ -141,8 +150,8 @@ export interface DefragResult {
 }
 
 /**
- * Defragments every voting member, one at a time, leader last; between members it pauses and
- * waits until every member answers with a leader again (KB R3). The caller has run quorumGuard.
+ * Defragments every voting member, one at a time, leader last; between members it waits until the
+ * defragmented member is ready again (member-ready.ts), and guards quorum before each (KB R2/R3).
  */
 export async function defragmentInOrder(
   etcd: EtcdClients,
@@ -154,11 +163,18 @@ export async function defragmentInOrder(
   for (const [i, m] of order.entries()) {
     const clients = etcd.forEndpoint(m.endpoint);
     const before = m.dbSizeBytes;
+    // KB R2/R3 again before every member: one may have died since the last look (during a long
+    // snapshot, or the previous member's defragmentation), and taking another out then loses quorum.
+    const problem = ctx.dryRun
+      ? undefined
+      : quorumGuard(await readClusterState(etcd, ctx), `defragment ${m.name}`);
+    if (problem) return { ok: false, lines, order: order.map((o) => o.name), stopped: problem };
     if (ctx.dryRun) {
       lines.push(`${m.name}${m.isLeader ? ' (leader)' : ''}: would defragment (db ${size(before)})`);
       await ctx.progress(lines.at(-1) ?? '');
       continue;
     }
+    ctx.safePoint(`defragmenting ${m.name}`);
     await ctx.progress(
       `defragmenting ${m.name}${m.isLeader ? ' (leader)' : ''} (${i + 1} of ${order.length})…`,
     );
@@ -171,12 +187,13 @@ export async function defragmentInOrder(
     );
     await ctx.progress(lines.at(-1) ?? '');
     if (i === order.length - 1) break;
-    await ctx.sleep(ctx.settings.defragPauseMs);
-    const stable = await waitHealthy(etcd, ctx);
-    if (!stable) {
-      const stopped = `the cluster did not stabilise within ${Math.round(ctx.settings.healthWaitMs / 1000)} s after defragmenting ${m.name}; stopped before ${order[i + 1]?.name ?? 'the next member'}`;
+    const ready = await waitMemberReady(etcd, m.name, ctx);
+    if (!ready.ok) {
+      const stopped = `${ready.line}; stopped before ${order[i + 1]?.name ?? 'the next member'}`;
       return { ok: false, lines, order: order.map((o) => o.name), stopped };
     }
+    lines.push(ready.line);
+    await ctx.progress(ready.line);
   }
   return { ok: true, lines, order: order.map((o) => o.name) };
 }
@@ -187,18 +204,6 @@ async function dbSize(clients: MemberClients, ctx: Pick<ActionContext, 'now'>): 
   } catch {
     return undefined;
   }
-}
-
-/** Polls every second until every member answers and knows a leader (CEOP polls every 2 s for 60 s). */
-async function waitHealthy(etcd: EtcdClients, ctx: ActionContext): Promise<boolean> {
-  const deadline = ctx.now() + ctx.settings.healthWaitMs;
-  for (let round = 0; round < 10_000; round += 1) {
-    const state = await readClusterState(etcd, ctx);
-    if (state.members.every(isHealthy)) return true;
-    if (ctx.now() >= deadline) return false;
-    await ctx.sleep(1000);
-  }
-  return false;
 }
 
 function size(bytes: number | undefined): string {

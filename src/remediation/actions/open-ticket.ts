@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import type { ClusterConfig } from '../../config/schema.js';
-import { type ActionContext, done, failed, registerAction } from '../action.js';
+import { type ClusterConfig, isLoopbackHost } from '../../config/schema.js';
+import { EtcdDoctorError } from '../../errors.js';
+import { redactUrlCredentials } from '../../secret.js';
+import { type ActionContext, done, failed, refused, registerAction } from '../action.js';
 
 type TicketsConfig = NonNullable<ClusterConfig['tickets']>;
 
@@ -34,6 +36,8 @@ export const openTicket = registerAction({
         buttons: [again],
       });
     }
+    const insecure = insecureUrl(tickets.url, ctx);
+    if (insecure) return refused(insecure);
     const ticket = ticketOf(ctx);
     if (ctx.dryRun) return done(`would open a ${tickets.kind} ticket "${ticket.title}"`);
     const url = await createTicket(tickets, ticket, ctx);
@@ -96,6 +100,14 @@ async function createTicket(cfg: TicketsConfig, ticket: Ticket, ctx: ActionConte
   return parsed.success ? parsed.data.url : base;
 }
 
+/** https only; plain http to loopback only where the process allows it (tests). */
+function insecureUrl(url: string, ctx: ActionContext): string | undefined {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'https:') return undefined;
+  if (ctx.settings.allowLoopbackHttpTickets && isLoopbackHost(parsed.hostname)) return undefined;
+  return `not opening a ticket: tickets.url ${redactUrlCredentials(parsed.origin)} is not https, and the credential would cross the network in clear`;
+}
+
 /** `email:api-token` is Jira Cloud basic auth; anything else is a Data Center personal access token. */
 function jiraAuth(secret: string | undefined): Record<string, string> {
   if (!secret) return {};
@@ -117,7 +129,17 @@ async function post(
     signal: AbortSignal.timeout(TICKET_TIMEOUT_MS),
   });
   const text = await res.text();
-  if (!res.ok) throw new Error(`POST ${url} answered HTTP ${res.status}: ${text.slice(0, 200)}`);
+  if (!res.ok) {
+    // The tracker's body stays in the worker log: it may echo the request, or anything else.
+    ctx.logger.warn(
+      { url: redactUrlCredentials(url), status: res.status, body: text.slice(0, 2000) },
+      'the ticket tracker refused the issue',
+    );
+    throw new EtcdDoctorError(
+      'action_failed',
+      `the tracker at ${new URL(url).origin} answered HTTP ${res.status}; its answer is in the worker log`,
+    );
+  }
   try {
     return text ? JSON.parse(text) : {};
   } catch {

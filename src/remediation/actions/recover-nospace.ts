@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
@@ -62,6 +63,7 @@ export const recoverNospace = registerAction({
       await step(`would compact to revision ${revision}`);
     } else {
       await step(await snapshot(etcd, source.endpoint, ctx));
+      ctx.safePoint(`compacting to revision ${revision}`);
       await step(await compact(etcd, source.endpoint, revision, ctx));
     }
     const defrag = await defragmentInOrder(etcd, await readClusterState(etcd, ctx), ctx);
@@ -71,6 +73,7 @@ export const recoverNospace = registerAction({
       await step('would disarm NOSPACE and check that a write works');
       return done(`would recover ${ctx.cluster.name} from NOSPACE`, lines);
     }
+    ctx.safePoint('disarming NOSPACE');
     await step(await disarm(etcd, source.endpoint, ctx));
     const write = await checkWrite(etcd, ctx);
     await step(write.line);
@@ -79,18 +82,36 @@ export const recoverNospace = registerAction({
   },
 });
 
+/** Snapshots hold every key, Secrets included: only the worker's user may read them. */
+const SNAPSHOT_MODE = 0o600;
+
 async function snapshot(etcd: EtcdClients, endpoint: string, ctx: ActionContext): Promise<string> {
-  await mkdir(ctx.settings.snapshotDir, { recursive: true });
+  const dir = ctx.settings.snapshotDir;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const stamp = new Date(ctx.now()).toISOString().replace(/[:.]/g, '-');
-  const file = join(ctx.settings.snapshotDir, `${ctx.cluster.name}-${stamp}.db`);
+  const file = join(dir, `${ctx.cluster.name}-${stamp}.db`);
   const stream = await etcd
     .forEndpoint(endpoint)
     .maintenance.maintenance.snapshot({ deadline: new Date(ctx.now() + ctx.settings.etcdCallTimeoutMs) });
-  const blobs = Readable.from(snapshotChunks(stream));
-  await pipeline(blobs, createWriteStream(file, { flags: 'wx' }));
+  await pipeline(
+    Readable.from(snapshotChunks(stream)),
+    createWriteStream(file, { flags: 'wx', mode: SNAPSHOT_MODE }),
+  );
+  // The mode of a new file is masked by the umask; set it outright.
+  await chmod(file, SNAPSHOT_MODE);
   const bytes = (await stat(file)).size;
   if (bytes === 0) throw new Error(`the snapshot ${file} is empty`);
-  return `snapshot of ${endpoint} saved: ${file} (${formatBytes(bytes)})`;
+  const removed = await keepNewest(dir, ctx.cluster.name, ctx.settings.snapshotKeep);
+  const kept = `keeping the newest ${ctx.settings.snapshotKeep} of ${ctx.cluster.name} there${removed ? `, ${removed} older removed` : ''}`;
+  return `snapshot of ${endpoint} saved on ${hostname()}: ${file} (${formatBytes(bytes)}, mode 600; ${kept}). Copy it off before the worker pod goes away: kubectl cp <namespace>/${hostname()}:${file} ./${basename(file)}`;
+}
+
+/** Deletes all but the newest `keep` snapshots of this cluster (names sort by their timestamp). */
+async function keepNewest(dir: string, cluster: string, keep: number): Promise<number> {
+  const mine = (await readdir(dir)).filter((f) => f.startsWith(`${cluster}-`) && f.endsWith('.db')).sort();
+  const old = mine.slice(0, Math.max(0, mine.length - keep));
+  for (const f of old) await rm(join(dir, f), { force: true });
+  return old.length;
 }
 
 /** The gRPC stream as an async iterable of its blobs. */

@@ -5,7 +5,7 @@ import type { KubernetesClients } from '../../clients/kubernetes.js';
 import type { Cause } from '../../diagnosis/finding.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
 import { type ActionContext, type ActionOutcome, done, failed, refused, registerAction } from '../action.js';
-import { isHealthy, readClusterState } from './etcd-members.js';
+import { type ClusterState, isHealthy, readClusterState } from './etcd-members.js';
 import {
   isReady,
   logTail,
@@ -100,31 +100,55 @@ export const restartStaticPod = registerAction({
     const configured = ctx.cluster.kubernetes?.distribution;
     const distribution =
       configured && configured !== 'auto' ? configured : await detectDistribution(kube, 5000);
-    if (distribution === 'openshift') return patchOperator(kube, args.component, ctx);
-    return restartKubeadm(kube, args.component, node, ctx);
+    // Checked again right before acting: detection and the helper's start take seconds.
+    const recheck = async () => {
+      if (args.component !== 'etcd') return undefined;
+      await ctx.progress(`checking etcd's quorum again right before restarting it on ${node}…`);
+      return etcdRestartGuard(node, ctx);
+    };
+    if (distribution === 'openshift') return patchOperator(kube, args.component, ctx, recheck);
+    return restartKubeadm(kube, args.component, node, ctx, recheck);
   },
 });
 
-/** KB R2: the restart takes one member out; the rest must still be quorum. */
+/** KB R2: the restart takes one member out; the rest must still be quorum. Read fresh each time. */
 async function etcdRestartGuard(node: string, ctx: ActionContext): Promise<string | undefined> {
-  const state = await readClusterState(await ctx.clients.etcd(), ctx);
-  const target = state.members.find((m) => m.name === node);
-  const healthyAfter = state.healthyVoting - (target && isHealthy(target) ? 1 : 0);
-  if (healthyAfter < state.quorum) {
-    const down = state.members.filter((m) => !isHealthy(m)).map((m) => m.name);
-    return `refusing to restart etcd on ${node}: quorum is ${state.quorum} and only ${healthyAfter} other healthy member(s) would remain${down.length ? ` (${down.join(', ')} unhealthy)` : ''}; restarting it would lose quorum (KB R2)`;
+  return etcdRestartRefusal(await readClusterState(await ctx.clients.etcd(), ctx), node);
+}
+
+/**
+ * Why restarting etcd on `node` is refused, or undefined. kubeadm names each member after its node
+ * (case aside: node names are lowercase, member names are the hostname as etcd was started). The
+ * target must be exactly one member: with none (a wrong node, or a member list nobody answered, when
+ * members are named by URL) the guard cannot know what the restart takes out, so it refuses. A
+ * learner does not vote, so restarting it costs no quorum; voters count as in the diagnosis.
+ */
+export function etcdRestartRefusal(state: ClusterState, node: string): string | undefined {
+  const wanted = node.toLowerCase();
+  const matches = state.members.filter((m) => m.name.toLowerCase() === wanted);
+  const [target] = matches;
+  if (matches.length !== 1 || !target) {
+    const names = state.members.map((m) => m.name).join(', ') || 'none answered';
+    return `refusing to restart etcd on ${node}: it matches ${matches.length ? `${matches.length} members` : 'no member'} of the member list (${names}), so the quorum guard cannot tell what the restart takes out (KB R2)`;
   }
-  return undefined;
+  const healthyAfter = state.healthyVoting - (!target.isLearner && isHealthy(target) ? 1 : 0);
+  if (healthyAfter >= state.quorum) return undefined;
+  const down = state.members.filter((m) => !isHealthy(m)).map((m) => m.name);
+  return `refusing to restart etcd on ${node}: quorum is ${state.quorum} and only ${healthyAfter} other healthy voting member(s) would remain${down.length ? ` (${down.join(', ')} unhealthy)` : ''}; restarting it would lose quorum (KB R2)`;
 }
 
 async function patchOperator(
   kube: KubernetesClients,
   component: Component,
   ctx: ActionContext,
+  recheck: () => Promise<string | undefined>,
 ): Promise<ActionOutcome> {
   const plural = OPERATOR_PLURAL[component];
   const reason = `etcd-doctor ${ctx.planId} ${new Date(ctx.now()).toISOString()}`;
   if (ctx.dryRun) return done(`would patch ${plural}/cluster spec.forceRedeploymentReason="${reason}"`);
+  ctx.safePoint(`patching ${plural}/cluster`);
+  const problem = await recheck();
+  if (problem) return refused(problem);
   await kube.custom.patchClusterCustomObject(
     {
       group: 'operator.openshift.io',
@@ -140,6 +164,37 @@ async function patchOperator(
   ]);
 }
 
+/**
+ * How long after the worker's last quorum check the helper may still move the manifest. The helper
+ * cannot ask etcd itself: it has no service-account token, no etcd client certificate and no host
+ * network (the admission policy forbids all three), and etcd's client port requires a certificate.
+ * So the worker checks right before creating it, and the helper refuses to act once this deadline
+ * (epoch seconds, from the worker's clock; a node clock ahead of it refuses early, never late by more
+ * than its skew) has passed: a pod that waited for its image or a busy kubelet moves nothing.
+ */
+export const HELPER_START_DEADLINE_SECONDS = 60;
+
+/**
+ * The helper's script (busybox sh). The kubelet ignores files whose name starts with a dot, so the
+ * manifest stays in the same directory (the one hostPath) while the kubelet sees it gone. The trap
+ * puts it back on any exit. MANIFESTS_DIR is /manifests in the pod; tests run it on a temp dir.
+ */
+export const MANIFEST_MOVER_SCRIPT = [
+  'set -eu',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
+  'dir="${MANIFESTS_DIR:-/manifests}"',
+  'src="$dir/$MANIFEST"; held="$dir/.etcd-doctor-$MANIFEST"',
+  'now=$(date +%s)',
+  'if [ "$now" -gt "$NOT_AFTER" ]; then echo "started $((now - NOT_AFTER)) s after the deadline of the quorum check; not moving $MANIFEST"; exit 5; fi',
+  'test -f "$src" || { echo "no $src on this node"; exit 3; }',
+  'test ! -e "$held" || { echo "$held exists: an earlier restart did not finish"; exit 4; }',
+  'restore() { if [ -e "$held" ]; then mv "$held" "$src"; echo "moved $MANIFEST back"; fi; }',
+  'trap restore EXIT',
+  "trap 'exit 143' TERM INT",
+  'mv "$src" "$held"; echo "moved $MANIFEST out"',
+  'sleep "$HOLD_SECONDS"',
+].join('\n');
+
 /** The helper pod: pinned to the node, the manifests directory its only volume, every capability dropped. */
 export function manifestMoverPod(opts: {
   name: string;
@@ -149,21 +204,9 @@ export function manifestMoverPod(opts: {
   image: string;
   holdSeconds: number;
   planId: string;
+  /** Epoch seconds after which the helper refuses to move anything (HELPER_START_DEADLINE_SECONDS). */
+  notAfterSeconds: number;
 }): V1Pod {
-  const manifest = `${opts.component}.yaml`;
-  // The kubelet ignores files whose name starts with a dot, so the manifest stays in the same
-  // directory (the one hostPath) while the kubelet sees it gone. The trap puts it back on any exit.
-  const script = [
-    'set -eu',
-    'src="/manifests/$MANIFEST"; held="/manifests/.etcd-doctor-$MANIFEST"',
-    'test -f "$src" || { echo "no $src on this node"; exit 3; }',
-    'test ! -e "$held" || { echo "$held exists: an earlier restart did not finish"; exit 4; }',
-    'restore() { if [ -e "$held" ]; then mv "$held" "$src"; echo "moved $MANIFEST back"; fi; }',
-    'trap restore EXIT',
-    "trap 'exit 143' TERM INT",
-    'mv "$src" "$held"; echo "moved $MANIFEST out"',
-    'sleep "$HOLD_SECONDS"',
-  ].join('\n');
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -180,10 +223,11 @@ export function manifestMoverPod(opts: {
         {
           name: 'move-manifest',
           image: opts.image,
-          command: ['/bin/sh', '-c', script],
+          command: ['/bin/sh', '-c', MANIFEST_MOVER_SCRIPT],
           env: [
-            { name: 'MANIFEST', value: manifest },
+            { name: 'MANIFEST', value: `${opts.component}.yaml` },
             { name: 'HOLD_SECONDS', value: String(opts.holdSeconds) },
+            { name: 'NOT_AFTER', value: String(opts.notAfterSeconds) },
           ],
           securityContext: RESTRICTED_CONTAINER_SECURITY,
           resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } },
@@ -200,11 +244,17 @@ async function restartKubeadm(
   component: Component,
   node: string,
   ctx: ActionContext,
+  recheck: () => Promise<string | undefined>,
 ): Promise<ActionOutcome> {
   const mirrorName = `${component}-${node}`;
   const namespace = ctx.settings.namespace;
   const before = await readPod(kube, 'kube-system', mirrorName).catch(() => undefined);
   const name = `etcd-doctor-restart-${nameSuffix(ctx.planId)}`;
+  if (ctx.dryRun)
+    return done(`would run pod ${namespace}/${name} on ${node} to move ${component}.yaml out and back`);
+  ctx.safePoint(`creating pod ${namespace}/${name}`);
+  const problem = await recheck();
+  if (problem) return refused(problem);
   const pod = manifestMoverPod({
     name,
     namespace,
@@ -213,11 +263,10 @@ async function restartKubeadm(
     image: ctx.settings.helperImage,
     holdSeconds: ctx.settings.manifestHoldSeconds,
     planId: ctx.planId,
+    notAfterSeconds: Math.floor(ctx.now() / 1000) + HELPER_START_DEADLINE_SECONDS,
   });
-  if (ctx.dryRun)
-    return done(`would run pod ${namespace}/${name} on ${node} to move ${component}.yaml out and back`);
   await ctx.progress(
-    `moving ${component}.yaml out of ${MANIFESTS_DIR} on ${node} (pod ${namespace}/${name})…`,
+    `moving ${component}.yaml out of ${MANIFESTS_DIR} on ${node} (pod ${namespace}/${name}; it must start within ${HELPER_START_DEADLINE_SECONDS} s of the quorum check)…`,
   );
   await kube.core.createNamespacedPod({ namespace, body: pod });
   try {

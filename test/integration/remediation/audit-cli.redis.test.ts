@@ -51,3 +51,17 @@ it('etcd-doctor audit prints the trail, filtered by cluster', async () => {
   ).toBe(2);
   expect(bad.join('\n')).toMatch(/--since "soon" is not a duration/);
 });
+
+it('never prints the password of REDIS_URL when Redis does not answer', async () => {
+  const err: string[] = [];
+  const code = await runCli({
+    argv: ['audit', '--queue-prefix', prefix],
+    // Nothing listens on port 9 of loopback.
+    env: { REDIS_URL: 'redis://:hunter2@127.0.0.1:9' },
+    stdout: (t) => err.push(t),
+    stderr: (t) => err.push(t),
+  });
+  expect(code).toBe(2);
+  expect(err.join('\n')).toMatch(/Redis at redis:\/\/\[redacted\]@127\.0\.0\.1:9 does not answer/);
+  expect(err.join('\n')).not.toContain('hunter2');
+});

@@ -10,21 +10,7 @@ import {
   textOf,
 } from '../../support/remediation-harness.js';
 
-/** fio 3.x JSON, trimmed to what a run prints about sync writes (p99 fdatasync 16.9 ms, 61 IOPS). */
-const FIO_JSON = JSON.stringify({
-  'fio version': 'fio-3.35',
-  jobs: [
-    {
-      jobname: 'etcd-doctor',
-      write: { iops: 61.4, bw: 138 },
-      sync: {
-        lat_ns: { min: 1000, max: 90_000_000, mean: 8_000_000, percentile: { '99.000000': 16_908_288 } },
-      },
-    },
-  ],
-});
-
-/** Plays the kubelet and the Job controller: helper pods succeed, the mirror pod comes back new, Jobs get a pod. */
+/** Plays the kubelet: helper pods succeed, the mirror pod comes back new. */
 function kubelet(write: KubeWrite, api: FakeKubeApi): void {
   if (write.method !== 'POST') return;
   const body = write.body as { metadata: { name: string }; spec?: { nodeName?: string } };
@@ -36,29 +22,9 @@ function kubelet(write: KubeWrite, api: FakeKubeApi): void {
     );
     if (mirror) mirror.metadata.uid = `recreated-${Date.now()}`;
   }
-  if (write.resource === 'jobs') {
-    const pod = `${body.metadata.name}-x7k2p`;
-    api.fixture.objects.pods.push({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: pod,
-        namespace: write.namespace ?? 'kube-system',
-        labels: { 'job-name': body.metadata.name },
-      },
-      spec: { containers: [{ name: 'fio' }] },
-      status: { phase: 'Succeeded' },
-    });
-    api.setLog(
-      write.namespace ?? '',
-      pod,
-      'fio',
-      `note: both iodepth >= 1 and synchronous I/O engine are selected\n${FIO_JSON}\n`,
-    );
-  }
 }
 
-describe('restart-static-pod and disk-benchmark against a fake kubeadm apiserver', () => {
+describe('restart-static-pod against a fake kubeadm apiserver', () => {
   let kube: FakeKubeApi;
   let h: Harness;
 
@@ -73,8 +39,6 @@ describe('restart-static-pod and disk-benchmark against a fake kubeadm apiserver
           kubernetes: { kubeconfig, context: 'fake-admin@fake', distribution: 'kubeadm' },
           remediation: {
             responders: [ALICE],
-            helperImage: 'busybox:1.36',
-            diskBenchmarkImage: 'example.org/fio:3.35',
           },
         },
       ],
@@ -89,11 +53,7 @@ describe('restart-static-pod and disk-benchmark against a fake kubeadm apiserver
     (h.chat.messages as unknown[]).length = 0;
   });
 
-  const press = async (
-    action: 'restart-static-pod' | 'disk-benchmark',
-    args: Record<string, string>,
-    rootCause?: string,
-  ) => {
+  const press = async (action: 'restart-static-pod', args: Record<string, string>, rootCause?: string) => {
     const anchor = await h.anchor();
     const button = await h.button(action, args, rootCause ? { context: { rootCause } } : {});
     const [confirm] = await h.chat.click(anchor, button, { user: ALICE });
@@ -148,54 +108,6 @@ describe('restart-static-pod and disk-benchmark against a fake kubeadm apiserver
         .filter((w) => w.method === 'DELETE')
         .map((w) => w.name),
     ).toEqual([pod.metadata.name]);
-  });
-
-  it('benchmarks the disk with fio in a Job pinned to the node, posts p99 and IOPS, and deletes the Job', async () => {
-    const { confirm, done } = await press('disk-benchmark', { member: 'master-1' });
-    expect(confirm).toMatch(/Run fio on master-1 in \/var\/lib\/etcd\/etcd-doctor-fio/);
-    expect(done).toMatch(/disk of master-1: too slow for etcd/);
-    expect(done).toMatch(
-      /fdatasync p99 16\.9 ms: too slow \(etcd FAQ: < 10 ms; OpenShift etcd-perf: < 20 ms, which it passes\)/,
-    );
-    expect(done).toMatch(/sequential write IOPS 61/);
-
-    const create = kube.writes('jobs').find((w) => w.method === 'POST');
-    const job = create?.body as {
-      metadata: { name: string };
-      spec: {
-        template: {
-          spec: {
-            nodeName: string;
-            volumes: unknown[];
-            containers: Array<{ image: string; command: string[]; securityContext: Record<string, unknown> }>;
-          };
-        };
-      };
-    };
-    const spec = job.spec.template.spec;
-    expect(spec.nodeName).toBe('master-1');
-    expect(spec.volumes).toEqual([
-      { name: 'bench', hostPath: { path: '/var/lib/etcd/etcd-doctor-fio', type: 'DirectoryOrCreate' } },
-    ]);
-    expect(spec.containers[0]?.image).toBe('example.org/fio:3.35');
-    expect(spec.containers[0]?.command).toEqual(
-      expect.arrayContaining([
-        'fio',
-        '--rw=write',
-        '--ioengine=sync',
-        '--fdatasync=1',
-        '--size=22m',
-        '--bs=2300',
-        '--output-format=json',
-      ]),
-    );
-    expect(spec.containers[0]?.securityContext).toMatchObject({
-      privileged: false,
-      capabilities: { drop: ['ALL'] },
-    });
-    const deleted = kube.writes('jobs').find((w) => w.method === 'DELETE');
-    expect(deleted?.name).toBe(job.metadata.name);
-    expect(deleted?.body).toMatchObject({ query: { propagationPolicy: 'Background' } });
   });
 });
 

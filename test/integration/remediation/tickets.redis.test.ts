@@ -96,3 +96,71 @@ describe.each([
     await h.chat.waitFor(() => tickets.received.length === 2, 10_000);
   });
 });
+
+describe('open-ticket when the tracker refuses, or the URL is not https', () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(500, { 'Content-Type': 'text/plain' });
+        res.end('boom <!channel> token=xoxb-echoed-back internal stack trace');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(() => new Promise((r) => server?.close(r)));
+
+  const openOne = async (h: Harness) => {
+    const anchor = await h.anchor();
+    await h.chat.click(anchor, await h.button('open-ticket', {}), { user: 'U0ANYONE' });
+    await h.chat.waitFor((c) => finished(c) !== undefined, 10_000);
+    return finished(h.chat)?.text ?? '';
+  };
+
+  it("keeps the tracker's answer out of Slack and the audit trail", async () => {
+    const h = await startHarness(
+      [
+        {
+          name: 'local',
+          etcd: { endpoints: ['http://127.0.0.1:9'] },
+          tickets: { kind: 'webhook', url, credentialEnv: 'FAKE_TICKET_TOKEN' },
+        },
+      ],
+      'rem-ticket-500',
+    );
+    try {
+      const done = await openOne(h);
+      expect(done).toMatch(
+        /failed in .*the tracker at http:\/\/127\.0\.0\.1:\d+ answered HTTP 500; its answer is in the worker log/,
+      );
+      const trail = JSON.stringify(await h.audit());
+      for (const text of [done, trail]) expect(text).not.toMatch(/boom|xoxb|stack trace/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('refuses plain http unless the process allows loopback http (tests only)', async () => {
+    const h = await startHarness(
+      [
+        {
+          name: 'local',
+          etcd: { endpoints: ['http://127.0.0.1:9'] },
+          tickets: { kind: 'webhook', url, credentialEnv: 'FAKE_TICKET_TOKEN' },
+        },
+      ],
+      'rem-ticket-http',
+      { settings: { allowLoopbackHttpTickets: false } },
+    );
+    try {
+      expect(await openOne(h)).toMatch(
+        /refused in .*not opening a ticket: tickets\.url http:\/\/127\.0\.0\.1:\d+ is not https/,
+      );
+    } finally {
+      await h.close();
+    }
+  });
+});

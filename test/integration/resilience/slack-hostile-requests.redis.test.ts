@@ -72,10 +72,19 @@ describe('Slack HTTP receiver under hostile requests', () => {
   });
 
   it('refuses oversized bodies, signed or not, with 413 before parsing them', async () => {
-    // Bolt's HTTPReceiver reads at most 4 MiB (its defaultBodyLimit); Slack's own payloads are far smaller.
+    // The receiver reads at most 1 MiB (SLACK_BODY_LIMIT_BYTES); Slack's own payloads are far smaller.
     const huge = slashCommandForm({ text: `health ${'x'.repeat(12 * 1024 * 1024)}` });
     const forged = await postSigned(url, huge, { signature: `v0=${'0'.repeat(64)}` });
     const signed = await postSigned(url, huge);
+    expect([forged.status, signed.status]).toEqual([413, 413]);
+    expect(fake.calls('chat.postMessage')).toHaveLength(0);
+    await expectStillAnswering();
+  });
+
+  it('refuses a 2 MiB body, signed or not, with 413: the limit is 1 MiB, not Bolt default 4 MiB', async () => {
+    const twoMiB = slashCommandForm({ text: `health ${'x'.repeat(2 * 1024 * 1024)}` });
+    const forged = await postSigned(url, twoMiB, { signature: `v0=${'0'.repeat(64)}` });
+    const signed = await postSigned(url, twoMiB);
     expect([forged.status, signed.status]).toEqual([413, 413]);
     expect(fake.calls('chat.postMessage')).toHaveLength(0);
     await expectStillAnswering();

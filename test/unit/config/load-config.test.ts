@@ -72,6 +72,38 @@ describe('parseConfigText', () => {
     expect(parseConfigText('', 'f')).toEqual({ ok: false, error: 'f: clusters: is missing' });
     expect(parseConfigText('clusters: 3', 'f')).toEqual({ ok: false, error: 'f: clusters: must be a list' });
   });
+  it('names a field that remediation or tickets cannot use safely, in one line', () => {
+    const with_ = (extra: string) =>
+      parseConfigText(`clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:1] }\n${extra}`, 'f');
+    const expectError = (extra: string, pattern: RegExp) =>
+      expect(with_(extra)).toEqual({ ok: false, error: expect.stringMatching(pattern) });
+    // Issue 14 item 4: images by digest only.
+    expectError(
+      '    remediation: { helperImage: "busybox:1.36" }\n',
+      /^f: clusters\[0\]\.remediation\.helperImage: must be pinned by digest/,
+    );
+    expect(
+      with_(`    remediation: { diskBenchmarkImage: "example.org/fio@sha256:${'0'.repeat(64)}" }\n`).ok,
+    ).toBe(true);
+    // Item 11: a ticket credential is never one of etcd-doctor's own secrets, and never sent in clear.
+    for (const name of ['SLACK_BOT_TOKEN', 'REDIS_URL', 'ALERTMANAGER_TOKEN'])
+      expectError(
+        `    tickets: { kind: webhook, url: "https://t.example/hook", credentialEnv: ${name} }\n`,
+        /^f: clusters\[0\]\.tickets\.credentialEnv: must not name one of etcd-doctor's own secrets \(SLACK_\*, REDIS_\*/,
+      );
+    expectError(
+      '    tickets: { kind: jira, url: "http://jira.example.com" }\n',
+      /^f: clusters\[0\]\.tickets\.url: must be https: the ticket credential would cross the network in clear$/,
+    );
+    expect(
+      with_('    tickets: { kind: jira, url: "https://jira.example.com", credentialEnv: JIRA_TOKEN }\n').ok,
+    ).toBe(true);
+    // Item 8: channel IDs only; a name can be renamed, or reused by another channel.
+    expectError(
+      '    slack: { allowedChannels: ["#ops"] }\n',
+      /^f: clusters\[0\]\.slack\.allowedChannels\[0\]: must be a Slack channel ID such as C0123456789, not a name/,
+    );
+  });
 });
 
 describe('loadConfig', () => {

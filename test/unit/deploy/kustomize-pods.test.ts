@@ -11,6 +11,7 @@ import {
   type Target,
 } from '../../support/deploy-manifests.js';
 import { findObject, type KubeObject } from '../../support/kustomize.js';
+import { DEFAULT_REMEDIATION_SETTINGS } from '../../../src/remediation/settings.js';
 
 /** What the pods run as, how Kubernetes checks them, and which Slack mode each overlay sets up. */
 
@@ -201,9 +202,29 @@ describe('secrets and the Slack mode', () => {
     const pods = Object.fromEntries(
       deploymentsOf(objects).map((d) => [d.metadata?.name, podSpecOf(d).automountServiceAccountToken]),
     );
-    expect(pods).toEqual({ 'etcd-doctor-bot': false, 'etcd-doctor-worker': undefined });
-    expect(findObject(objects, 'ServiceAccount', 'etcd-doctor-bot')).toMatchObject({
-      automountServiceAccountToken: false,
-    });
+    // The worker asks for its token explicitly; neither account hands one to any other pod.
+    expect(pods).toEqual({ 'etcd-doctor-bot': false, 'etcd-doctor-worker': true });
+    for (const account of ['etcd-doctor-bot', 'etcd-doctor-worker'])
+      expect(findObject(objects, 'ServiceAccount', account)).toMatchObject({
+        automountServiceAccountToken: false,
+      });
+  });
+});
+
+describe('the snapshot volume', () => {
+  it('gives recover-nospace a writable volume of its own at the default snapshotDir (the root filesystem is read-only)', () => {
+    for (const target of APP_TARGETS) {
+      const worker = deploymentNamed(objectsOf(rendered, target), 'etcd-doctor-worker');
+      const mount = containerOf(worker, 'worker').volumeMounts?.find(
+        (m) => m.mountPath === DEFAULT_REMEDIATION_SETTINGS.snapshotDir,
+      );
+      expect({ target, mount: mount?.name, readOnly: mount?.readOnly ?? false }).toEqual({
+        target,
+        mount: 'snapshots',
+        readOnly: false,
+      });
+      const volume = podSpecOf(worker).volumes?.find((v) => v.name === 'snapshots');
+      expect(volume?.emptyDir?.sizeLimit ?? volume?.persistentVolumeClaim?.claimName).toBeDefined();
+    }
   });
 });

@@ -121,6 +121,8 @@ describe('the remediation role', () => {
       'ClusterRoleBinding etcd-doctor-remediation-openshift',
       'Role kube-system/etcd-doctor-remediation',
       'RoleBinding kube-system/etcd-doctor-remediation',
+      'ValidatingAdmissionPolicy etcd-doctor-remediation',
+      'ValidatingAdmissionPolicyBinding etcd-doctor-remediation',
     ]);
     // Node-pinned restart pods and fio Jobs, and their logs. Nothing cluster-wide, no secrets, no exec.
     expect(rulesOf(findObject(objects, 'Role', 'etcd-doctor-remediation'))).toEqual([
@@ -137,7 +139,7 @@ describe('the remediation role', () => {
         verbs: ['patch'],
       },
     ]);
-    for (const binding of objects.filter((o) => o.kind.endsWith('Binding'))) {
+    for (const binding of objects.filter((o) => /^(Cluster)?RoleBinding$/.test(o.kind))) {
       expect(binding).toMatchObject({ subjects: [WORKER] });
     }
   });

@@ -5,6 +5,7 @@ import {
   type MemberState,
   quorumGuard,
 } from '../../../src/remediation/actions/etcd-members.js';
+import { notReady } from '../../../src/remediation/actions/member-ready.js';
 import { fioVerdict, parseFioOutput } from '../../../src/remediation/fio-result.js';
 import {
   MUTATING_PLAN_MAX_MS,
@@ -21,6 +22,7 @@ const member = (name: string, extra: Partial<MemberState> = {}): MemberState => 
   isLeader: false,
   dbSizeBytes: 1,
   revision: 1,
+  appliedIndex: 10,
   errors: [],
   problem: undefined,
   ...extra,
@@ -91,5 +93,21 @@ describe('fio JSON', () => {
       /too slow .*which it fails too/,
     );
     expect(parseFioOutput('fio: pid=0, err=13/file:filesetup.c').ok).toBe(false);
+  });
+});
+
+describe('readiness of a defragmented member', () => {
+  const leader = member('b', { isLeader: true, appliedIndex: 5000 });
+  it('is ready when it answers, a leader is known and it is within 100 entries of the leader', () => {
+    expect(
+      notReady(member('a', { appliedIndex: 4950 }), [member('a', { appliedIndex: 4950 }), leader]),
+    ).toBeUndefined();
+  });
+  it('is not ready while it lags, answers nothing, or no member knows a leader', () => {
+    const lagging = member('a', { appliedIndex: 4000 });
+    expect(notReady(lagging, [lagging, leader])).toMatch(/1000 entries behind the leader/);
+    const gone = member('a', { reachable: false, problem: 'did not answer Status' });
+    expect(notReady(gone, [gone, leader])).toMatch(/did not answer/);
+    expect(notReady(member('a'), [member('a'), member('b')])).toMatch(/no member knows a leader/);
   });
 });

@@ -1,4 +1,9 @@
-import { createEtcdClients, type EtcdClients, loadEtcdTls } from './clients/etcd-clients.js';
+import {
+  createEtcdClients,
+  type EtcdClients,
+  type EtcdTlsFiles,
+  loadEtcdTls,
+} from './clients/etcd-clients.js';
 import { createHttpGet, type HttpGet } from './clients/http.js';
 import { loadKubernetesClients } from './clients/kubernetes.js';
 import type { ClusterConfig, ConfigFile, ResolvedCluster } from './config/schema.js';
@@ -49,6 +54,9 @@ export interface Doctor {
 
 interface ClusterClients {
   cluster: ResolvedCluster;
+  /** `clusters[0].etcd`: where fixes point in the config file. */
+  etcdPath: string;
+  tls: EtcdTlsFiles | undefined;
   etcd: EtcdClients;
   http: { get: HttpGet; close(): Promise<void> };
   /** The last member list that answered, reused by health checks for MEMBER_LIST_REUSE_MS. */
@@ -79,8 +87,15 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const created: ClientsEntry = {
         clients: (async () => {
           const resolved = await resolveEndpoints(cluster);
-          const tls = await loadEtcdTls(cluster, deps);
-          return { cluster: resolved, etcd: createEtcdClients(resolved, tls), http: createHttpGet(tls) };
+          const etcdPath = `clusters[${deps.config.clusters.indexOf(cluster)}].etcd`;
+          const tls = await loadEtcdTls(cluster, deps, etcdPath);
+          return {
+            cluster: resolved,
+            etcdPath,
+            tls,
+            etcd: createEtcdClients(resolved, tls),
+            http: createHttpGet(tls),
+          };
         })(),
         users: 0,
         keep: false,
@@ -198,6 +213,8 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       depth,
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       ...(recentMemberList ? { recentMemberList } : {}),
+      tls: entry.tls,
+      etcdPath: entry.etcdPath,
     });
     if (evidence.memberList.ok && !recentMemberList)
       entry.memberList = { outcome: evidence.memberList, atMs: performance.now() };

@@ -49,9 +49,30 @@ export function toFailure(err: unknown, subject: string, asks: string): ProbeFai
 function errorText(err: unknown): string {
   if (err instanceof Error) {
     const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
-    return `${err.message.split('\n')[0]}${cause}`.slice(0, 300);
+    return cleanErrorText(`${err.message.split('\n')[0]}${cause}`).slice(0, 300);
   }
-  return String(err).slice(0, 300);
+  return cleanErrorText(String(err)).slice(0, 300);
+}
+
+/**
+ * grpc-js wraps the cause in noise: `14 UNAVAILABLE: No connection established. Last error:
+ * Failed to connect (2026-12-01T20:25:53.443Z). Resolution note: ` and OpenSSL's
+ * `803C…:error:0A000412:SSL routines:ssl3_read_bytes:sslv3 alert bad certificate:../deps/…:1601:SSL
+ * alert number 42`. Users see `UNAVAILABLE: Failed to connect` and `sslv3 alert bad certificate
+ * (SSL alert number 42)`.
+ */
+export function cleanErrorText(text: string): string {
+  return text
+    .replace(
+      /[0-9A-F]{8,}:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):\S*?:\d+:(SSL alert number \d+)/g,
+      '$1 ($2)',
+    )
+    .replace(/[0-9A-F]{8,}:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):\S*?:\d+:?/g, '$1')
+    .replace(/\b\d+ (UNAVAILABLE|DEADLINE_EXCEEDED|UNKNOWN|INTERNAL):/g, '$1:')
+    .replace(/No connection established\. Last error: /g, '')
+    .replace(/ \(\d{4}-\d\d-\d\dT[\d:.]+Z\)/g, '')
+    .replace(/\.? ?Resolution note: ?(?=$|\))/g, '')
+    .replace(/\s+$/, '');
 }
 
 /**

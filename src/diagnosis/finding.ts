@@ -15,6 +15,10 @@ export const CAUSES = [
   'apiserver-latency',
   'corruption',
   'slow-reads',
+  // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are
+  // refused, or etcd answers the apiserver but not us.
+  'no-access',
+  'unreachable-from-here',
 ] as const;
 export type Cause = (typeof CAUSES)[number];
 

@@ -43,11 +43,11 @@ export function renderText(report: DiagnosisReport): string {
 }
 
 function memberTable(members: MemberRow[]): string[] {
-  const header = ['MEMBER', 'ENDPOINT', 'LEADER', 'TOOK', 'DB SIZE', 'FSYNC P99'];
+  const header = ['MEMBER', 'ENDPOINT', 'ROLE', 'TOOK', 'DB SIZE', 'FSYNC P99'];
   const rows = members.map((m) => [
     m.name,
     m.endpoint,
-    m.isLeader ? 'leader' : m.reachable ? '' : 'DOWN',
+    roleCell(m),
     m.tookMs === null ? '-' : formatMs(m.tookMs),
     m.dbSizeBytes === null ? '-' : formatBytes(m.dbSizeBytes),
     fsyncCell(m),
@@ -59,8 +59,20 @@ function memberTable(members: MemberRow[]): string[] {
       .join('  ')
       .trimEnd();
   const out = [line(header), ...rows.map(line)];
-  for (const m of members) if (m.error) out.push(`  ! ${m.error}`);
+  for (const m of members) {
+    if (m.access)
+      out.push(`  ? ${m.name}: not checked: ${m.access.reason}${m.access.fix ? `: ${m.access.fix}` : ''}`);
+    else if (m.error) out.push(`  ! ${m.error}`);
+  }
   return out;
+}
+
+/** `leader`, `learner`, `DOWN`, or `NOT CHECKED` when etcd-doctor could not look (never read as down). */
+function roleCell(m: MemberRow): string {
+  if (m.reachable === null) return 'NOT CHECKED';
+  const role = m.isLeader ? 'leader' : m.isLearner ? 'learner' : '';
+  if (!m.reachable) return role ? `${role} DOWN` : 'DOWN';
+  return role;
 }
 
 function fsyncCell(m: MemberRow): string {

@@ -95,8 +95,12 @@ function renderVerdict(view: VerdictView): SlackMessage {
 
 function memberLine(m: MemberRow): string {
   const name = `\`${escapeMrkdwn(m.name)}\``;
-  if (!m.reachable) return `:x: ${name} *down*${m.error ? `: ${escapeMrkdwn(m.error)}` : ''}`;
-  const parts = [m.isLeader ? '*leader*' : 'follower'];
+  if (m.reachable === null)
+    return `:grey_question: ${name} *not checked*${m.access ? `: ${escapeMrkdwn(m.access.reason)}` : ''}`;
+  const role = m.isLearner ? 'learner' : '';
+  if (!m.reachable)
+    return `:x: ${name}${role ? ` (${role})` : ''} *down*${m.error ? `: ${escapeMrkdwn(m.error)}` : ''}`;
+  const parts = [m.isLeader ? '*leader*' : role || 'follower'];
   if (m.tookMs !== null) parts.push(`took ${formatMs(m.tookMs)}`);
   if (m.walFsyncP99Ms !== null) parts.push(`fsync p99 ${formatMs(m.walFsyncP99Ms)}`);
   if (m.dbSizeBytes !== null) parts.push(`DB ${formatBytes(m.dbSizeBytes)}`);

@@ -15,6 +15,8 @@ function memberRow(i: number, over: Partial<MemberRow> = {}): MemberRow {
     id: `a${i}`,
     reachable: true,
     isLeader: i === 1,
+    isLearner: false,
+    access: null,
     tookMs: 3.2,
     dbSizeBytes: 25_000_000,
     dbSizeInUseBytes: 20_000_000,

@@ -1,0 +1,145 @@
+import type { AccessProblem, Evidence, MemberEvidence } from '../probes/evidence.js';
+import type { ControlPlanePod } from '../probes/kubernetes/evidence.js';
+import { sameUrl } from '../probes/member-ids.js';
+import { formatMs } from '../report/format.js';
+import { clusterSize, isLearner, quorumOf } from './rules/support.js';
+import { dataOf, kubernetesOf } from './rules/support-kubernetes.js';
+
+/**
+ * What limits etcd-doctor's own view of a cluster, worked out before any rule runs. A member we
+ * cannot check is *unseen*, never down: because of our own TLS, URLs or DNS (`no-access`), or
+ * because the path from here fails while a second vantage point says etcd is up
+ * (`unreachable-from-here`). When no member can be checked, the view is *blind*: the status is
+ * `unknown` and no rule about the cluster's health runs.
+ */
+export interface View {
+  unseen: UnseenMember[];
+  blind: boolean;
+  /** What the cluster's apiserver says about etcd: the second vantage point. */
+  apiserver: ApiserverOpinion;
+  /** Some voter completed a linearizable read, which needs a quorum: etcd has quorum. */
+  quorumProven: boolean;
+  /** No member answered us and nothing else can say whether etcd is up. */
+  cannotTell: boolean;
+}
+
+export type UnseenReason = 'no-access' | 'unreachable-from-here';
+
+export interface UnseenMember {
+  member: MemberEvidence;
+  reason: UnseenReason;
+  /** What went wrong from here, when the access check found it. */
+  access: AccessProblem | undefined;
+  /** Why this member is unknown rather than down, in words. */
+  why: string;
+}
+
+export interface ApiserverOpinion {
+  /** `kubernetes` is configured and its evidence arrived. */
+  available: boolean;
+  /**
+   * true: `/readyz` has `[+]etcd ok` or a read through the apiserver worked; false: `[-]etcd`
+   * and the read failed too; undefined: it cannot tell (not configured, or its answers disagree).
+   */
+  reachesEtcd: boolean | undefined;
+  /** What it said, as evidence lines. */
+  evidence: string[];
+}
+
+export function assessView(evidence: Evidence): View {
+  const apiserver = apiserverOpinion(evidence);
+  const started = evidence.members.filter((m) => !(!m.status.ok && m.status.failure.kind === 'skipped'));
+  const checked = started.filter((m) => m.status.ok || m.health.ok);
+  const failedMembers = started.filter((m) => !(m.status.ok || m.health.ok));
+  const quorumProven = checked.some(
+    (m) => m.health.ok && !m.health.data.serializable && !isLearner(evidence, m),
+  );
+  const noAccess: UnseenMember[] = failedMembers
+    .filter((m) => m.access?.ours)
+    .map((m) => ({ member: m, reason: 'no-access', access: m.access, why: m.access?.reason ?? '' }));
+  const unreachable = failedMembers.filter((m) => !m.access?.ours);
+  const cannotTell = checked.length === 0 && unreachable.length > 0 && apiserver.reachesEtcd === undefined;
+  const fromHere = unreachable.flatMap((m): UnseenMember[] => {
+    const why = unseenBecause(evidence, m, { apiserver, checked, unreachable, quorumProven, cannotTell });
+    return why ? [{ member: m, reason: 'unreachable-from-here', access: m.access, why }] : [];
+  });
+  const unseen = [...noAccess, ...fromHere];
+  const blind = started.length > 0 && checked.length === 0 && unseen.length === failedMembers.length;
+  return { unseen, blind, apiserver, quorumProven, cannotTell };
+}
+
+interface Context {
+  apiserver: ApiserverOpinion;
+  checked: MemberEvidence[];
+  unreachable: MemberEvidence[];
+  quorumProven: boolean;
+  cannotTell: boolean;
+}
+
+/** Why a member that does not answer us is unknown rather than down; undefined when it may well be down. */
+function unseenBecause(evidence: Evidence, m: MemberEvidence, c: Context): string | undefined {
+  const pod = etcdPodOf(evidence, m);
+  if (c.apiserver.reachesEtcd === true) {
+    if (c.checked.length === 0) return 'the apiserver still reaches etcd';
+    if (pod?.ready) return `its pod ${pod.name} is Ready and the apiserver still reaches etcd`;
+    return undefined;
+  }
+  if (c.cannotTell) return 'nothing else can tell whether etcd is up';
+  // All of these down would leave no quorum, yet a linearizable read just needed one.
+  const voters = clusterSize(evidence);
+  const unreachableVoters = c.unreachable.filter((u) => !isLearner(evidence, u)).length;
+  if (c.quorumProven && voters - unreachableVoters < quorumOf(voters) && !isLearner(evidence, m)) {
+    const readers = c.checked.filter((r) => r.health.ok && !r.health.data.serializable);
+    return `${readers.map((r) => r.target.name).join(', ')} served a linearizable read, which needs a quorum, so not all of them are down`;
+  }
+  return undefined;
+}
+
+/** The apiserver as a second vantage point (KB §4.2): its readyz etcd checks and a read served from etcd. */
+export function apiserverOpinion(evidence: Evidence): ApiserverOpinion {
+  const k = kubernetesOf(evidence);
+  const api = dataOf(k?.apiserver);
+  if (!k || !api) return { available: false, reachesEtcd: undefined, evidence: [] };
+  const checks =
+    dataOf(api.readyz)?.checks.filter((c) => c.name === 'etcd' || c.name === 'etcd-readiness') ?? [];
+  const etcdCheck = checks.find((c) => c.name === 'etcd');
+  const read = dataOf(api.latency);
+  const lines = [
+    ...checks.map(
+      (c) => `the apiserver's /readyz?verbose says [${c.ok ? '+' : '-'}]${c.name} ${c.ok ? 'ok' : 'failed'}`,
+    ),
+    read
+      ? `a read through the apiserver (GET namespace kube-system, served from etcd) took ${formatMs(read.getNamespaceMs)}`
+      : `a read through the apiserver failed: ${api.latency.ok ? '' : api.latency.failure.message}`,
+    ...etcdPodLines(k.pods.ok ? k.pods.data : []),
+  ];
+  const reachesEtcd = etcdCheck?.ok === true || read ? true : etcdCheck?.ok === false ? false : undefined;
+  return { available: true, reachesEtcd, evidence: lines };
+}
+
+function etcdPodLines(pods: ControlPlanePod[]): string[] {
+  const etcd = pods.filter((p) => p.component === 'etcd');
+  if (etcd.length === 0) return [];
+  const ready = etcd.filter((p) => p.ready).map((p) => p.name);
+  const notReady = etcd.filter((p) => !p.ready).map((p) => p.name);
+  return [
+    `etcd pods Ready: ${ready.length ? ready.join(', ') : 'none'}${notReady.length ? `; not Ready: ${notReady.join(', ')}` : ''}`,
+  ];
+}
+
+/** The etcd pod of a member: by its `--name`, else by a client URL it advertises or listens on. */
+export function etcdPodOf(evidence: Evidence, m: MemberEvidence): ControlPlanePod | undefined {
+  const k = kubernetesOf(evidence);
+  const spec = dataOf(k?.etcdPods)?.find(
+    (s) =>
+      s.memberName === m.target.name ||
+      [...s.advertiseClientUrls, ...s.listenClientUrls].some((u) => sameUrl(u, m.target.endpoint)),
+  );
+  if (!spec) return undefined;
+  return dataOf(k?.pods)?.find((p) => p.namespace === spec.namespace && p.name === spec.pod);
+}
+
+/** Members the view keeps out of health verdicts (quorum, member-down): by name. */
+export function unseenNames(view: View): Set<string> {
+  return new Set(view.unseen.map((u) => u.member.target.name));
+}

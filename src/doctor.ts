@@ -16,6 +16,7 @@ import { collectEtcdEvidence, type ProbeDepth } from './probes/collect-evidence.
 import type { Evidence, MemberInfo, Outcome, ProbeRecord } from './probes/evidence.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
 import { discoverEtcdEndpoints } from './probes/kubernetes/discover-etcd-endpoints.js';
+import { startObserverWindow } from './probes/observer-load.js';
 import type { KubernetesEvidence } from './probes/kubernetes/evidence.js';
 import { buildReport, type DiagnosisReport } from './report/diagnosis-report.js';
 
@@ -79,6 +80,19 @@ export function createDoctor(deps: DoctorDeps): Doctor {
   const rules = deps.rules ?? defaultRules;
   // Clients are kept per cluster, so a warm health check reuses its gRPC channels.
   const clients = new Map<string, ClientsEntry>();
+  // Runs in flight in this process, and the most at once during each run (evidence.observer).
+  const load = { running: 0, peaks: new Set<{ max: number }>() };
+  const beginRun = () => {
+    load.running += 1;
+    const peak = { max: load.running };
+    load.peaks.add(peak);
+    for (const p of load.peaks) p.max = Math.max(p.max, load.running);
+    return () => {
+      load.running -= 1;
+      load.peaks.delete(peak);
+      return peak.max;
+    };
+  };
 
   /** Takes the cluster's clients for one run; `release` gives them back. */
   const acquire = (cluster: ClusterConfig, keep: boolean): ClientsEntry => {
@@ -171,12 +185,25 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const cluster = doctor.cluster(name);
       const started = performance.now();
       const collectedAt = now();
+      const endRun = beginRun();
+      const observer = startObserverWindow();
       // Kubernetes evidence (diagnose only) is collected at the same time as etcd's.
       const kubernetesP = depth === 'diagnose' ? collectKubernetes(cluster) : undefined;
       const held = acquire(cluster, opts.keepClients ?? true);
+      let ended = false;
+      const endObserving = () => {
+        ended = true;
+        return observer.stop(endRun());
+      };
       try {
-        return await runWith(await held.clients, depth, opts, { started, collectedAt, kubernetesP });
+        return await runWith(await held.clients, depth, opts, {
+          started,
+          collectedAt,
+          kubernetesP,
+          endObserving,
+        });
       } finally {
+        if (!ended) endObserving();
         release(name, held);
       }
     },
@@ -195,6 +222,8 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       started: number;
       collectedAt: number;
       kubernetesP: Promise<Outcome<KubernetesEvidence>> | undefined;
+      /** Ends the probe window: etcd-doctor's own load while it probed. */
+      endObserving: () => Evidence['observer'];
     },
   ): Promise<DiagnosisReport> => {
     const { started, collectedAt, kubernetesP } = at;
@@ -220,6 +249,8 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       entry.memberList = { outcome: evidence.memberList, atMs: performance.now() };
     evidence.collectedAt = collectedAt;
     if (kubernetesP) addKubernetes(evidence, await kubernetesP);
+    const observer = at.endObserving();
+    if (observer) evidence.observer = observer;
     const diagnosis = diagnose(evidence, rules, { now: now() });
     opts.onEvidence?.(evidence);
     const report = buildReport(evidence, diagnosis, {

@@ -88,14 +88,19 @@ export async function loadEtcdTls(
  */
 export function createMemberClients(endpoint: string, tls: EtcdTlsFiles | undefined): MemberClients {
   const secure = endpoint.toLowerCase().startsWith('https://');
-  const grpcOptions = secure ? tlsChannelOptions(tls ?? {}) : undefined;
+  const grpcOptions = {
+    // grpc-js looks up a TXT record (_grpc_config.<host>) for every DNS name; etcdctl does not,
+    // and etcd publishes no service config. Only the A/AAAA lookup is wanted.
+    'grpc.service_config_disable_resolution': 1,
+    ...(secure ? tlsChannelOptions(tls ?? {}) : {}),
+  };
   const options = (): IOptions => ({
     // etcd3 would build TLS credentials for an https:// host itself; the channel override replaces them.
     hosts: [endpoint.replace(/^https:/i, 'http:')],
     dialTimeout: DIAL_TIMEOUT_MS,
     // No retries and no circuit breaker: a probe must report what it saw, once, within its deadline.
     faultHandling: { global: noop, host: () => noop },
-    ...(grpcOptions ? { grpcOptions } : {}),
+    grpcOptions,
   });
   return { endpoint, kv: new Etcd3(options()), maintenance: new Etcd3(options()) };
 }

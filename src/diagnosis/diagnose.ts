@@ -37,6 +37,10 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
     }
     const missing = missingEvidence(evidence, rule.needs);
     if (missing) return { rule: rule.name, fired: false, skipped: true, explain: [missing] };
+    if (rule.timesLatency && view.observer.distortion) {
+      const explain = [`not evaluated: ${view.observer.distortion}`];
+      return { rule: rule.name, fired: false, skipped: true, explain };
+    }
     const result = rule.evaluate(evidence, ruleCtx);
     if (result.finding) fired.push({ rule, finding: result.finding });
     return { rule: rule.name, fired: Boolean(result.finding), skipped: false, explain: result.explain };

@@ -34,5 +34,10 @@ export interface Rule {
    * the cluster. Such rules run even when no member could be checked, and never set the status.
    */
   readonly scope?: 'view';
+  /**
+   * The rule judges latencies etcd-doctor times itself (round trips, a read's took). When its own
+   * event loop was stalled during the probes, the engine reports it as not evaluated instead.
+   */
+  readonly timesLatency?: boolean;
   evaluate(evidence: Evidence, ctx: RuleContext): RuleResult;
 }

@@ -1,4 +1,4 @@
-import type { AccessProblem, Evidence, MemberEvidence } from '../probes/evidence.js';
+import type { AccessProblem, Evidence, MemberEvidence, ObserverLoad } from '../probes/evidence.js';
 import type { ControlPlanePod } from '../probes/kubernetes/evidence.js';
 import { sameUrl } from '../probes/member-ids.js';
 import { formatMs } from '../report/format.js';
@@ -21,6 +21,30 @@ export interface View {
   quorumProven: boolean;
   /** No member answered us and nothing else can say whether etcd is up. */
   cannotTell: boolean;
+  /** etcd-doctor's own load while it probed: when it distorts latencies, latency rules do not judge. */
+  observer: ObserverView;
+}
+
+export interface ObserverView {
+  load: ObserverLoad | undefined;
+  /** Why latency readings cannot be trusted, or undefined when they can. */
+  distortion: string | undefined;
+}
+
+/**
+ * Our own event loop stalled this long (p99 over the probe window) adds as much to any latency we
+ * time. 50 ms is above cpu-starvation's 30 ms stall limit and a tenth of slow-reads' 500 ms, and
+ * well above what GC pauses give on a busy 2-core host (p99 under 20 ms measured in the test runs).
+ */
+export const OBSERVER_DELAY_P99_LIMIT_MS = 50;
+
+export function observerView(evidence: Evidence): ObserverView {
+  const load = evidence.observer;
+  if (!load || load.loopDelayP99Ms < OBSERVER_DELAY_P99_LIMIT_MS) return { load, distortion: undefined };
+  return {
+    load,
+    distortion: `etcd-doctor's own event loop was delayed by up to ${formatMs(load.loopDelayMaxMs)} (p99 ${formatMs(load.loopDelayP99Ms)}, limit ${formatMs(OBSERVER_DELAY_P99_LIMIT_MS)}; ${load.concurrentRuns} checks running at once) while it probed, which inflates every latency it times`,
+  };
 }
 
 export type UnseenReason = 'no-access' | 'unreachable-from-here';
@@ -65,7 +89,7 @@ export function assessView(evidence: Evidence): View {
   });
   const unseen = [...noAccess, ...fromHere];
   const blind = started.length > 0 && checked.length === 0 && unseen.length === failedMembers.length;
-  return { unseen, blind, apiserver, quorumProven, cannotTell };
+  return { unseen, blind, apiserver, quorumProven, cannotTell, observer: observerView(evidence) };
 }
 
 interface Context {

@@ -1,3 +1,4 @@
+import { VIEW_CAUSES } from '../diagnosis/finding.js';
 import type { DiagnosisReport, MemberRow } from './diagnosis-report.js';
 import { formatBytes, formatMs } from './format.js';
 
@@ -19,8 +20,13 @@ export function renderText(report: DiagnosisReport): string {
     lines.push('', 'No problems found.');
   }
   report.findings.forEach((f, i) => {
-    const label =
-      i === 0 && !f.causedBy ? 'Root cause' : f.causedBy ? `Symptom (caused by ${f.causedBy})` : 'Also';
+    const label = VIEW_CAUSES.has(f.cause)
+      ? "etcd-doctor's view"
+      : i === 0 && !f.causedBy
+        ? 'Root cause'
+        : f.causedBy
+          ? `Symptom (caused by ${f.causedBy})`
+          : 'Also';
     lines.push(
       '',
       `${label}: ${f.cause} [${f.severity}]${f.members.length ? ` on ${f.members.join(', ')}` : ''}`,

@@ -1,3 +1,4 @@
+import { VIEW_CAUSES } from '../../diagnosis/finding.js';
 import type { Status } from '../../diagnosis/diagnose.js';
 import type {
   ChatView,
@@ -153,6 +154,11 @@ function findingsBlocks(
   if (!root) return [section(':white_check_mark: No problems found.')];
   const blocks: Block[] = [];
   report.findings.forEach((f, i) => {
+    // What limits our own view is never a root cause of the cluster's state.
+    if (VIEW_CAUSES.has(f.cause)) {
+      blocks.push(...findingBlocks(f, "etcd-doctor's view", forFinding(i)));
+      return;
+    }
     if (i === 0)
       blocks.push(...findingBlocks(f, root.causedBy ? 'Most likely' : 'Root cause', forFinding(0)));
     else if (i === 1 && f.causedBy) blocks.push({ type: 'divider' }, section('*Symptoms it explains*'));

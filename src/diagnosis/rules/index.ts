@@ -10,6 +10,7 @@ import { dbQuotaRule } from './db-quota.js';
 import { leaderChurnRule } from './leader-churn.js';
 import { memberDownRule } from './member-down.js';
 import { noAccessRule } from './no-access.js';
+import { observerLoadRule } from './observer-load.js';
 import { nonDurableStorageRule } from './non-durable-storage.js';
 import { peerNetworkRule } from './peer-network.js';
 import { peerNetworkLogsRule } from './peer-network-logs.js';
@@ -40,4 +41,5 @@ export const rules: readonly Rule[] = [
   controlPlaneRestartsRule,
   noAccessRule,
   unreachableFromHereRule,
+  observerLoadRule,
 ];

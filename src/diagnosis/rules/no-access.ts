@@ -21,7 +21,7 @@ export const noAccessRule: Rule = {
     const explain = [`${blocked.length} members refused etcd-doctor's own access (TLS, URL or DNS)`];
     if (blocked.length === 0) return { explain };
     const names = blocked.map((u) => u.member.target.name);
-    const lines = blocked.map(accessLine);
+    const lines = groupedLines(blocked);
     const all = view.blind;
     const finding: Finding = {
       cause: 'no-access',
@@ -29,7 +29,7 @@ export const noAccessRule: Rule = {
       members: names,
       nodes: [],
       summary: all
-        ? `etcd-doctor could not check ${evidence.cluster}: ${lines[0]}${blocked.length > 1 ? ` (and ${blocked.length - 1} more)` : ''}`
+        ? `etcd-doctor could not check ${evidence.cluster}: ${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`
         : `etcd-doctor could not check ${formatList(names)}, so ${names.length === 1 ? 'it is' : 'they are'} left out of the verdict: ${lines[0]}`,
       evidence: [
         ...lines,
@@ -40,15 +40,23 @@ export const noAccessRule: Rule = {
       steps: [...new Set(blocked.map((u) => u.access?.fix ?? ''))]
         .filter(Boolean)
         .map((text) => ({ text: capitalise(text) })),
-      unknowns: names.map((n) => `${n}: health, leader, db size and latency unknown`),
+      unknowns: [`health, leader, db size and latency of ${formatList(names)}`],
     };
     return { finding, explain: [...explain, `fired: ${formatList(names)}`] };
   },
 };
 
-/** `etcd-1: the server requires a client certificate: set clusters[0].etcd.tls.certFile and keyFile`. */
-export function accessLine(u: UnseenMember): string {
-  return `${u.member.target.name}: ${u.access?.reason ?? u.why}${u.access ? `: ${u.access.fix}` : ''}`;
+/**
+ * One line per distinct problem, naming its members: `etcd-1: the server requires a client
+ * certificate: set clusters[0].etcd.tls.certFile and keyFile` (`etcd-1, etcd-2 and etcd-3: ...`).
+ */
+export function groupedLines(unseen: UnseenMember[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const u of unseen) {
+    const text = `${u.access?.reason ?? u.why}${u.access ? `: ${u.access.fix}` : ''}`;
+    groups.set(text, [...(groups.get(text) ?? []), u.member.target.name]);
+  }
+  return [...groups.entries()].map(([text, names]) => `${formatList(names)}: ${text}`);
 }
 
 function capitalise(text: string): string {

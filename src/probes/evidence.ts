@@ -142,6 +142,8 @@ export interface ObserverLoad {
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
   loopDelayMeanMs: number;
+  /** How many delay samples the window holds (one per 10 ms of an idle loop). */
+  samples: number;
   /** Probe runs (diagnoses and health checks) in flight in this process at the same time, at most. */
   concurrentRuns: number;
   windowMs: number;

@@ -32,6 +32,7 @@ export function startObserverWindow(now: () => number = performance.now.bind(per
         loopDelayP99Ms: samples ? ms(histogram.percentile(99)) : 0,
         loopDelayMaxMs: samples ? ms(histogram.max) : 0,
         loopDelayMeanMs: samples ? ms(histogram.mean) : 0,
+        samples: histogram.count,
         concurrentRuns,
         windowMs: Math.round(now() - started),
       };

@@ -179,23 +179,30 @@ describe('a TLS cluster with --client-cert-auth', () => {
     },
   ];
 
-  it.each(cases)('$cluster: status unknown, exit 3, every member not checked ($kind), the fix in one line', async (c) => {
-    const text = await cliInProcess(['health', c.cluster, '--config', configFile]);
-    expect(text.code).toBe(3);
-    expect(text.stdout).toMatch(new RegExp(`^Health of ${c.cluster}: UNKNOWN`));
-    const line = text.stdout.split('\n').find((l) => l.includes(`etcd-doctor could not check ${c.cluster}: `));
-    expect(line).toMatch(c.line);
-    expect(text.stdout).not.toMatch(/quorum-lost|member-down|DOWN/);
-    const { code, report } = await json('diagnose', c.cluster);
-    expect(code).toBe(3);
-    expect(report.status).toBe('unknown');
-    expect(report.findings[0]).toMatchObject({ cause: 'no-access' });
-    expect(report.findings.filter((f) => f.cause !== 'no-access' && f.cause !== 'observer-load')).toEqual([]);
-    for (const m of report.members) {
-      expect(m.reachable).toBeNull();
-      expect(m.access).toMatchObject({ cause: 'no-access', kind: c.kind });
-    }
-  });
+  it.each(cases)(
+    '$cluster: status unknown, exit 3, every member not checked ($kind), the fix in one line',
+    async (c) => {
+      const text = await cliInProcess(['health', c.cluster, '--config', configFile]);
+      expect(text.code).toBe(3);
+      expect(text.stdout).toMatch(new RegExp(`^Health of ${c.cluster}: UNKNOWN`));
+      const line = text.stdout
+        .split('\n')
+        .find((l) => l.includes(`etcd-doctor could not check ${c.cluster}: `));
+      expect(line).toMatch(c.line);
+      expect(text.stdout).not.toMatch(/quorum-lost|member-down|DOWN/);
+      const { code, report } = await json('diagnose', c.cluster);
+      expect(code).toBe(3);
+      expect(report.status).toBe('unknown');
+      expect(report.findings[0]).toMatchObject({ cause: 'no-access' });
+      expect(report.findings.filter((f) => f.cause !== 'no-access' && f.cause !== 'observer-load')).toEqual(
+        [],
+      );
+      for (const m of report.members) {
+        expect(m.reachable).toBeNull();
+        expect(m.access).toMatchObject({ cause: 'no-access', kind: c.kind });
+      }
+    },
+  );
 
   it('refused: unknown, exit 3, and it says it cannot tell quorum loss from a network problem', async () => {
     const text = await cliInProcess(['health', 'refused', '--config', configFile]);

@@ -47,7 +47,11 @@ describe('no member answers etcd-doctor: a second vantage point decides', () => 
     await writeFile(configFile, stringify(config));
     const started = Date.now();
     const now = () => fake.fixture.recordedAtMs + (Date.now() - started);
-    doctor = createDoctor({ config: configFileSchema.parse(config), readFileBuffer: (p) => readFile(p), now });
+    doctor = createDoctor({
+      config: configFileSchema.parse(config),
+      readFileBuffer: (p) => readFile(p),
+      now,
+    });
     for (const m of lab.members) await lab.kill(m.name);
   });
   afterAll(async () => {
@@ -67,7 +71,9 @@ describe('no member answers etcd-doctor: a second vantage point decides', () => 
     expect(report.findings[0]?.evidence).toEqual(
       expect.arrayContaining([
         "the apiserver's /readyz?verbose says [+]etcd ok",
-        expect.stringMatching(/^a read through the apiserver \(GET namespace kube-system, served from etcd\) took/),
+        expect.stringMatching(
+          /^a read through the apiserver \(GET namespace kube-system, served from etcd\) took/,
+        ),
       ]),
     );
     expect(report.findings.map((f) => f.cause)).not.toContain('quorum-lost');

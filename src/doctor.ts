@@ -156,11 +156,15 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     }
   };
 
-  const collectKubernetes = (cluster: ClusterConfig): Promise<Outcome<KubernetesEvidence>> | undefined => {
+  const collectKubernetes = (
+    cluster: ClusterConfig,
+    parts: 'all' | 'vantage' = 'all',
+  ): Promise<Outcome<KubernetesEvidence>> | undefined => {
     const k8s = cluster.kubernetes;
     if (!k8s) return undefined;
     return collectKubernetesOutcome(cluster, {
       now,
+      parts,
       settings: { timeoutMs: deps.config.probes.timeoutMs, logTimeoutMs: 2 * deps.config.probes.timeoutMs },
       loadClients: () =>
         loadKubernetesClients(k8s, {
@@ -248,7 +252,13 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     if (evidence.memberList.ok && !recentMemberList)
       entry.memberList = { outcome: evidence.memberList, atMs: performance.now() };
     evidence.collectedAt = collectedAt;
-    if (kubernetesP) addKubernetes(evidence, await kubernetesP);
+    // No member answered a health check: ask the apiserver before concluding anything (its etcd
+    // checks, a read through it), as diagnose always does.
+    const vantageP =
+      !kubernetesP && !evidence.members.some((m) => m.status.ok || m.health.ok)
+        ? collectKubernetes(entry.cluster, 'vantage')
+        : kubernetesP;
+    if (vantageP) addKubernetes(evidence, await vantageP);
     const observer = at.endObserving();
     if (observer) evidence.observer = observer;
     const diagnosis = diagnose(evidence, rules, { now: now() });

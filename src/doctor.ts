@@ -16,7 +16,7 @@ import { collectEtcdEvidence, type ProbeDepth } from './probes/collect-evidence.
 import type { Evidence, MemberInfo, Outcome, ProbeRecord } from './probes/evidence.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
 import { discoverEtcdEndpoints } from './probes/kubernetes/discover-etcd-endpoints.js';
-import { startObserverWindow } from './probes/observer-load.js';
+import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import type { KubernetesEvidence } from './probes/kubernetes/evidence.js';
 import { buildReport, type DiagnosisReport } from './report/diagnosis-report.js';
 
@@ -81,18 +81,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
   // Clients are kept per cluster, so a warm health check reuses its gRPC channels.
   const clients = new Map<string, ClientsEntry>();
   // Runs in flight in this process, and the most at once during each run (evidence.observer).
-  const load = { running: 0, peaks: new Set<{ max: number }>() };
-  const beginRun = () => {
-    load.running += 1;
-    const peak = { max: load.running };
-    load.peaks.add(peak);
-    for (const p of load.peaks) p.max = Math.max(p.max, load.running);
-    return () => {
-      load.running -= 1;
-      load.peaks.delete(peak);
-      return peak.max;
-    };
-  };
+  const load = createRunLoad();
 
   /** Takes the cluster's clients for one run; `release` gives them back. */
   const acquire = (cluster: ClusterConfig, keep: boolean): ClientsEntry => {
@@ -189,7 +178,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const cluster = doctor.cluster(name);
       const started = performance.now();
       const collectedAt = now();
-      const endRun = beginRun();
+      const endRun = load.begin(hostsOf(cluster));
       const observer = startObserverWindow();
       // Kubernetes evidence (diagnose only) is collected at the same time as etcd's.
       const kubernetesP = depth === 'diagnose' ? collectKubernetes(cluster) : undefined;
@@ -197,7 +186,8 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       let ended = false;
       const endObserving = () => {
         ended = true;
-        return observer.stop(endRun());
+        const peak = endRun();
+        return { ...observer.stop(peak.runs), sameHostRuns: peak.sameHostRuns };
       };
       try {
         return await runWith(await held.clients, depth, opts, {
@@ -205,6 +195,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
           collectedAt,
           kubernetesP,
           endObserving,
+          busy: load.sameHostRuns(hostsOf(cluster)) >= BUSY_SAME_HOST_RUNS,
         });
       } finally {
         if (!ended) endObserving();
@@ -228,6 +219,8 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       kubernetesP: Promise<Outcome<KubernetesEvidence>> | undefined;
       /** Ends the probe window: etcd-doctor's own load while it probed. */
       endObserving: () => Evidence['observer'];
+      /** Other runs already probe the same hosts: this one sends fewer clock samples. */
+      busy: boolean;
     },
   ): Promise<DiagnosisReport> => {
     const { started, collectedAt, kubernetesP } = at;
@@ -248,6 +241,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       ...(recentMemberList ? { recentMemberList } : {}),
       tls: entry.tls,
       etcdPath: entry.etcdPath,
+      busy: at.busy,
     });
     if (evidence.memberList.ok && !recentMemberList)
       entry.memberList = { outcome: evidence.memberList, atMs: performance.now() };
@@ -272,6 +266,55 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     return report;
   };
   return doctor;
+}
+
+/** The hosts of a cluster's configured endpoints (`127.0.0.1`), to count our own load on them. */
+function hostsOf(cluster: ClusterConfig): string[] {
+  return [
+    ...new Set(
+      (cluster.etcd.endpoints ?? []).flatMap((e) => {
+        try {
+          return [new URL(e).hostname];
+        } catch {
+          return [];
+        }
+      }),
+    ),
+  ];
+}
+
+interface RunPeak {
+  hosts: string[];
+  runs: number;
+  sameHostRuns: number;
+}
+
+/** Runs in flight, and for each the most runs (in all, and on its own hosts) seen during it. */
+function createRunLoad() {
+  const live = new Set<RunPeak>();
+  const shares = (a: RunPeak, b: RunPeak) => a.hosts.some((h) => b.hosts.includes(h));
+  const refresh = () => {
+    for (const run of live) {
+      run.runs = Math.max(run.runs, live.size);
+      const same = [...live].filter((o) => o !== run && shares(o, run)).length;
+      run.sameHostRuns = Math.max(run.sameHostRuns, same);
+    }
+  };
+  return {
+    begin(hosts: string[]): () => RunPeak {
+      const run: RunPeak = { hosts, runs: 0, sameHostRuns: 0 };
+      live.add(run);
+      refresh();
+      return () => {
+        live.delete(run);
+        return run;
+      };
+    },
+    /** Other runs in flight now on any of these hosts. */
+    sameHostRuns(hosts: string[]): number {
+      return [...live].filter((r) => r.hosts.some((h) => hosts.includes(h))).length - 1;
+    },
+  };
 }
 
 async function closeClients(entry: ClusterClients): Promise<void> {

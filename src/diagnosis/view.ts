@@ -1,6 +1,7 @@
 import type { AccessProblem, Evidence, MemberEvidence, ObserverLoad } from '../probes/evidence.js';
 import type { ControlPlanePod } from '../probes/kubernetes/evidence.js';
 import { sameUrl } from '../probes/member-ids.js';
+import { BUSY_SAME_HOST_RUNS } from '../probes/observer-load.js';
 import { formatMs } from '../report/format.js';
 import { clusterSize, isLearner, quorumOf } from './rules/support.js';
 import { dataOf, kubernetesOf } from './rules/support-kubernetes.js';
@@ -21,6 +22,11 @@ export interface View {
   quorumProven: boolean;
   /** No member answered us and nothing else can say whether etcd is up. */
   cannotTell: boolean;
+  /**
+   * The members timed out while etcd-doctor's own event loop stalled for half the timeout or more:
+   * the answers may have come and gone unread. Said instead of blaming the path.
+   */
+  ownStall: string | undefined;
   /** etcd-doctor's own load while it probed: when it distorts latencies, latency rules do not judge. */
   observer: ObserverView;
 }
@@ -45,16 +51,24 @@ export const OBSERVER_DELAY_MAX_LIMIT_MS = 250;
 
 export function observerView(evidence: Evidence): ObserverView {
   const load = evidence.observer;
+  if (!load) return { load, distortion: undefined };
   const sustained =
-    load !== undefined &&
-    load.samples >= OBSERVER_MIN_SAMPLES &&
-    load.loopDelayP99Ms >= OBSERVER_DELAY_P99_LIMIT_MS;
-  if (!load || !(sustained || load.loopDelayMaxMs >= OBSERVER_DELAY_MAX_LIMIT_MS))
-    return { load, distortion: undefined };
-  return {
-    load,
-    distortion: `etcd-doctor's own event loop was delayed by up to ${formatMs(load.loopDelayMaxMs)} (p99 ${formatMs(load.loopDelayP99Ms)}, limit ${formatMs(OBSERVER_DELAY_P99_LIMIT_MS)}; ${load.concurrentRuns} checks running at once) while it probed, which inflates every latency it times`,
-  };
+    load.samples >= OBSERVER_MIN_SAMPLES && load.loopDelayP99Ms >= OBSERVER_DELAY_P99_LIMIT_MS;
+  const stalled = sustained || load.loopDelayMaxMs >= OBSERVER_DELAY_MAX_LIMIT_MS;
+  const crowded = (load.sameHostRuns ?? 0) >= BUSY_SAME_HOST_RUNS;
+  const reasons = [
+    ...(stalled
+      ? [
+          `etcd-doctor's own event loop was delayed by up to ${formatMs(load.loopDelayMaxMs)} (p99 ${formatMs(load.loopDelayP99Ms)}, limit ${formatMs(OBSERVER_DELAY_P99_LIMIT_MS)}; ${load.concurrentRuns} checks running at once) while it probed, which inflates every latency it times`,
+        ]
+      : []),
+    ...(crowded
+      ? [
+          `${load.sameHostRuns} other etcd-doctor checks were probing the same hosts at the same time (limit ${BUSY_SAME_HOST_RUNS}), so the latencies it times measure its own load on them`,
+        ]
+      : []),
+  ];
+  return { load, distortion: reasons.length ? reasons.join('; ') : undefined };
 }
 
 export type UnseenReason = 'no-access' | 'unreachable-from-here';
@@ -99,7 +113,15 @@ export function assessView(evidence: Evidence): View {
   });
   const unseen = [...noAccess, ...fromHere];
   const blind = started.length > 0 && checked.length === 0 && unseen.length === failedMembers.length;
-  return { unseen, blind, apiserver, quorumProven, cannotTell, observer: observerView(evidence) };
+  const ownStall = stallDuringTimeouts(evidence, unreachable);
+  return { unseen, blind, apiserver, quorumProven, cannotTell, observer: observerView(evidence), ownStall };
+}
+
+function stallDuringTimeouts(evidence: Evidence, unreachable: MemberEvidence[]): string | undefined {
+  const load = evidence.observer;
+  const timedOut = unreachable.filter((m) => !m.status.ok && m.status.failure.kind === 'timeout');
+  if (!load || timedOut.length === 0 || load.loopDelayMaxMs < evidence.timeoutMs / 2) return undefined;
+  return `etcd-doctor's own event loop stalled for up to ${formatMs(load.loopDelayMaxMs)} of its ${formatMs(evidence.timeoutMs)} timeout (${load.concurrentRuns} checks running at once), so it may have missed their answers`;
 }
 
 interface Context {

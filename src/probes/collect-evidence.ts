@@ -4,7 +4,7 @@ import type { ClusterConfig, ResolvedCluster } from '../config/schema.js';
 import { type AccessCheckOptions, type AccessWhere, checkAccess } from './access-check.js';
 import type { AccessProblem } from './access-problem.js';
 import { createAlarmsProbe } from './alarms.js';
-import { createClockProbe } from './clock.js';
+import { createClockProbe, MAX_SAMPLES } from './clock.js';
 import type { ClusterProbeContext } from './cluster-context.js';
 import type {
   AlarmData,
@@ -43,6 +43,8 @@ export interface CollectOptions {
   tls?: EtcdTlsFiles | undefined;
   /** Where the cluster's etcd block is in the config, for fixes: `clusters[0].etcd`. */
   etcdPath?: string;
+  /** etcd-doctor already probes the same hosts from other runs: send fewer clock samples. */
+  busy?: boolean;
   /** Injected for tests of the classification; default checkAccess (DNS, TCP, TLS, GET /version). */
   checkAccess?: (opts: AccessCheckOptions) => Promise<AccessProblem | undefined>;
 }
@@ -52,6 +54,17 @@ export interface CollectOptions {
  * connection and one GET /version, so a member that needs more is not answering anyway.
  */
 export const ACCESS_CHECK_TIMEOUT_MS = 1500;
+
+/**
+ * The probe load one diagnosis puts on one member: health (a warm-up on a cold client, then the
+ * read), Status, two /metrics scrapes, and the clock's GET /version samples, one at a time, at
+ * most MAX_SAMPLES (13): 18 requests in about 3 s, never more than 4 at once. After a failure the
+ * access check adds one to three connections. When etcd-doctor already has many runs on the same
+ * hosts (a digest), the clock takes at most BUSY_CLOCK_SAMPLES: its round trips are not judged then.
+ */
+export const FIXED_REQUESTS_PER_MEMBER = 5;
+export const MAX_REQUESTS_PER_MEMBER = FIXED_REQUESTS_PER_MEMBER + MAX_SAMPLES;
+export const BUSY_CLOCK_SAMPLES = 4;
 
 /** Member probes per depth, in the order they appear in reports. */
 function memberProbes(opts: CollectOptions) {
@@ -208,6 +221,7 @@ async function probeMember(
     now: opts.now,
     sleep: opts.sleep,
     metricsWindowMs: opts.metricsWindowMs,
+    clockSamples: opts.busy ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
   };
   const probes = memberProbes(opts);
   // Status is answered locally, without consensus: when it fails, find out why at once, while

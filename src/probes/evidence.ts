@@ -146,6 +146,8 @@ export interface ObserverLoad {
   samples: number;
   /** Probe runs (diagnoses and health checks) in flight in this process at the same time, at most. */
   concurrentRuns: number;
+  /** Of those, the most other runs probing the same hosts as this one (our own load on them). */
+  sameHostRuns?: number;
   windowMs: number;
 }
 

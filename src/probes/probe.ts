@@ -91,7 +91,7 @@ export async function runProbe<Ctx, T>(
   const subject = () => (typeof options.subject === 'function' ? options.subject() : options.subject);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    timer = setTimeout(() => afterPendingIo(() => resolve('timeout')), timeoutMs);
   });
   const timedOut = (): Outcome<T> => {
     const message = `${subject()} did not answer ${probe.asks} in ${formatSeconds(timeoutMs)}`;
@@ -111,6 +111,31 @@ export async function runProbe<Ctx, T>(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Runs `fn` once the I/O that is already waiting has been handled. A timer fires in the timers
+ * phase, before the poll phase reads sockets: when etcd-doctor's own event loop was blocked past
+ * a deadline (a big digest), the answer sitting in the socket would lose to the timer and a member
+ * that answered in time would be called hung. Two setImmediate turns let the poll phase (and the
+ * HTTP/2 and gRPC callbacks it runs) go first.
+ */
+export function afterPendingIo(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
+}
+
+/**
+ * An AbortSignal that aborts `ms` from now, after pending I/O (afterPendingIo), for per-request
+ * deadlines; `clear()` once the request is done, so no timer outlives it.
+ */
+export function deadlineSignal(ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => afterPendingIo(() => controller.abort(new Error(`deadline of ${ms} ms`))),
+    ms,
+  );
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 /** `3000` -> `3 s`, `2500` -> `2.5 s`. */

@@ -54,6 +54,9 @@ export const unreachableFromHereRule: Rule = {
 function summaryOf(cluster: string, unseen: UnseenMember[], view: View): string {
   const names = unseen.map((u) => u.member.target.name);
   const how = howUnreachable(unseen);
+  if (view.cannotTell && view.ownStall) {
+    return `No etcd member of ${cluster} answered etcd-doctor in time, but ${view.ownStall}: no verdict on the cluster; run it again when etcd-doctor is less busy`;
+  }
   if (view.cannotTell) {
     return `No etcd member of ${cluster} answers etcd-doctor (${how}). etcd-doctor cannot tell quorum loss from a network problem between itself and etcd`;
   }
@@ -93,6 +96,14 @@ function stepsOf(unseen: UnseenMember[], view: View): RemediationStep[] {
   const path = {
     text: `Check the path from etcd-doctor's host to the etcd client port: \`nc -zv ${host}\`, firewalls and security groups in between`,
   };
+  if (view.cannotTell && view.ownStall) {
+    return [
+      { text: 'Run the check again when etcd-doctor is less busy', action: 'rerun' },
+      {
+        text: 'Give the worker more CPU, or more worker processes on the same Redis; a digest can also run fewer clusters at once (digest.concurrency)',
+      },
+    ];
+  }
   if (view.cannotTell) {
     return [
       {

@@ -35,7 +35,7 @@ describe('fragmentation near the quota: 60 MB written, deleted and compacted und
       /of free pages, at [6-9]\d % of the 101 MB quota: defragmenting returns them$/,
     );
     expect(report.findings[0]?.evidence.join('\n')).toMatch(
-      /etcd-\d: defragmenting frees \d+ MB, from [6-9]\d % to [0-5] % of its 101 MB quota/,
+      /etcd-\d: defragmenting frees [\d.]+ MB, from [6-9]\d % to [0-5] % of its 101 MB quota/,
     );
     expect(report.findings[0]?.steps[0]).toMatchObject({ action: 'defragment' });
     const quota = report.findings.find((f) => f.cause === 'db-quota');

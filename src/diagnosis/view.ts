@@ -138,6 +138,9 @@ function unseenBecause(evidence: Evidence, m: MemberEvidence, c: Context): strin
   if (c.apiserver.reachesEtcd === true) {
     if (c.checked.length === 0) return 'the apiserver still reaches etcd';
     if (pod?.ready) return `its pod ${pod.name} is Ready and the apiserver still reaches etcd`;
+    const logged = pod ? recentLogLine(evidence, pod) : undefined;
+    if (logged)
+      return `its pod ${pod?.name} still logs (until ${logged}) and the apiserver still reaches etcd`;
     return undefined;
   }
   if (c.cannotTell) return 'nothing else can tell whether etcd is up';
@@ -168,9 +171,29 @@ export function apiserverOpinion(evidence: Evidence): ApiserverOpinion {
       ? `a read through the apiserver (GET namespace kube-system, served from etcd) took ${formatMs(read.getNamespaceMs)}`
       : `a read through the apiserver failed: ${api.latency.ok ? '' : api.latency.failure.message}`,
     ...etcdPodLines(k.pods.ok ? k.pods.data : []),
+    ...etcdLogLines(evidence),
   ];
   const reachesEtcd = etcdCheck?.ok === true || read ? true : etcdCheck?.ok === false ? false : undefined;
   return { available: true, reachesEtcd, evidence: lines };
+}
+
+/** An etcd that logged within this long of the check is running (it logs every few seconds when busy). */
+export const RECENT_LOG_MS = 120_000;
+
+function recentLogLine(evidence: Evidence, pod: ControlPlanePod): string | undefined {
+  const scan = dataOf(kubernetesOf(evidence)?.logs)?.scans.find(
+    (s) => s.namespace === pod.namespace && s.pod === pod.name && !s.previous,
+  );
+  const at = scan?.lastLineAt;
+  return at && evidence.collectedAt - Date.parse(at) <= RECENT_LOG_MS ? at : undefined;
+}
+
+/** `etcd-master-1 logged until 2024-05-14T09:29:58.000Z`: an etcd that still writes its log runs. */
+function etcdLogLines(evidence: Evidence): string[] {
+  const scans = dataOf(kubernetesOf(evidence)?.logs)?.scans ?? [];
+  return scans
+    .filter((s) => s.component === 'etcd' && !s.previous && s.lastLineAt)
+    .map((s) => `${s.pod} logged until ${s.lastLineAt} (its log, through the apiserver)`);
 }
 
 function etcdPodLines(pods: ControlPlanePod[]): string[] {

@@ -143,7 +143,7 @@ const RAFT_TIMESTAMP = /^raft(\d{4})\/(\d\d)\/(\d\d) (\d\d:\d\d:\d\d)/;
  * epoch seconds), capnslog's `2024-05-14 08:30:00.000000` and raft's `raft2024/05/14 08:30:10`
  * (both in UTC inside the etcd container). klog has no year, so it gives none.
  */
-export function lineTimestamp(line: string, zap?: ZapEntry): string | undefined {
+export function lineTimestamp(line: string, zap: ZapEntry | undefined = parseZap(line)): string | undefined {
   const prefix = KUBECTL_TIMESTAMP.exec(line)?.[1];
   const ts = zap?.fields.ts;
   const capns = CAPNSLOG_TIMESTAMP.exec(line);

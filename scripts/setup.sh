@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Self-setup shared by `npm test`, `npm run demo` and .ci/run. Idempotent: it only installs what is missing.
 #   - node_modules (npm ci)
-#   - etcd, etcdctl, strace, cpulimit from Debian (when root; otherwise prints the command)
+#   - etcd, etcdctl, strace, cpulimit, openssl from Debian (when root; otherwise prints the command)
 #   - Redis on 127.0.0.1:6379 (started if nothing answers; installed from Debian when root)
 #   - with --etcd-3.5: etcd 3.5 from Debian trixie, unpacked (not installed) into .etcd-doctor/etcd-3.5/
 # Usage: scripts/setup.sh [--need-redis] [--etcd-3.5] [--quiet]
@@ -44,6 +44,8 @@ command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
 command -v strace >/dev/null 2>&1 || missing+=(strace)
 command -v cpulimit >/dev/null 2>&1 || missing+=(cpulimit)
+# openssl makes the TLS lab's certificates at test time.
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # kubectl renders the kustomize manifests in the deploy tests; Debian's kubernetes-client has one.
 command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
 # gcc builds the clock-shifting tracer used by the clock-skew test (it falls back without it).

@@ -74,10 +74,11 @@ type TcpResult = { socket: Socket } | { kind: 'refused' | 'connect-timeout' | 'n
 function openTcp(host: string, port: number, deadline: number): Promise<TcpResult> {
   return new Promise((resolve) => {
     const socket = tcpConnect({ host, port });
+    const waitMs = remaining(deadline);
     const timer = setTimeout(() => {
       socket.destroy();
-      resolve({ kind: 'connect-timeout', detail: `${Math.max(0, deadline - Date.now())}` });
-    }, remaining(deadline));
+      resolve({ kind: 'connect-timeout', detail: `no SYN-ACK in ${waitMs} ms` });
+    }, waitMs);
     socket.once('connect', () => {
       clearTimeout(timer);
       socket.removeAllListeners('error');

@@ -121,7 +121,7 @@ const WORDS: Record<AccessProblemKind, (c: ProblemContext) => [reason: string, f
     'the member is down, the port is wrong, or a firewall between etcd-doctor and etcd rejects it',
   ],
   'connect-timeout': (c) => [
-    `no TCP connection to ${c.host}:${c.port} could be made`,
+    `no TCP connection to ${c.host}:${c.port} could be made (${c.detail})`,
     'the host is down, or a firewall between etcd-doctor and etcd drops the packets',
   ],
   'no-route': (c) => [

@@ -38,14 +38,16 @@ export interface ObserverView {
 }
 
 /**
- * Our own event loop stalled this long adds as much to any latency we time. Sustained stalls
- * (p99 over a window of at least 50 samples, half a second) of 50 ms are above cpu-starvation's
- * 30 ms stall limit and a tenth of slow-reads' 500 ms; GC pauses on a busy 2-core host stay under
- * 20 ms at p99 (measured in the test runs). In a short window (a health check) one stall is its
- * p99, so there only a stall of half the slow-read limit counts (a cold start's module loading
- * blocked 66 ms here).
+ * Our own event loop stalled this long adds as much to any latency we time. cpu-starvation
+ * compares a member with its peers (3×), whose clocks are sampled at the same moments, so a stall
+ * that hits every member alike cannot single one out; it takes sustained stalls well above its
+ * 30 ms floor: a p99 of 100 ms (a fifth of slow-reads' 500 ms) over at least 50 samples (half a
+ * second). Measured: a test process on a 2-core host at load average 9 reached p99 53 ms with a
+ * real CPU-starved member to find; a loop busy 250 of every 300 ms reads p99 250 ms; a digest of
+ * 40 clusters at once 300-1,600 ms. In a short window (a health check) one stall is its p99, so
+ * there only a stall of half the slow-read limit counts (a cold start's module loading: 66 ms).
  */
-export const OBSERVER_DELAY_P99_LIMIT_MS = 50;
+export const OBSERVER_DELAY_P99_LIMIT_MS = 100;
 export const OBSERVER_MIN_SAMPLES = 50;
 export const OBSERVER_DELAY_MAX_LIMIT_MS = 250;
 

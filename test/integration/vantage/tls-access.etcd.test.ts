@@ -116,8 +116,11 @@ describe('a TLS cluster with --client-cert-auth', () => {
     expect(health.report.status).toBe('healthy');
     expect(health.report.members.map((m) => m.name).sort()).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
     const diagnose = await json('diagnose', 'mtls');
-    expect(diagnose.report.findings.filter((f) => f.severity !== 'info')).toEqual([]);
-    expect(diagnose.code).toBe(0);
+    // A shared host's disk can be slow for real (etcd measures it): everything else must be clean.
+    expect(diagnose.report.findings.filter((f) => f.severity !== 'info' && f.cause !== 'slow-disk')).toEqual(
+      [],
+    );
+    expect(diagnose.code).toBe(diagnose.report.findings.some((f) => f.severity !== 'info') ? 1 : 0);
     for (const m of diagnose.report.members) {
       expect(m).toMatchObject({ reachable: true, access: null, isLearner: false });
       expect(m.walFsyncSamples).not.toBeNull();
@@ -129,8 +132,10 @@ describe('a TLS cluster with --client-cert-auth', () => {
   it('a real process prints nothing on stderr: no DEP0123 TLS ServerName warning, with or without access', async () => {
     const ok = await cliProcess(['diagnose', 'mtls', '--config', configFile]);
     expect(ok.stderr).toBe('');
-    expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/^Diagnosis of mtls: HEALTHY/);
+    // HEALTHY, or DEGRADED when the shared host's disk is slow for real; never UNKNOWN (exit 3).
+    expect(ok.stdout).toMatch(/^Diagnosis of mtls: (HEALTHY|DEGRADED)/);
+    expect(ok.stdout).not.toMatch(/no-access|NOT CHECKED/);
+    expect([0, 1]).toContain(ok.code);
     const refused = await cliProcess(['health', 'nocert', '--config', configFile]);
     expect(refused.stderr).toBe('');
     expect(refused.code).toBe(3);

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Self-setup shared by `npm test`, `npm run demo` and .ci/run. Idempotent: it only installs what is missing.
 #   - node_modules (npm ci)
-#   - etcd, etcdctl, strace, cpulimit from Debian (when root; otherwise prints the command)
+#   - etcd, etcdctl, strace, cpulimit, openssl from Debian (when root; otherwise prints the command)
 #   - Redis on 127.0.0.1:6379 (started if nothing answers; installed from Debian when root)
-# Usage: scripts/setup.sh [--need-redis] [--quiet]
+#   - with --etcd-3.5: etcd 3.5 from Debian trixie, unpacked (not installed) into .etcd-doctor/etcd-3.5/
+# Usage: scripts/setup.sh [--need-redis] [--etcd-3.5] [--quiet]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_redis=0
+need_etcd35=0
 for arg in "$@"; do
   case "$arg" in
     --need-redis) need_redis=1 ;;
+    --etcd-3.5) need_etcd35=1 ;;
   esac
 done
 
@@ -41,6 +44,8 @@ command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
 command -v strace >/dev/null 2>&1 || missing+=(strace)
 command -v cpulimit >/dev/null 2>&1 || missing+=(cpulimit)
+# openssl makes the TLS lab's certificates at test time.
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # kubectl renders the kustomize manifests in the deploy tests; Debian's kubernetes-client has one.
 command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
 # gcc builds the clock-shifting tracer used by the clock-skew test (it falls back without it).
@@ -62,4 +67,34 @@ if [ "$need_redis" = 1 ]; then
       sleep 0.1
     done
   fi
+fi
+
+# etcd 3.5 (recent Kubernetes ships it; bookworm has 3.4 only): trixie's etcd-server and etcd-client
+# packages, fetched with a private sources list (no change to the system's apt state, no mixing of
+# suites) and unpacked with dpkg-deb -x. Put .etcd-doctor/etcd-3.5/root/usr/bin first on PATH to use it.
+ETCD35_DIR=.etcd-doctor/etcd-3.5
+fetch_etcd35() {
+  local dir=$ETCD35_DIR mirror sources
+  if [ -x "$dir/root/usr/bin/etcd" ] && "$dir/root/usr/bin/etcd" --version 2>/dev/null | grep -q 'etcd Version: 3\.5\.'; then
+    return 0
+  fi
+  sources=/etc/apt/sources.list.d/debian.sources
+  mirror=$( (awk '/^URIs:/ { print $2; exit }' "$sources" 2>/dev/null) || true)
+  [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }' /etc/apt/sources.list 2>/dev/null || true)
+  [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+  say "fetching etcd 3.5 from Debian trixie ($mirror) into $dir"
+  rm -rf "$dir"
+  mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial" "$dir/debs" "$dir/root"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" >"$dir/apt/sources.list"
+  local opts=(-q -o "Dir::Etc::sourcelist=$PWD/$dir/apt/sources.list" -o Dir::Etc::sourceparts=-
+    -o "Dir::State::Lists=$PWD/$dir/apt/lists" -o "Dir::Cache=$PWD/$dir/apt/cache" -o APT::Get::List-Cleanup=0)
+  [ "$(id -u)" != "0" ] || opts+=(-o APT::Sandbox::User=root)
+  apt-get "${opts[@]}" update >&2
+  (cd "$dir/debs" && apt-get "${opts[@]}" download etcd-server etcd-client >&2)
+  for deb in "$dir"/debs/*.deb; do dpkg-deb -x "$deb" "$dir/root"; done
+  rm -rf "$dir/apt"
+  "$dir/root/usr/bin/etcd" --version | head -1 >&2
+}
+if [ "$need_etcd35" = 1 ]; then
+  fetch_etcd35 || { say "could not fetch etcd 3.5 from Debian trixie"; exit 1; }
 fi

@@ -18,8 +18,11 @@ import { renderText } from './report/render-text.js';
 import { runRole } from './roles/run-role.js';
 import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/start-roles.js';
 
-/** Exit codes (DESIGN.md): 0 healthy, 1 degraded or critical, 2 usage or config error. */
-export const EXIT = { healthy: 0, unhealthy: 1, usage: 2 } as const;
+/**
+ * Exit codes (DESIGN.md): 0 healthy, 1 degraded or critical, 2 usage or config error, 3 could not
+ * check (etcd-doctor's own access failed: TLS, credentials, URLs, network path; status `unknown`).
+ */
+export const EXIT = { healthy: 0, unhealthy: 1, usage: 2, couldNotCheck: 3 } as const;
 
 export interface CliIo {
   argv: string[];
@@ -43,6 +46,7 @@ interface CheckOptions {
 
 export function exitCodeFor(report: DiagnosisReport): number {
   if (report.status === 'healthy') return EXIT.healthy;
+  if (report.status === 'unknown') return EXIT.couldNotCheck;
   return EXIT.unhealthy;
 }
 

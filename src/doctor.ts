@@ -1,4 +1,9 @@
-import { createEtcdClients, type EtcdClients, loadEtcdTls } from './clients/etcd-clients.js';
+import {
+  createEtcdClients,
+  type EtcdClients,
+  type EtcdTlsFiles,
+  loadEtcdTls,
+} from './clients/etcd-clients.js';
 import { createHttpGet, type HttpGet } from './clients/http.js';
 import { loadKubernetesClients } from './clients/kubernetes.js';
 import type { ClusterConfig, ConfigFile, ResolvedCluster } from './config/schema.js';
@@ -11,6 +16,7 @@ import { collectEtcdEvidence, type ProbeDepth } from './probes/collect-evidence.
 import type { Evidence, MemberInfo, Outcome, ProbeRecord } from './probes/evidence.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
 import { discoverEtcdEndpoints } from './probes/kubernetes/discover-etcd-endpoints.js';
+import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import type { KubernetesEvidence } from './probes/kubernetes/evidence.js';
 import { buildReport, type DiagnosisReport } from './report/diagnosis-report.js';
 
@@ -54,6 +60,9 @@ export interface Doctor {
 
 interface ClusterClients {
   cluster: ResolvedCluster;
+  /** `clusters[0].etcd`: where fixes point in the config file. */
+  etcdPath: string;
+  tls: EtcdTlsFiles | undefined;
   etcd: EtcdClients;
   http: { get: HttpGet; close(): Promise<void> };
   /** The last member list that answered, reused by health checks for MEMBER_LIST_REUSE_MS. */
@@ -76,6 +85,8 @@ export function createDoctor(deps: DoctorDeps): Doctor {
   const rules = deps.rules ?? defaultRules;
   // Clients are kept per cluster, so a warm health check reuses its gRPC channels.
   const clients = new Map<string, ClientsEntry>();
+  // Runs in flight in this process, and the most at once during each run (evidence.observer).
+  const load = createRunLoad();
 
   /** Takes the cluster's clients for one run; `release` gives them back. */
   const acquire = (cluster: ClusterConfig, keep: boolean): ClientsEntry => {
@@ -84,8 +95,15 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const created: ClientsEntry = {
         clients: (async () => {
           const resolved = await resolveEndpoints(cluster);
-          const tls = await loadEtcdTls(cluster, deps);
-          return { cluster: resolved, etcd: createEtcdClients(resolved, tls), http: createHttpGet(tls) };
+          const etcdPath = `clusters[${deps.config.clusters.indexOf(cluster)}].etcd`;
+          const tls = await loadEtcdTls(cluster, deps, etcdPath);
+          return {
+            cluster: resolved,
+            etcdPath,
+            tls,
+            etcd: createEtcdClients(resolved, tls),
+            http: createHttpGet(tls),
+          };
         })(),
         users: 0,
         keep: false,
@@ -132,11 +150,15 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     }
   };
 
-  const collectKubernetes = (cluster: ClusterConfig): Promise<Outcome<KubernetesEvidence>> | undefined => {
+  const collectKubernetes = (
+    cluster: ClusterConfig,
+    parts: 'all' | 'vantage' = 'all',
+  ): Promise<Outcome<KubernetesEvidence>> | undefined => {
     const k8s = cluster.kubernetes;
     if (!k8s) return undefined;
     return collectKubernetesOutcome(cluster, {
       now,
+      parts,
       settings: { timeoutMs: deps.config.probes.timeoutMs, logTimeoutMs: 2 * deps.config.probes.timeoutMs },
       loadClients: () =>
         loadKubernetesClients(k8s, {
@@ -162,12 +184,27 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       opts.signal?.throwIfAborted();
       const started = performance.now();
       const collectedAt = now();
+      const endRun = load.begin(hostsOf(cluster));
+      const observer = startObserverWindow();
       // Kubernetes evidence (diagnose only) is collected at the same time as etcd's.
       const kubernetesP = depth === 'diagnose' ? collectKubernetes(cluster) : undefined;
       const held = acquire(cluster, opts.keepClients ?? true);
+      let ended = false;
+      const endObserving = () => {
+        ended = true;
+        const peak = endRun();
+        return { ...observer.stop(peak.runs), sameHostRuns: peak.sameHostRuns };
+      };
       try {
-        return await runWith(await held.clients, depth, opts, { started, collectedAt, kubernetesP });
+        return await runWith(await held.clients, depth, opts, {
+          started,
+          collectedAt,
+          kubernetesP,
+          endObserving,
+          busy: load.sameHostRuns(hostsOf(cluster)) >= BUSY_SAME_HOST_RUNS,
+        });
       } finally {
+        if (!ended) endObserving();
         release(name, held);
       }
     },
@@ -186,6 +223,10 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       started: number;
       collectedAt: number;
       kubernetesP: Promise<Outcome<KubernetesEvidence>> | undefined;
+      /** Ends the probe window: etcd-doctor's own load while it probed. */
+      endObserving: () => Evidence['observer'];
+      /** Other runs already probe the same hosts: this one sends fewer clock samples. */
+      busy: boolean;
     },
   ): Promise<DiagnosisReport> => {
     const { started, collectedAt, kubernetesP } = at;
@@ -205,13 +246,24 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       ...(recentMemberList ? { recentMemberList } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
+      tls: entry.tls,
+      etcdPath: entry.etcdPath,
+      busy: at.busy,
     });
     // Cancelled probes are no evidence about the cluster: no report is built from them.
     opts.signal?.throwIfAborted();
     if (evidence.memberList.ok && !recentMemberList)
       entry.memberList = { outcome: evidence.memberList, atMs: performance.now() };
     evidence.collectedAt = collectedAt;
-    if (kubernetesP) addKubernetes(evidence, await untilAborted(kubernetesP, opts.signal));
+    // No member answered a health check: ask the apiserver before concluding anything (its etcd
+    // checks, a read through it), as diagnose always does.
+    const vantageP =
+      !kubernetesP && !evidence.members.some((m) => m.status.ok || m.health.ok)
+        ? collectKubernetes(entry.cluster, 'vantage')
+        : kubernetesP;
+    if (vantageP) addKubernetes(evidence, await untilAborted(vantageP, opts.signal));
+    const observer = at.endObserving();
+    if (observer) evidence.observer = observer;
     const diagnosis = diagnose(evidence, rules, { now: now() });
     opts.onEvidence?.(evidence);
     const report = buildReport(evidence, diagnosis, {
@@ -234,6 +286,55 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/** The hosts of a cluster's configured endpoints (`127.0.0.1`), to count our own load on them. */
+function hostsOf(cluster: ClusterConfig): string[] {
+  return [
+    ...new Set(
+      (cluster.etcd.endpoints ?? []).flatMap((e) => {
+        try {
+          return [new URL(e).hostname];
+        } catch {
+          return [];
+        }
+      }),
+    ),
+  ];
+}
+
+interface RunPeak {
+  hosts: string[];
+  runs: number;
+  sameHostRuns: number;
+}
+
+/** Runs in flight, and for each the most runs (in all, and on its own hosts) seen during it. */
+function createRunLoad() {
+  const live = new Set<RunPeak>();
+  const shares = (a: RunPeak, b: RunPeak) => a.hosts.some((h) => b.hosts.includes(h));
+  const refresh = () => {
+    for (const run of live) {
+      run.runs = Math.max(run.runs, live.size);
+      const same = [...live].filter((o) => o !== run && shares(o, run)).length;
+      run.sameHostRuns = Math.max(run.sameHostRuns, same);
+    }
+  };
+  return {
+    begin(hosts: string[]): () => RunPeak {
+      const run: RunPeak = { hosts, runs: 0, sameHostRuns: 0 };
+      live.add(run);
+      refresh();
+      return () => {
+        live.delete(run);
+        return run;
+      };
+    },
+    /** Other runs in flight now on any of these hosts. */
+    sameHostRuns(hosts: string[]): number {
+      return [...live].filter((r) => r.hosts.some((h) => hosts.includes(h))).length - 1;
+    },
+  };
 }
 
 async function closeClients(entry: ClusterClients): Promise<void> {

@@ -1,6 +1,8 @@
 import { noop } from 'cockatiel';
 import { Etcd3, type IOptions } from 'etcd3';
 import type { ClusterConfig, ResolvedCluster } from '../config/schema.js';
+import { EtcdDoctorError } from '../errors.js';
+import { tlsChannelOptions } from './grpc-tls.js';
 
 /**
  * One etcd3 client per member endpoint, so a dead or hung member can never stall the others,
@@ -20,7 +22,8 @@ export interface EtcdClients {
 }
 
 export interface EtcdTlsFiles {
-  rootCertificate: Buffer;
+  /** Undefined: the system's trusted CAs. */
+  rootCertificate?: Buffer;
   certChain?: Buffer;
   privateKey?: Buffer;
 }
@@ -32,29 +35,73 @@ export interface CreateEtcdClientsDeps {
 /** Dial quickly: a member that cannot connect in 2 s is reported, not waited for (etcdctl uses 2 s). */
 export const DIAL_TIMEOUT_MS = 2000;
 
+/**
+ * Reads the cluster's `etcd.tls` files. A file that cannot be read is a config error naming the
+ * field (`clusters[0].etcd.tls.certFile: cannot read /etc/etcd/client.crt (ENOENT)`).
+ */
 export async function loadEtcdTls(
   cluster: ClusterConfig,
   deps: CreateEtcdClientsDeps,
+  configPath = `cluster ${cluster.name}: etcd`,
 ): Promise<EtcdTlsFiles | undefined> {
   const tls = cluster.etcd.tls;
-  if (!tls?.caFile) return undefined;
-  const files: EtcdTlsFiles = { rootCertificate: await deps.readFileBuffer(tls.caFile) };
-  if (tls.certFile) files.certChain = await deps.readFileBuffer(tls.certFile);
-  if (tls.keyFile) files.privateKey = await deps.readFileBuffer(tls.keyFile);
-  return files;
+  if (!tls || !(tls.caFile || tls.certFile || tls.keyFile)) return undefined;
+  if (Boolean(tls.certFile) !== Boolean(tls.keyFile)) {
+    const missing = tls.certFile ? 'keyFile' : 'certFile';
+    throw new EtcdDoctorError(
+      'config_invalid',
+      `${configPath}.tls.${missing}: a client certificate needs both certFile and keyFile`,
+    );
+  }
+  const read = async (field: 'caFile' | 'certFile' | 'keyFile'): Promise<Buffer | undefined> => {
+    const path = tls[field];
+    if (!path) return undefined;
+    try {
+      return await deps.readFileBuffer(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      throw new EtcdDoctorError(
+        'config_invalid',
+        `${configPath}.tls.${field}: cannot read ${path} (${code})`,
+        {
+          cause: err,
+        },
+      );
+    }
+  };
+  const [rootCertificate, certChain, privateKey] = await Promise.all([
+    read('caFile'),
+    read('certFile'),
+    read('keyFile'),
+  ]);
+  return {
+    ...(rootCertificate ? { rootCertificate } : {}),
+    ...(certChain ? { certChain } : {}),
+    ...(privateKey ? { privateKey } : {}),
+  };
 }
 
+/**
+ * The URL's scheme decides, as it does for etcdctl (clientv3 processCreds): `https://` speaks TLS
+ * with the cluster's files (or the system CAs), `http://` speaks plain HTTP/2 even when TLS files
+ * are configured, so a mistyped scheme shows up as such instead of silently working or not.
+ */
 export function createMemberClients(endpoint: string, tls: EtcdTlsFiles | undefined): MemberClients {
-  const options = (): IOptions => {
-    const opts: IOptions = {
-      hosts: [endpoint],
-      dialTimeout: DIAL_TIMEOUT_MS,
-      // No retries and no circuit breaker: a probe must report what it saw, once, within its deadline.
-      faultHandling: { global: noop, host: () => noop },
-    };
-    if (tls) opts.credentials = tls;
-    return opts;
+  const secure = endpoint.toLowerCase().startsWith('https://');
+  const grpcOptions = {
+    // grpc-js looks up a TXT record (_grpc_config.<host>) for every DNS name; etcdctl does not,
+    // and etcd publishes no service config. Only the A/AAAA lookup is wanted.
+    'grpc.service_config_disable_resolution': 1,
+    ...(secure ? tlsChannelOptions(tls ?? {}) : {}),
   };
+  const options = (): IOptions => ({
+    // etcd3 would build TLS credentials for an https:// host itself; the channel override replaces them.
+    hosts: [endpoint.replace(/^https:/i, 'http:')],
+    dialTimeout: DIAL_TIMEOUT_MS,
+    // No retries and no circuit breaker: a probe must report what it saw, once, within its deadline.
+    faultHandling: { global: noop, host: () => noop },
+    grpcOptions,
+  });
   return { endpoint, kv: new Etcd3(options()), maintenance: new Etcd3(options()) };
 }
 

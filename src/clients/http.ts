@@ -15,9 +15,13 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export function createHttpGet(tls: EtcdTlsFiles | undefined): { get: HttpGet; close(): Promise<void> } {
   const dispatcher = new Agent({
-    connect: tls
-      ? { ca: tls.rootCertificate, cert: tls.certChain, key: tls.privateKey, timeout: 2000 }
-      : { timeout: 2000 },
+    // undici speaks TLS for https:// URLs only, and sends no SNI for an IP literal (RFC 6066).
+    connect: {
+      timeout: 2000,
+      ...(tls?.rootCertificate ? { ca: tls.rootCertificate } : {}),
+      ...(tls?.certChain ? { cert: tls.certChain } : {}),
+      ...(tls?.privateKey ? { key: tls.privateKey } : {}),
+    },
     keepAliveTimeout: 10_000,
   });
   const get: HttpGet = async (url, signal) => {

@@ -1,6 +1,7 @@
 import type { Evidence, EvidenceKind } from '../probes/evidence.js';
 import { type Cause, type Finding, SEVERITY_ORDER } from './finding.js';
 import type { Rule, RuleContext } from './rule.js';
+import { assessView, type View } from './view.js';
 
 export type Status = 'healthy' | 'degraded' | 'critical' | 'unknown';
 
@@ -13,24 +14,46 @@ export interface RuleTrace {
 
 export interface Diagnosis {
   status: Status;
-  /** Root cause first, then the symptoms it explains, then the rest. */
+  /** Root cause first, then the symptoms it explains, then the rest; findings about our own view last. */
   findings: Finding[];
   trace: RuleTrace[];
+  /** What limits etcd-doctor's own view: members it could not check, and why. */
+  view: View;
 }
 
-/** Runs every rule, links symptoms to the causes that explain them, and ranks. Knows no rule by name. */
+/**
+ * Runs every rule, links symptoms to the causes that explain them, and ranks. Knows no rule by
+ * name. When no member could be checked (the view is blind), only rules about etcd-doctor's own
+ * view run: a cluster we cannot see is `unknown`, never down.
+ */
 export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleContext): Diagnosis {
+  const view = ctx.view ?? assessView(evidence);
+  const ruleCtx: RuleContext = { ...ctx, view };
   const fired: Array<{ rule: Rule; finding: Finding }> = [];
   const trace: RuleTrace[] = rules.map((rule) => {
+    if (view.blind && rule.scope !== 'view') {
+      const explain = [`not evaluated: etcd-doctor could not check any member (${blindReason(view)})`];
+      return { rule: rule.name, fired: false, skipped: true, explain };
+    }
     const missing = missingEvidence(evidence, rule.needs);
     if (missing) return { rule: rule.name, fired: false, skipped: true, explain: [missing] };
-    const result = rule.evaluate(evidence, ctx);
+    if (rule.timesLatency && view.observer.distortion) {
+      const explain = [`not evaluated: ${view.observer.distortion}`];
+      return { rule: rule.name, fired: false, skipped: true, explain };
+    }
+    const result = rule.evaluate(evidence, ruleCtx);
     if (result.finding) fired.push({ rule, finding: result.finding });
     return { rule: rule.name, fired: Boolean(result.finding), skipped: false, explain: result.explain };
   });
   linkCauses(fired);
   const findings = rankFindings(fired).map((f) => f.finding);
-  return { status: statusOf(evidence, findings), findings, trace };
+  const aboutCluster = fired.filter((f) => f.rule.scope !== 'view').map((f) => f.finding);
+  return { status: view.blind ? 'unknown' : statusOf(evidence, aboutCluster), findings, trace, view };
+}
+
+function blindReason(view: View): string {
+  const reasons = [...new Set(view.unseen.map((u) => u.access?.reason ?? u.why))];
+  return reasons.slice(0, 2).join('; ') || 'no member answered';
 }
 
 /** A rule is skipped only when none of a kind of evidence it needs arrived from any member. */
@@ -99,11 +122,16 @@ function byImportance(a: { rule: Rule; finding: Finding }, b: { rule: Rule; find
   return SEVERITY_ORDER[a.finding.severity] - SEVERITY_ORDER[b.finding.severity] || a.rule.rank - b.rule.rank;
 }
 
-/** Root causes first (most severe, then most fundamental), each followed later by its symptoms. */
+/**
+ * Root causes first (most severe, then most fundamental), each followed later by its symptoms;
+ * findings about etcd-doctor's own view come after everything about the cluster.
+ */
 function rankFindings(fired: Array<{ rule: Rule; finding: Finding }>) {
-  const roots = fired.filter((f) => !f.finding.causedBy).sort(byImportance);
-  const symptoms = fired.filter((f) => f.finding.causedBy).sort(byImportance);
-  return [...roots, ...symptoms];
+  const cluster = fired.filter((f) => f.rule.scope !== 'view');
+  const roots = cluster.filter((f) => !f.finding.causedBy).sort(byImportance);
+  const symptoms = cluster.filter((f) => f.finding.causedBy).sort(byImportance);
+  const view = fired.filter((f) => f.rule.scope === 'view').sort(byImportance);
+  return [...roots, ...symptoms, ...view];
 }
 
 function statusOf(evidence: Evidence, findings: Finding[]): Status {

@@ -15,8 +15,21 @@ export const CAUSES = [
   'apiserver-latency',
   'corruption',
   'slow-reads',
+  // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are
+  // refused, or etcd answers the apiserver but not us.
+  'no-access',
+  'unreachable-from-here',
+  // etcd-doctor's own event loop was too busy during the probes for its latency readings to count.
+  'observer-load',
 ] as const;
 export type Cause = (typeof CAUSES)[number];
+
+/** Causes about etcd-doctor's own view (access, network path, its own load), not the cluster. */
+export const VIEW_CAUSES: ReadonlySet<Cause> = new Set<Cause>([
+  'no-access',
+  'unreachable-from-here',
+  'observer-load',
+]);
 
 export type Severity = 'critical' | 'warning' | 'info';
 export const SEVERITY_ORDER: Record<Severity, number> = { critical: 0, warning: 1, info: 2 };

@@ -1,9 +1,12 @@
 import type { Evidence, EvidenceKind } from '../probes/evidence.js';
 import type { Cause, Finding } from './finding.js';
+import type { View } from './view.js';
 
 export interface RuleContext {
   /** Epoch ms; rules compare timestamps against it instead of reading the clock. */
   now: number;
+  /** What limits etcd-doctor's own view (diagnosis/view.ts); the engine fills it in. */
+  view?: View;
 }
 
 export interface RuleResult {
@@ -26,5 +29,15 @@ export interface Rule {
    */
   readonly explains?: readonly Cause[];
   readonly rank: number;
+  /**
+   * `view`: the finding is about etcd-doctor's own view (access, network path, its own load), not
+   * the cluster. Such rules run even when no member could be checked, and never set the status.
+   */
+  readonly scope?: 'view';
+  /**
+   * The rule judges latencies etcd-doctor times itself (round trips, a read's took). When its own
+   * event loop was stalled during the probes, the engine reports it as not evaluated instead.
+   */
+  readonly timesLatency?: boolean;
   evaluate(evidence: Evidence, ctx: RuleContext): RuleResult;
 }

@@ -81,7 +81,11 @@ export function digestLine(o: ClusterOutcome, now: number): string {
   if (restarts !== null && restarts !== undefined && restarts > 0)
     parts.push(`${restarts} control-plane restarts`);
   const up = report.members.filter((m) => m.reachable).length;
-  if (up < report.members.length) parts.push(`${up}/${report.members.length} members answer`);
+  const unchecked = report.members.filter((m) => m.reachable === null).length;
+  if (unchecked) parts.push(`${unchecked}/${report.members.length} members not checked by etcd-doctor`);
+  else if (up < report.members.length) parts.push(`${up}/${report.members.length} members answer`);
+  const learners = report.members.filter((m) => m.isLearner).length;
+  if (learners) parts.push(`${learners} learner${learners > 1 ? 's' : ''}`);
   return parts.join(' · ');
 }
 

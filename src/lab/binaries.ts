@@ -8,7 +8,11 @@ const ETCD_PATHS = ['/usr/bin/etcd', '/usr/local/bin/etcd'];
 const ETCDCTL_PATHS = ['/usr/bin/etcdctl', '/usr/local/bin/etcdctl'];
 const STRACE_PATHS = ['/usr/bin/strace', '/bin/strace'];
 
-/** The etcd server binary, or undefined. ETCD_BIN is the composition root's business: pass it as `etcdBinary`. */
+/**
+ * The etcd server binary, or undefined: the first on PATH, else Debian's or a release tarball's
+ * place. PATH first, so a run selects etcd 3.5 by putting its unpacked `usr/bin` in front
+ * (scripts/test.sh with ETCD_VERSION=3.5); an explicit path is `etcdBinary`.
+ */
 export function findEtcdBinary(): Promise<string | undefined> {
   return findBinary('etcd', ETCD_PATHS);
 }
@@ -37,8 +41,10 @@ export async function resolveBinary(nameOrPath: string): Promise<string | undefi
 }
 
 async function findBinary(name: string, knownPaths: string[]): Promise<string | undefined> {
+  const onPath = await which(name);
+  if (onPath) return onPath;
   for (const path of knownPaths) if (await isExecutable(path)) return path;
-  return which(name);
+  return undefined;
 }
 
 async function which(name: string): Promise<string | undefined> {

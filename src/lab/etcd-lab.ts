@@ -7,23 +7,22 @@ import { createChildRegistry } from './child-registry.js';
 import type { CpuStarveOptions } from './faults.js';
 import { allocateFreePorts } from './free-ports.js';
 import { createLabControl, type LabContext } from './lab-control.js';
-import { createMemberProcess, type MemberProcess, waitUntilHealthy } from './member-process.js';
+import { createLabPki, type LabPki, type LabTls } from './lab-tls.js';
+import {
+  type LabConfig,
+  type LabMember,
+  labMember,
+  type MemberPlan,
+  memberArgs,
+  planMember,
+  spawnMember,
+} from './member-plan.js';
+import { type MemberProcess, waitUntilHealthy } from './member-process.js';
 import { readMemberIds, type FillOptions, type WriteLoadOptions } from './etcd-ops.js';
 
 export { findEtcdBinary, findEtcdctlBinary } from './binaries.js';
 export type { CpuStarveOptions } from './faults.js';
 export type { FillOptions, WriteLoadOptions } from './etcd-ops.js';
-
-/** One member of a lab cluster. `pid` follows the member across kill/restart; undefined while it is down. */
-export interface LabMember {
-  readonly name: string;
-  readonly clientUrl: string;
-  readonly peerUrl: string;
-  /** Base URL of the member's own --listen-metrics-urls, without a path: GET `${metricsUrl}/metrics`. */
-  readonly metricsUrl: string;
-  readonly dataDir: string;
-  readonly pid: number | undefined;
-}
 
 export interface EtcdLabOptions {
   /** Members, 1..9; default 3. */
@@ -43,6 +42,11 @@ export interface EtcdLabOptions {
   /** An IPv4 literal every port binds to; default 127.0.0.1. */
   host?: string;
   /**
+   * kubeadm's layout: https client and peer URLs with `--client-cert-auth`, certificates made
+   * with openssl for this run (EC P-256, SAN = host), and /metrics on the client URL only.
+   */
+  tls?: boolean;
+  /**
    * A command prefix for one member, or undefined for none: that member runs `...prefix etcdBinary
    * args`, also on restart. The prefix must exec etcd in place (as `nice`, `taskset` or
    * test/support/clockshift do), so `pid`, kill(), stop() and cont() still reach etcd itself.
@@ -58,6 +62,14 @@ export interface EtcdLab {
   readonly endpoints: string[];
   /** Each member's metrics base URL (no /metrics path), in member order. */
   readonly metricsUrls: string[];
+  /** The CA and a client certificate the members accept, in a TLS lab. */
+  readonly tls: LabTls | undefined;
+  /**
+   * Adds a member as a learner (`etcdctl member add --learner`, retried while etcd still calls the
+   * cluster unhealthy), starts it, and resolves once it follows the leader. It joins `members`
+   * (not `endpoints`, which stay the founding voters).
+   */
+  addLearner(): Promise<LabMember>;
   member(name: string): LabMember;
   /** SIGKILL, and wait until the process has exited. No-op if it is not running. */
   kill(name: string): Promise<void>;
@@ -93,21 +105,10 @@ export interface EtcdLab {
   destroy(): Promise<void>;
 }
 
-export interface LabConfig {
-  size: number;
-  quotaBackendBytes: number | undefined;
-  baseDir: string;
-  etcdBinary: string;
-  etcdctlBinary: string | undefined;
-  straceBinary: string | undefined;
-  logger: 'zap' | 'capnslog';
-  extraArgs: string[];
-  host: string;
-  wrap: ((member: string) => string[] | undefined) | undefined;
-}
+export type { LabConfig, LabMember } from './member-plan.js';
+export type { LabTls } from './lab-tls.js';
 
 const START_TIMEOUT_MS = 20_000;
-const LOG_RING_BYTES = 2 * 1024 * 1024;
 const MAX_SIZE = 9;
 
 export async function startEtcdLab(opts: EtcdLabOptions = {}): Promise<EtcdLab> {
@@ -145,6 +146,7 @@ async function resolveConfig(opts: EtcdLabOptions): Promise<LabConfig> {
     logger: opts.logger ?? 'zap',
     extraArgs: opts.extraArgs ?? [],
     host: opts.host ?? '127.0.0.1',
+    tls: opts.tls ?? false,
     wrap: opts.wrap,
   };
 }
@@ -158,12 +160,23 @@ async function startOnce(config: LabConfig): Promise<EtcdLab> {
   const dir = await mkdtemp(join(config.baseDir, 'etcd-lab-'));
   const registry = createChildRegistry(dir);
   try {
-    const plans = planMembers(config, dir, await allocateFreePorts(3 * config.size, config.host));
-    const processes = startMembers(config, plans, registry);
-    await Promise.all(
-      plans.map((p) => waitUntilHealthy(processOf(processes, p.name), p.clientUrl, START_TIMEOUT_MS)),
+    const pki = config.tls ? await createLabPki(dir, config.host) : undefined;
+    const ports = await allocateFreePorts(3 * config.size, config.host);
+    const plans = Array.from({ length: config.size }, (_, i) =>
+      planMember(config, dir, i, ports.slice(3 * i, 3 * i + 3)),
     );
-    const memberIds = await readMemberIds(plans.map((p) => p.clientUrl));
+    // A unique token keeps members of two labs from ever joining each other's cluster.
+    const token = `etcd-lab-${randomUUID()}`;
+    const processes = startMembers(config, plans, { token, pki }, registry);
+    await Promise.all(
+      plans.map((p) =>
+        waitUntilHealthy(processOf(processes, p.name), p.clientUrl, START_TIMEOUT_MS, pki?.material),
+      ),
+    );
+    const memberIds = await readMemberIds(
+      plans.map((p) => p.clientUrl),
+      pki?.material,
+    );
     const members = plans.map((p) => labMember(p, processOf(processes, p.name)));
     const ctx: LabContext = {
       config,
@@ -174,6 +187,8 @@ async function startOnce(config: LabConfig): Promise<EtcdLab> {
       memberIds,
       faults: new Set(),
       stopped: new Set(),
+      pki,
+      token,
     };
     return createLabControl(ctx);
   } catch (err) {
@@ -185,73 +200,19 @@ async function startOnce(config: LabConfig): Promise<EtcdLab> {
   }
 }
 
-type MemberPlan = Omit<LabMember, 'pid'>;
-
-function planMembers(config: LabConfig, dir: string, ports: number[]): MemberPlan[] {
-  const url = (port: number | undefined): string => `http://${config.host}:${port}`;
-  return Array.from({ length: config.size }, (_, i) => ({
-    name: `etcd-${i + 1}`,
-    clientUrl: url(ports[3 * i]),
-    peerUrl: url(ports[3 * i + 1]),
-    metricsUrl: url(ports[3 * i + 2]),
-    dataDir: join(dir, `etcd-${i + 1}.etcd`),
-  }));
-}
-
 function startMembers(
   config: LabConfig,
   plans: MemberPlan[],
+  spec: { token: string; pki: LabPki | undefined },
   registry: LabContext['registry'],
 ): Map<string, MemberProcess> {
   const initialCluster = plans.map((p) => `${p.name}=${p.peerUrl}`).join(',');
-  // A unique token keeps members of two labs from ever joining each other's cluster.
-  const token = `etcd-lab-${randomUUID()}`;
   const processes = new Map<string, MemberProcess>();
   for (const plan of plans) {
-    const args = memberArgs(config, plan, initialCluster, token);
-    const [wrapper, ...wrapperArgs] = config.wrap?.(plan.name) ?? [];
-    const member = createMemberProcess({
-      name: plan.name,
-      binary: wrapper ?? config.etcdBinary,
-      args: wrapper === undefined ? args : [...wrapperArgs, config.etcdBinary, ...args],
-      registry,
-      logBytes: LOG_RING_BYTES,
-    });
-    processes.set(plan.name, member);
-    member.start();
+    const join = { initialCluster, token: spec.token, state: 'new' as const };
+    processes.set(plan.name, spawnMember(config, plan, memberArgs(config, plan, join, spec.pki), registry));
   }
   return processes;
-}
-
-/** `--initial-cluster-state new` is ignored by etcd once the data dir holds a WAL, so restart reuses these. */
-function memberArgs(config: LabConfig, plan: MemberPlan, initialCluster: string, token: string): string[] {
-  const args = [
-    ...['--name', plan.name, '--data-dir', plan.dataDir],
-    ...['--listen-client-urls', plan.clientUrl, '--advertise-client-urls', plan.clientUrl],
-    ...['--listen-peer-urls', plan.peerUrl, '--initial-advertise-peer-urls', plan.peerUrl],
-    ...[
-      '--initial-cluster',
-      initialCluster,
-      '--initial-cluster-state',
-      'new',
-      '--initial-cluster-token',
-      token,
-    ],
-    ...['--listen-metrics-urls', plan.metricsUrl, '--logger', config.logger, '--log-outputs', 'stderr'],
-  ];
-  if (config.quotaBackendBytes !== undefined) {
-    args.push('--quota-backend-bytes', String(config.quotaBackendBytes));
-  }
-  return [...args, ...config.extraArgs];
-}
-
-function labMember(plan: MemberPlan, proc: MemberProcess): LabMember {
-  return {
-    ...plan,
-    get pid() {
-      return proc.pid;
-    },
-  };
 }
 
 function processOf(processes: Map<string, MemberProcess>, name: string): MemberProcess {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Etcd3 } from 'etcd3';
+import { type TlsMaterial, tlsChannelOptions } from '../clients/grpc-tls.js';
 
 /**
  * Client-side operations the lab drives against its cluster. Each operation builds its own
@@ -37,10 +38,25 @@ export interface MemberStatus {
   raftTerm: bigint;
   dbSizeBytes: number;
   dbSizeInUseBytes: number;
+  isLearner: boolean;
 }
 
-async function withClient<T>(hosts: string[], use: (client: Etcd3) => Promise<T>): Promise<T> {
-  const client = new Etcd3({ hosts, dialTimeout: DIAL_TIMEOUT_MS });
+/** The lab's client credentials, for a TLS lab (`--client-cert-auth`); undefined for plain HTTP. */
+export type LabTlsMaterial = TlsMaterial | undefined;
+
+async function withClient<T>(
+  hosts: string[],
+  tls: LabTlsMaterial,
+  use: (client: Etcd3) => Promise<T>,
+): Promise<T> {
+  // The channel override speaks TLS (without an IP as SNI); etcd3 itself is told plain http.
+  const client = tls
+    ? new Etcd3({
+        hosts: hosts.map((h) => h.replace(/^https:/, 'http:')),
+        dialTimeout: DIAL_TIMEOUT_MS,
+        grpcOptions: tlsChannelOptions(tls),
+      })
+    : new Etcd3({ hosts, dialTimeout: DIAL_TIMEOUT_MS });
   try {
     return await use(client);
   } finally {
@@ -58,17 +74,21 @@ export function isNoSpaceError(err: unknown): boolean {
 }
 
 /** Member name -> member ID (decimal uint64 string, as etcd's gRPC API returns it). */
-export function readMemberIds(endpoints: string[]): Promise<Map<string, string>> {
-  return withClient(endpoints, async (client) => {
+export function readMemberIds(endpoints: string[], tls?: LabTlsMaterial): Promise<Map<string, string>> {
+  return withClient(endpoints, tls, async (client) => {
     const res = await client.cluster.memberList({}, deadline());
     return new Map(res.members.map((m) => [m.name, m.ID]));
   });
 }
 
 /** One member's own Status; undefined when it did not answer in time. */
-export async function readStatus(endpoint: string, timeoutMs: number): Promise<MemberStatus | undefined> {
+export async function readStatus(
+  endpoint: string,
+  timeoutMs: number,
+  tls?: LabTlsMaterial,
+): Promise<MemberStatus | undefined> {
   try {
-    return await withClient([endpoint], async (client) => {
+    return await withClient([endpoint], tls, async (client) => {
       const status = await client.maintenance.status(deadline(timeoutMs));
       return {
         memberId: status.header.member_id,
@@ -76,6 +96,7 @@ export async function readStatus(endpoint: string, timeoutMs: number): Promise<M
         raftTerm: BigInt(status.raftTerm),
         dbSizeBytes: Number(status.dbSize),
         dbSizeInUseBytes: Number(status.dbSizeInUse),
+        isLearner: Boolean(status.isLearner),
       };
     });
   } catch {
@@ -87,6 +108,7 @@ export async function readStatus(endpoint: string, timeoutMs: number): Promise<M
 export async function writeLoad(
   endpoints: string[],
   opts: WriteLoadOptions,
+  tls?: LabTlsMaterial,
 ): Promise<{ puts: number; errors: number }> {
   assertRange('ratePerSecond', opts.ratePerSecond, 0.001, MAX_RATE_PER_SECOND);
   assertRange('durationMs', opts.durationMs, 0, 60 * 60 * 1000);
@@ -95,7 +117,7 @@ export async function writeLoad(
   const value = randomValue(opts.valueBytes ?? 1024);
   const prefix = opts.keyPrefix ?? 'lab/load/';
   const counts = { puts: 0, errors: 0 };
-  await withClient(endpoints, async (client) => {
+  await withClient(endpoints, tls, async (client) => {
     const startedAt = Date.now();
     const inFlight = new Set<Promise<void>>();
     for (let i = 0; i < total; i++) {
@@ -128,12 +150,13 @@ const FILL_MAX_TRANSIENT_ERRORS = 3;
 export async function fill(
   endpoints: string[],
   opts: FillOptions,
+  tls?: LabTlsMaterial,
 ): Promise<{ puts: number; nospace: boolean }> {
   assertRange('valueBytes', opts.valueBytes, 1, MAX_VALUE_BYTES);
   assertRange('maxPuts', opts.maxPuts, 0, 1_000_000);
   const value = randomValue(opts.valueBytes);
   const prefix = opts.keyPrefix ?? 'lab/fill/';
-  return withClient(endpoints, async (client) => {
+  return withClient(endpoints, tls, async (client) => {
     let puts = 0;
     let transientErrors = 0;
     while (puts < opts.maxPuts) {
@@ -159,19 +182,23 @@ const FRAGMENT_CONCURRENCY = 4;
  * Writes about `bytes` under a private prefix, deletes it all and compacts to the current revision.
  * bbolt keeps the freed pages, so every member's dbSize stays high while dbSizeInUse drops.
  */
-export async function fragment(endpoints: string[], opts: { bytes: number }): Promise<void> {
+export async function fragment(
+  endpoints: string[],
+  opts: { bytes: number },
+  tls?: LabTlsMaterial,
+): Promise<void> {
   assertRange('bytes', opts.bytes, 1, 8 * 1024 * 1024 * 1024);
   const prefix = `lab/fragment/${Date.now()}/`;
   const value = randomValue(Math.min(FRAGMENT_VALUE_BYTES, opts.bytes));
   const puts = Math.ceil(opts.bytes / value.length);
-  await withClient(endpoints, async (client) => {
+  await withClient(endpoints, tls, async (client) => {
     await runPool(puts, FRAGMENT_CONCURRENCY, (i) =>
       client.put(`${prefix}${i}`).value(value).options(deadline()).exec(),
     );
     const deleted = await client.delete().prefix(prefix).options(deadline()).exec();
     // physical: the call returns once the compaction has been applied to the serving member's bbolt file.
     await client.kv.compact({ revision: deleted.header.revision, physical: true }, deadline(30_000));
-    await releaseFreedPages(client, endpoints, prefix);
+    await releaseFreedPages(client, endpoints, prefix, tls);
   });
 }
 
@@ -184,17 +211,22 @@ const RELEASE_TIMEOUT_MS = 5000;
  * and etcd commits only when something was written. So write a marker until every member that
  * answers shows most of its file free (bounded; a hung member is not waited for).
  */
-async function releaseFreedPages(client: Etcd3, endpoints: string[], prefix: string): Promise<void> {
+async function releaseFreedPages(
+  client: Etcd3,
+  endpoints: string[],
+  prefix: string,
+  tls: LabTlsMaterial,
+): Promise<void> {
   const giveUpAt = Date.now() + RELEASE_TIMEOUT_MS;
   do {
     await client.put(`${prefix}release-marker`).value('x').options(deadline()).exec();
     await sleep(2 * BACKEND_COMMIT_INTERVAL_MS);
-  } while (!(await mostlyFree(endpoints)) && Date.now() < giveUpAt);
+  } while (!(await mostlyFree(endpoints, tls)) && Date.now() < giveUpAt);
   await client.delete().key(`${prefix}release-marker`).options(deadline()).exec();
 }
 
-async function mostlyFree(endpoints: string[]): Promise<boolean> {
-  const statuses = await Promise.all(endpoints.map((endpoint) => readStatus(endpoint, 1000)));
+async function mostlyFree(endpoints: string[], tls: LabTlsMaterial): Promise<boolean> {
+  const statuses = await Promise.all(endpoints.map((endpoint) => readStatus(endpoint, 1000, tls)));
   return statuses.every((s) => s === undefined || s.dbSizeInUseBytes * 2 <= s.dbSizeBytes);
 }
 

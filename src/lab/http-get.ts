@@ -1,4 +1,6 @@
 import { request } from 'node:http';
+import { request as requestTls } from 'node:https';
+import type { TlsMaterial } from '../clients/grpc-tls.js';
 
 export interface LabHttpResponse {
   status: number;
@@ -12,9 +14,21 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
  * A SIGSTOPped member still accepts TCP (the kernel does that) but never answers, so only a
  * deadline tells it apart. No keep-alive: a lab kills servers under open connections.
  */
-export function httpGet(url: string, timeoutMs: number): Promise<LabHttpResponse | undefined> {
+export function httpGet(
+  url: string,
+  timeoutMs: number,
+  tls?: TlsMaterial,
+): Promise<LabHttpResponse | undefined> {
+  const secure = url.startsWith('https:');
+  const send = secure ? requestTls : request;
+  // Node's https sends no SNI for an IP literal; the certificate is still checked against it.
+  const options = {
+    agent: false as const,
+    signal: AbortSignal.timeout(timeoutMs),
+    ...(secure && tls ? { ca: tls.rootCertificate, cert: tls.certChain, key: tls.privateKey } : {}),
+  };
   return new Promise((resolve) => {
-    const req = request(url, { agent: false, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
+    const req = send(url, options, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -36,8 +50,8 @@ export function httpGet(url: string, timeoutMs: number): Promise<LabHttpResponse
 }
 
 /** etcd's /health answers {"health":"true"} (a string, not a boolean) when the member has a leader and no alarm. */
-export async function isHealthy(clientUrl: string, timeoutMs: number): Promise<boolean> {
-  const res = await httpGet(`${clientUrl}/health`, timeoutMs);
+export async function isHealthy(clientUrl: string, timeoutMs: number, tls?: TlsMaterial): Promise<boolean> {
+  const res = await httpGet(`${clientUrl}/health`, timeoutMs, tls);
   if (res?.status !== 200) return false;
   try {
     const body: unknown = JSON.parse(res.body);
@@ -48,7 +62,11 @@ export async function isHealthy(clientUrl: string, timeoutMs: number): Promise<b
 }
 
 /** /version answers without quorum, so it shows the HTTP server is up even when /health cannot be true. */
-export async function answersVersion(clientUrl: string, timeoutMs: number): Promise<boolean> {
-  const res = await httpGet(`${clientUrl}/version`, timeoutMs);
+export async function answersVersion(
+  clientUrl: string,
+  timeoutMs: number,
+  tls?: TlsMaterial,
+): Promise<boolean> {
+  const res = await httpGet(`${clientUrl}/version`, timeoutMs, tls);
   return res?.status === 200;
 }

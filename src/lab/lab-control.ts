@@ -1,9 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { findStraceBinary } from './binaries.js';
 import type { ChildRegistry } from './child-registry.js';
-import type { EtcdLab, LabConfig, LabMember } from './etcd-lab.js';
+import type { EtcdLab } from './etcd-lab.js';
 import { fill, fragment, type MemberStatus, readStatus, writeLoad } from './etcd-ops.js';
 import { type CpuStarveOptions, type FaultHandle, injectSlowDisk, starveCpu } from './faults.js';
+import { addLearner } from './lab-learner.js';
+import { type LabPki, publicTls, tlsEtcdctlArgs } from './lab-tls.js';
+import type { LabConfig, LabMember } from './member-plan.js';
 import { type MemberProcess, waitUntilServing } from './member-process.js';
 import { type CommandResult, runCommand } from './run-command.js';
 
@@ -19,6 +22,10 @@ export interface LabContext {
   faults: Set<FaultHandle>;
   /** Members we SIGSTOPped, so leaderName() does not wait on a member that cannot answer. */
   stopped: Set<string>;
+  /** The TLS lab's certificates; undefined for plain HTTP. */
+  pki: LabPki | undefined;
+  /** The cluster token, which a member added later joins with. */
+  token: string;
   destroyed?: Promise<void>;
 }
 
@@ -30,10 +37,16 @@ const DESTROY_WAIT_MS = 5000;
 
 export function createLabControl(ctx: LabContext): EtcdLab {
   const endpoints = ctx.members.map((m) => m.clientUrl);
+  const tls = ctx.pki?.material;
   return {
     members: ctx.members,
     endpoints,
     metricsUrls: ctx.members.map((m) => m.metricsUrl),
+    tls: publicTls(ctx.pki),
+    addLearner: () => {
+      assertAlive(ctx, 'addLearner');
+      return addLearner(ctx, (args, timeoutMs) => etcdctl(ctx, args, timeoutMs));
+    },
     member: (name) => memberOf(ctx, name),
     kill: (name) => kill(ctx, name),
     stop: (name) => signalMember(ctx, name, 'SIGSTOP'),
@@ -43,9 +56,9 @@ export function createLabControl(ctx: LabContext): EtcdLab {
     cpuStarve: (name, opts) => cpuStarve(ctx, name, opts),
     leaderName: () => leaderName(ctx),
     moveLeader: (toName) => moveLeader(ctx, toName),
-    writeLoad: (opts) => writeLoad(endpoints, opts),
-    fill: (opts) => fill(endpoints, opts),
-    fragment: (opts) => fragment(endpoints, opts),
+    writeLoad: (opts) => writeLoad(endpoints, opts, tls),
+    fill: (opts) => fill(endpoints, opts, tls),
+    fragment: (opts) => fragment(endpoints, opts, tls),
     etcdctl: (args, opts) => etcdctl(ctx, args, opts?.timeoutMs ?? ETCDCTL_TIMEOUT_MS),
     logs: (name) => processOf(ctx, name).logs(),
     destroy: () => {
@@ -91,7 +104,7 @@ async function restart(ctx: LabContext, name: string): Promise<void> {
   await proc.kill();
   ctx.stopped.delete(name);
   proc.start();
-  await waitUntilServing(proc, memberOf(ctx, name).clientUrl, RESTART_TIMEOUT_MS);
+  await waitUntilServing(proc, memberOf(ctx, name).clientUrl, RESTART_TIMEOUT_MS, ctx.pki?.material);
 }
 
 async function slowDisk(ctx: LabContext, name: string, delayMicros: number): Promise<FaultHandle> {
@@ -119,7 +132,9 @@ function track(ctx: LabContext, fault: FaultHandle): FaultHandle {
 
 async function leaderName(ctx: LabContext): Promise<string | undefined> {
   const asked = ctx.members.filter((m) => processOf(ctx, m.name).running && !ctx.stopped.has(m.name));
-  const statuses = await Promise.all(asked.map((m) => readStatus(m.clientUrl, STATUS_TIMEOUT_MS)));
+  const statuses = await Promise.all(
+    asked.map((m) => readStatus(m.clientUrl, STATUS_TIMEOUT_MS, ctx.pki?.material)),
+  );
   const newest = newestLeaderView(statuses);
   return newest && nameOfId(ctx, newest.leaderId);
 }
@@ -164,9 +179,11 @@ function etcdctl(ctx: LabContext, args: string[], timeoutMs: number): Promise<Co
   if (!binary) return Promise.resolve({ code: 127, stdout: '', stderr: 'etcdctl binary not found' });
   const hasEndpoints = args.some((a) => a === '--endpoints' || a.startsWith('--endpoints='));
   // Global flags go first, so they cannot land after a `--` in args.
-  const fullArgs = hasEndpoints
-    ? args
-    : [`--endpoints=${ctx.members.map((m) => m.clientUrl).join(',')}`, ...args];
+  const fullArgs = [
+    ...tlsEtcdctlArgs(ctx.pki),
+    ...(hasEndpoints ? [] : [`--endpoints=${ctx.members.map((m) => m.clientUrl).join(',')}`]),
+    ...args,
+  ];
   // A clean environment: ETCDCTL_* variables in the caller's shell must not redirect the lab's etcdctl.
   return runCommand(binary, fullArgs, { timeoutMs, env: { ETCDCTL_API: '3' }, registry: ctx.registry });
 }

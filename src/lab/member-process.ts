@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChildRegistry, isRunning, waitForExit } from './child-registry.js';
+import type { TlsMaterial } from '../clients/grpc-tls.js';
 import { answersVersion, isHealthy } from './http-get.js';
 import { createLogRing } from './log-ring.js';
 
@@ -84,11 +85,12 @@ export async function waitUntilHealthy(
   member: MemberProcess,
   clientUrl: string,
   timeoutMs: number,
+  tls?: TlsMaterial,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     await assertStillRunning(member, clientUrl);
-    if (await isHealthy(clientUrl, PROBE_TIMEOUT_MS)) return;
+    if (await isHealthy(clientUrl, PROBE_TIMEOUT_MS, tls)) return;
     await sleep(POLL_INTERVAL_MS);
   }
   throw new Error(
@@ -101,13 +103,14 @@ export async function waitUntilServing(
   member: MemberProcess,
   clientUrl: string,
   timeoutMs: number,
+  tls?: TlsMaterial,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let servingSince: number | undefined;
   while (Date.now() < deadline) {
     await assertStillRunning(member, clientUrl);
-    if (await isHealthy(clientUrl, PROBE_TIMEOUT_MS)) return;
-    if (servingSince === undefined && (await answersVersion(clientUrl, PROBE_TIMEOUT_MS))) {
+    if (await isHealthy(clientUrl, PROBE_TIMEOUT_MS, tls)) return;
+    if (servingSince === undefined && (await answersVersion(clientUrl, PROBE_TIMEOUT_MS, tls))) {
       servingSince = Date.now();
     }
     if (servingSince !== undefined && Date.now() - servingSince >= NO_QUORUM_GRACE_MS) return;

@@ -32,10 +32,11 @@ export function createClockProbe(timeoutMs: number): Probe<MemberProbeContext, C
     async collect(ctx, signal) {
       const samples: Sample[] = [];
       let tick: ClockData | undefined;
-      for (let i = 0; i < MAX_SAMPLES && !signal.aborted; i++) {
+      const limit = Math.min(MAX_SAMPLES, ctx.clockSamples ?? MAX_SAMPLES);
+      for (let i = 0; i < limit && !signal.aborted; i++) {
         samples.push(await takeSample(ctx, signal));
         tick ??= findTick(samples);
-        if (tick && samples.length >= MIN_SAMPLES) break;
+        if (tick && samples.length >= Math.min(MIN_SAMPLES, limit)) break;
         // Jitter keeps the samples from locking onto the phase of a periodic stall.
         await ctx.sleep(SAMPLE_SPACING_MS / 2 + ((i * 37) % SAMPLE_SPACING_MS), signal);
       }

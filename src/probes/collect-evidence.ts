@@ -1,8 +1,10 @@
-import type { EtcdClients } from '../clients/etcd-clients.js';
+import type { EtcdClients, EtcdTlsFiles } from '../clients/etcd-clients.js';
 import type { HttpGet } from '../clients/http.js';
 import type { ClusterConfig, ResolvedCluster } from '../config/schema.js';
+import { type AccessCheckOptions, type AccessWhere, checkAccess } from './access-check.js';
+import type { AccessProblem } from './access-problem.js';
 import { createAlarmsProbe } from './alarms.js';
-import { createClockProbe } from './clock.js';
+import { createClockProbe, MAX_SAMPLES } from './clock.js';
 import type { ClusterProbeContext } from './cluster-context.js';
 import type {
   AlarmData,
@@ -39,7 +41,32 @@ export interface CollectOptions {
   recentMemberList?: Outcome<MemberInfo[]>;
   /** Aborts every probe of the run (the caller gave up); see runProbe. */
   signal?: AbortSignal;
+  /** The TLS files the clients use: the access check presents the same ones. */
+  tls?: EtcdTlsFiles | undefined;
+  /** Where the cluster's etcd block is in the config, for fixes: `clusters[0].etcd`. */
+  etcdPath?: string;
+  /** etcd-doctor already probes the same hosts from other runs: send fewer clock samples. */
+  busy?: boolean;
+  /** Injected for tests of the classification; default checkAccess (DNS, TCP, TLS, GET /version). */
+  checkAccess?: (opts: AccessCheckOptions) => Promise<AccessProblem | undefined>;
 }
+
+/**
+ * The access check runs only after Status failed, and gets at most this long: it is one TCP
+ * connection and one GET /version, so a member that needs more is not answering anyway.
+ */
+export const ACCESS_CHECK_TIMEOUT_MS = 1500;
+
+/**
+ * The probe load one diagnosis puts on one member: health (a warm-up on a cold client, then the
+ * read), Status, two /metrics scrapes, and the clock's GET /version samples, one at a time, at
+ * most MAX_SAMPLES (13): 18 requests in about 3 s, never more than 4 at once. After a failure the
+ * access check adds one to three connections. When etcd-doctor already has many runs on the same
+ * hosts (a digest), the clock takes at most BUSY_CLOCK_SAMPLES: its round trips are not judged then.
+ */
+export const FIXED_REQUESTS_PER_MEMBER = 5;
+export const MAX_REQUESTS_PER_MEMBER = FIXED_REQUESTS_PER_MEMBER + MAX_SAMPLES;
+export const BUSY_CLOCK_SAMPLES = 4;
 
 /** Member probes per depth, in the order they appear in reports. */
 function memberProbes(opts: CollectOptions) {
@@ -67,7 +94,7 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
   const collectedAt = opts.now();
   const records: ProbeRecord[] = [];
   let total = countProbes(opts.depth, opts.cluster.etcd.endpoints.length);
-  const record = (name: string, outcome: Outcome<unknown>) => {
+  const record = (name: string, outcome: Outcome<unknown>): ProbeRecord => {
     const probe = {
       name,
       ok: outcome.ok,
@@ -76,6 +103,7 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
     };
     records.push(probe);
     opts.onProgress?.({ done: records.length, total, probe });
+    return probe;
   };
   const clusterCtx: ClusterProbeContext = { clients: opts.clients, httpGet: opts.httpGet, now: opts.now };
   const runCluster = async <T>(probe: Probe<ClusterProbeContext, T>) => {
@@ -123,7 +151,13 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
 
 function initialTarget(cluster: ClusterConfig, endpoint: string, index: number): MemberTarget {
   const metricsUrl = cluster.etcd.metricsUrls?.[index] ?? `${endpoint.replace(/\/+$/, '')}/metrics`;
-  return { name: new URL(endpoint).host, endpoint, metricsUrl: withMetricsPath(metricsUrl), id: undefined };
+  return {
+    name: new URL(endpoint).host,
+    endpoint,
+    metricsUrl: withMetricsPath(metricsUrl),
+    id: undefined,
+    ...(Number.isFinite(index) ? { endpointIndex: index } : {}),
+  };
 }
 
 /** `http://127.0.0.1:2381` means its /metrics; a URL with a path is taken as given. */
@@ -148,6 +182,7 @@ function discoverTargets(
         ...initialTarget(cluster, url, Number.POSITIVE_INFINITY),
         name: member.name || member.id,
         id: member.id,
+        isLearner: member.isLearner,
       },
     ];
   });
@@ -163,6 +198,7 @@ function notStartedMembers(list: MemberInfo[], opts: CollectOptions): MemberEvid
         endpoint: m.peerUrls[0] ?? '',
         metricsUrl: '',
         id: m.id,
+        isLearner: m.isLearner,
       };
       const why = skipped(`${target.name} has not started (no client URLs in the member list)`);
       return {
@@ -178,7 +214,7 @@ function notStartedMembers(list: MemberInfo[], opts: CollectOptions): MemberEvid
 async function probeMember(
   target: MemberTarget,
   opts: CollectOptions,
-  record: (name: string, outcome: Outcome<unknown>) => void,
+  record: (name: string, outcome: Outcome<unknown>) => ProbeRecord,
   memberListP: Promise<Outcome<MemberInfo[]>>,
 ): Promise<MemberEvidence> {
   const ctx: MemberProbeContext = {
@@ -188,8 +224,13 @@ async function probeMember(
     now: opts.now,
     sleep: opts.sleep,
     metricsWindowMs: opts.metricsWindowMs,
+    clockSamples: opts.busy ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
   };
   const probes = memberProbes(opts);
+  // Status is answered locally, without consensus: when it fails, find out why at once, while
+  // the other probes of this member still run.
+  let accessP: Promise<AccessProblem | undefined> | undefined;
+  const mine: ProbeRecord[] = [];
   const run = async <T>(probe: Probe<MemberProbeContext, T> | undefined): Promise<Outcome<T>> => {
     if (!probe) return skipped('not asked');
     const outcome = await runProbe(probe, ctx, {
@@ -197,7 +238,8 @@ async function probeMember(
       now: opts.now,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
-    record(`${probe.kind} ${target.name}`, outcome);
+    if (probe === probes.status && !outcome.ok) accessP = checkMemberAccess(target, opts);
+    mine.push(record(`${probe.kind} ${target.name}`, outcome));
     return outcome;
   };
   const [health, status, metrics, clock] = await Promise.all([
@@ -206,8 +248,54 @@ async function probeMember(
     run(probes.metrics),
     run(probes.clock),
   ]);
-  nameFromList(target, await memberListP, status.ok ? status.data.memberId : undefined);
-  return { target, health, status, metrics, clock };
+  const list = await memberListP;
+  nameFromList(target, list, status.ok ? status.data.memberId : undefined);
+  if (status.ok && status.data.isLearner) target.isLearner = true;
+  const member: MemberEvidence = { target, health, status, metrics, clock };
+  const access = health.ok ? undefined : await accessP;
+  if (!access) return member;
+  const classified = withAccess(member, access);
+  // The JSON `probes` list says the same as the members: our access, not a dead member.
+  if (access.ours)
+    for (const r of mine)
+      if (!r.ok) r.error = classified.status.ok ? r.error : classified.status.failure.message;
+  return classified;
+}
+
+function checkMemberAccess(target: MemberTarget, opts: CollectOptions): Promise<AccessProblem | undefined> {
+  const where: AccessWhere = {
+    etcdPath: opts.etcdPath ?? `cluster ${opts.cluster.name}: etcd`,
+    endpointIndex: target.endpointIndex,
+  };
+  const check = opts.checkAccess ?? checkAccess;
+  return check({
+    endpoint: target.endpoint,
+    tls: opts.tls,
+    timeoutMs: Math.min(opts.timeoutMs, ACCESS_CHECK_TIMEOUT_MS),
+    where,
+  }).catch(() => undefined);
+}
+
+/**
+ * A member we could not reach because of our own access gets that reason on every probe, so no
+ * message calls it down; for other problems (refused, hung) the probes keep their own words.
+ */
+function withAccess(member: MemberEvidence, access: AccessProblem): MemberEvidence {
+  if (!access.ours) return { ...member, access };
+  const failure = {
+    kind: 'access' as const,
+    message: `${subjectOf(member.target)}: ${access.reason}: ${access.fix}`,
+  };
+  const replace = <T>(o: Outcome<T>): Outcome<T> =>
+    o.ok || o.failure.kind === 'skipped' ? o : { ok: false, failure, durationMs: o.durationMs };
+  return {
+    ...member,
+    access,
+    health: replace(member.health),
+    status: replace(member.status),
+    metrics: replace(member.metrics),
+    clock: replace(member.clock),
+  };
 }
 
 /** Names the member (etcd-2) from the member list, by member id or by client URL. */

@@ -1,3 +1,4 @@
+import type { AccessProblem } from './access-problem.js';
 import type { EtcdMetricsWindow, QuantileSummary } from './etcd-metrics.js';
 
 import type { KubernetesEvidence } from './kubernetes/evidence.js';
@@ -6,7 +7,11 @@ import type { KubernetesEvidence } from './kubernetes/evidence.js';
  * Evidence is what probes learn about a cluster. A probe that failed is evidence too:
  * `{ ok: false, failure }` says which member did not answer and how.
  */
-export type FailureKind = 'timeout' | 'unreachable' | 'forbidden' | 'error' | 'skipped';
+/**
+ * `access`: etcd-doctor's own configuration or credentials stopped it (TLS, URL, DNS); the member
+ * is unknown, not down. `unreachable` and `timeout` may be the member or the path to it.
+ */
+export type FailureKind = 'timeout' | 'unreachable' | 'access' | 'forbidden' | 'error' | 'skipped';
 
 export interface ProbeFailure {
   kind: FailureKind;
@@ -25,6 +30,10 @@ export interface MemberTarget {
   metricsUrl: string;
   /** Member id in hex, when known from the member list or Status. */
   id: string | undefined;
+  /** Its index in the config's `etcd.endpoints`; undefined for a member found in the member list. */
+  endpointIndex?: number;
+  /** A learner (non-voting member), when the member list or Status says so. */
+  isLearner?: boolean;
 }
 
 export interface MemberInfo {
@@ -38,6 +47,11 @@ export interface MemberInfo {
 export interface HealthData {
   /** Wall time of a linearizable Get, like `etcdctl endpoint health`'s `took`. */
   tookMs: number;
+  /**
+   * True for a learner: it refuses linearizable reads (`rpc not supported for learner`), so its
+   * health is a local read that proves it serves, not that consensus works.
+   */
+  serializable?: boolean;
 }
 
 export interface StatusData {
@@ -87,6 +101,11 @@ export interface MemberEvidence {
   status: Outcome<StatusData>;
   metrics: Outcome<MetricsData>;
   clock: Outcome<ClockData>;
+  /**
+   * Why etcd-doctor could not talk to the member (an access check runs when Status fails).
+   * `ours: true` means our own TLS, URL or DNS: the member is unknown, never down.
+   */
+  access?: AccessProblem;
 }
 
 /** Per-member evidence kinds: what a rule may declare in `needs`. */
@@ -113,7 +132,26 @@ export interface Evidence {
   probes: ProbeRecord[];
   /** The probe timeout in force, for messages such as "did not answer in 3 s". */
   timeoutMs: number;
+  /** etcd-doctor's own event-loop delay while the probes ran (probes/observer-load.ts). */
+  observer?: ObserverLoad;
 }
+
+/** How busy etcd-doctor itself was during the probe window: a stalled event loop inflates every latency it measures. */
+export interface ObserverLoad {
+  /** Event-loop delay percentiles over the probe window (perf_hooks.monitorEventLoopDelay). */
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+  loopDelayMeanMs: number;
+  /** How many delay samples the window holds (one per 10 ms of an idle loop). */
+  samples: number;
+  /** Probe runs (diagnoses and health checks) in flight in this process at the same time, at most. */
+  concurrentRuns: number;
+  /** Of those, the most other runs probing the same hosts as this one (our own load on them). */
+  sameHostRuns?: number;
+  windowMs: number;
+}
+
+export type { AccessProblem, AccessProblemKind } from './access-problem.js';
 
 /** What the Kubernetes probes learned (src/probes/kubernetes/evidence.ts). */
 export type { KubernetesEvidence } from './kubernetes/evidence.js';

@@ -10,9 +10,18 @@ export interface MemberProbeContext {
   now: () => number;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   metricsWindowMs: number;
+  /** How many GET /version the clock probe may send this member (collect-evidence.ts). */
+  clockSamples?: number;
 }
 
-/** gRPC deadline for a call that must finish inside the probe's own timeout. */
+/**
+ * The gRPC deadline sits this long after the probe's own timeout, so that timeout decides (it
+ * lets an answer already received be read first, probe.ts afterPendingIo); the deadline only
+ * ends calls that outlive it.
+ */
+export const GRPC_DEADLINE_GRACE_MS = 1000;
+
+/** gRPC deadline for a call of a probe with this timeout. */
 export function deadline(now: () => number, timeoutMs: number): { deadline: Date } {
-  return { deadline: new Date(now() + timeoutMs) };
+  return { deadline: new Date(now() + timeoutMs + GRPC_DEADLINE_GRACE_MS) };
 }

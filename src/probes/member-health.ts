@@ -2,9 +2,14 @@ import type { HealthData } from './evidence.js';
 import { deadline, type MemberProbeContext } from './member-context.js';
 import type { Probe } from './probe.js';
 
+/** etcd's answer to a linearizable read on a learner (ETCD34/35 etcdserver/api/v3rpc, ErrGRPCNotSupportedForLearner). */
+const LEARNER_REFUSAL = /not supported for learner/i;
+
 /**
  * The time of a linearizable Get of key `health`, exactly what `etcdctl endpoint health`
- * measures as `took` (KB §2.1). A permission-denied answer still proves consensus.
+ * measures as `took` (KB §2.1). A permission-denied answer still proves consensus. A learner
+ * refuses linearizable reads, so it gets a serializable one (it serves, but is not asked about
+ * consensus it takes no part in).
  */
 export function createMemberHealthProbe(timeoutMs: number): Probe<MemberProbeContext, HealthData> {
   return {
@@ -13,15 +18,35 @@ export function createMemberHealthProbe(timeoutMs: number): Probe<MemberProbeCon
     timeoutMs,
     async collect(ctx) {
       await warmUp(ctx, timeoutMs);
-      const started = performance.now();
+      if (ctx.target.isLearner) return timedRead(ctx, timeoutMs, true);
       try {
-        await ctx.clients.kv.get('health').options(deadline(ctx.now, timeoutMs)).string();
+        return await timedRead(ctx, timeoutMs, false);
       } catch (err) {
-        if (!/permission denied/i.test(String(err))) throw err;
+        if (!LEARNER_REFUSAL.test(String(err))) throw err;
+        ctx.target.isLearner = true;
+        return timedRead(ctx, timeoutMs, true);
       }
-      return { tookMs: round(performance.now() - started) };
     },
   };
+}
+
+async function timedRead(
+  ctx: MemberProbeContext,
+  timeoutMs: number,
+  serializable: boolean,
+): Promise<HealthData> {
+  const started = performance.now();
+  try {
+    await ctx.clients.kv
+      .get('health')
+      .serializable(serializable)
+      .options(deadline(ctx.now, timeoutMs))
+      .string();
+  } catch (err) {
+    if (!/permission denied/i.test(String(err))) throw err;
+  }
+  const tookMs = round(performance.now() - started);
+  return serializable ? { tookMs, serializable } : { tookMs };
 }
 
 function round(ms: number): number {

@@ -1,7 +1,7 @@
 import type { MetricsData } from './evidence.js';
 import { compareSnapshots, type EtcdMetricsSnapshot, parseEtcdMetrics } from './etcd-metrics.js';
 import type { MemberProbeContext } from './member-context.js';
-import { formatSeconds, ProbeError, type Probe } from './probe.js';
+import { deadlineSignal, formatSeconds, ProbeError, type Probe } from './probe.js';
 
 /**
  * Two scrapes of the member's /metrics, `metricsWindowMs` apart, so the fsync and commit p99
@@ -33,14 +33,16 @@ async function scrape(
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<EtcdMetricsSnapshot> {
-  const deadline = AbortSignal.timeout(timeoutMs);
+  const deadline = deadlineSignal(timeoutMs);
   let res: Awaited<ReturnType<typeof ctx.httpGet>>;
   try {
-    res = await ctx.httpGet(ctx.target.metricsUrl, AbortSignal.any([signal, deadline]));
+    res = await ctx.httpGet(ctx.target.metricsUrl, AbortSignal.any([signal, deadline.signal]));
   } catch (err) {
-    if (deadline.aborted)
+    if (deadline.signal.aborted)
       throw new ProbeError('timeout', `did not answer GET /metrics in ${formatSeconds(timeoutMs)}`);
     throw err;
+  } finally {
+    deadline.clear();
   }
   if (res.status === 401 || res.status === 403) {
     throw new ProbeError(

@@ -51,9 +51,30 @@ export function toFailure(err: unknown, subject: string, asks: string): ProbeFai
 function errorText(err: unknown): string {
   if (err instanceof Error) {
     const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
-    return `${err.message.split('\n')[0]}${cause}`.slice(0, 300);
+    return cleanErrorText(`${err.message.split('\n')[0]}${cause}`).slice(0, 300);
   }
-  return String(err).slice(0, 300);
+  return cleanErrorText(String(err)).slice(0, 300);
+}
+
+/**
+ * grpc-js wraps the cause in noise: `14 UNAVAILABLE: No connection established. Last error:
+ * Failed to connect (2026-12-01T20:25:53.443Z). Resolution note: ` and OpenSSL's
+ * `803C…:error:0A000412:SSL routines:ssl3_read_bytes:sslv3 alert bad certificate:../deps/…:1601:SSL
+ * alert number 42`. Users see `UNAVAILABLE: Failed to connect` and `sslv3 alert bad certificate
+ * (SSL alert number 42)`.
+ */
+export function cleanErrorText(text: string): string {
+  return text
+    .replace(
+      /[0-9A-F]{8,}:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):\S*?:\d+:(SSL alert number \d+)/g,
+      '$1 ($2)',
+    )
+    .replace(/[0-9A-F]{8,}:error:[0-9A-F]+:SSL routines:[^:]*:([^:]+):\S*?:\d+:?/g, '$1')
+    .replace(/\b\d+ (UNAVAILABLE|DEADLINE_EXCEEDED|UNKNOWN|INTERNAL):/g, '$1:')
+    .replace(/No connection established\. Last error: /g, '')
+    .replace(/ \(\d{4}-\d\d-\d\dT[\d:.]+Z\)/g, '')
+    .replace(/\.? ?Resolution note: ?(?=$|\))/g, '')
+    .replace(/\s+$/, '');
 }
 
 /**
@@ -72,7 +93,7 @@ export async function runProbe<Ctx, T>(
   const subject = () => (typeof options.subject === 'function' ? options.subject() : options.subject);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    timer = setTimeout(() => afterPendingIo(() => resolve('timeout')), timeoutMs);
   });
   const cancelled = whenAborted(options.signal, controller);
   const timedOut = (): Outcome<T> => {
@@ -116,6 +137,31 @@ function whenAborted(
     else signal.addEventListener('abort', onAbort, { once: true });
   });
   return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/**
+ * Runs `fn` once the I/O that is already waiting has been handled. A timer fires in the timers
+ * phase, before the poll phase reads sockets: when etcd-doctor's own event loop was blocked past
+ * a deadline (a big digest), the answer sitting in the socket would lose to the timer and a member
+ * that answered in time would be called hung. Two setImmediate turns let the poll phase (and the
+ * HTTP/2 and gRPC callbacks it runs) go first.
+ */
+export function afterPendingIo(fn: () => void): void {
+  setImmediate(() => setImmediate(fn));
+}
+
+/**
+ * An AbortSignal that aborts `ms` from now, after pending I/O (afterPendingIo), for per-request
+ * deadlines; `clear()` once the request is done, so no timer outlives it.
+ */
+export function deadlineSignal(ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => afterPendingIo(() => controller.abort(new Error(`deadline of ${ms} ms`))),
+    ms,
+  );
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 /** `3000` -> `3 s`, `2500` -> `2.5 s`. */

@@ -134,8 +134,10 @@ export function failedVerdictView(depth: ProbeDepth, cluster: string, reason: st
 /** One line: the root cause and its members, or the member count and leader when healthy. */
 export function headline(report: DiagnosisReport): string {
   const up = report.members.filter((m) => m.reachable).length;
+  const unchecked = report.members.filter((m) => m.reachable === null).length;
+  const learners = report.members.filter((m) => m.isLearner).length;
   const leader = report.members.find((m) => m.isLeader)?.name;
-  const membersLine = `${up} of ${report.members.length} members answer${leader ? `, leader ${leader}` : ', no leader'}`;
+  const membersLine = `${up} of ${report.members.length} members answer${learners ? ` (${learners} learner${learners > 1 ? 's' : ''})` : ''}${unchecked ? `, ${unchecked} not checked` : ''}${leader ? `, leader ${leader}` : ', no leader'}`;
   const root = report.findings[0];
   if (!root) return `${membersLine} (${formatMs(report.durationMs)})`;
   const where = root.members.length ? ` on ${formatList(root.members)}` : '';

@@ -1,14 +1,29 @@
 import type { Diagnosis, RuleTrace, Status } from '../diagnosis/diagnose.js';
 import type { Cause, Finding, RemediationStep, Severity } from '../diagnosis/finding.js';
-import type { Evidence, MemberEvidence, ProbeRecord } from '../probes/evidence.js';
+import { isLearner } from '../diagnosis/rules/support.js';
+import type { View } from '../diagnosis/view.js';
+import type { AccessProblemKind, Evidence, MemberEvidence, ProbeRecord } from '../probes/evidence.js';
+
+/** Why etcd-doctor could not check a member (DESIGN.md: `reachable: null` and an `access` problem). */
+export interface MemberAccess {
+  kind: AccessProblemKind | 'unreachable-from-here';
+  /** `no-access`: our own configuration or credentials; `unreachable-from-here`: the path from here. */
+  cause: 'no-access' | 'unreachable-from-here';
+  reason: string;
+  fix: string | null;
+}
 
 /** One member line of the JSON contract (DESIGN.md), plus a few extra fields. */
 export interface MemberRow {
   name: string;
   endpoint: string;
   id: string | null;
-  reachable: boolean;
+  /** null: etcd-doctor could not check it (see `access`); never read that as down. */
+  reachable: boolean | null;
   isLeader: boolean;
+  /** A non-voting member: counted in neither quorum nor failure tolerance. */
+  isLearner: boolean;
+  access: MemberAccess | null;
   tookMs: number | null;
   dbSizeBytes: number | null;
   dbSizeInUseBytes: number | null;
@@ -57,7 +72,7 @@ export function buildReport(
     cluster: evidence.cluster,
     status: diagnosis.status,
     durationMs: Math.round(opts.durationMs),
-    members: evidence.members.map(memberRow),
+    members: evidence.members.map((m) => memberRow(m, evidence, diagnosis.view)),
     findings: diagnosis.findings.map(findingJson),
     probes: evidence.probes,
     kind: opts.kind,
@@ -67,16 +82,26 @@ export function buildReport(
   return report;
 }
 
-function memberRow(m: MemberEvidence): MemberRow {
+function memberRow(m: MemberEvidence, evidence: Evidence, view: View): MemberRow {
   const status = m.status.ok ? m.status.data : undefined;
   const metrics = m.metrics.ok ? m.metrics.data : undefined;
   const firstError = [m.status, m.health].find((o) => !o.ok);
+  const unseen = view.unseen.find((u) => u.member === m);
   return {
     name: m.target.name,
     endpoint: m.target.endpoint,
     id: m.target.id ?? status?.memberId ?? null,
-    reachable: m.status.ok || m.health.ok,
+    reachable: unseen ? null : m.status.ok || m.health.ok,
     isLeader: status ? status.leaderId === status.memberId : false,
+    isLearner: isLearner(evidence, m),
+    access: unseen
+      ? {
+          kind: unseen.access?.kind ?? 'unreachable-from-here',
+          cause: unseen.reason,
+          reason: unseen.access ? unseen.access.reason : unseen.why,
+          fix: unseen.access?.fix ?? null,
+        }
+      : null,
     tookMs: m.health.ok ? m.health.data.tookMs : null,
     dbSizeBytes: status?.dbSizeBytes ?? null,
     dbSizeInUseBytes: status?.dbSizeInUseBytes ?? null,

@@ -1,3 +1,4 @@
+import { VIEW_CAUSES } from '../diagnosis/finding.js';
 import type { DiagnosisReport, MemberRow } from './diagnosis-report.js';
 import { formatBytes, formatMs } from './format.js';
 
@@ -19,8 +20,13 @@ export function renderText(report: DiagnosisReport): string {
     lines.push('', 'No problems found.');
   }
   report.findings.forEach((f, i) => {
-    const label =
-      i === 0 && !f.causedBy ? 'Root cause' : f.causedBy ? `Symptom (caused by ${f.causedBy})` : 'Also';
+    const label = VIEW_CAUSES.has(f.cause)
+      ? "etcd-doctor's view"
+      : i === 0 && !f.causedBy
+        ? 'Root cause'
+        : f.causedBy
+          ? `Symptom (caused by ${f.causedBy})`
+          : 'Also';
     lines.push(
       '',
       `${label}: ${f.cause} [${f.severity}]${f.members.length ? ` on ${f.members.join(', ')}` : ''}`,
@@ -43,11 +49,11 @@ export function renderText(report: DiagnosisReport): string {
 }
 
 function memberTable(members: MemberRow[]): string[] {
-  const header = ['MEMBER', 'ENDPOINT', 'LEADER', 'TOOK', 'DB SIZE', 'FSYNC P99'];
+  const header = ['MEMBER', 'ENDPOINT', 'ROLE', 'TOOK', 'DB SIZE', 'FSYNC P99'];
   const rows = members.map((m) => [
     m.name,
     m.endpoint,
-    m.isLeader ? 'leader' : m.reachable ? '' : 'DOWN',
+    roleCell(m),
     m.tookMs === null ? '-' : formatMs(m.tookMs),
     m.dbSizeBytes === null ? '-' : formatBytes(m.dbSizeBytes),
     fsyncCell(m),
@@ -59,8 +65,20 @@ function memberTable(members: MemberRow[]): string[] {
       .join('  ')
       .trimEnd();
   const out = [line(header), ...rows.map(line)];
-  for (const m of members) if (m.error) out.push(`  ! ${m.error}`);
+  for (const m of members) {
+    if (m.access)
+      out.push(`  ? ${m.name}: not checked: ${m.access.reason}${m.access.fix ? `: ${m.access.fix}` : ''}`);
+    else if (m.error) out.push(`  ! ${m.error}`);
+  }
   return out;
+}
+
+/** `leader`, `learner`, `DOWN`, or `NOT CHECKED` when etcd-doctor could not look (never read as down). */
+function roleCell(m: MemberRow): string {
+  if (m.reachable === null) return 'NOT CHECKED';
+  const role = m.isLeader ? 'leader' : m.isLearner ? 'learner' : '';
+  if (!m.reachable) return role ? `${role} DOWN` : 'DOWN';
+  return role;
 }
 
 function fsyncCell(m: MemberRow): string {

@@ -56,7 +56,7 @@ describe('etcd-doctor CLI', () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^Health of local: HEALTHY/);
-    expect(res.stdout).toMatch(/MEMBER\s+ENDPOINT\s+LEADER\s+TOOK\s+DB SIZE\s+FSYNC P99/);
+    expect(res.stdout).toMatch(/MEMBER\s+ENDPOINT\s+ROLE\s+TOOK\s+DB SIZE\s+FSYNC P99/);
     for (const name of ['etcd-1', 'etcd-2', 'etcd-3']) expect(res.stdout).toContain(name);
     expect(res.stdout).toContain('No problems found.');
   });
@@ -102,7 +102,9 @@ describe('etcd-doctor CLI', () => {
     const res = await cli(['diagnose', 'local', '--config', config, '--explain']);
     expect(res.stdout).toContain('Rules:');
     expect(res.stdout).toMatch(/quiet\s+slow-disk\n\s+etcd-1: wal fsync p99/);
-    expect(res.stdout).toMatch(/quiet\s+quorum-lost\n\s+3 of 3 members take part in consensus; quorum is 2/);
+    expect(res.stdout).toMatch(
+      /quiet\s+quorum-lost\n\s+3 of 3 voting members take part in consensus, 0 are out, 0 unknown; quorum is 2/,
+    );
   });
 
   it('an unknown cluster lists the known ones, exit 2', async () => {

@@ -237,7 +237,7 @@ describe('one digest per slot', () => {
     expect(line(first, 'local')).toMatch(/^(🟢|🟡|🔴) \*local\* [A-Z]+/);
     expect(line(first, 'local')).toMatch(trends);
     expect(line(first, 'local')).toMatch(/DB [\d.]+ [KM]B \(\d+% in use\) · took/);
-    expect(line(first, 'dead')).toMatch(/^🔴 \*dead\* CRITICAL: `quorum-lost`/);
+    expect(line(first, 'dead')).toMatch(/^⚪ \*dead\* UNKNOWN: `unreachable-from-here`/);
     // From the second digest on, leader changes are counted against the previous one.
     expect(line(posted.at(-1) as FakeMessage, 'local')).toMatch(/leader changes \d+ /);
     await fake.waitFor(() => thread(first).some((m) => /dead/.test(text(m))), 10_000);
@@ -298,7 +298,7 @@ describe('a digest larger than digest.partSize', () => {
       await fake.waitFor(() => digests().length >= 1, 30_000);
       const digest = text(digests()[0] as FakeMessage);
       for (const cluster of ['local', 'dead', ...names]) expect(digest).toContain(`*${cluster}*`);
-      expect(digest).toMatch(/🔴 \*dead\* CRITICAL: `quorum-lost`/);
+      expect(digest).toMatch(/⚪ \*dead\* UNKNOWN: `unreachable-from-here`/);
       expect(digest).not.toMatch(/could not be checked/);
 
       const parts = (await queue.getJobs(['completed'])).filter((j) => j.name === 'digest-part');

@@ -74,7 +74,7 @@ describe('etcd-doctor serve with piped commands (shell adapter)', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('> /etcd health local');
-    expect(run.stdout).toMatch(/MEMBER\s+ENDPOINT\s+LEADER\s+TOOK\s+DB SIZE/);
+    expect(run.stdout).toMatch(/MEMBER\s+ENDPOINT\s+ROLE\s+TOOK\s+DB SIZE/);
     for (const [i, url] of lab.endpoints.entries())
       expect(run.stdout).toMatch(new RegExp(`etcd-${i + 1}\\s+${url}`));
     // The verdict word depends on the host's load (a busy CI host can make reads slow); the flow does not.

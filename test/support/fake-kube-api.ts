@@ -72,6 +72,12 @@ export interface FakeKubeApi {
   created(resource: 'jobs'): KubeObject[];
   /** Serves `text` as the log of a pod's container (created pods have no fixture file). */
   setLog(namespace: string, pod: string, container: string, text: string): void;
+  /**
+   * What the apiserver sees of etcd. `failed`: /readyz says `[-]etcd failed: reason withheld`
+   * (HTTP 500), and reads served from etcd (GET namespace) answer 500 `etcdserver: request timed
+   * out`, as an apiserver whose etcd lost quorum does. Default `ok`.
+   */
+  setEtcd(state: 'ok' | 'failed'): void;
   close(): Promise<void>;
 }
 
@@ -121,6 +127,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions): Promise<FakeKu
   const writes: KubeWrite[] = [];
   const jobs: KubeObject[] = [];
   const logs = new Map<string, string>();
+  const etcd = { state: 'ok' as 'ok' | 'failed' };
   let api: FakeKubeApi | undefined;
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -137,7 +144,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions): Promise<FakeKu
     }
     const url = new URL(req.url ?? '/', 'http://fake');
     const query = Object.fromEntries(url.searchParams);
-    const route = routeOf(fixture, url.pathname);
+    const route = etcdAware(routeOf(fixture, url.pathname), etcd.state);
     const record = (status: number) =>
       recorded.push({
         method: req.method ?? 'GET',
@@ -273,6 +280,9 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions): Promise<FakeKu
       logs.set(`${namespace}/${pod}/${container}`, text);
       fixture.logOverrides = logs;
     },
+    setEtcd(state) {
+      etcd.state = state;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -280,6 +290,30 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions): Promise<FakeKu
       }),
   };
   return api;
+}
+
+/** With etcd failed: readyz fails its etcd checks, and a read served from etcd fails (K8Sidx healthz.go). */
+function etcdAware(route: Route, state: 'ok' | 'failed'): Route {
+  if (state === 'ok') return route;
+  if (route.resource === '/readyz' || route.resource === '/livez' || route.resource === '/healthz') {
+    return {
+      ...route,
+      serve: (q) => {
+        const answer = route.serve(q);
+        const body = answer.body
+          .replace(/^\[\+\](etcd(?:-readiness)?) ok$/gm, '[-]$1 failed: reason withheld')
+          .replace(/check passed/, 'check failed');
+        return text(500, q.has('verbose') ? body : `${body}`);
+      },
+    };
+  }
+  if (route.resource === 'namespaces') {
+    return {
+      ...route,
+      serve: () => json(500, statusBody(500, 'InternalError', 'etcdserver: request timed out')),
+    };
+  }
+  return route;
 }
 
 function applies(rule: { resource: string; namespace?: string | undefined }, route: Route): boolean {

@@ -1,3 +1,4 @@
+import { VIEW_CAUSES } from '../../diagnosis/finding.js';
 import type { Status } from '../../diagnosis/diagnose.js';
 import type {
   ChatView,
@@ -84,8 +85,12 @@ function renderVerdict(view: VerdictView): SlackMessage {
 
 function memberLine(m: MemberRow): string {
   const name = `\`${escapeMrkdwn(m.name)}\``;
-  if (!m.reachable) return `:x: ${name} *down*${m.error ? `: ${escapeMrkdwn(m.error)}` : ''}`;
-  const parts = [m.isLeader ? '*leader*' : 'follower'];
+  if (m.reachable === null)
+    return `:grey_question: ${name} *not checked*${m.access ? `: ${escapeMrkdwn(m.access.reason)}` : ''}`;
+  const role = m.isLearner ? 'learner' : '';
+  if (!m.reachable)
+    return `:x: ${name}${role ? ` (${role})` : ''} *down*${m.error ? `: ${escapeMrkdwn(m.error)}` : ''}`;
+  const parts = [m.isLeader ? '*leader*' : role || 'follower'];
   if (m.tookMs !== null) parts.push(`took ${formatMs(m.tookMs)}`);
   if (m.walFsyncP99Ms !== null) parts.push(`fsync p99 ${formatMs(m.walFsyncP99Ms)}`);
   if (m.dbSizeBytes !== null) parts.push(`DB ${formatBytes(m.dbSizeBytes)}`);
@@ -138,6 +143,11 @@ function findingsBlocks(
   if (!root) return [section(':white_check_mark: No problems found.')];
   const blocks: Block[] = [];
   report.findings.forEach((f, i) => {
+    // What limits our own view is never a root cause of the cluster's state.
+    if (VIEW_CAUSES.has(f.cause)) {
+      blocks.push(...findingBlocks(f, "etcd-doctor's view", forFinding(i)));
+      return;
+    }
     if (i === 0)
       blocks.push(...findingBlocks(f, root.causedBy ? 'Most likely' : 'Root cause', forFinding(0)));
     else if (i === 1 && f.causedBy) blocks.push({ type: 'divider' }, section('*Symptoms it explains*'));

@@ -1,8 +1,10 @@
 import type { Evidence } from '../../probes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatList, formatMs } from '../../report/format.js';
 import type { Finding } from '../finding.js';
-import type { Rule } from '../rule.js';
+import type { Rule, RuleContext } from '../rule.js';
+import { liveClockSkew } from './clock-skew.js';
 import {
+  formatAge,
   kubernetesOf,
   memberOfScan,
   nodesOfMembers,
@@ -22,6 +24,8 @@ export interface ClockDriftReport {
   maxSeconds: number;
   count: number;
   example: string;
+  /** When the last such line was written (ISO 8601), when the line says. */
+  lastSeenAt: string | undefined;
 }
 
 /** Every `clock difference against peer` / `prober found high clock drift` line above 1 s, per reporter and peer. */
@@ -35,6 +39,7 @@ export function clockDriftReports(evidence: Evidence): ClockDriftReport[] {
         maxSeconds: d.maxSeconds,
         count: d.count,
         example: d.example,
+        lastSeenAt: d.lastSeenAt,
       })),
   );
 }
@@ -48,9 +53,10 @@ export function clockDriftLogEvidence(evidence: Evidence): string[] {
 }
 
 /**
- * F2 from the etcd logs, for when the clocks cannot be read directly. Defers to the clock-skew
- * rule when at least two members' clocks were read (no duplicate findings). The member most
- * reporters name is the one whose clock is off.
+ * F2 from the etcd logs, for when the clocks cannot be read directly; the member most reporters
+ * name is the one whose clock is off. When at least two clocks were read, the clock-skew rule
+ * decides about drift now; if those clocks agree, the logged drift is history that must not
+ * vanish: an info finding says when it was last logged and what the clocks read now.
  */
 export const clockSkewLogsRule: Rule = {
   name: 'clock-skew-logs',
@@ -58,15 +64,24 @@ export const clockSkewLogsRule: Rule = {
   needs: ['kubernetes'],
   explains: ['leader-churn'],
   rank: 25,
-  evaluate(evidence) {
+  evaluate(evidence, ctx) {
     const reports = merge(clockDriftReports(evidence));
     const clocksRead = evidence.members.filter((m) => m.clock.ok).length;
     const explain = [
       `${reports.length} reporter/peer pairs log a clock difference above ${CLOCK_DRIFT_LOG_LIMIT_S} s`,
     ];
     if (reports.length === 0) return { explain };
-    if (clocksRead >= 2)
-      return { explain: [...explain, `${clocksRead} member clocks were read: the clock-skew rule decides`] };
+    if (clocksRead >= 2) {
+      const live = liveClockSkew(evidence);
+      if (live.named.length > 0)
+        return {
+          explain: [...explain, `${clocksRead} member clocks were read: the clock-skew rule decides`],
+        };
+      return {
+        finding: historyFinding(evidence, reports, live.spreadMs, ctx),
+        explain: [...explain, 'fired: logged drift, clocks agree now'],
+      };
+    }
     const skewed = blame(reports);
     const worst =
       reports.filter((r) => skewed.includes(r.peer)).sort((a, b) => b.maxSeconds - a.maxSeconds)[0] ??
@@ -81,7 +96,7 @@ export const clockSkewLogsRule: Rule = {
       evidence: [
         ...reports.map(
           (r) =>
-            `${r.reporter} logged ${r.count} × clock difference against ${r.peer}, up to ${r.maxSeconds.toFixed(1)} s`,
+            `${r.reporter} logged ${r.count} × clock difference against ${r.peer}, up to ${r.maxSeconds.toFixed(1)} s${lastSeen(r, ctx)}`,
         ),
         ...(worst ? [`e.g. ${worst.example}`] : []),
       ],
@@ -101,6 +116,52 @@ export const clockSkewLogsRule: Rule = {
   },
 };
 
+/** The drift is in the logs, the clocks agree now: history, said at info level with when and what now. */
+function historyFinding(
+  evidence: Evidence,
+  reports: ClockDriftReport[],
+  spreadMs: number,
+  ctx: RuleContext,
+): Finding {
+  const worst = [...reports].sort((a, b) => b.maxSeconds - a.maxSeconds)[0];
+  const last = latest(reports);
+  const members = unique(reports.flatMap((r) => [r.peer, r.reporter]));
+  return {
+    cause: 'clock-skew',
+    severity: 'info',
+    members,
+    nodes: nodesOfMembers(evidence, members),
+    summary: `etcd logged clock drift of up to ${worst?.maxSeconds.toFixed(1)} s (${formatList(unique(reports.map((r) => `${r.reporter} against ${r.peer}`)))})${last ? `, last ${formatAge(ctx.now - Date.parse(last))} ago (${last})` : ''}; the member clocks agree now, within ${formatMs(spreadMs)}`,
+    evidence: [
+      ...reports.map(
+        (r) =>
+          `${r.reporter} logged ${r.count} × clock difference against ${r.peer}, up to ${r.maxSeconds.toFixed(1)} s${lastSeen(r, ctx)}`,
+      ),
+      `now: the clocks of ${formatList(evidence.members.filter((m) => m.clock.ok).map((m) => m.target.name))} agree within ${formatMs(spreadMs)} (etcd's limit is 1 s)`,
+    ],
+    steps: [
+      {
+        text: 'Check that time sync is stable on every master (chronyc tracking, timedatectl): drift that comes and goes usually means an NTP source that flaps (etcd-io/etcd#7051)',
+      },
+    ],
+    unknowns: [],
+  };
+}
+
+function lastSeen(r: ClockDriftReport, ctx: RuleContext): string {
+  return r.lastSeenAt
+    ? `, last at ${r.lastSeenAt} (${formatAge(ctx.now - Date.parse(r.lastSeenAt))} ago)`
+    : '';
+}
+
+function latest(reports: ClockDriftReport[]): string | undefined {
+  return reports
+    .map((r) => r.lastSeenAt)
+    .filter((t): t is string => Boolean(t))
+    .sort()
+    .at(-1);
+}
+
 /** One line per reporter and peer (a 3.4 member logs each drift twice: two probers). */
 function merge(reports: ClockDriftReport[]): ClockDriftReport[] {
   const byPair = new Map<string, ClockDriftReport>();
@@ -112,6 +173,7 @@ function merge(reports: ClockDriftReport[]): ClockDriftReport[] {
       byPair.set(key, {
         ...seen,
         count: seen.count + r.count,
+        lastSeenAt: [seen.lastSeenAt, r.lastSeenAt].filter(Boolean).sort().at(-1),
         ...(r.maxSeconds > seen.maxSeconds ? { maxSeconds: r.maxSeconds, example: r.example } : {}),
       });
   }

@@ -1,4 +1,4 @@
-import type { MemberEvidence } from '../../probes/evidence.js';
+import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
 import { formatList, formatMs } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
@@ -24,26 +24,13 @@ export const clockSkewRule: Rule = {
   explains: ['leader-churn'],
   rank: 25,
   evaluate(evidence) {
-    const readings: Reading[] = evidence.members.flatMap((member) =>
-      member.clock.ok
-        ? [{ member, offsetMs: member.clock.data.offsetMs, uncertaintyMs: member.clock.data.uncertaintyMs }]
-        : [],
-    );
+    const { readings, named } = liveClockSkew(evidence);
     const explain = readings.map(
       (r) =>
         `${r.member.target.name}: clock ${signed(r.offsetMs)} against ours (±${formatMs(r.uncertaintyMs)})`,
     );
     if (readings.length < 2)
       return { explain: [...explain, 'fewer than two clocks read: cannot compare members'] };
-    // A member is skewed when it disagrees with most of the others; with two members, both do,
-    // so the one farther from our own clock is named.
-    const skewed = readings
-      .map((r) => ({ r, drift: driftAgainstOthers(r, readings) }))
-      .filter(({ drift }) => drift.disagreements * 2 > readings.length - 1);
-    const named =
-      readings.length === 2
-        ? skewed.sort((a, b) => Math.abs(b.r.offsetMs) - Math.abs(a.r.offsetMs)).slice(0, 1)
-        : skewed;
     if (named.length === 0) {
       return {
         explain: [
@@ -77,6 +64,35 @@ export const clockSkewRule: Rule = {
     return { finding, explain: [...explain, `fired: ${formatList(names)}`] };
   },
 };
+
+/**
+ * The clocks read now: each member's offset, and those that disagree with most of the others by
+ * more than 1 s plus the measurement's uncertainty. With two members both disagree, so the one
+ * farther from our own clock is named. The logs rule uses it to tell old drift from current drift.
+ */
+export function liveClockSkew(evidence: Evidence): {
+  readings: Reading[];
+  named: Array<{ r: Reading; drift: ReturnType<typeof driftAgainstOthers> }>;
+  /** The widest spread between two clocks read now, in ms. */
+  spreadMs: number;
+} {
+  const readings: Reading[] = evidence.members.flatMap((member) =>
+    member.clock.ok
+      ? [{ member, offsetMs: member.clock.data.offsetMs, uncertaintyMs: member.clock.data.uncertaintyMs }]
+      : [],
+  );
+  const offsets = readings.map((r) => r.offsetMs);
+  const spreadMs = offsets.length ? Math.max(...offsets) - Math.min(...offsets) : 0;
+  if (readings.length < 2) return { readings, named: [], spreadMs };
+  const skewed = readings
+    .map((r) => ({ r, drift: driftAgainstOthers(r, readings) }))
+    .filter(({ drift }) => drift.disagreements * 2 > readings.length - 1);
+  const named =
+    readings.length === 2
+      ? skewed.sort((a, b) => Math.abs(b.r.offsetMs) - Math.abs(a.r.offsetMs)).slice(0, 1)
+      : skewed;
+  return { readings, named, spreadMs };
+}
 
 /** How many members this one disagrees with beyond the limit, and its drift against their mean. */
 function driftAgainstOthers(

@@ -39,6 +39,7 @@ export const cpuStarvationRule: Rule = {
   name: 'cpu-starvation',
   cause: 'cpu-starvation',
   needs: ['metrics'],
+  timesLatency: true,
   rank: 24,
   explains: ['leader-churn', 'slow-reads', 'slow-disk', 'control-plane-restarts', 'apiserver-latency'],
   evaluate(evidence) {

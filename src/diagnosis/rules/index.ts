@@ -9,6 +9,8 @@ import { dbFragmentationRule } from './db-fragmentation.js';
 import { dbQuotaRule } from './db-quota.js';
 import { leaderChurnRule } from './leader-churn.js';
 import { memberDownRule } from './member-down.js';
+import { noAccessRule } from './no-access.js';
+import { observerLoadRule } from './observer-load.js';
 import { nonDurableStorageRule } from './non-durable-storage.js';
 import { peerNetworkRule } from './peer-network.js';
 import { peerNetworkLogsRule } from './peer-network-logs.js';
@@ -16,6 +18,7 @@ import { quorumLostRule } from './quorum-lost.js';
 import { slowDiskRule } from './slow-disk.js';
 import { slowReadsRule } from './slow-reads.js';
 import { staticPodMissingRule } from './static-pod-missing.js';
+import { unreachableFromHereRule } from './unreachable-from-here.js';
 
 /** Every rule the engine runs. Adding a rule: one file here, one line below, one test. */
 export const rules: readonly Rule[] = [
@@ -36,4 +39,7 @@ export const rules: readonly Rule[] = [
   clockSkewLogsRule,
   apiserverLatencyRule,
   controlPlaneRestartsRule,
+  noAccessRule,
+  unreachableFromHereRule,
+  observerLoadRule,
 ];

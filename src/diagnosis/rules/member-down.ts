@@ -1,13 +1,17 @@
-import type { MemberEvidence } from '../../probes/evidence.js';
+import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
 import { formatList } from '../../report/format.js';
-import type { Finding } from '../finding.js';
+import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { answered, clusterSize, failureOf, quorumOf } from './support.js';
+import { assessView, unseenNames } from '../view.js';
+import { answered, clusterSize, failureOf, failureTolerance, isLearner, quorumOf } from './support.js';
 
 /**
  * A member that answers neither Status nor a read. A refused connection means the process is
  * gone; a timeout with the port open means it is hung (SIGSTOP, D-state I/O): etcd-fault-signatures.md.
- * Failure tolerance is n − quorum (WEB faq.md "What is failure tolerance?": 3→1, 5→2, 7→3).
+ * Failure tolerance is n − quorum over voting members (WEB faq.md "What is failure tolerance?":
+ * 3→1, 5→2, 7→3). A learner does not vote (WEB learner.md): a down learner leaves quorum as it
+ * was, so it is a warning (it cannot be promoted; a control-plane join is stuck), never critical.
+ * Members etcd-doctor cannot check (diagnosis/view.ts) are unknown, not down.
  */
 export const memberDownRule: Rule = {
   name: 'member-down',
@@ -15,25 +19,35 @@ export const memberDownRule: Rule = {
   needs: [],
   explains: ['leader-churn', 'slow-reads', 'peer-network'],
   rank: 10,
-  evaluate(evidence) {
-    const down = evidence.members.filter((m) => !answered(m));
+  evaluate(evidence, ctx) {
+    const unseen = unseenNames(ctx.view ?? assessView(evidence));
+    const down = evidence.members.filter((m) => !answered(m) && !unseen.has(m.target.name));
+    const votersDown = down.filter((m) => !isLearner(evidence, m));
+    const learnersDown = down.filter((m) => isLearner(evidence, m));
     const size = clusterSize(evidence);
     const quorum = quorumOf(size);
-    const up = size - down.length;
-    const explain = [`${down.length} of ${size} members did not answer; quorum is ${quorum}`];
+    const up = size - votersDown.length;
+    const explain = [
+      `${votersDown.length} of ${size} voting members and ${learnersDown.length} learners did not answer; quorum is ${quorum}`,
+    ];
     if (down.length === 0) return { explain };
     if (up < quorum) return { explain: [...explain, 'quorum is lost: reported by quorum-lost instead'] };
-    const tolerance = up - quorum;
+    const tolerance = failureTolerance(size, up);
     const names = down.map((m) => m.target.name);
+    const severity: Severity = votersDown.length > 0 && tolerance === 0 ? 'critical' : 'warning';
     const finding: Finding = {
       cause: 'member-down',
-      severity: tolerance === 0 ? 'critical' : 'warning',
+      severity,
       members: names,
       nodes: [],
-      summary: `${formatList(names)} ${down.length === 1 ? 'is' : 'are'} ${describeDown(down)}; ${up} of ${size} members serve, and the cluster can survive ${tolerance} more failure${tolerance === 1 ? '' : 's'}`,
+      summary: summaryOf(evidence, { down, votersDown, learnersDown, up, size, tolerance }),
       evidence: [
         ...down.map((m) => failureOf(m.status) ?? failureOf(m.health) ?? `${m.target.name} did not answer`),
-        `quorum ${quorum} of ${size}; failure tolerance left: ${tolerance} (etcd FAQ: 3 members tolerate 1)`,
+        ...down.flatMap((m) => (m.access ? [`${m.target.name}: ${m.access.reason}`] : [])),
+        `quorum ${quorum} of ${size} voting members; failure tolerance left: ${tolerance} (etcd FAQ: 3 members tolerate 1)`,
+        ...(learnersDown.length
+          ? ['learners do not vote: they count toward neither quorum nor failure tolerance']
+          : []),
       ],
       steps: [
         {
@@ -44,6 +58,13 @@ export const memberDownRule: Rule = {
           action: 'restart-static-pod' as const,
           args: { member: m.target.name, component: 'etcd' },
         })),
+        ...(learnersDown.length
+          ? [
+              {
+                text: `A learner that cannot catch up blocks the next member change: once ${formatList(learnersDown.map((m) => m.target.name))} is back, promote it (etcdctl member promote) or remove it and join again`,
+              },
+            ]
+          : []),
         {
           text: 'If the member is lost for good: remove it first, then add the replacement (etcd FAQ, runtime-configuration "Replace a failed machine")',
         },
@@ -53,6 +74,28 @@ export const memberDownRule: Rule = {
     return { finding, explain: [...explain, `fired: ${formatList(names)} down, tolerance ${tolerance}`] };
   },
 };
+
+interface DownCounts {
+  down: MemberEvidence[];
+  votersDown: MemberEvidence[];
+  learnersDown: MemberEvidence[];
+  up: number;
+  size: number;
+  tolerance: number;
+}
+
+function summaryOf(evidence: Evidence, c: DownCounts): string {
+  const hasLearners = evidence.members.some((m) => isLearner(evidence, m));
+  const label = (m: MemberEvidence) =>
+    isLearner(evidence, m) ? `${m.target.name} (a learner)` : m.target.name;
+  const names = c.down.map(label);
+  const spare = `the cluster can survive ${c.tolerance} more failure${c.tolerance === 1 ? '' : 's'}`;
+  if (c.votersDown.length === 0) {
+    return `${formatList(names)} ${names.length === 1 ? 'is' : 'are'} ${describeDown(c.down)}; learners do not vote, so quorum is unaffected: ${c.up} of ${c.size} voting members serve, and ${spare}. A learner that does not come back cannot be promoted: the control-plane join that added it is stuck`;
+  }
+  const members = hasLearners ? 'voting members' : 'members';
+  return `${formatList(names)} ${names.length === 1 ? 'is' : 'are'} ${describeDown(c.down)}; ${c.up} of ${c.size} ${members} serve, and ${spare}`;
+}
 
 function describeDown(down: MemberEvidence[]): string {
   const hung = down.every((m) => !m.status.ok && m.status.failure.kind === 'timeout');

@@ -5,6 +5,7 @@ import type { Rule } from '../rule.js';
 import { answered } from './support.js';
 import {
   dataOf,
+  formatAge,
   kubernetesOf,
   memberOfNode,
   memberOfScan,
@@ -21,6 +22,8 @@ export interface PeerFailureReport {
   address: string | undefined;
   count: number;
   lastError: string | undefined;
+  /** When the last such line was written (ISO 8601), when the line says. */
+  lastSeenAt: string | undefined;
 }
 
 /** Every `could not connect` / `prober detected unhealthy status` / `peer became inactive` line, per reporter and peer. */
@@ -32,6 +35,7 @@ export function peerFailureReports(evidence: Evidence): PeerFailureReport[] {
       address: p.address,
       count: p.count,
       lastError: p.lastError,
+      lastSeenAt: p.lastSeenAt,
     })),
   );
 }
@@ -43,7 +47,9 @@ export function peerFailureLogEvidence(evidence: Evidence): string[] {
 
 /**
  * F3 from the etcd logs, for when etcd's /metrics cannot be reached (kubeadm binds them to
- * 127.0.0.1:2381). Defers to the peer-network rule when any member's peer metrics arrived.
+ * 127.0.0.1:2381). When peer metrics arrived, the peer-network rule judges the links now; if they
+ * show no failed send to the logged peers and every member answers with a leader, the logged
+ * failures are history that must not vanish: an info finding with when they were last logged.
  */
 export const peerNetworkLogsRule: Rule = {
   name: 'peer-network-logs',
@@ -51,21 +57,31 @@ export const peerNetworkLogsRule: Rule = {
   needs: ['kubernetes'],
   explains: ['leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency'],
   rank: 22,
-  evaluate(evidence) {
+  evaluate(evidence, ctx) {
     // A peer that does not answer us either is down, not cut off: member-down reports it.
     const down = new Set(evidence.members.filter((m) => !answered(m)).map((m) => m.target.name));
     const reports = merge(peerFailureReports(evidence)).filter((r) => !down.has(r.peer));
-    const withPeerMetrics = evidence.members.filter(
-      (m) => m.metrics.ok && m.metrics.data.peers.length > 0,
-    ).length;
+    // Any /metrics that arrived counts: etcd creates a peer's failure counter on its first failure,
+    // and a young member has no round-trip samples yet, so no peer series means no failure.
+    const withPeerMetrics = evidence.members.filter((m) => m.metrics.ok).length;
     const explain = [
       `${reports.length} reporter/peer pairs log failed peer health checks to members that answer us`,
     ];
     if (reports.length === 0) return { explain };
-    if (withPeerMetrics > 0)
+    if (withPeerMetrics > 0) {
+      const failingNow = reports.filter((r) => failingLive(evidence, r.peer));
+      if (failingNow.length > 0 || !allLed(evidence))
+        return {
+          explain: [
+            ...explain,
+            `${withPeerMetrics} members sent peer metrics: the peer-network rule decides`,
+          ],
+        };
       return {
-        explain: [...explain, `${withPeerMetrics} members sent peer metrics: the peer-network rule decides`],
+        finding: historyFinding(evidence, reports, ctx.now),
+        explain: [...explain, 'fired: logged, fine now'],
       };
+    }
     const blamed = blame(reports);
     const reporters = unique(reports.filter((r) => blamed.includes(r.peer)).map((r) => r.reporter));
     const failures = reports.filter((r) => blamed.includes(r.peer)).reduce((n, r) => n + r.count, 0);
@@ -104,7 +120,49 @@ export const peerNetworkLogsRule: Rule = {
 };
 
 function describe(r: PeerFailureReport): string {
-  return `${r.reporter} -> ${r.peer}: ${r.count} failed peer health checks${r.lastError ? ` (${r.lastError})` : ''}`;
+  return `${r.reporter} -> ${r.peer}: ${r.count} failed peer health checks${r.lastError ? ` (${r.lastError})` : ''}${r.lastSeenAt ? `, last at ${r.lastSeenAt}` : ''}`;
+}
+
+/** Some member's metrics show failed sends to this peer in the window. */
+function failingLive(evidence: Evidence, peer: string): boolean {
+  return evidence.members.some(
+    (m) =>
+      m.metrics.ok &&
+      m.metrics.data.peers.some((p) => p.sentFailuresInWindow > 0 && peerName(evidence, p.peerId) === peer),
+  );
+}
+
+/** Every member answers and sees a leader: the peer links carry raft now. */
+function allLed(evidence: Evidence): boolean {
+  return evidence.members.every((m) => m.status.ok && m.status.data.leaderId !== '0');
+}
+
+/** Peer failures in the logs, peer links fine now: history, at info level, with when and what now. */
+function historyFinding(evidence: Evidence, reports: PeerFailureReport[], now: number): Finding {
+  const peers = unique(reports.map((r) => r.peer));
+  const last = reports
+    .map((r) => r.lastSeenAt)
+    .filter((t): t is string => Boolean(t))
+    .sort()
+    .at(-1);
+  const failures = reports.reduce((n, r) => n + r.count, 0);
+  return {
+    cause: 'peer-network',
+    severity: 'info',
+    members: peers,
+    nodes: nodesOfMembers(evidence, peers),
+    summary: `etcd logged ${failures} failed peer health checks to ${formatList(peers)}${last ? `, last ${formatAge(now - Date.parse(last))} ago (${last})` : ''}; the peer links are fine now: no failed sends in the window and every member has a leader`,
+    evidence: [
+      ...reports.map(describe),
+      `now: every member answers with a leader and no member's metrics show a failed peer send`,
+    ],
+    steps: [
+      {
+        text: 'If it comes back: check the path between the members on the peer port (nc -zv <peer-ip> 2380), firewalls and security groups (KB F3)',
+      },
+    ],
+    unknowns: [],
+  };
 }
 
 function merge(reports: PeerFailureReport[]): PeerFailureReport[] {
@@ -114,7 +172,14 @@ function merge(reports: PeerFailureReport[]): PeerFailureReport[] {
     const seen = byPair.get(key);
     byPair.set(
       key,
-      seen ? { ...seen, count: seen.count + r.count, lastError: r.lastError ?? seen.lastError } : { ...r },
+      seen
+        ? {
+            ...seen,
+            count: seen.count + r.count,
+            lastError: r.lastError ?? seen.lastError,
+            lastSeenAt: [seen.lastSeenAt, r.lastSeenAt].filter(Boolean).sort().at(-1),
+          }
+        : { ...r },
     );
   }
   return [...byPair.values()];

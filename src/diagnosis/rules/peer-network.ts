@@ -2,6 +2,7 @@ import type { MemberEvidence } from '../../probes/evidence.js';
 import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
+import { assessView } from '../view.js';
 import { answered } from './support.js';
 import { memberNameById } from './support-names.js';
 
@@ -28,12 +29,15 @@ export const peerNetworkRule: Rule = {
   needs: ['metrics'],
   explains: ['leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency'],
   rank: 22,
-  evaluate(evidence) {
+  evaluate(evidence, ctx) {
     const up = new Set(evidence.members.filter(answered).map((m) => m.target.name));
-    const problems = evidence.members.flatMap((m) => peerProblems(m, evidence, up));
+    // Round trips on hosts that etcd-doctor itself keeps busy say nothing about the network.
+    const distortion = (ctx.view ?? assessView(evidence)).observer.distortion;
+    const problems = evidence.members.flatMap((m) => peerProblems(m, evidence, up, !distortion));
     const partitioned = partitionedMembers(evidence.members);
     const explain = [
       `${problems.length} slow or failing peer links (rtt p99 limit ${formatSecondsAsMs(PEER_RTT_P99_LIMIT_S)}), ${partitioned.length} members without a leader while others have one`,
+      ...(distortion ? [`peer round trips not evaluated: ${distortion}`] : []),
       ...problems.map((p) => p.text),
     ];
     if (problems.length === 0 && partitioned.length === 0) return { explain };
@@ -79,6 +83,7 @@ function peerProblems(
   m: MemberEvidence,
   evidence: Parameters<Rule['evaluate']>[0],
   up: Set<string>,
+  judgeRtt: boolean,
 ): PeerProblem[] {
   if (!m.metrics.ok) return [];
   return m.metrics.data.peers.flatMap((peer) => {
@@ -92,7 +97,11 @@ function peerProblems(
         text: `${m.target.name} -> ${to}: ${peer.sentFailuresInWindow} failed peer sends in the window, though ${to} answers us`,
       });
     }
-    if (peer.rttSamples >= PEER_RTT_MIN_SAMPLES && (peer.rttP99Seconds ?? 0) > PEER_RTT_P99_LIMIT_S) {
+    if (
+      judgeRtt &&
+      peer.rttSamples >= PEER_RTT_MIN_SAMPLES &&
+      (peer.rttP99Seconds ?? 0) > PEER_RTT_P99_LIMIT_S
+    ) {
       out.push({
         from: m.target.name,
         to,

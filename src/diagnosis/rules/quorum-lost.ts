@@ -1,12 +1,18 @@
 import { formatList } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { clusterSize, failureOf, participating, quorumOf } from './support.js';
+import { assessView, unseenNames } from '../view.js';
+import { clusterSize, failureOf, participating, quorumOf, votingMembers } from './support.js';
 
 /**
- * Fewer members take part in consensus than quorum (⌊n/2⌋+1, WEB faq.md). With 2 of 3 gone the
- * survivor has no leader (`etcd_server_has_leader 0`) and writes fail after 3 s
+ * Fewer voting members take part in consensus than quorum (⌊n/2⌋+1, WEB faq.md). With 2 of 3
+ * gone the survivor has no leader (`etcd_server_has_leader 0`) and writes fail after 3 s
  * (etcd-fault-signatures.md). MIXIN etcdInsufficientMembers: healthy < (count+1)/2 for 3m, critical.
+ *
+ * It needs evidence that etcd itself lost quorum: members that answer and see no leader, or the
+ * apiserver failing its etcd checks and reads. Members etcd-doctor cannot check (diagnosis/view.ts)
+ * are not counted as lost, learners never count, and a linearizable read that succeeded proves
+ * quorum. A snapshot restore is never advised: it is only right when a majority lost its data.
  */
 export const quorumLostRule: Rule = {
   name: 'quorum-lost',
@@ -14,34 +20,44 @@ export const quorumLostRule: Rule = {
   needs: [],
   explains: ['member-down', 'leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency'],
   rank: 0,
-  evaluate(evidence) {
+  evaluate(evidence, ctx) {
+    const view = ctx.view ?? assessView(evidence);
+    const unseen = unseenNames(view);
     const size = clusterSize(evidence);
     const quorum = quorumOf(size);
-    const live = evidence.members.filter(participating);
-    const explain = [`${live.length} of ${size} members take part in consensus; quorum is ${quorum}`];
-    if (size === 0 || live.length >= quorum) return { explain };
-    const lost = evidence.members.filter((m) => !participating(m));
+    const voters = votingMembers(evidence);
+    const live = voters.filter(participating);
+    const lost = voters.filter((m) => !participating(m) && !unseen.has(m.target.name));
+    const unknown = size - live.length - lost.length;
+    const explain = [
+      `${live.length} of ${size} voting members take part in consensus, ${lost.length} are out, ${unknown} unknown; quorum is ${quorum}`,
+    ];
+    if (view.quorumProven) return { explain: [...explain, 'a linearizable read succeeded: quorum holds'] };
+    if (size === 0 || live.length + unknown >= quorum) return { explain };
     const names = lost.map((m) => m.target.name);
     const finding: Finding = {
       cause: 'quorum-lost',
       severity: 'critical',
       members: names,
       nodes: [],
-      summary: `Quorum is lost: only ${live.length} of ${size} members work (quorum is ${quorum}); ${formatList(names)} ${names.length === 1 ? 'is' : 'are'} out, and the cluster accepts no writes`,
-      evidence: lost.map((m) => {
-        if (m.status.ok)
-          return `${m.target.name} answers but sees no leader (raft term ${m.status.data.raftTerm})`;
-        return failureOf(m.status) ?? `${m.target.name} did not answer`;
-      }),
+      summary: `Quorum is lost: only ${live.length} of ${size} voting members work (quorum is ${quorum}); ${formatList(names)} ${names.length === 1 ? 'is' : 'are'} out, and the cluster accepts no writes`,
+      evidence: [
+        ...lost.map((m) => {
+          if (m.status.ok)
+            return `${m.target.name} answers but sees no leader (raft term ${m.status.data.raftTerm})`;
+          return failureOf(m.status) ?? `${m.target.name} did not answer`;
+        }),
+        ...(view.apiserver.reachesEtcd === false ? view.apiserver.evidence : []),
+      ],
       steps: [
         {
           text: `Bring back ${formatList(names)} one at a time, starting with the member whose data is most recent; do not remove members while quorum is lost`,
         },
         {
-          text: 'If a majority lost its data: restore from the latest snapshot into a new cluster (etcd recovery guide, `etcdutl snapshot restore`)',
+          text: 'Do not restore from a snapshot unless a majority of members lost their data directories: a restore builds a new cluster and drops every write since the snapshot (etcd disaster recovery guide)',
         },
       ],
-      unknowns: [],
+      unknowns: unknown > 0 ? [`${unknown} voting members could not be checked by etcd-doctor`] : [],
     };
     return { finding, explain: [...explain, `fired: ${formatList(names)} out`] };
   },

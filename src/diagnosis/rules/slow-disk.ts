@@ -2,6 +2,7 @@ import type { Evidence, LatencySummary, MemberEvidence } from '../../probes/evid
 import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
+import { assessView } from '../view.js';
 import { nodePressureEvidence, nodesOfMembers, slowDiskLogEvidence } from './node-pressure.js';
 import { failureOf } from './support.js';
 
@@ -47,7 +48,7 @@ export const slowDiskRule: Rule = {
   needs: ['metrics'],
   explains: ['leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency', 'peer-network'],
   rank: 20,
-  evaluate(evidence) {
+  evaluate(evidence, ctx) {
     const readings = evidence.members.flatMap((member) => {
       if (!member.metrics.ok) return [];
       const m = member.metrics.data;
@@ -68,7 +69,13 @@ export const slowDiskRule: Rule = {
     );
     const slow = outliers(readings.filter((r) => r.slow));
     if (slow.length === 0) return { explain };
-    return { finding: withKubernetes(buildFinding(slow, readings, evidence.members), evidence), explain };
+    const finding = withKubernetes(buildFinding(slow, readings, evidence.members), evidence);
+    // cpu-starvation, which would explain slow fsync timings, stood down for etcd-doctor's own load.
+    if ((ctx.view ?? assessView(evidence)).observer.distortion)
+      finding.unknowns.push(
+        'cpu-starvation was not evaluated (etcd-doctor was too busy to time round trips): a member starved of CPU also shows slow fsync timings',
+      );
+    return { finding, explain };
   },
 };
 

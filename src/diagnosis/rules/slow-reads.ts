@@ -21,6 +21,7 @@ export const slowReadsRule: Rule = {
   name: 'slow-reads',
   cause: 'slow-reads',
   needs: ['health'],
+  timesLatency: true,
   rank: 45,
   evaluate(evidence) {
     const reads = evidence.members.flatMap((m) => (m.health.ok ? [{ m, tookMs: m.health.data.tookMs }] : []));

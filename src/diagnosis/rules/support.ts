@@ -1,14 +1,34 @@
 import type { Evidence, MemberEvidence, Outcome } from '../../probes/evidence.js';
+import { sameUrl } from '../../probes/member-ids.js';
 
-/** Members in the cluster: the member list when it answered, else the members we probed. */
+export { failureTolerance, quorumOf } from '../support/quorum.js';
+
+/**
+ * Voting members in the cluster: the member list's non-learners when it answered, else the
+ * members we probed that are not learners. Learners never count toward quorum.
+ */
 export function clusterSize(evidence: Evidence): number {
+  const voters = evidence.members.filter((m) => !isLearner(evidence, m)).length;
   const listed = evidence.memberList.ok ? evidence.memberList.data.filter((m) => !m.isLearner).length : 0;
-  return Math.max(listed, evidence.members.length);
+  return Math.max(listed, voters);
 }
 
-/** Quorum for n voting members is ⌊n/2⌋+1 (WEB faq.md "What is failure tolerance?"). */
-export function quorumOf(size: number): number {
-  return Math.floor(size / 2) + 1;
+/** A learner, by the member list (id or client URL), its own Status, or its health probe. */
+export function isLearner(evidence: Evidence, member: MemberEvidence): boolean {
+  if (member.target.isLearner) return true;
+  if (member.status.ok && member.status.data.isLearner) return true;
+  if (!evidence.memberList.ok) return false;
+  const listed = evidence.memberList.data.find(
+    (l) =>
+      (member.target.id !== undefined && l.id === member.target.id) ||
+      l.clientUrls.some((u) => sameUrl(u, member.target.endpoint)),
+  );
+  return listed?.isLearner ?? false;
+}
+
+/** The voting members we probed. */
+export function votingMembers(evidence: Evidence): MemberEvidence[] {
+  return evidence.members.filter((m) => !isLearner(evidence, m));
 }
 
 /** A member answered us at all (Status is answered locally, even without a leader). */

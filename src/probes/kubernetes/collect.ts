@@ -1,6 +1,6 @@
 import type { KubernetesClients } from '../../clients/kubernetes.js';
 import type { ClusterConfig } from '../../config/schema.js';
-import type { Outcome, ProbeRecord } from '../evidence.js';
+import { type Outcome, type ProbeRecord, skipped } from '../evidence.js';
 import { type Probe, runProbe } from '../probe.js';
 import { createApiserverProbe } from './apiserver.js';
 import {
@@ -24,6 +24,11 @@ export interface CollectKubernetesDeps {
   settings?: Partial<KubeProbeSettings>;
   /** Called as each probe finishes, for progress messages. */
   onProbe?: (record: ProbeRecord) => void;
+  /**
+   * `vantage`: only what the apiserver can say about etcd being up (its readyz and a read, the
+   * etcd pods): a health check asks it when no member answered etcd-doctor. Default `all`.
+   */
+  parts?: 'all' | 'vantage';
 }
 
 type ProbePart = {
@@ -65,15 +70,17 @@ export async function collectKubernetesEvidence(
   };
   const collectedAt = deps.now();
   const t = settings.timeoutMs;
+  const all = (deps.parts ?? 'all') === 'all';
+  const notAsked = async () => skipped("not asked: only the apiserver's view of etcd was needed");
   const [pods, logs, leases, nodes, staticPods, etcdPods, apiserver, events] = await Promise.all([
     run(createControlPlanePodsProbe(t)),
-    run(createControlPlaneLogsProbe(settings.logTimeoutMs)),
-    run(createLeasesProbe(t)),
-    run(createNodesProbe(t)),
-    run(createStaticPodsProbe(t)),
+    all ? run(createControlPlaneLogsProbe(settings.logTimeoutMs)) : notAsked(),
+    all ? run(createLeasesProbe(t)) : notAsked(),
+    all ? run(createNodesProbe(t)) : notAsked(),
+    all ? run(createStaticPodsProbe(t)) : notAsked(),
     run(createEtcdPodSpecProbe(t)),
     run(createApiserverProbe(t)),
-    run(createEventsProbe(t)),
+    all ? run(createEventsProbe(t)) : notAsked(),
   ]);
   const distribution = await ctx.layout().then(
     (layout) => layout.distribution,
@@ -116,9 +123,9 @@ export async function collectKubernetesOutcome(
 
 /** The `probes` records of a Kubernetes collection, for the report's JSON. */
 export function kubernetesProbeRecords(evidence: KubernetesEvidence): ProbeRecord[] {
-  return (Object.keys(KUBERNETES_PROBE_NAMES) as ProbePart[]).map((key) =>
-    recordOf(KUBERNETES_PROBE_NAMES[key], evidence[key]),
-  );
+  return (Object.keys(KUBERNETES_PROBE_NAMES) as ProbePart[])
+    .filter((key) => evidence[key].ok || evidence[key].failure.kind !== 'skipped')
+    .map((key) => recordOf(KUBERNETES_PROBE_NAMES[key], evidence[key]));
 }
 
 function recordOf(name: string, outcome: Outcome<unknown>): ProbeRecord {

@@ -3,7 +3,7 @@ import type { KubeProbeContext, ListedPod } from './context.js';
 import { mainContainerName } from './control-plane-pods.js';
 import type { ContainerLogScan, LogScanData } from './evidence.js';
 import { KubeStatusError, kubeCall } from './kube-call.js';
-import { scanLogText } from './scan-logs.js';
+import { lineTimestamp, scanLogText } from './scan-logs.js';
 
 interface LogTarget {
   listed: ListedPod;
@@ -80,6 +80,7 @@ async function readAndScan(
       ),
     );
     const body = typeof text === 'string' ? text : '';
+    const lastLineAt = lastLineTime(body);
     const scan: ContainerLogScan = {
       namespace,
       pod: name,
@@ -90,6 +91,7 @@ async function readAndScan(
       bytes: Buffer.byteLength(body),
       lines: body.length === 0 ? 0 : body.split('\n').filter((l) => l.length > 0).length,
       signals: scanLogText(body),
+      ...(lastLineAt ? { lastLineAt } : {}),
     };
     return { ok: true, scan };
   } catch (error) {
@@ -99,6 +101,16 @@ async function readAndScan(
     const why = error instanceof Error ? error.message : String(error);
     return { ok: false, error, note: `${label}: ${why}`, benign };
   }
+}
+
+/** The time of the last line that has one (the stream's tail end). */
+function lastLineTime(body: string): string | undefined {
+  const lines = body.trimEnd().split('\n');
+  for (let i = lines.length - 1; i >= Math.max(0, lines.length - 20); i--) {
+    const at = lineTimestamp(lines[i] ?? '');
+    if (at) return at;
+  }
+  return undefined;
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time, keeping order. */

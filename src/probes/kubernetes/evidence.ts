@@ -78,6 +78,8 @@ export interface ContainerLogScan {
   bytes: number;
   lines: number;
   signals: LogSignals;
+  /** When the stream's last line was written (ISO 8601), when it says: a process that still logs is alive. */
+  lastLineAt?: string;
 }
 
 export interface LogScanData {

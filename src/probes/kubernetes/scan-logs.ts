@@ -8,6 +8,12 @@ export interface CountStat {
   count: number;
   /** The last matching line, cut to 240 characters. */
   example: string | undefined;
+  /**
+   * When the first and last matching lines were written (ISO 8601), from the line's own timestamp
+   * (zap `ts`, capnslog, raft's logger) or the `kubectl logs --timestamps` prefix, when it has one.
+   */
+  firstSeenAt?: string;
+  lastSeenAt?: string;
 }
 
 export interface DurationStat extends CountStat {
@@ -19,6 +25,8 @@ export interface ClockDriftStat {
   count: number;
   maxSeconds: number;
   example: string;
+  firstSeenAt?: string;
+  lastSeenAt?: string;
 }
 
 export interface PeerUnreachableStat {
@@ -29,6 +37,8 @@ export interface PeerUnreachableStat {
   /** The host:port dialled, when the error names one. */
   address: string | undefined;
   example: string;
+  firstSeenAt?: string;
+  lastSeenAt?: string;
 }
 
 export interface LogSignals {
@@ -101,8 +111,50 @@ export function scanLogText(text: string): LogSignals {
 /** Adds one line's matches to `signals`. */
 export function scanLine(line: string, signals: LogSignals): void {
   const zap = parseZap(line);
+  const before = new Map(stats(signals).map((st) => [st, st.count]));
   if (zap) scanZap(zap, line, signals);
   scanText(line, signals);
+  // Only a line that matched needs its time: stamp the stats it just counted.
+  const matched = stats(signals).filter((st) => st.count !== (before.get(st) ?? 0));
+  const at = matched.length > 0 ? lineTimestamp(line, zap) : undefined;
+  if (!at) return;
+  for (const st of matched) {
+    st.firstSeenAt ??= at;
+    if (!st.lastSeenAt || at > st.lastSeenAt) st.lastSeenAt = at;
+  }
+}
+
+type Seen = { count: number; firstSeenAt?: string; lastSeenAt?: string };
+
+function stats(s: LogSignals): Seen[] {
+  return [
+    ...Object.values(s).filter((v): v is CountStat => !Array.isArray(v)),
+    ...s.clockDrift,
+    ...s.peerUnreachable,
+  ];
+}
+
+const KUBECTL_TIMESTAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) /;
+const CAPNSLOG_TIMESTAMP = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?) /;
+const RAFT_TIMESTAMP = /^raft(\d{4})\/(\d\d)\/(\d\d) (\d\d:\d\d:\d\d)/;
+
+/**
+ * A line's time as ISO 8601: the `kubectl logs --timestamps` prefix, zap's `ts` (ISO text, or
+ * epoch seconds), capnslog's `2024-05-14 08:30:00.000000` and raft's `raft2024/05/14 08:30:10`
+ * (both in UTC inside the etcd container). klog has no year, so it gives none.
+ */
+export function lineTimestamp(line: string, zap: ZapEntry | undefined = parseZap(line)): string | undefined {
+  const prefix = KUBECTL_TIMESTAMP.exec(line)?.[1];
+  const ts = zap?.fields.ts;
+  const capns = CAPNSLOG_TIMESTAMP.exec(line);
+  const raft = RAFT_TIMESTAMP.exec(line);
+  const text =
+    prefix ??
+    (typeof ts === 'string' ? ts : undefined) ??
+    (capns ? `${capns[1]}T${capns[2]}Z` : undefined) ??
+    (raft ? `${raft[1]}-${raft[2]}-${raft[3]}T${raft[4]}Z` : undefined);
+  const ms = typeof ts === 'number' && !prefix ? ts * 1000 : text ? Date.parse(text) : Number.NaN;
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
 }
 
 // Plain-text forms (capnslog, raft's std logger, klog). Each is written so it cannot also match

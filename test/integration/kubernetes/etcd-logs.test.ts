@@ -69,7 +69,28 @@ describe('incidents (b), (c), (d): clock drift, peer i/o timeouts and slow reque
     ]);
   });
 
-  it('leaves clock skew to the clock probe when member clocks were read', () => {
+  it('leaves clock skew to the clock probe when the member clocks read now disagree', () => {
+    const evidence = metricsUnreachable(run);
+    const clocks = {
+      ...evidence,
+      members: evidence.members.map((m) => ({
+        ...m,
+        clock: ok({
+          offsetMs: m.target.name === 'master-2' ? 10_500 : 20,
+          uncertaintyMs: 500,
+          rttMs: 1,
+          maxRttMs: 2,
+          meanRttMs: 1,
+          samples: 4,
+        }),
+      })),
+    };
+    const result = clockSkewLogsRule.evaluate(clocks, { now: run.now });
+    expect(result.finding).toBeUndefined();
+    expect(result.explain.at(-1)).toBe('3 member clocks were read: the clock-skew rule decides');
+  });
+
+  it('logged drift while the clocks read now agree: history at info level, with when and what now', () => {
     const evidence = metricsUnreachable(run);
     const clocks = {
       ...evidence,
@@ -79,7 +100,9 @@ describe('incidents (b), (c), (d): clock drift, peer i/o timeouts and slow reque
       })),
     };
     const result = clockSkewLogsRule.evaluate(clocks, { now: run.now });
-    expect(result.finding).toBeUndefined();
-    expect(result.explain.at(-1)).toBe('3 member clocks were read: the clock-skew rule decides');
+    expect(result.finding).toMatchObject({ cause: 'clock-skew', severity: 'info' });
+    expect(result.finding?.summary).toMatch(
+      /^etcd logged clock drift of up to 10\.6 s \(.*\), last 3 min ago \(2024-05-14T09:27:02\.000Z\); the member clocks agree now, within 0 ms$/,
+    );
   });
 });

@@ -15,6 +15,8 @@ function memberRow(i: number, over: Partial<MemberRow> = {}): MemberRow {
     id: `a${i}`,
     reachable: true,
     isLeader: i === 1,
+    isLearner: false,
+    access: null,
     tookMs: 3.2,
     dbSizeBytes: 25_000_000,
     dbSizeInUseBytes: 20_000_000,
@@ -125,6 +127,46 @@ describe('Block Kit rendering of a diagnosis', () => {
     for (const b of found) expect(parseButtonValue(b.value)).toMatch(/^[AB]{16}$/);
     expect(message.attachment).toBeUndefined();
     expect(message.text).toBe('Diagnosis of prod: CRITICAL, member-down on etcd-2');
+  });
+
+  it('shows a learner as a learner, a member not checked as not checked (never down), and an unknown status', () => {
+    const unknown = report({
+      status: 'unknown',
+      members: [
+        memberRow(1, {
+          reachable: null,
+          isLeader: false,
+          tookMs: null,
+          access: {
+            kind: 'client-cert-required',
+            cause: 'no-access',
+            reason: 'the server requires a client certificate',
+            fix: 'set clusters[0].etcd.tls.certFile and keyFile',
+          },
+        }),
+        memberRow(4, { isLeader: false, isLearner: true }),
+      ],
+      findings: [
+        finding({
+          cause: 'no-access',
+          severity: 'warning',
+          members: ['etcd-1'],
+          summary:
+            'etcd-doctor could not check prod: etcd-1: the server requires a client certificate: set clusters[0].etcd.tls.certFile and keyFile',
+          steps: [],
+        }),
+      ],
+    });
+    const message = renderSlackMessage({ kind: 'report', report: unknown, buttons: [] });
+    expect(validateBlocks(message.blocks, 'message')).toEqual([]);
+    expect(message.blocks[0]).toMatchObject({ text: { text: 'Diagnosis of prod: UNKNOWN' } });
+    const text = blocksText(message.blocks);
+    expect(text).toContain(
+      ':grey_question: `etcd-1` *not checked*: the server requires a client certificate',
+    );
+    expect(text).toMatch(/`etcd-4` learner · took/);
+    expect(text).toContain("*etcd-doctor's view: `no-access`* (warning) on etcd-1");
+    expect(text).not.toMatch(/Root cause|\*down\*/);
   });
 
   it('says so when nothing is wrong', () => {

@@ -158,6 +158,35 @@ describe('scanLogText on control-plane lines', () => {
   });
 });
 
+describe('when a signal was seen (firstSeenAt, lastSeenAt)', () => {
+  it('takes the time of the matching lines: zap ts, capnslog, raft, and the kubectl --timestamps prefix first', () => {
+    const s = scanLogText(
+      [
+        '2024-05-14 08:30:00.000000 W | rafthttp: the clock difference against peer d7523d07ecd5d55e is too high [10.5s > 1s]',
+        '2024-05-14T08:31:00.123456789Z 2024-05-14 08:36:00.000000 W | rafthttp: the clock difference against peer d7523d07ecd5d55e is too high [10.4s > 1s]',
+        '{"level":"warn","ts":"2024-05-14T08:41:00.000Z","msg":"prober detected unhealthy status","remote-peer-id":"b366cbcd316c915f","error":"dial tcp 127.20.0.13:2380: i/o timeout"}',
+        '{"level":"warn","ts":"2024-05-14T08:42:30.250Z","msg":"prober detected unhealthy status","remote-peer-id":"b366cbcd316c915f","error":"dial tcp 127.20.0.13:2380: i/o timeout"}',
+        'raft2024/05/14 08:30:10 INFO: raft.node: 8e9e05c52164694d lost leader b366cbcd316c915f at term 431',
+        'I0514 09:27:12.301551       1 leaderelection.go:250] failed to renew lease kube-system/kube-scheduler: timed out',
+      ].join('\n'),
+    );
+    expect(s.clockDrift[0]).toMatchObject({
+      firstSeenAt: '2024-05-14T08:30:00.000Z',
+      lastSeenAt: '2024-05-14T08:31:00.123Z',
+    });
+    expect(s.peerUnreachable[0]).toMatchObject({
+      count: 2,
+      firstSeenAt: '2024-05-14T08:41:00.000Z',
+      lastSeenAt: '2024-05-14T08:42:30.250Z',
+    });
+    expect(s.leaderLost).toMatchObject({ firstSeenAt: '2024-05-14T08:30:10.000Z' });
+    // klog has no year: counted, but no time.
+    expect(s.leaseRenewFailed.count).toBe(1);
+    expect(s.leaseRenewFailed.lastSeenAt).toBeUndefined();
+    expect(s.tookTooLong.firstSeenAt).toBeUndefined();
+  });
+});
+
 describe('parseGoDuration', () => {
   it('reads Go duration strings', () => {
     expect(parseGoDuration('1.328471093s')).toBe(1.328471093);

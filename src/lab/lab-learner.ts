@@ -1,0 +1,65 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { readStatus } from './etcd-ops.js';
+import { allocateFreePorts } from './free-ports.js';
+import type { LabContext } from './lab-control.js';
+import { type LabMember, labMember, memberArgs, planMember, spawnMember } from './member-plan.js';
+import type { CommandResult } from './run-command.js';
+
+type Etcdctl = (args: string[], timeoutMs: number) => Promise<CommandResult>;
+
+/**
+ * For its first seconds a cluster refuses membership changes with `etcdserver: unhealthy cluster`
+ * (--strict-reconfig-check: members must have been connected for a while), and a change right
+ * after another can answer `too many learner members` or time out. Retry that long.
+ */
+const MEMBER_ADD_DEADLINE_MS = 30_000;
+const MEMBER_ADD_RETRY_MS = 500;
+const RETRYABLE = /unhealthy cluster|request timed out|leader changed|context deadline exceeded/i;
+const SYNC_TIMEOUT_MS = 20_000;
+const ETCDCTL_TIMEOUT_MS = 10_000;
+
+/** `member add --learner`, then the new member starts with `--initial-cluster-state existing`. */
+export async function addLearner(ctx: LabContext, etcdctl: Etcdctl): Promise<LabMember> {
+  const index = ctx.members.length;
+  const plan = planMember(ctx.config, ctx.dir, index, await allocateFreePorts(3, ctx.config.host));
+  const voters = ctx.members.filter((m) => ctx.processes.get(m.name)?.running).map((m) => m.clientUrl);
+  await memberAdd(etcdctl, plan.name, plan.peerUrl, voters);
+  const initialCluster = [...ctx.members, plan].map((m) => `${m.name}=${m.peerUrl}`).join(',');
+  const join = { initialCluster, token: ctx.token, state: 'existing' as const };
+  const proc = spawnMember(ctx.config, plan, memberArgs(ctx.config, plan, join, ctx.pki), ctx.registry);
+  ctx.processes.set(plan.name, proc);
+  const member = labMember(plan, proc);
+  ctx.members.push(member);
+  const memberId = await waitUntilFollowing(ctx, plan.clientUrl, () => proc.running);
+  ctx.memberIds.set(plan.name, memberId);
+  return member;
+}
+
+async function memberAdd(etcdctl: Etcdctl, name: string, peerUrl: string, endpoints: string[]) {
+  const giveUpAt = Date.now() + MEMBER_ADD_DEADLINE_MS;
+  const args = [`--endpoints=${endpoints.join(',')}`, 'member', 'add', name, '--learner'];
+  for (;;) {
+    const res = await etcdctl([...args, `--peer-urls=${peerUrl}`], ETCDCTL_TIMEOUT_MS);
+    if (res.code === 0) return;
+    if (!RETRYABLE.test(res.stderr) || Date.now() >= giveUpAt) {
+      throw new Error(`etcdctl member add ${name} --learner failed (exit ${res.code}): ${res.stderr.trim()}`);
+    }
+    await sleep(MEMBER_ADD_RETRY_MS);
+  }
+}
+
+/** A learner's /health fails by design (it serves no linearizable read); its Status names a leader once it follows. */
+async function waitUntilFollowing(
+  ctx: LabContext,
+  clientUrl: string,
+  running: () => boolean,
+): Promise<string> {
+  const giveUpAt = Date.now() + SYNC_TIMEOUT_MS;
+  while (Date.now() < giveUpAt) {
+    if (!running()) throw new Error(`the learner at ${clientUrl} exited while joining`);
+    const status = await readStatus(clientUrl, 1000, ctx.pki?.material);
+    if (status && status.leaderId !== '0') return status.memberId;
+    await sleep(200);
+  }
+  throw new Error(`the learner at ${clientUrl} did not follow a leader within ${SYNC_TIMEOUT_MS} ms`);
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from '@jest/globals';
+import { digestLine } from '../../../src/digest/digest-view.js';
+import type { DiagnosisReport, MemberRow } from '../../../src/report/diagnosis-report.js';
+
+function row(name: string, over: Partial<MemberRow> = {}): MemberRow {
+  return {
+    name,
+    endpoint: `https://127.20.0.1${name.slice(-1)}:2379`,
+    id: name,
+    reachable: true,
+    isLeader: false,
+    isLearner: false,
+    access: null,
+    tookMs: 2,
+    dbSizeBytes: 1_000_000,
+    dbSizeInUseBytes: 900_000,
+    version: '3.5.16',
+    raftTerm: 2,
+    walFsyncP99Ms: 2,
+    walFsyncSamples: 100,
+    backendCommitP99Ms: 4,
+    clockOffsetMs: 1,
+    error: null,
+    ...over,
+  };
+}
+
+function report(members: MemberRow[], over: Partial<DiagnosisReport> = {}): DiagnosisReport {
+  return {
+    cluster: 'prod',
+    status: 'healthy',
+    durationMs: 3000,
+    members,
+    findings: [],
+    probes: [],
+    kind: 'diagnose',
+    collectedAt: '2026-11-29T03:00:00.000Z',
+    ...over,
+  };
+}
+
+const now = Date.parse('2026-11-29T09:00:00Z');
+
+describe('the digest line of a cluster', () => {
+  it('counts a learner as a learner', () => {
+    const line = digestLine(
+      {
+        cluster: 'prod',
+        ok: true,
+        samples: [],
+        report: report([
+          row('etcd-1', { isLeader: true }),
+          row('etcd-2'),
+          row('etcd-3'),
+          row('etcd-4', { isLearner: true }),
+        ]),
+      },
+      now,
+    );
+    expect(line).toMatch(/^🟢 \*prod\* HEALTHY/);
+    expect(line).toContain('1 learner');
+  });
+
+  it('says which members etcd-doctor could not check, with the unknown status', () => {
+    const access = {
+      kind: 'client-cert-required' as const,
+      cause: 'no-access' as const,
+      reason: 'x',
+      fix: 'y',
+    };
+    const members = ['etcd-1', 'etcd-2', 'etcd-3'].map((n) =>
+      row(n, { reachable: null, access, tookMs: null, dbSizeBytes: null }),
+    );
+    const line = digestLine(
+      { cluster: 'prod', ok: true, samples: [], report: report(members, { status: 'unknown' }) },
+      now,
+    );
+    expect(line).toMatch(/^⚪ \*prod\* UNKNOWN/);
+    expect(line).toContain('3/3 members not checked by etcd-doctor');
+    expect(line).not.toContain('members answer');
+  });
+});

@@ -238,7 +238,9 @@ async function probeMember(
       now: opts.now,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
-    if (probe === probes.status && !outcome.ok) accessP = checkMemberAccess(target, opts);
+    // A cancelled run asks nothing more: no access check after a probe that was cancelled.
+    if (probe === probes.status && !outcome.ok && !opts.signal?.aborted)
+      accessP = checkMemberAccess(target, opts);
     mine.push(record(`${probe.kind} ${target.name}`, outcome));
     return outcome;
   };

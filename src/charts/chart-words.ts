@@ -23,9 +23,13 @@ export function membersAbove(chart: MemberChart): string[] {
     .map((s) => s.name);
 }
 
-/** `prod: wal fsync p99 per member (etcd-2 above 10 ms)`. */
+/**
+ * `prod: wal fsync p99 per member (etcd-2 above 10 ms)`: the members the finding names, when it names
+ * any (a busy shared disk can lift every p99 over the bound while one member is the outlier).
+ */
 export function chartTitle(chart: MemberChart): string {
-  const above = membersAbove(chart);
+  const over = membersAbove(chart);
+  const above = chart.highlight.length > 0 ? over.filter((m) => chart.highlight.includes(m)) : over;
   const bound = chart.threshold ? formatValue(chart.threshold.value, chart.unit) : '';
   const tail = above.length > 0 ? ` (${formatList(above)} above ${bound})` : '';
   return `${chart.cluster}: ${chart.metric} per member${tail}`;

@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { createAlertThreads } from '../alerts/alert-threads.js';
 import { createAlertRunner } from '../alerts/run-alert.js';
+import { createChartRenderer } from '../charts/chart-renderer.js';
+import { createDigestChartPoster } from '../charts/post-chart.js';
 import type { ChatAdapter } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
@@ -50,6 +52,7 @@ export function createWorkerFeatures(opts: WorkerFeatureOptions): { doctor: Doct
     logger: opts.logger,
     workerId: opts.workerId,
     now: opts.now,
+    postChart: createDigestChartPoster({ chat: opts.chat, renderer: createChartRenderer() }),
     ...(opts.config.digest?.concurrency ? { concurrency: opts.config.digest.concurrency } : {}),
     ...(opts.config.digest?.partSize ? { partSize: opts.config.digest.partSize } : {}),
     ...(lateAfter ? { lateAfterMs: lateAfter * 60_000 } : {}),

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
+import { benchCharts } from './charts.js';
 import { benchDiagnosisTime } from './diagnosis-time.js';
 import { benchFleet } from './fleet.js';
 import { benchHealth } from './health.js';
@@ -17,6 +18,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   'probe-cost': benchProbeCost,
   'slack-flow': benchSlackFlow,
   fleet: benchFleet,
+  charts: benchCharts,
 };
 
 /** Goals from the issues that these numbers do not meet, and why (kept with the results). */

@@ -82,6 +82,7 @@ function barLayers(
     labelFontSize: 12,
     labelLineHeight: 15,
     labelPadding: 6,
+    labelLimit: 0,
     // A Vega expression: an object literal of JSON strings (member names never become code).
     labelExpr: `${JSON.stringify(labels)}[datum.value]`,
   };

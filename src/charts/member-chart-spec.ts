@@ -6,7 +6,7 @@ export type VegaLiteJson = Record<string, unknown>;
 
 export const CHART_FONT = 'DejaVu Sans';
 const THRESHOLD_COLOR = '#333333';
-/** Room above the tallest bar (or the threshold) for its value label. */
+/** Room above the tallest bar or line (or the threshold line). */
 const HEADROOM = 1.18;
 const LINE_WIDTH = 2;
 const HIGHLIGHT_LINE_WIDTH = 3.5;

@@ -1,4 +1,4 @@
-import type { ChartSeries, MemberChart } from './chart-data.js';
+import type { ChartPoint, ChartSeries, MemberChart } from './chart-data.js';
 import { formatValue, peakOf } from './chart-words.js';
 
 /** A Vega-Lite unit or layer spec as plain JSON (vega-lite's own types are checked at compile). */
@@ -13,6 +13,23 @@ const HIGHLIGHT_LINE_WIDTH = 3.5;
 /** Fewer points than this per series get dots on the line, so a short series is still visible. */
 const DOTS_BELOW = 25;
 const DAY_MS = 24 * 3600_000;
+/** A line needs no more points than this many chart units apart: a day per minute is 1,440 on 620. */
+const PX_PER_POINT = 1.5;
+
+/**
+ * At most `max` points, each the highest of its run of neighbours: a latency spike must survive
+ * the thinning (an average would hide it). Rendering cost grows with points (bench: a day per minute).
+ */
+export function keepPeaks(points: readonly ChartPoint[], max: number): readonly ChartPoint[] {
+  if (points.length <= max) return points;
+  const step = Math.ceil(points.length / max);
+  const out: ChartPoint[] = [];
+  for (let i = 0; i < points.length; i += step) {
+    const run = points.slice(i, i + step);
+    out.push(run.reduce((best, p) => (p.value > best.value ? p : best)));
+  }
+  return out;
+}
 
 export interface PanelSize {
   widthPx: number;
@@ -47,6 +64,7 @@ export function memberChartLayers(
     chartKind(chart) === 'bar'
       ? barLayers(chart, names, color, y)
       : lineLayers(
+          size,
           chart,
           color,
           y,
@@ -99,9 +117,15 @@ function barLayers(
   ];
 }
 
-function lineLayers(chart: MemberChart, color: VegaLiteJson, y: VegaLiteJson, dots: boolean): VegaLiteJson[] {
+function lineLayers(
+  size: PanelSize,
+  chart: MemberChart,
+  color: VegaLiteJson,
+  y: VegaLiteJson,
+  dots: boolean,
+): VegaLiteJson[] {
   const rows = chart.series.flatMap((s: ChartSeries) =>
-    s.points.map((p) => ({
+    keepPeaks(s.points, Math.ceil(size.widthPx / PX_PER_POINT)).map((p) => ({
       member: s.name,
       at: p.atMs,
       value: p.value,

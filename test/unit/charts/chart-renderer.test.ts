@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { MemberChart } from '../../../src/charts/chart-data.js';
 import { createChartRenderer } from '../../../src/charts/chart-renderer.js';
+import { keepPeaks } from '../../../src/charts/member-chart-spec.js';
 import { busiestRow, decodePng, pixelsOf, topOf } from '../../support/png-pixels.js';
 
 const renderer = createChartRenderer();
@@ -145,5 +146,28 @@ describe('small multiples for the digest', () => {
     const bottom = { x: 0, y: img.height * 0.55, width: img.width, height: img.height * 0.45 };
     expect(pixelsOf(img, image.colors['prod/etcd-2'] ?? '', bottom)).toHaveLength(0);
     expect(image.altText).toContain('staging');
+  });
+});
+
+describe('long series', () => {
+  it('thins a day per minute to what the width can show, keeping a one-minute spike', async () => {
+    const day = hourChart('prod', undefined);
+    const points = Array.from({ length: 1440 }, (_, k) => ({
+      atMs: AT - (1440 - k) * 60_000,
+      value: k === 777 ? 400 : 3,
+    }));
+    expect(keepPeaks(points, 413).length).toBeLessThanOrEqual(413);
+    expect(keepPeaks(points, 413).length).toBeGreaterThan(300);
+    expect(Math.max(...keepPeaks(points, 413).map((p) => p.value))).toBe(400);
+    const chart = {
+      ...day,
+      series: [{ name: 'etcd-1', points }, ...day.series.slice(1)],
+      highlight: ['etcd-1'],
+    };
+    const image = await renderer.member(chart);
+    const img = decodePng(image.png);
+    const spike = topOf(img, image.colors['etcd-1'] ?? '', image.plot) ?? Number.POSITIVE_INFINITY;
+    // 400 ms is the top of the scale: the spike's line reaches the top tenth of the plot.
+    expect(spike).toBeLessThan(image.plot.y + image.plot.height * 0.2);
   });
 });

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { redactUrlCredentials } from './secret.js';
 import type { Readable, Writable } from 'node:stream';
 import { Command, CommanderError, Option } from 'commander';
+import { saveChart } from './charts/save-chart.js';
 import { createSlackAdapter } from './chat/slack/slack-adapter.js';
 import { runAuditCommand } from './audit/audit-command.js';
 import { createRedisConnections } from './clients/redis.js';
@@ -13,6 +14,7 @@ import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
 import { type McpCommandOptions, runMcpCommand } from './mcp/mcp-command.js';
 import type { ProbeDepth } from './probes/collect-evidence.js';
+import type { Evidence } from './probes/evidence.js';
 import type { DiagnosisReport } from './report/diagnosis-report.js';
 import { renderText } from './report/render-text.js';
 import { runRole } from './roles/run-role.js';
@@ -42,6 +44,8 @@ interface CheckOptions {
   config?: string;
   json?: boolean;
   explain?: boolean;
+  /** diagnose only: also write a PNG chart of the finding's metric here. */
+  chart?: string;
 }
 
 export function exitCodeFor(report: DiagnosisReport): number {
@@ -60,8 +64,16 @@ async function runCheck(
   const config = await loadConfig(path, { readFile: (p) => readFile(p, 'utf8') });
   const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
   try {
-    const report = await doctor.run(clusterName, depth, { explain: options.explain ?? false });
+    let evidence: Evidence | undefined;
+    const report = await doctor.run(clusterName, depth, {
+      explain: options.explain ?? false,
+      onEvidence: (e) => {
+        evidence = e;
+      },
+    });
     io.stdout(options.json ? JSON.stringify(report, null, 2) : renderText(report));
+    // On stderr, so --json output stays one JSON document.
+    if (options.chart && evidence) io.stderr(await saveChart(options.chart, report, evidence, writeFile));
     return exitCodeFor(report);
   } finally {
     await doctor.close();
@@ -175,7 +187,10 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
         ),
       )
       .option('--json', 'print the JSON report (stable contract)');
-    if (name === 'diagnose') cmd.option('--explain', 'print, for every rule, why it fired or not');
+    if (name === 'diagnose')
+      cmd
+        .option('--explain', 'print, for every rule, why it fired or not')
+        .option('--chart <file>', "also write a PNG chart of the finding's metric per member");
     cmd.action(async (cluster: string, options: CheckOptions) =>
       setExit(await runCheck(name, cluster, options, io)),
     );

@@ -1,6 +1,8 @@
+import type { ChartPoster } from '../charts/post-chart.js';
 import type { ChatAdapter } from '../chat/adapter.js';
 import type { Doctor } from '../doctor.js';
 import type { Logger } from '../logger.js';
+import type { Evidence } from '../probes/evidence.js';
 import type { AlertJob } from '../queue/job-schemas.js';
 import { textView } from '../report/chat-view.js';
 import type { PlanStore } from '../state/plan-store.js';
@@ -27,6 +29,8 @@ export interface AlertRunnerDeps {
   coalesceMs: number;
   logger: Logger;
   now: () => number;
+  /** The diagnosis's chart, after it, in the alert's thread (src/charts). None without it. */
+  postChart?: ChartPoster;
 }
 
 export type AlertResult =
@@ -89,12 +93,18 @@ export function createAlertRunner(deps: AlertRunnerDeps) {
       );
       return { outcome: 'coalesced', firings };
     }
-    const report = await deps.doctor.run(job.cluster, 'diagnose');
+    let evidence: Evidence | undefined;
+    const report = await deps.doctor.run(job.cluster, 'diagnose', {
+      onEvidence: (e) => {
+        evidence = e;
+      },
+    });
     const buttons = await reportButtons(report, root.channel, deps.plans, deps.now);
     await deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, buttons });
     // The group may have resolved while we diagnosed: never turn a resolved root back to firing.
     const latest = await deps.threads.get(job.cluster, job.groupKey);
     if (latest?.status !== 'resolved') await deps.chat.update(root, firingView(job, firings, report));
+    await deps.postChart?.({ channel: root.channel, thread: root }, report, evidence, deps.logger);
     return { outcome: 'triaged', firings, status: report.status };
   };
 

@@ -20,8 +20,12 @@ export interface Destination {
 
 export interface ChatFile {
   filename: string;
+  /** Says what the file is: Slack shows it above the file. */
   title: string;
-  content: string;
+  /** Text (a report too long for one message) or bytes (a PNG chart). */
+  content: string | Buffer;
+  /** What an image shows, for screen readers (Slack `alt_txt`, at most 1000 characters). */
+  altText?: string;
 }
 
 /** `/etcd <text>` as a user typed it. */
@@ -64,6 +68,7 @@ export interface ChatAdapter {
   update(ref: MessageRef, view: ChatView): Promise<void>;
   /** A message only `user` sees. */
   ephemeral(to: Destination, user: string, view: ChatView): Promise<void>;
+  /** Shares a file, in the thread when `to.thread` is set; rejects when it could not. */
   upload?(to: Destination, file: ChatFile): Promise<void>;
   /** The user ids in a user group (Slack `usergroups.users.list`), for remediation responders. */
   groupMembers?(groupId: string): Promise<string[]>;

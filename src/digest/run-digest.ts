@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { DigestChartPoster } from '../charts/post-chart.js';
 import type { ChatAdapter, MessageRef } from '../chat/adapter.js';
 import { channelAllows } from '../config/channels.js';
 import type { ConfigFile } from '../config/schema.js';
@@ -38,6 +39,8 @@ export interface DigestRunnerDeps {
   lateAfterMs?: number;
   /** How long a slot's claim holds while the digest is built and posted. Default 10 min. */
   claimLeaseMs?: number;
+  /** Posts a chart of the clusters with a problem into the digest's thread, last (src/charts). */
+  postChart?: DigestChartPoster;
 }
 
 export type DigestResult =
@@ -172,6 +175,8 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
       await postThread(ref, outcomes, overflow).catch((err: unknown) =>
         deps.logger.warn({ channel: job.channel, err: describeError(err) }, 'digest thread incomplete'),
       );
+      const diagnosed = sortOutcomes(outcomes).flatMap((o) => (o.ok ? [o] : []));
+      await deps.postChart?.({ channel: ref.channel, thread: ref }, diagnosed, deps.logger);
       deps.logger.info({ channel: job.channel, slotMs, late, clusters: names.length }, 'digest sent');
       return { sent: true, channel: job.channel, slotMs, late, clusters: names.length, root: ref };
     } catch (err) {

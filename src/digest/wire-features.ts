@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { createAlertThreads } from '../alerts/alert-threads.js';
 import { createAlertRunner } from '../alerts/run-alert.js';
+import { createChartRenderer } from '../charts/chart-renderer.js';
+import { createChartPoster, createDigestChartPoster } from '../charts/post-chart.js';
 import type { ChatAdapter } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
@@ -44,6 +46,7 @@ export function createWorkerFeatures(opts: WorkerFeatureOptions): { doctor: Doct
     ...(retentionDays ? { retentionMs: retentionDays * DAY_MS } : {}),
   });
   const doctor = withHistory(opts.doctor, history, opts.logger);
+  const renderer = createChartRenderer();
   const lateAfter = opts.config.digest?.lateAfterMinutes;
   const runDigest = createDigestRunner({
     doctor,
@@ -54,6 +57,7 @@ export function createWorkerFeatures(opts: WorkerFeatureOptions): { doctor: Doct
     logger: opts.logger,
     workerId: opts.workerId,
     now: opts.now,
+    postChart: createDigestChartPoster({ chat: opts.chat, renderer }),
     ...(opts.config.digest?.concurrency ? { concurrency: opts.config.digest.concurrency } : {}),
     ...(opts.config.digest?.partSize ? { partSize: opts.config.digest.partSize } : {}),
     ...(lateAfter ? { lateAfterMs: lateAfter * 60_000 } : {}),
@@ -76,6 +80,7 @@ export function createWorkerFeatures(opts: WorkerFeatureOptions): { doctor: Doct
     coalesceMs,
     logger: opts.logger,
     now: opts.now,
+    postChart: createChartPoster({ chat: opts.chat, renderer }),
   });
   return {
     doctor,

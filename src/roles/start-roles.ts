@@ -6,6 +6,8 @@ import { commands as defaultCommands } from '../../commands/index.js';
 import { createBot } from '../bot/create-bot.js';
 import { withDeadline } from '../bot/deadline.js';
 import { createJobRequests, type JobRequests } from '../bot/job-requests.js';
+import { createChartRenderer } from '../charts/chart-renderer.js';
+import { createChartPoster } from '../charts/post-chart.js';
 import type { ChatAdapter } from '../chat/adapter.js';
 import { createRedisConnections } from '../clients/redis.js';
 import type { ChatCommand } from '../commands/command.js';
@@ -172,6 +174,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       plans,
       logger: opts.logger,
       workerId,
+      postChart: createChartPoster({ chat: opts.chat, renderer: createChartRenderer() }),
       ...(tuning.progressIntervalMs === undefined ? {} : { progressIntervalMs: tuning.progressIntervalMs }),
     });
     worker = createJobWorker({

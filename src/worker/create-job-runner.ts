@@ -1,8 +1,10 @@
+import type { ChartPoster } from '../charts/post-chart.js';
 import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
 import { abortableSleep, type Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import { type Logger, withFields } from '../logger.js';
 import { countProbes } from '../probes/collect-evidence.js';
+import type { Evidence } from '../probes/evidence.js';
 import type { JobHandlers } from '../queue/job-worker.js';
 import type { CheckJob, JobData, StatusJob } from '../queue/job-schemas.js';
 import {
@@ -33,6 +35,8 @@ export interface JobRunnerDeps {
   progressIntervalMs?: number;
   /** Default 120 s. */
   answerLeaseMs?: number;
+  /** Posts a chart of the finding's metric after the answer, in its thread (src/charts). None without it. */
+  postChart?: ChartPoster;
 }
 
 export interface CheckResult {
@@ -115,9 +119,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
       },
     );
     let report: Awaited<ReturnType<Doctor['run']>>;
+    let evidence: Evidence | undefined;
     try {
       report = await deps.doctor.run(job.cluster, job.depth, {
         onProgress: ({ done, total }) => progress.push({ done, total }),
+        onEvidence: (e) => {
+          evidence = e;
+        },
       });
     } finally {
       await progress.stop();
@@ -131,6 +139,9 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
       deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, buttons }),
     );
     await settleRoot(jobId, root, posted ? verdictView(report) : undefined, logger);
+    // Text first: the chart follows the answer into its thread, and only from the run that answered.
+    if (posted && !signal.aborted)
+      await deps.postChart?.({ channel: root.channel, thread: root }, report, evidence, logger);
     return { status: report.status, causes: report.findings.map((f) => f.cause) };
   };
 

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
+import { memberColors } from '../../src/charts/member-colors.js';
 import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { decodePng, topOf } from '../support/png-pixels.js';
 
 const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
 
@@ -105,6 +107,47 @@ describe('etcd-doctor CLI', () => {
     expect(res.stdout).toMatch(
       /quiet\s+quorum-lost\n\s+3 of 3 voting members take part in consensus, 0 are out, 0 unknown; quorum is 2/,
     );
+  });
+
+  it('diagnose --chart FILE writes a PNG in which the slow member stands out; --json stays pure JSON', async () => {
+    const leader = await lab.leaderName();
+    const victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-2';
+    const chart = join(dir, 'chart.png');
+    const slow = await lab.slowDisk(victim, 100_000);
+    try {
+      const load = lab.writeLoad({ ratePerSecond: 60, durationMs: 4000, valueBytes: 256 });
+      const res = await cli(['diagnose', 'local', '--config', config, '--json', '--chart', chart]);
+      await load;
+      expect(res.code).toBe(1);
+      expect(JSON.parse(res.stdout)).toMatchObject({ findings: [{ cause: 'slow-disk', members: [victim] }] });
+      expect(res.stderr.trim()).toMatch(
+        new RegExp(
+          `^chart: wrote ${chart} \\(local: wal fsync p99 per member \\(${victim} above 10 ms\\), \\d+x\\d+ PNG\\)$`,
+        ),
+      );
+    } finally {
+      await slow.stop();
+    }
+    const img = decodePng(await readFile(chart));
+    const names = lab.members.map((m) => m.name);
+    const colors = memberColors(names, [victim]);
+    const top = (member: string) => topOf(img, colors[member] ?? '') ?? Number.POSITIVE_INFINITY;
+    for (const other of names.filter((n) => n !== victim)) expect(top(victim)).toBeLessThan(top(other) - 100);
+  });
+
+  it('diagnose --chart into a folder that does not exist says so, and the diagnosis still prints', async () => {
+    const res = await cli([
+      'diagnose',
+      'local',
+      '--config',
+      config,
+      '--chart',
+      join(dir, 'missing', 'c.png'),
+    ]);
+    // The exit code is the diagnosis's (the slow disk above may still echo in the since-start figures).
+    expect([0, 1]).toContain(res.code);
+    expect(res.stdout).toMatch(/^Diagnosis of local: /);
+    expect(res.stderr).toMatch(/^chart: could not write .*missing\/c\.png: .*ENOENT/);
   });
 
   it('an unknown cluster lists the known ones, exit 2', async () => {

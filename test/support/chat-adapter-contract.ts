@@ -27,6 +27,8 @@ export interface ContractDriver {
   threadOf(ref: MessageRef): Promise<string | undefined>;
   /** Text shown privately to `user` (ephemeral messages), all of it. */
   privateTo(user: string): Promise<string>;
+  /** Files shared in the thread under `root`, as the user would open them. */
+  filesIn(root: MessageRef): Promise<Array<{ title: string; bytes: Buffer; altText: string | undefined }>>;
   /** Presses the button with this label on a message; resolves with the private reply. */
   press(ref: MessageRef, label: string): Promise<string>;
   close(): Promise<void>;
@@ -100,6 +102,21 @@ export function describeChatAdapterContract(name: string, factory: DriverFactory
     it('shows an ephemeral message to one user', async () => {
       await driver.adapter.ephemeral({ channel: driver.channel }, driver.user, textView('only for you'));
       expect(await driver.privateTo(driver.user)).toContain('only for you');
+    });
+
+    it('uploads a picture into the thread of a root message, with its title and alt text', async () => {
+      const root = await driver.adapter.post({ channel: driver.channel }, textView('root'));
+      const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00, 0x80]);
+      await driver.adapter.upload?.(
+        { channel: driver.channel, thread: root },
+        { filename: 'prod-chart.png', title: 'prod: wal fsync p99', content: png, altText: 'Bar chart' },
+      );
+      const files = await driver.filesIn(root);
+      expect(files).toHaveLength(1);
+      expect(files[0]?.bytes.equals(png)).toBe(true);
+      expect(files[0]?.title).toBe('prod: wal fsync p99');
+      // A terminal has no alt text to show; where the platform keeps it, it is the one given.
+      expect([undefined, 'Bar chart']).toContain(files[0]?.altText);
     });
 
     it('renders report buttons and routes a press, with its value and user, to onAction', async () => {

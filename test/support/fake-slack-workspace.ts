@@ -34,8 +34,20 @@ export interface FakeFile {
   channel?: string;
   thread_ts?: string;
   filename: string;
+  /** The uploaded bytes as UTF-8 text (for text files). */
   content: string;
+  /** The uploaded bytes as they arrived (a PNG chart). */
+  bytes: Buffer;
+  /** `length` as declared to files.getUploadURLExternal. */
+  length: number;
   title?: string;
+  /** files.getUploadURLExternal's "Description of image for screen-reader". */
+  alt_txt?: string;
+  /**
+   * The argument name the alt text came in: Slack documents `alt_txt`; @slack/web-api 7 and 8 send
+   * `alt_text` from filesUploadV2 (file-upload.js getFileUploadJob). Recorded so tests can see it.
+   */
+  altTextParam?: 'alt_txt' | 'alt_text';
   initial_comment?: string;
 }
 
@@ -61,8 +73,13 @@ export type ApiResult = Record<string, unknown>;
 
 interface PendingUpload {
   filename: string;
-  content: string | undefined;
+  length: number;
+  alt: { text: string; param: 'alt_txt' | 'alt_text' } | undefined;
+  bytes: Buffer | undefined;
 }
+
+/** files.getUploadURLExternal: `alt_txt_too_large`, "longer than the limit of 1000 character". */
+const ALT_TXT_MAX = 1000;
 
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 const USER_ID = /^[UW][A-Z0-9]{2,}$/;
@@ -74,6 +91,13 @@ function arg(params: Record<string, unknown>, key: string): string | undefined {
   const value = params[key];
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function altTextOf(req: ParsedRequest): PendingUpload['alt'] {
+  const documented = arg(req.params, 'alt_txt');
+  if (documented !== undefined) return { text: documented, param: 'alt_txt' };
+  const sdk = arg(req.params, 'alt_text');
+  return sdk === undefined ? undefined : { text: sdk, param: 'alt_text' };
 }
 
 type BlocksResult = { ok: true; blocks: unknown[] | undefined } | { ok: false; response: ApiResult };
@@ -330,20 +354,28 @@ export class FakeWorkspace {
     return users === undefined ? fail('no_such_subteam') : { ok: true, users: [...users] };
   }
 
+  /**
+   * docs.slack.dev files.getUploadURLExternal: `filename` and `length` (bytes) required, optional
+   * `alt_txt` and `snippet_type`; `missing_argument` "typically only occurs when the length provided
+   * is 0", `alt_txt_too_large` past 1000 characters.
+   */
   #getUploadUrl(req: ParsedRequest): ApiResult {
     const filename = arg(req.params, 'filename');
     const length = Number(arg(req.params, 'length'));
     if (filename === undefined || !Number.isInteger(length) || length < 0) return fail('invalid_arguments');
+    if (length === 0) return fail('missing_argument');
+    const alt = altTextOf(req);
+    if (alt && alt.text.length > ALT_TXT_MAX) return fail('alt_txt_too_large');
     const file_id = this.mintId('F');
-    this.#uploads.set(file_id, { filename, content: undefined });
+    this.#uploads.set(file_id, { filename, length, alt, bytes: undefined });
     return { ok: true, upload_url: `${this.config.origin()}/upload/v1/${file_id}`, file_id };
   }
 
   /** The byte upload to upload_url (step 2 of filesUploadV2); false if the URL was never handed out. */
-  receiveUpload(fileId: string, content: string): boolean {
+  receiveUpload(fileId: string, bytes: Buffer): boolean {
     const upload = this.#uploads.get(fileId);
     if (upload === undefined) return false;
-    upload.content = content;
+    upload.bytes = bytes;
     return true;
   }
 
@@ -354,7 +386,7 @@ export class FakeWorkspace {
     const entries = files.filter(isRecord);
     const ids = entries.map((f) => (typeof f.id === 'string' ? f.id : ''));
     // Inference: an id never returned by getUploadURLExternal, or whose bytes never arrived, is not a file.
-    if (ids.some((id) => this.#uploads.get(id)?.content === undefined)) return fail('file_not_found');
+    if (ids.some((id) => this.#uploads.get(id)?.bytes === undefined)) return fail('file_not_found');
     const recorded = entries.map((f, i) => this.#recordFile(ids[i] ?? '', f.title, req));
     return {
       ok: true,
@@ -365,7 +397,15 @@ export class FakeWorkspace {
   #recordFile(id: string, title: unknown, req: ParsedRequest): FakeFile {
     const upload = this.#uploads.get(id);
     this.#uploads.delete(id);
-    const file: FakeFile = { id, filename: upload?.filename ?? '', content: upload?.content ?? '' };
+    const bytes = upload?.bytes ?? Buffer.alloc(0);
+    const file: FakeFile = {
+      id,
+      filename: upload?.filename ?? '',
+      content: bytes.toString('utf8'),
+      bytes,
+      length: upload?.length ?? 0,
+    };
+    if (upload?.alt) Object.assign(file, { alt_txt: upload.alt.text, altTextParam: upload.alt.param });
     const channel = arg(req.params, 'channel_id');
     if (channel !== undefined) file.channel = this.channelId(channel, true) ?? channel;
     const thread_ts = arg(req.params, 'thread_ts');

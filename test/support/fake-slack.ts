@@ -312,14 +312,15 @@ class FakeSlackServer implements FakeSlack {
   /** Step 2 of filesUploadV2: WebClient POSTs multipart with the bytes as a file part. */
   async #upload(path: string, req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
     const fileId = path.replace(/^v1\//, '');
-    let content = raw.toString('utf8');
+    // docs.slack.dev: "Files can be sent as raw bytes or can be multipart form encoded".
+    let bytes = raw;
     if (mediaType(req) === 'multipart/form-data') {
       const form = await parseMultipart(req, raw);
       const part = [...(form?.values() ?? [])].find((v) => typeof v !== 'string');
-      content = part === undefined ? '' : await part.text();
+      bytes = part === undefined ? Buffer.alloc(0) : Buffer.from(await part.arrayBuffer());
     }
-    if (!this.#workspace.receiveUpload(fileId, content)) return sendText(res, 404, 'Not Found');
-    sendText(res, 200, `OK - ${Buffer.byteLength(content)}`);
+    if (!this.#workspace.receiveUpload(fileId, bytes)) return sendText(res, 404, 'Not Found');
+    sendText(res, 200, `OK - ${bytes.length}`);
   }
 
   /**

@@ -1,3 +1,6 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import {
@@ -23,6 +26,8 @@ export interface ShellAdapterOptions {
    * every answer is printed before exit) and before pressing a button number.
    */
   whenIdle?: () => Promise<void>;
+  /** Where uploaded files (charts) are written; the shell prints each one's path. Default <tmp>/etcd-doctor-files. */
+  fileDir?: string;
 }
 
 export interface ShellAdapter extends ChatAdapter {
@@ -49,6 +54,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   const buttons = new Map<number, Pressable>();
   let messageSeq = 0;
   let buttonSeq = 0;
+  let fileSeq = 0;
   let rl: Interface | undefined;
   let markFinished: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
@@ -152,8 +158,18 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     async ephemeral(_to, _user, view) {
       print(renderViewText(view));
     },
-    async upload(_to, file: ChatFile) {
-      print(`(file ${file.filename}: ${file.title})\n${file.content}`);
+    async upload(to, file: ChatFile) {
+      if (typeof file.content === 'string') {
+        print(`(file ${file.filename}: ${file.title})\n${file.content}`);
+        return;
+      }
+      // A terminal cannot show a picture: write it to a file and print where it is.
+      fileSeq += 1;
+      const dir = opts.fileDir ?? join(tmpdir(), 'etcd-doctor-files');
+      const path = join(dir, `${fileSeq}-${file.filename.replace(/[^\w.-]+/g, '_')}`);
+      await mkdir(dir, { recursive: true });
+      await writeFile(path, file.content);
+      print(`(file${to.thread ? `, reply to #${to.thread.ts}` : ''}) ${file.title}: ${path}`);
     },
   };
 }

@@ -111,7 +111,8 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
         { err: String(err), channel: to.channel },
         'slack: upload failed; posting the full report as follow-ups',
       );
-      const chunks = chunkLines(file.content.split('\n'), LIMITS.sectionText - 8).slice(0, MAX_FOLLOW_UPS);
+      const text = typeof file.content === 'string' ? file.content : '';
+      const chunks = chunkLines(text.split('\n'), LIMITS.sectionText - 8).slice(0, MAX_FOLLOW_UPS);
       for (const chunk of chunks) {
         const text = `\`\`\`${escapeMrkdwn(chunk)}\`\`\``;
         await call('chat.postMessage', () =>
@@ -206,7 +207,15 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
       );
     },
     async upload(to, file) {
-      const common = { filename: file.filename, title: file.title, content: file.content };
+      // files.uploadV2: getUploadURLExternal (name, length, alt text), the bytes, completeUploadExternal.
+      const data = typeof file.content === 'string' ? { content: file.content } : { file: file.content };
+      const common = {
+        filename: file.filename,
+        title: file.title,
+        ...data,
+        // Slack documents `alt_txt`; the SDK helper sends this field as `alt_text`.
+        ...(file.altText ? { alt_text: file.altText } : {}),
+      };
       const thread = to.thread;
       await call('files.uploadV2', () =>
         thread

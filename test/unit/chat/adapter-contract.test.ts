@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { ChatHandlers, MessageRef } from '../../../src/chat/adapter.js';
 import { createMemoryAdapter } from '../../../src/chat/memory/memory-adapter.js';
@@ -57,6 +60,10 @@ describeChatAdapterContract('memory', async (handlers) => {
     read: async (ref) => find(ref).text,
     count: async () => chat.messages.length,
     threadOf: async (ref) => find(ref).threadTs,
+    filesIn: async (root) =>
+      chat.uploads
+        .filter((u) => u.threadTs === root.ts)
+        .map((u) => ({ title: u.title, bytes: Buffer.from(u.content), altText: u.altText })),
     privateTo: async (user) =>
       chat.ephemerals
         .filter((e) => e.user === user)
@@ -79,7 +86,8 @@ describeChatAdapterContract('shell', async (handlers) => {
   output.on('data', (chunk: Buffer) => {
     out += chunk.toString('utf8');
   });
-  const chat = createShellAdapter({ input, output, interactive: false });
+  const fileDir = await mkdtemp(join(tmpdir(), 'etcd-doctor-contract-'));
+  const chat = createShellAdapter({ input, output, interactive: false, fileDir });
   const track = tracked(handlers);
   await chat.start(track.handlers);
   /** The shell prints `#<n> ...`, `#<n> (reply to #<m>) ...` and `#<n> (updated) ...` entries. */
@@ -114,6 +122,12 @@ describeChatAdapterContract('shell', async (handlers) => {
     threadOf: async (ref) =>
       /\(reply to #(\d+)\)/.exec(entries().find((e) => e.ts === ref.ts)?.text ?? '')?.[1],
     privateTo: async () => out,
+    filesIn: async (root) =>
+      Promise.all(
+        [...out.matchAll(new RegExp(`^\\(file, reply to #${root.ts}\\) (.*): (\\S+\\.png)$`, 'gm'))].map(
+          async (m) => ({ title: m[1] ?? '', bytes: await readFile(m[2] ?? ''), altText: undefined }),
+        ),
+      ),
     press: async (ref, label) => {
       const number = new RegExp(`\\[(\\d+)\\] ${label}`).exec(latest(ref))?.[1];
       if (!number) throw new Error(`no button ${label} in ${latest(ref)}`);
@@ -122,6 +136,7 @@ describeChatAdapterContract('shell', async (handlers) => {
     close: async () => {
       await chat.stop();
       input.end();
+      await rm(fileDir, { recursive: true, force: true });
     },
   } satisfies ContractDriver;
 });
@@ -163,6 +178,11 @@ function slackDriver(
     read: async (ref) => `${message(ref).text}\n${blocksText(message(ref).blocks)}`,
     count: async () => fake.messages('C111').length,
     threadOf: async (ref) => message(ref).thread_ts,
+    filesIn: async (root) =>
+      fake
+        .files()
+        .filter((f) => f.thread_ts === root.ts && f.channel === root.channel)
+        .map((f) => ({ title: f.title ?? '', bytes: f.bytes, altText: f.alt_txt })),
     privateTo: async (user) => privateSince(0, user),
     async press(ref, label) {
       const button = buttonsIn(message(ref).blocks).find((b) => b.label === label);

@@ -326,6 +326,45 @@ describe('fake Slack Web API with the real WebClient', () => {
     ]);
   });
 
+  it('records a binary file byte for byte, with its declared length, title and alt text', async () => {
+    const parent = await client.chat.postMessage({ channel: 'C0ETCD', text: 'diagnosis' });
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80]);
+    await client.filesUploadV2({
+      channel_id: 'C0ETCD',
+      thread_ts: String(parent.ts),
+      filename: 'chart.png',
+      title: 'wal fsync p99 per member',
+      alt_text: 'Bar chart: etcd-2 186 ms',
+      file: png,
+    });
+    const [file] = fake.files();
+    expect(file?.bytes.equals(png)).toBe(true);
+    expect(file).toMatchObject({
+      thread_ts: parent.ts,
+      length: png.length,
+      title: 'wal fsync p99 per member',
+      alt_txt: 'Bar chart: etcd-2 186 ms',
+      // Slack documents alt_txt; the SDK helper sends alt_text.
+      altTextParam: 'alt_text',
+    });
+  });
+
+  it('answers getUploadURLExternal as Slack documents: length 0 and alt text over 1000 characters fail', async () => {
+    await expect(client.files.getUploadURLExternal({ filename: 'a.png', length: 0 })).rejects.toMatchObject({
+      data: { ok: false, error: 'missing_argument' },
+    });
+    await expect(
+      client.apiCall('files.getUploadURLExternal', {
+        filename: 'a.png',
+        length: 10,
+        alt_txt: 'x'.repeat(1001),
+      }),
+    ).rejects.toMatchObject({ data: { ok: false, error: 'alt_txt_too_large' } });
+    await expect(
+      client.files.completeUploadExternal({ files: [{ id: 'FNEVERISSUED' }], channel_id: 'C0ETCD' }),
+    ).rejects.toMatchObject({ data: { ok: false, error: 'file_not_found' } });
+  });
+
   it('opens a modal and checks modal limits', async () => {
     const title = (text: string) => ({ type: 'plain_text' as const, text });
     const view = {

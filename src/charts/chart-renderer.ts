@@ -1,0 +1,144 @@
+import { createRequire } from 'node:module';
+import { Resvg } from '@resvg/resvg-js';
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import type { ChartImage, MemberChart } from './chart-data.js';
+import { altText, chartSubtitle, chartTitle } from './chart-words.js';
+import { memberColors } from './member-colors.js';
+import {
+  CHART_FONT,
+  chartConfig,
+  chartKind,
+  memberChartLayers,
+  type VegaLiteJson,
+} from './member-chart-spec.js';
+import { smallMultiplesSpec } from './small-multiples-spec.js';
+
+export interface ChartRendererOptions {
+  /**
+   * TrueType files to draw text with. Default: DejaVu Sans from the `dejavu-fonts-ttf` package (the
+   * same DejaVu 2.37 that Debian's fonts-dejavu-core ships), so text renders the same on every
+   * machine, offline, with no system fonts at all.
+   */
+  fontFiles?: readonly string[];
+  /** Pixels per chart unit: 1.5 keeps text sharp when Slack scales the image. */
+  scale?: number;
+}
+
+export interface ChartRenderer {
+  /** One chart of a metric per member: bars for one value each, lines for longer series. */
+  member(chart: MemberChart): Promise<ChartImage>;
+  /** One panel per chart (the digest: a panel per cluster with a problem), two per row. */
+  smallMultiples(title: string, panels: readonly MemberChart[]): Promise<ChartImage>;
+}
+
+const MEMBER_SIZE = { widthPx: 620, heightPx: 260 };
+const PANEL_SIZE = { widthPx: 330, heightPx: 150 };
+const DEFAULT_SCALE = 1.5;
+
+/**
+ * Vega-Lite spec -> Vega's headless SVG renderer -> resvg to PNG, all in-process: no browser, no
+ * canvas, no network (every value is inline and the loader refuses URLs).
+ */
+export function createChartRenderer(opts: ChartRendererOptions = {}): ChartRenderer {
+  const fontFiles = [...(opts.fontFiles ?? defaultFontFiles())];
+  const scale = opts.scale ?? DEFAULT_SCALE;
+  const draw = (spec: VegaLiteJson) => renderPng(spec, { fontFiles, scale });
+  return {
+    async member(chart) {
+      const colors = memberColors(
+        chart.series.map((s) => s.name),
+        chart.highlight,
+      );
+      const spec = {
+        ...memberChartLayers(chart, colors, MEMBER_SIZE),
+        title: { text: chartTitle(chart), subtitle: chartSubtitle(chart) },
+        config: chartConfig(),
+      };
+      const drawn = await draw(spec);
+      return {
+        ...drawn,
+        filename: `${chart.cluster}-${slug(chart.metric)}.png`,
+        title: chartTitle(chart),
+        altText: altText(chart, chartKind(chart)),
+        colors,
+      };
+    },
+    async smallMultiples(title, panels) {
+      const { spec, colors } = smallMultiplesSpec(title, panels, PANEL_SIZE);
+      const drawn = await draw({ ...spec, config: chartConfig() });
+      const words = panels.map((p) => altText(p, chartKind(p)));
+      return {
+        ...drawn,
+        filename: `${slug(title)}.png`,
+        title,
+        altText: `${title}. ${words.join(' ')}`.slice(0, 1000),
+        colors,
+      };
+    },
+  };
+}
+
+/** The DejaVu Sans regular and bold files inside the installed `dejavu-fonts-ttf` package. */
+export function defaultFontFiles(): string[] {
+  const require = createRequire(import.meta.url);
+  return ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'].map((f) => require.resolve(`dejavu-fonts-ttf/ttf/${f}`));
+}
+
+type Drawn = Pick<ChartImage, 'png' | 'widthPx' | 'heightPx' | 'plot'>;
+
+async function renderPng(spec: VegaLiteJson, opts: { fontFiles: string[]; scale: number }): Promise<Drawn> {
+  const compiled = compile(spec as unknown as TopLevelSpec).spec;
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader: offlineLoader() });
+  try {
+    await view.runAsync();
+    const svg = await view.toSVG();
+    const image = new Resvg(svg, {
+      // Only our font files: scanning system fonts costs ~15 ms a render and differs per machine.
+      font: { loadSystemFonts: false, fontFiles: opts.fontFiles, defaultFontFamily: CHART_FONT },
+      fitTo: { mode: 'zoom', value: opts.scale },
+    }).render();
+    return {
+      png: image.asPng(),
+      widthPx: image.width,
+      heightPx: image.height,
+      plot: plotArea(view, opts.scale),
+    };
+  } finally {
+    view.finalize();
+  }
+}
+
+/** The data rectangle of a single (layered) chart; the whole image for concatenated panels. */
+function plotArea(view: vega.View, scale: number): Drawn['plot'] {
+  const [originX, originY] = view.origin();
+  // The origin is measured inside the view's padding (Vega's default 5 px).
+  const padding = view.padding();
+  const x = originX + (typeof padding === 'number' ? padding : (padding.left ?? 0));
+  const y = originY + (typeof padding === 'number' ? padding : (padding.top ?? 0));
+  const signal = (name: string): number | undefined => {
+    try {
+      const value: unknown = view.signal(name);
+      return typeof value === 'number' ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const width = signal('width');
+  const height = signal('height');
+  if (width === undefined || height === undefined) return { x: 0, y: 0, width: 0, height: 0 };
+  return { x: x * scale, y: y * scale, width: width * scale, height: height * scale };
+}
+
+function offlineLoader(): vega.Loader {
+  const refuse = (): Promise<never> =>
+    Promise.reject(new Error('charts load nothing: every value is inline'));
+  return { ...vega.loader(), load: refuse, sanitize: refuse, http: refuse, file: refuse };
+}
+
+function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+}

@@ -1,0 +1,174 @@
+import {
+  LEADER_CHANGES_LIMIT,
+  LEADER_CHANGES_PERIOD_S,
+  STARTUP_ELECTIONS,
+} from '../diagnosis/rules/leader-churn.js';
+import { STALL_MEAN_RTT_MS } from '../diagnosis/rules/cpu-starvation.js';
+import { PEER_RTT_P99_LIMIT_S } from '../diagnosis/rules/peer-network.js';
+import { BACKEND_COMMIT_P99_LIMIT_S, isSlow, WAL_FSYNC_P99_LIMIT_S } from '../diagnosis/rules/slow-disk.js';
+import type { Cause } from '../diagnosis/finding.js';
+import type { Evidence, LatencySummary, MemberEvidence } from '../probes/evidence.js';
+import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import { formatMs } from '../report/format.js';
+import type { ChartPoint, ChartThreshold, ChartUnit, MemberChart } from './chart-data.js';
+
+/** The causes whose metric shows the problem member by member. */
+export const CHARTED_CAUSES: readonly Cause[] = [
+  'slow-disk',
+  'peer-network',
+  'leader-churn',
+  'cpu-starvation',
+];
+
+type Reading = Pick<ChartPoint, 'value' | 'note'>;
+
+interface MetricPick {
+  metric: string;
+  unit: ChartUnit;
+  threshold: ChartThreshold;
+  /** Over what time the numbers were measured (the probe window unless the histogram says otherwise). */
+  period: (evidence: Evidence) => string;
+  read: (member: MemberEvidence, evidence: Evidence) => Reading | undefined;
+}
+
+/**
+ * The chart for a diagnosis thread: the metric of its highest-ranked slow-disk, peer-network,
+ * leader-churn or cpu-starvation finding, per member, with the finding's members highlighted.
+ * Undefined when no finding has such a metric (a chart of nothing wrong would only distract).
+ */
+export function diagnosisChart(report: DiagnosisReport, evidence: Evidence): MemberChart | undefined {
+  const finding = report.findings.find((f) => CHARTED_CAUSES.includes(f.cause));
+  if (!finding) return undefined;
+  return windowChart(finding.cause, finding.members, evidence);
+}
+
+/**
+ * One value per member from the probe window for `cause`'s metric; any other cause gets the WAL
+ * fsync p99 (what `--chart` draws for a cluster with nothing to chart). Members whose /metrics or
+ * clock probe failed are kept, with no data.
+ */
+export function windowChart(cause: Cause, highlight: readonly string[], evidence: Evidence): MemberChart {
+  const pick = pickMetric(cause, highlight, evidence);
+  const atMs = evidence.collectedAt;
+  return {
+    cluster: evidence.cluster,
+    metric: pick.metric,
+    unit: pick.unit,
+    period: pick.period(evidence),
+    series: evidence.members.map((m) => {
+      const reading = pick.read(m, evidence);
+      return { name: m.target.name, points: reading ? [{ atMs, ...reading }] : [] };
+    }),
+    threshold: pick.threshold,
+    highlight,
+  };
+}
+
+function pickMetric(cause: Cause, highlight: readonly string[], evidence: Evidence): MetricPick {
+  if (cause === 'peer-network') return PEER_RTT;
+  if (cause === 'leader-churn') return LEADER_CHANGES;
+  if (cause === 'cpu-starvation') return VERSION_RTT;
+  // A slow-disk finding raised by backend commits alone (fsync fine) is charted by its commits.
+  const commitsOnly = evidence.members.some(
+    (m) =>
+      highlight.includes(m.target.name) &&
+      m.metrics.ok &&
+      isSlow(m.metrics.data.backendCommit, BACKEND_COMMIT_P99_LIMIT_S) &&
+      !isSlow(m.metrics.data.walFsync, WAL_FSYNC_P99_LIMIT_S),
+  );
+  return commitsOnly ? BACKEND_COMMIT : WAL_FSYNC;
+}
+
+function windowPeriod(evidence: Evidence): string {
+  const seconds = evidence.members.find((m) => m.metrics.ok && m.metrics.data.windowSeconds > 0);
+  const length = seconds?.metrics.ok ? `${Math.round(seconds.metrics.data.windowSeconds * 10) / 10} s ` : '';
+  return `over the ${length}probe window at ${utcTime(evidence.collectedAt)}`;
+}
+
+export function utcTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(11, 19)} UTC`;
+}
+
+/** p99 in ms with its mean beside it; a p99 withheld for too few samples falls back to the mean. */
+function latencyReading(summary: LatencySummary, noun: string): Reading | undefined {
+  const { p99Seconds, meanSeconds, count } = summary;
+  if (meanSeconds === undefined || count === 0) return undefined;
+  const mean = `mean ${formatMs(meanSeconds * 1000)}`;
+  if (p99Seconds === undefined)
+    return { value: meanSeconds * 1000, note: `${mean}, ${count} ${noun}: no p99` };
+  return { value: p99Seconds * 1000, note: `${mean}, ${count} ${noun}` };
+}
+
+// etcd FAQ: wal fsync p99 < 10 ms (slow-disk.ts WAL_FSYNC_P99_LIMIT_S).
+const WAL_FSYNC: MetricPick = {
+  metric: 'wal fsync p99',
+  unit: 'ms',
+  threshold: { value: WAL_FSYNC_P99_LIMIT_S * 1000, label: 'etcd FAQ: p99 < 10 ms' },
+  period: windowPeriod,
+  read: (m) => (m.metrics.ok ? latencyReading(m.metrics.data.walFsync, 'fsyncs') : undefined),
+};
+
+// etcd FAQ: backend commit p99 < 25 ms (slow-disk.ts BACKEND_COMMIT_P99_LIMIT_S).
+const BACKEND_COMMIT: MetricPick = {
+  metric: 'backend commit p99',
+  unit: 'ms',
+  threshold: { value: BACKEND_COMMIT_P99_LIMIT_S * 1000, label: 'etcd FAQ: p99 < 25 ms' },
+  period: windowPeriod,
+  read: (m) => (m.metrics.ok ? latencyReading(m.metrics.data.backendCommit, 'commits') : undefined),
+};
+
+// MIXIN etcdMemberCommunicationSlow: peer round trip p99 > 150 ms (peer-network.ts).
+const PEER_RTT: MetricPick = {
+  metric: 'peer round trip p99',
+  unit: 'ms',
+  threshold: { value: PEER_RTT_P99_LIMIT_S * 1000, label: 'alert etcdMemberCommunicationSlow: 150 ms' },
+  // etcd observes one round trip per peer every ~30 s, so the histogram is read since start.
+  period: (e) => `to its slowest peer, since each member started (${utcTime(e.collectedAt)})`,
+  read: (m) => {
+    if (!m.metrics.ok) return undefined;
+    const peers = m.metrics.data.peers.filter((p) => p.rttP99Seconds !== undefined);
+    const failures = m.metrics.data.peers.reduce((n, p) => n + p.sentFailuresInWindow, 0);
+    if (peers.length === 0) return undefined;
+    const worst = Math.max(...peers.map((p) => p.rttP99Seconds ?? 0));
+    return { value: worst * 1000, note: `${failures} failed sends in the window` };
+  },
+};
+
+// MIXIN etcdHighNumberOfLeaderChanges: >= 4 in 15 min (leader-churn.ts).
+const LEADER_CHANGES: MetricPick = {
+  metric: 'leader changes per 15 min',
+  unit: 'count',
+  threshold: { value: LEADER_CHANGES_LIMIT, label: 'alert etcdHighNumberOfLeaderChanges: 4 in 15 min' },
+  period: (e) => `since each member started, as of ${utcTime(e.collectedAt)}`,
+  read: (m, e) => {
+    if (!m.metrics.ok) return undefined;
+    const data = m.metrics.data;
+    const sinceStart = Math.max(0, data.totals.leaderChanges - STARTUP_ELECTIONS);
+    const started = data.gauges.processStartTimeSeconds;
+    const uptimeS = started === undefined ? undefined : Math.max(1, e.collectedAt / 1000 - started);
+    // The rule's own measure: a member younger than the period is compared directly.
+    const perPeriod =
+      uptimeS === undefined || uptimeS <= LEADER_CHANGES_PERIOD_S
+        ? sinceStart
+        : (sinceStart * LEADER_CHANGES_PERIOD_S) / uptimeS;
+    return {
+      value: perPeriod,
+      note: `${data.deltas.leaderChanges} in the window, ${sinceStart} since start`,
+    };
+  },
+};
+
+// cpu-starvation.ts STALL_MEAN_RTT_MS (inference, measured): a trivial GET /version averaging 30 ms.
+const VERSION_RTT: MetricPick = {
+  metric: 'GET /version mean',
+  unit: 'ms',
+  threshold: { value: STALL_MEAN_RTT_MS, label: `stalled from ${STALL_MEAN_RTT_MS} ms (and 3x its peers)` },
+  period: (e) => `over the probe window at ${utcTime(e.collectedAt)}`,
+  read: (m) =>
+    m.clock.ok
+      ? {
+          value: m.clock.data.meanRttMs,
+          note: `slowest ${formatMs(m.clock.data.maxRttMs)} of ${m.clock.data.samples}`,
+        }
+      : undefined,
+};

@@ -1,0 +1,188 @@
+import type { ChartPoint, ChartSeries, MemberChart } from './chart-data.js';
+import { formatValue, peakOf } from './chart-words.js';
+
+/** A Vega-Lite unit or layer spec as plain JSON (vega-lite's own types are checked at compile). */
+export type VegaLiteJson = Record<string, unknown>;
+
+export const CHART_FONT = 'DejaVu Sans';
+const THRESHOLD_COLOR = '#333333';
+/** Room above the tallest bar or line (or the threshold line). */
+const HEADROOM = 1.18;
+const LINE_WIDTH = 2;
+const HIGHLIGHT_LINE_WIDTH = 3.5;
+/** Fewer points than this per series get dots on the line, so a short series is still visible. */
+const DOTS_BELOW = 25;
+const DAY_MS = 24 * 3600_000;
+/** A line needs no more points than this many chart units apart: a day per minute is 1,440 on 620. */
+const PX_PER_POINT = 1.5;
+
+/**
+ * At most `max` points, each the highest of its run of neighbours: a latency spike must survive
+ * the thinning (an average would hide it). Rendering cost grows with points (bench: a day per minute).
+ */
+export function keepPeaks(points: readonly ChartPoint[], max: number): readonly ChartPoint[] {
+  if (points.length <= max) return points;
+  const step = Math.ceil(points.length / max);
+  const out: ChartPoint[] = [];
+  for (let i = 0; i < points.length; i += step) {
+    const run = points.slice(i, i + step);
+    out.push(run.reduce((best, p) => (p.value > best.value ? p : best)));
+  }
+  return out;
+}
+
+export interface PanelSize {
+  widthPx: number;
+  heightPx: number;
+}
+
+/** One value per member (the probe window) is a bar chart; longer series are lines over time. */
+export function chartKind(chart: MemberChart): 'bar' | 'line' {
+  return chart.series.every((s) => s.points.length <= 1) ? 'bar' : 'line';
+}
+
+/** The layers of one member chart: bars or lines, and the threshold's dashed line. */
+export function memberChartLayers(
+  chart: MemberChart,
+  colors: Readonly<Record<string, string>>,
+  size: PanelSize,
+): VegaLiteJson {
+  const names = chart.series.map((s) => s.name);
+  const color = {
+    field: 'member',
+    type: 'nominal',
+    scale: { domain: names, range: names.map((n) => colors[n] ?? '#4c78a8') },
+  };
+  const yMax = HEADROOM * Math.max(chart.threshold?.value ?? 0, ...chart.series.map(peakOf), 1e-9);
+  const y = {
+    field: 'value',
+    type: 'quantitative',
+    title: `${chart.metric}${chart.unit === 'ms' ? ' (ms)' : ''}`,
+    scale: { domain: [0, yMax], nice: false },
+  };
+  const layers =
+    chartKind(chart) === 'bar'
+      ? barLayers(chart, names, color, y)
+      : lineLayers(
+          size,
+          chart,
+          color,
+          y,
+          chart.series.some((s) => s.points.length < DOTS_BELOW),
+        );
+  return {
+    width: size.widthPx,
+    height: size.heightPx,
+    layer: [...layers, ...thresholdLayers(chart)],
+  };
+}
+
+function barLayers(
+  chart: MemberChart,
+  names: string[],
+  color: VegaLiteJson,
+  y: VegaLiteJson,
+): VegaLiteJson[] {
+  const rows = chart.series.map((s) => ({ member: s.name, value: s.points[0]?.value ?? 0 }));
+  // Each member's numbers go under its name (no labels over the bars to collide with the threshold).
+  const labels = Object.fromEntries(
+    chart.series.map((s) => {
+      const point = s.points[0];
+      const lines = point
+        ? [s.name, formatValue(point.value, chart.unit), point.note ?? '']
+        : [s.name, 'no data'];
+      return [s.name, lines.filter((l) => l !== '')];
+    }),
+  );
+  const axis = {
+    title: null,
+    labelAngle: 0,
+    labelFontSize: 12,
+    labelLineHeight: 15,
+    labelPadding: 6,
+    labelLimit: 0,
+    // A Vega expression: an object literal of JSON strings (member names never become code).
+    labelExpr: `${JSON.stringify(labels)}[datum.value]`,
+  };
+  return [
+    {
+      data: { values: rows },
+      mark: { type: 'bar', width: { band: 0.55 } },
+      encoding: {
+        x: { field: 'member', type: 'nominal', sort: names, axis },
+        y,
+        color: { ...color, legend: null },
+      },
+    },
+  ];
+}
+
+function lineLayers(
+  size: PanelSize,
+  chart: MemberChart,
+  color: VegaLiteJson,
+  y: VegaLiteJson,
+  dots: boolean,
+): VegaLiteJson[] {
+  const rows = chart.series.flatMap((s: ChartSeries) =>
+    keepPeaks(s.points, Math.ceil(size.widthPx / PX_PER_POINT)).map((p) => ({
+      member: s.name,
+      at: p.atMs,
+      value: p.value,
+      w: chart.highlight.includes(s.name) ? HIGHLIGHT_LINE_WIDTH : LINE_WIDTH,
+    })),
+  );
+  const spanMs = Math.max(0, ...rows.map((r) => r.at)) - Math.min(...rows.map((r) => r.at));
+  const x = {
+    field: 'at',
+    type: 'temporal',
+    title: null,
+    scale: { type: 'utc' },
+    // Times are UTC, like the rest of the report: an on-call rota spans time zones.
+    axis: {
+      labelExpr: `utcFormat(datum.value, '${spanMs > 2 * DAY_MS ? '%b %d' : '%H:%M'}')`,
+      labelOverlap: true,
+    },
+  };
+  return [
+    {
+      data: { values: rows },
+      mark: { type: 'line', point: dots ? { size: 28 } : false },
+      encoding: {
+        x,
+        y,
+        color: {
+          ...color,
+          legend: { title: null, orient: 'bottom', direction: 'horizontal', symbolType: 'stroke' },
+        },
+        strokeWidth: { field: 'w', type: 'quantitative', scale: null, legend: null },
+      },
+    },
+  ];
+}
+
+function thresholdLayers(chart: MemberChart): VegaLiteJson[] {
+  const bound = chart.threshold;
+  if (!bound) return [];
+  const data = { values: [{ value: bound.value }] };
+  const y = { field: 'value', type: 'quantitative' };
+  return [
+    {
+      data,
+      mark: { type: 'rule', strokeDash: [6, 4], strokeWidth: 1.5, color: THRESHOLD_COLOR },
+      encoding: { y },
+    },
+  ];
+}
+
+/** Title, fonts and the white background every chart shares. */
+export function chartConfig(): VegaLiteJson {
+  return {
+    font: CHART_FONT,
+    background: '#ffffff',
+    view: { stroke: null },
+    axis: { labelFontSize: 12, titleFontSize: 12, titleFontWeight: 'normal', gridColor: '#e8e8e8' },
+    legend: { labelFontSize: 12 },
+    title: { anchor: 'start', fontSize: 15, subtitleFontSize: 12, subtitleColor: '#555555' },
+  };
+}

@@ -1,0 +1,82 @@
+import type { ChatAdapter, Destination } from '../chat/adapter.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Evidence } from '../probes/evidence.js';
+import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { ChartImage } from './chart-data.js';
+import type { ChartRenderer } from './chart-renderer.js';
+import { type DigestCluster, digestPanels } from './digest-chart.js';
+import { diagnosisChart } from './diagnosis-chart.js';
+
+export interface ChartPosterDeps {
+  chat: Pick<ChatAdapter, 'upload'>;
+  renderer: ChartRenderer;
+  /** The chart is given up after this long (Slack retries a failing upload for minutes). Default 30 s. */
+  deadlineMs?: number;
+}
+
+/** Posts a diagnosis's chart into its thread; resolves whether or not that worked. */
+export type ChartPoster = (
+  to: Destination,
+  report: DiagnosisReport,
+  evidence: Evidence | undefined,
+  logger: Logger,
+) => Promise<void>;
+
+/** Posts the digest's small multiples (a panel per cluster with a problem) into its thread. */
+export type DigestChartPoster = (
+  to: Destination,
+  clusters: readonly DigestCluster[],
+  logger: Logger,
+) => Promise<void>;
+
+const DEFAULT_DEADLINE_MS = 30_000;
+
+/**
+ * The chart goes after the text answer, into the same thread, and never costs it: a chart that
+ * cannot be drawn or uploaded is logged and the answer stands. Reports with nothing to chart get none.
+ */
+export function createChartPoster(deps: ChartPosterDeps): ChartPoster {
+  return async (to, report, evidence, logger) => {
+    const chart = evidence && deps.chat.upload ? diagnosisChart(report, evidence) : undefined;
+    if (chart) await drawAndUpload(deps, to, () => deps.renderer.member(chart), logger);
+  };
+}
+
+export function createDigestChartPoster(deps: ChartPosterDeps): DigestChartPoster {
+  return async (to, clusters, logger) => {
+    const panels = deps.chat.upload ? digestPanels(clusters) : [];
+    if (panels.length === 0) return;
+    const unhealthy = clusters.filter((c) => c.report.status !== 'healthy').length;
+    const shown = panels.length < unhealthy ? ` (the worst ${panels.length} of ${unhealthy})` : '';
+    const title = `etcd digest: wal fsync p99 of the clusters with a problem${shown}`;
+    await drawAndUpload(deps, to, () => deps.renderer.smallMultiples(title, panels), logger);
+  };
+}
+
+async function drawAndUpload(
+  deps: ChartPosterDeps,
+  to: Destination,
+  draw: () => Promise<ChartImage>,
+  logger: Logger,
+): Promise<void> {
+  const upload = deps.chat.upload;
+  if (!upload) return;
+  const deadlineMs = deps.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const image = await draw();
+    const renderMs = Math.round(performance.now() - started);
+    const file = { filename: image.filename, title: image.title, content: image.png, altText: image.altText };
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the upload took over ${deadlineMs} ms`)), deadlineMs);
+    });
+    await Promise.race([upload.call(deps.chat, to, file), late]);
+    logger.info({ chart: image.filename, renderMs, bytes: image.png.length }, 'chart posted in the thread');
+  } catch (err) {
+    logger.warn({ err: describeError(err) }, 'could not post the chart; the answer stands');
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,173 @@
+import { describe, expect, it } from '@jest/globals';
+import type { MemberChart } from '../../../src/charts/chart-data.js';
+import { createChartRenderer } from '../../../src/charts/chart-renderer.js';
+import { keepPeaks } from '../../../src/charts/member-chart-spec.js';
+import { busiestRow, decodePng, pixelsOf, topOf } from '../../support/png-pixels.js';
+
+const renderer = createChartRenderer();
+const AT = Date.UTC(2026, 11, 1, 14, 2, 7);
+const THRESHOLD_COLOR = '#333333';
+
+function windowChart(values: Record<string, number>, highlight: string[]): MemberChart {
+  return {
+    cluster: 'prod',
+    metric: 'wal fsync p99',
+    unit: 'ms',
+    period: 'over the 3 s probe window at 14:02:07 UTC',
+    series: Object.entries(values).map(([name, value]) => ({
+      name,
+      points: [{ atMs: AT, value, note: `mean ${value / 2} ms` }],
+    })),
+    threshold: { value: 10, label: 'etcd FAQ: p99 < 10 ms' },
+    highlight,
+  };
+}
+
+/** An hour per minute: every member near 3 ms, `slow` jumps to ~150 ms from minute `from`. */
+function hourChart(cluster: string, slow: string | undefined, from = 20): MemberChart {
+  const names = ['etcd-1', 'etcd-2', 'etcd-3'];
+  return {
+    cluster,
+    metric: 'wal fsync p99',
+    unit: 'ms',
+    period: 'over the last hour',
+    series: names.map((name, i) => ({
+      name,
+      points: Array.from({ length: 60 }, (_, k) => ({
+        atMs: AT - (60 - k) * 60_000,
+        value: name === slow && k >= from ? 150 + (k % 7) : 2 + i * 2.5 + (k % 3) * 0.2,
+      })),
+    })),
+    threshold: { value: 10, label: 'etcd FAQ: p99 < 10 ms' },
+    highlight: slow ? [slow] : [],
+  };
+}
+
+describe('member chart over the probe window (bars)', () => {
+  it('draws the slow member higher than the others, above the threshold line they stay under', async () => {
+    const image = await renderer.member(
+      windowChart({ 'etcd-1': 2.1, 'etcd-2': 186, 'etcd-3': 2.4 }, ['etcd-2']),
+    );
+    const img = decodePng(image.png);
+    expect([img.width, img.height]).toEqual([image.widthPx, image.heightPx]);
+    expect(img.width).toBeGreaterThan(800);
+    expect(img.height).toBeGreaterThan(400);
+
+    const tops = Object.fromEntries(
+      Object.entries(image.colors).map(([member, color]) => [member, topOf(img, color, image.plot)]),
+    );
+    const threshold = busiestRow(img, THRESHOLD_COLOR, image.plot);
+    expect(threshold).toBeDefined();
+    // Screen y grows downwards: the slow bar reaches far above the threshold, the others stay below it.
+    expect(tops['etcd-2']).toBeLessThan((threshold ?? 0) - 100);
+    expect(tops['etcd-1']).toBeGreaterThan(threshold ?? Number.POSITIVE_INFINITY);
+    expect(tops['etcd-3']).toBeGreaterThan(threshold ?? Number.POSITIVE_INFINITY);
+    // Bar heights are to scale: 186 ms stands ~80 times as tall as 2.1 ms above the baseline.
+    const base = image.plot.y + image.plot.height;
+    const ratio = (base - (tops['etcd-2'] ?? 0)) / (base - (tops['etcd-1'] ?? 0));
+    expect(ratio).toBeGreaterThan(40);
+  });
+
+  it('gives the slow member a warm colour and the others cool ones, and says so in words', async () => {
+    const image = await renderer.member(
+      windowChart({ 'etcd-1': 2.1, 'etcd-2': 186, 'etcd-3': 2.4 }, ['etcd-2']),
+    );
+    expect(image.colors['etcd-2']).toBe('#e45756');
+    expect(image.colors['etcd-1']).not.toBe(image.colors['etcd-3']);
+    expect(image.title).toBe('prod: wal fsync p99 per member (etcd-2 above 10 ms)');
+    expect(image.altText).toBe(
+      'Bar chart of wal fsync p99 per member of prod over the 3 s probe window at 14:02:07 UTC: ' +
+        'etcd-2 186 ms (mean 93 ms), above the 10 ms bound; etcd-3 2.4 ms (mean 1.2 ms); ' +
+        'etcd-1 2.1 ms (mean 1.05 ms). Dashed line: etcd FAQ: p99 < 10 ms.',
+    );
+    expect(image.filename).toBe('prod-wal-fsync-p99.png');
+  });
+
+  it('still draws a member without data, and a healthy chart shows every bar under the line', async () => {
+    const chart = windowChart({ 'etcd-1': 3, 'etcd-2': 4 }, []);
+    const image = await renderer.member({
+      ...chart,
+      series: [...chart.series, { name: 'etcd-3', points: [] }],
+    });
+    const img = decodePng(image.png);
+    const threshold = busiestRow(img, THRESHOLD_COLOR, image.plot) ?? 0;
+    expect(topOf(img, image.colors['etcd-1'] ?? '', image.plot)).toBeGreaterThan(threshold);
+    expect(topOf(img, image.colors['etcd-2'] ?? '', image.plot)).toBeGreaterThan(threshold);
+    expect(image.title).toBe('prod: wal fsync p99 per member');
+    expect(image.altText).toContain('etcd-3 no data');
+  });
+});
+
+describe('member chart over longer series (lines)', () => {
+  it("shows when the slow member's line left the others: low before, high after", async () => {
+    const image = await renderer.member(hourChart('prod', 'etcd-2'));
+    const img = decodePng(image.png);
+    const { plot } = image;
+    const slow = image.colors['etcd-2'] ?? '';
+    const topSlow = topOf(img, slow, plot) ?? Number.POSITIVE_INFINITY;
+    for (const other of ['etcd-1', 'etcd-3'])
+      expect(topOf(img, image.colors[other] ?? '', plot)).toBeGreaterThan(topSlow + 150);
+    // The first fifth of the hour (before minute 20) the slow line sits near the bottom with the rest.
+    const early = { ...plot, width: plot.width * 0.25 };
+    const late = { ...plot, x: plot.x + plot.width * 0.5, width: plot.width * 0.5 };
+    const threshold = busiestRow(img, THRESHOLD_COLOR, plot) ?? 0;
+    expect(topOf(img, slow, early)).toBeGreaterThan(threshold);
+    expect(topOf(img, slow, late)).toBeLessThan(threshold - 100);
+    expect(image.altText).toMatch(
+      /^Line chart of wal fsync p99 per member of prod over the last hour: etcd-2 peak 156 ms/,
+    );
+  });
+});
+
+describe('small multiples for the digest', () => {
+  it('draws one panel per cluster, each with its own slow member on top', async () => {
+    const panels = [
+      hourChart('prod', 'etcd-2'),
+      hourChart('staging', 'etcd-1', 40),
+      hourChart('dev', undefined),
+    ];
+    const image = await renderer.smallMultiples('etcd digest: clusters with a problem', panels);
+    const img = decodePng(image.png);
+    expect([img.width, img.height]).toEqual([image.widthPx, image.heightPx]);
+    // Two panels a row: the image is wider than one panel and about two panels high.
+    expect(img.width).toBeGreaterThan(900);
+    expect(img.height).toBeGreaterThan(450);
+    const half = { y: 0, width: img.width / 2, height: img.height * 0.55 };
+    const left = { ...half, x: 0 };
+    const right = { ...half, x: img.width / 2 };
+    const check = (cluster: string, slow: string, region: typeof left, others: string[]) => {
+      const top = topOf(img, image.colors[`${cluster}/${slow}`] ?? '', region) ?? Number.POSITIVE_INFINITY;
+      for (const o of others)
+        expect(topOf(img, image.colors[`${cluster}/${o}`] ?? '', region)).toBeGreaterThan(top + 60);
+    };
+    check('prod', 'etcd-2', left, ['etcd-1', 'etcd-3']);
+    check('staging', 'etcd-1', right, ['etcd-2', 'etcd-3']);
+    // The quiet cluster's panel (second row) has no warm colour at all.
+    const bottom = { x: 0, y: img.height * 0.55, width: img.width, height: img.height * 0.45 };
+    expect(pixelsOf(img, image.colors['prod/etcd-2'] ?? '', bottom)).toHaveLength(0);
+    expect(image.altText).toContain('staging');
+  });
+});
+
+describe('long series', () => {
+  it('thins a day per minute to what the width can show, keeping a one-minute spike', async () => {
+    const day = hourChart('prod', undefined);
+    const points = Array.from({ length: 1440 }, (_, k) => ({
+      atMs: AT - (1440 - k) * 60_000,
+      value: k === 777 ? 400 : 3,
+    }));
+    expect(keepPeaks(points, 413).length).toBeLessThanOrEqual(413);
+    expect(keepPeaks(points, 413).length).toBeGreaterThan(300);
+    expect(Math.max(...keepPeaks(points, 413).map((p) => p.value))).toBe(400);
+    const chart = {
+      ...day,
+      series: [{ name: 'etcd-1', points }, ...day.series.slice(1)],
+      highlight: ['etcd-1'],
+    };
+    const image = await renderer.member(chart);
+    const img = decodePng(image.png);
+    const spike = topOf(img, image.colors['etcd-1'] ?? '', image.plot) ?? Number.POSITIVE_INFINITY;
+    // 400 ms is the top of the scale: the spike's line reaches the top tenth of the plot.
+    expect(spike).toBeLessThan(image.plot.y + image.plot.height * 0.2);
+  });
+});

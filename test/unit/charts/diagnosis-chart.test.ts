@@ -1,0 +1,140 @@
+import { describe, expect, it } from '@jest/globals';
+import { createChartRenderer } from '../../../src/charts/chart-renderer.js';
+import { diagnosisChart, windowChart } from '../../../src/charts/diagnosis-chart.js';
+import { diagnose } from '../../../src/diagnosis/diagnose.js';
+import { rules } from '../../../src/diagnosis/rules/index.js';
+import type { Evidence } from '../../../src/probes/evidence.js';
+import { buildReport } from '../../../src/report/diagnosis-report.js';
+import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence.js';
+import { decodePng, topOf } from '../../support/png-pixels.js';
+
+const ctx = { now: Date.parse('2026-11-29T03:00:05Z') };
+
+function reportOf(evidence: Evidence) {
+  return buildReport(evidence, diagnose(evidence, rules, ctx), { kind: 'diagnose', durationMs: 3100 });
+}
+
+const valuesOf = (chart: ReturnType<typeof windowChart>) =>
+  Object.fromEntries(chart.series.map((s) => [s.name, s.points[0]?.value]));
+
+describe('the chart of a diagnosis', () => {
+  it('charts a slow disk as wal fsync p99 per member over the window, the slow member highlighted', () => {
+    const evidence = clusterEvidence({
+      'etcd-2': { metrics: ok(metricsData({ walFsync: latency(180, 120) })) },
+    });
+    const chart = diagnosisChart(reportOf(evidence), evidence);
+    expect(chart).toMatchObject({
+      cluster: 'test',
+      metric: 'wal fsync p99',
+      unit: 'ms',
+      period: 'over the 3 s probe window at 03:00:00 UTC',
+      threshold: { value: 10 },
+      highlight: ['etcd-2'],
+    });
+    expect(chart && valuesOf(chart)).toEqual({ 'etcd-1': 4, 'etcd-2': 180, 'etcd-3': 4 });
+    expect(chart?.series[1]?.points[0]?.note).toBe('mean 120 ms, 200 fsyncs');
+  });
+
+  it('charts backend commits when they, not the fsyncs, made the disk slow', () => {
+    const slowCommits = ok(metricsData({ backendCommit: latency(90, 60) }));
+    const evidence = clusterEvidence({ 'etcd-3': { metrics: slowCommits } });
+    const chart = diagnosisChart(reportOf(evidence), evidence);
+    expect(chart).toMatchObject({
+      metric: 'backend commit p99',
+      threshold: { value: 25 },
+      highlight: ['etcd-3'],
+    });
+  });
+
+  it("charts peer trouble as each member's slowest peer round trip against the 150 ms alert", () => {
+    const peer = (peerId: string, rttMs: number) => ({
+      peerId,
+      rttP99Seconds: rttMs / 1000,
+      rttSamples: 40,
+      sentFailuresTotal: 0,
+      sentFailuresInWindow: 0,
+    });
+    const evidence = clusterEvidence({
+      'etcd-1': { metrics: ok(metricsData({ peers: [peer('a2', 400), peer('a3', 3)] })) },
+      'etcd-2': { metrics: ok(metricsData({ peers: [peer('a1', 410), peer('a3', 420)] })) },
+      'etcd-3': { metrics: ok(metricsData({ peers: [peer('a1', 2), peer('a2', 390)] })) },
+    });
+    const report = reportOf(evidence);
+    expect(report.findings[0]?.cause).toBe('peer-network');
+    const chart = diagnosisChart(report, evidence);
+    expect(chart).toMatchObject({
+      metric: 'peer round trip p99',
+      threshold: { value: 150 },
+      highlight: ['etcd-2'],
+    });
+    expect(chart && valuesOf(chart)).toEqual({ 'etcd-1': 400, 'etcd-2': 420, 'etcd-3': 390 });
+  });
+
+  it('charts a starved member by its GET /version round trips', () => {
+    const clock = (meanRttMs: number) =>
+      ok({ offsetMs: 5, uncertaintyMs: 50, rttMs: 1, maxRttMs: meanRttMs * 2, meanRttMs, samples: 10 });
+    const evidence = clusterEvidence({
+      'etcd-1': { clock: clock(2) },
+      'etcd-2': { clock: clock(3) },
+      'etcd-3': {
+        clock: clock(70),
+        metrics: ok(metricsData({ deltas: { ...metricsData().deltas, slowApply: 3 } })),
+      },
+    });
+    const report = reportOf(evidence);
+    expect(report.findings[0]?.cause).toBe('cpu-starvation');
+    const chart = diagnosisChart(report, evidence);
+    expect(chart).toMatchObject({
+      metric: 'GET /version mean',
+      threshold: { value: 30 },
+      highlight: ['etcd-3'],
+    });
+    expect(chart && valuesOf(chart)).toEqual({ 'etcd-1': 2, 'etcd-2': 3, 'etcd-3': 70 });
+  });
+
+  it('charts leader churn as changes per 15 minutes against the alert', () => {
+    const churn = ok(
+      metricsData({
+        totals: { ...metricsData().totals, leaderChanges: 9 },
+        deltas: { ...metricsData().deltas, leaderChanges: 2 },
+        gauges: { ...metricsData().gauges, processStartTimeSeconds: ctx.now / 1000 - 600 },
+      }),
+    );
+    const evidence = clusterEvidence({ 'etcd-1': { metrics: churn } });
+    const report = reportOf(evidence);
+    expect(report.findings.map((f) => f.cause)).toContain('leader-churn');
+    const chart = windowChart('leader-churn', [], evidence);
+    expect(chart).toMatchObject({
+      metric: 'leader changes per 15 min',
+      unit: 'count',
+      threshold: { value: 4 },
+    });
+    expect(chart.series[0]?.points[0]).toMatchObject({ value: 8, note: '2 in the window, 8 since start' });
+  });
+
+  it('draws no chart for a healthy cluster or a member-down finding, and keeps a silent member as no data', () => {
+    const healthy = clusterEvidence();
+    expect(diagnosisChart(reportOf(healthy), healthy)).toBeUndefined();
+    const down = failed('unreachable', 'etcd-3 (http://127.0.0.1:23793) is unreachable');
+    const evidence = clusterEvidence({
+      'etcd-3': { health: down, status: down, metrics: down, clock: down },
+    });
+    expect(diagnosisChart(reportOf(evidence), evidence)).toBeUndefined();
+    expect(windowChart('member-down', [], evidence).series[2]).toEqual({ name: 'etcd-3', points: [] });
+  });
+
+  it('renders the slow-disk chart with the slow member reaching highest', async () => {
+    const evidence = clusterEvidence({
+      'etcd-2': { metrics: ok(metricsData({ walFsync: latency(180, 120) })) },
+    });
+    const chart = diagnosisChart(reportOf(evidence), evidence);
+    if (!chart) throw new Error('expected a chart');
+    const image = await createChartRenderer().member(chart);
+    const img = decodePng(image.png);
+    const top = (member: string) =>
+      topOf(img, image.colors[member] ?? '', image.plot) ?? Number.POSITIVE_INFINITY;
+    expect(top('etcd-2')).toBeLessThan(top('etcd-1') - 200);
+    expect(top('etcd-2')).toBeLessThan(top('etcd-3') - 200);
+    expect(image.title).toBe('test: wal fsync p99 per member (etcd-2 above 10 ms)');
+  });
+});

@@ -73,9 +73,16 @@ fi
 # packages, fetched with a private sources list (no change to the system's apt state, no mixing of
 # suites) and unpacked with dpkg-deb -x. Put .etcd-doctor/etcd-3.5/root/usr/bin first on PATH to use it.
 ETCD35_DIR=.etcd-doctor/etcd-3.5
+# The whole `etcd --version` output is read first: piped into `head` or `grep -q`, etcd can die of
+# SIGPIPE and, under pipefail, a good binary would look broken.
+etcd_version_of() {
+  local out
+  out=$("$1" --version 2>/dev/null) || return 1
+  printf '%s\n' "$out" | sed -n 's/^etcd Version: //p'
+}
 fetch_etcd35() {
   local dir=$ETCD35_DIR mirror sources
-  if [ -x "$dir/root/usr/bin/etcd" ] && "$dir/root/usr/bin/etcd" --version 2>/dev/null | grep -q 'etcd Version: 3\.5\.'; then
+  if [ -x "$dir/root/usr/bin/etcd" ] && [[ "$(etcd_version_of "$dir/root/usr/bin/etcd")" == 3.5.* ]]; then
     return 0
   fi
   sources=/etc/apt/sources.list.d/debian.sources
@@ -93,7 +100,10 @@ fetch_etcd35() {
   (cd "$dir/debs" && apt-get "${opts[@]}" download etcd-server etcd-client >&2)
   for deb in "$dir"/debs/*.deb; do dpkg-deb -x "$deb" "$dir/root"; done
   rm -rf "$dir/apt"
-  "$dir/root/usr/bin/etcd" --version | head -1 >&2
+  local version
+  version=$(etcd_version_of "$dir/root/usr/bin/etcd") || return 1
+  [[ "$version" == 3.5.* ]] || return 1
+  say "etcd $version unpacked into $dir"
 }
 if [ "$need_etcd35" = 1 ]; then
   fetch_etcd35 || { say "could not fetch etcd 3.5 from Debian trixie"; exit 1; }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findEtcdBinary, findEtcdctlBinary, findSiblingEtcdctl, resolveBinary } from './binaries.js';
@@ -28,7 +29,13 @@ export interface EtcdLabOptions {
   /** Members, 1..9; default 3. */
   size?: number;
   quotaBackendBytes?: number;
-  /** Parent of the lab's temp dir (which is created with mkdtemp and removed by destroy); default os.tmpdir(). */
+  /**
+   * Parent of the lab's temp dir (created with mkdtemp, removed by destroy). Default: /dev/shm when
+   * it is a writable folder, else os.tmpdir(). On tmpfs a member's fdatasync costs microseconds
+   * whatever else the host writes, so a lab is only slow where a test injects it (strace): on the
+   * shared disk of a busy CI host, an idle member's fsync p99 reached 58 ms and healthy labs came
+   * out slow-disk.
+   */
   baseDir?: string;
   /** Path (or name on PATH) of etcd; default findEtcdBinary(). */
   etcdBinary?: string;
@@ -139,7 +146,7 @@ async function resolveConfig(opts: EtcdLabOptions): Promise<LabConfig> {
   return {
     size,
     quotaBackendBytes: opts.quotaBackendBytes,
-    baseDir: opts.baseDir ?? tmpdir(),
+    baseDir: opts.baseDir ?? (await defaultBaseDir()),
     etcdBinary,
     etcdctlBinary: await resolveEtcdctl(opts.etcdctlBinary, etcdBinary),
     straceBinary: opts.straceBinary,
@@ -149,6 +156,17 @@ async function resolveConfig(opts: EtcdLabOptions): Promise<LabConfig> {
     tls: opts.tls ?? false,
     wrap: opts.wrap,
   };
+}
+
+const TMPFS_DIR = '/dev/shm';
+
+async function defaultBaseDir(): Promise<string> {
+  try {
+    await access(TMPFS_DIR, constants.W_OK);
+    return TMPFS_DIR;
+  } catch {
+    return tmpdir();
+  }
 }
 
 async function resolveEtcdctl(explicit: string | undefined, etcdBinary: string): Promise<string | undefined> {

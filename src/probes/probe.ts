@@ -33,6 +33,17 @@ export class ProbeError extends Error {
   }
 }
 
+/**
+ * Thrown by a probe whose every part ran out of its deadline (the deadlines equal the probe's own
+ * timeout): it is reported as the probe's timeout, whichever timer happened to fire first.
+ */
+export class ProbeTimeoutError extends ProbeError {
+  constructor(options?: { cause?: unknown }) {
+    super('timeout', 'every part of the probe ran out of time', options);
+    this.name = 'ProbeTimeoutError';
+  }
+}
+
 const REFUSED =
   /ECONNREFUSED|connection refused|ENOTFOUND|EHOSTUNREACH|ECONNRESET|socket hang up|No connection established|UNAVAILABLE/i;
 
@@ -113,7 +124,7 @@ export async function runProbe<Ctx, T>(
     return { ok: true, data: result as T, durationMs: now() - started };
   } catch (err) {
     // The gRPC deadline is set to the same timeout and can fire a moment before our timer does.
-    if (GRPC_DEADLINE.test(errorText(err))) return timedOut();
+    if (err instanceof ProbeTimeoutError || GRPC_DEADLINE.test(errorText(err))) return timedOut();
     return { ok: false, failure: toFailure(err, subject(), probe.asks), durationMs: now() - started };
   } finally {
     clearTimeout(timer);

@@ -197,12 +197,15 @@ describe('an alert group becomes one thread', () => {
     expect(text(roots()[0] as FakeMessage)).toMatch(/Fired again \(2 notifications\)/);
 
     expect((await post(notification('resolved'))).status).toBe(202);
+    // The root is updated first, then the note goes into the thread: wait for both.
+    const resolvedNote = () => replies(roots()[0] as FakeMessage).some((m) => /resolved/.test(text(m)));
     await fake.waitFor(
-      () => /RESOLVED: etcdHighFsyncDurations on prod/.test(text(roots()[0] as FakeMessage)),
+      () =>
+        /RESOLVED: etcdHighFsyncDurations on prod/.test(text(roots()[0] as FakeMessage)) && resolvedNote(),
       20_000,
     );
     expect(roots()).toHaveLength(1);
-    expect(replies(roots()[0] as FakeMessage).some((m) => /resolved/.test(text(m)))).toBe(true);
+    expect(resolvedNote()).toBe(true);
   });
 
   it('a snoozed cluster gets no triage', async () => {

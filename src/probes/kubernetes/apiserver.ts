@@ -1,6 +1,6 @@
 import type { Outcome } from '../evidence.js';
 import { type Histogram, histogramQuantile } from '../histogram.js';
-import { formatSeconds, type Probe, ProbeError, toFailure } from '../probe.js';
+import { formatSeconds, type Probe, ProbeError, ProbeTimeoutError, toFailure } from '../probe.js';
 import type { KubeProbeContext } from './context.js';
 import type { ApiserverData, EtcdRequestLatency, ReadyzCheck } from './evidence.js';
 import { forbiddenMessage, kubeCall } from './kube-call.js';
@@ -25,7 +25,12 @@ export function createApiserverProbe(timeoutMs: number): Probe<KubeProbeContext,
         readEtcdRequestMetrics(ctx, signal),
       ]);
       // Neither readyz nor a plain GET answered: the apiserver itself failed this probe.
-      if (readyz.status === 'rejected' && latency.status === 'rejected') throw latency.reason;
+      if (readyz.status === 'rejected' && latency.status === 'rejected') {
+        // Both ran out of time: that is this probe's timeout, whichever timer fired first.
+        if (isTimeout(readyz.reason) && isTimeout(latency.reason))
+          throw new ProbeTimeoutError({ cause: latency.reason });
+        throw latency.reason;
+      }
       const durationMs = performance.now() - started;
       return {
         readyz: outcomeOf(readyz, 'GET /readyz?verbose', durationMs),
@@ -35,6 +40,8 @@ export function createApiserverProbe(timeoutMs: number): Probe<KubeProbeContext,
     },
   };
 }
+
+const isTimeout = (err: unknown): boolean => err instanceof ProbeError && err.kind === 'timeout';
 
 /** One part of the probe as its own outcome: `GET /metrics: etcd-doctor is forbidden ...`. */
 function outcomeOf<T>(settled: PromiseSettledResult<T>, asks: string, durationMs: number): Outcome<T> {

@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { parseConfigText } from '../src/config/load-config.js';
 import type { ConfigFile } from '../src/config/schema.js';
 import { createDoctor } from '../src/doctor.js';
-import { type EtcdLab, findEtcdBinary, startEtcdLab } from '../src/lab/etcd-lab.js';
+import { type EtcdLab, findEtcdBinary, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { renderText } from '../src/report/render-text.js';
 import { runShell } from '../src/roles/run-shell.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { Redis } from 'ioredis';
 import { alertmanagerRoute } from '../../src/alerts/alertmanager-route.js';
 import { configFileSchema } from '../../src/config/schema.js';
-import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
 import { createRemediationState } from '../../src/remediation/remediation-state.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { createDoctor, type Doctor } from '../../../src/doctor.js';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import type { DiagnosisReport } from '../../../src/report/diagnosis-report.js';
 import { cliInProcess } from '../../support/cli-in-process.js';
 import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api.js';

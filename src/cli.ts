@@ -1,3 +1,4 @@
+import type { CheckDepth } from './contracts/check-depth.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { redactUrlCredentials } from './secret.js';
 import type { Readable, Writable } from 'node:stream';
@@ -13,9 +14,8 @@ import { describeError, EtcdDoctorError, isEtcdDoctorError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
 import { type McpCommandOptions, runMcpCommand } from './mcp/mcp-command.js';
-import type { ProbeDepth } from './probes/collect-evidence.js';
 import type { Evidence } from './probes/evidence.js';
-import type { DiagnosisReport } from './report/diagnosis-report.js';
+import type { DiagnosisReport } from './contracts/report-json.js';
 import { renderText } from './report/render-text.js';
 import { runRole } from './roles/run-role.js';
 import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/start-roles.js';
@@ -55,7 +55,7 @@ export function exitCodeFor(report: DiagnosisReport): number {
 }
 
 async function runCheck(
-  depth: ProbeDepth,
+  depth: CheckDepth,
   clusterName: string,
   options: CheckOptions,
   io: CliIo,
@@ -175,7 +175,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
     .showHelpAfterError('(run etcd-doctor --help for usage)');
 
-  const check = (name: ProbeDepth, description: string) => {
+  const check = (name: CheckDepth, description: string) => {
     const cmd = program
       .command(name)
       .description(description)

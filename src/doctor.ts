@@ -1,3 +1,4 @@
+import type { CheckDepth } from './contracts/check-depth.js';
 import {
   createEtcdClients,
   type EtcdClients,
@@ -12,13 +13,15 @@ import type { Rule } from './diagnosis/rule.js';
 import { rules as defaultRules } from './diagnosis/rules/index.js';
 import { describeError, EtcdDoctorError } from './errors.js';
 import type { Metrics } from './metrics/metrics.js';
-import { collectEtcdEvidence, type ProbeDepth } from './probes/collect-evidence.js';
-import type { Evidence, MemberInfo, Outcome, ProbeRecord } from './probes/evidence.js';
+import { collectEtcdEvidence } from './probes/collect-evidence.js';
+import type { Outcome } from './probes/outcome.js';
+import type { Evidence, MemberInfo, ProbeRecord } from './probes/evidence.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
 import { discoverEtcdEndpoints } from './probes/kubernetes/discover-etcd-endpoints.js';
 import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import type { KubernetesEvidence } from './probes/kubernetes/evidence.js';
-import { buildReport, type DiagnosisReport } from './report/diagnosis-report.js';
+import type { DiagnosisReport } from './contracts/report-json.js';
+import { buildReport } from './report/diagnosis-report.js';
 
 export interface DoctorDeps {
   config: ConfigFile;
@@ -54,7 +57,7 @@ export interface Doctor {
   clusterNames(): string[];
   /** Throws `cluster_unknown` listing the known clusters. */
   cluster(name: string): ClusterConfig;
-  run(name: string, depth: ProbeDepth, opts?: RunOptions): Promise<DiagnosisReport>;
+  run(name: string, depth: CheckDepth, opts?: RunOptions): Promise<DiagnosisReport>;
   close(): Promise<void>;
 }
 
@@ -217,7 +220,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
 
   const runWith = async (
     entry: ClusterClients,
-    depth: ProbeDepth,
+    depth: CheckDepth,
     opts: RunOptions,
     at: {
       started: number;

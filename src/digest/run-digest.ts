@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { DigestJob, DigestPartJob } from '../queue/job-schemas.js';
 import { type ChildJobs, isParked } from '../queue/job-worker.js';
 import { textView } from '../report/chat-view.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import { chunkBy, chunkLines } from './chunk.js';
 import { briefLines, type ClusterOutcome, digestMessages, sortOutcomes, statusOf } from './digest-view.js';
 import { mapConcurrent } from './map-concurrent.js';

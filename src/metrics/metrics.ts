@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 
 /** Outcome of one Web API call: `ok`, `error`, or `rate_limited` (a 429 the WebClient waited out). */
 export type SlackCallOutcome = 'ok' | 'error' | 'rate_limited';

@@ -1,3 +1,4 @@
+import type { CheckDepth } from '../contracts/check-depth.js';
 import type { z } from 'zod';
 import type { EtcdClients } from '../clients/etcd-clients.js';
 import type { KubernetesClients } from '../clients/kubernetes.js';
@@ -51,7 +52,7 @@ export interface ActionClients {
   /** The secret from the named env var (tickets.credentialEnv), read by the composition root. */
   credential(envName: string): string | undefined;
   /** Queue a new diagnosis of this cluster (rerun). */
-  rerun(depth: 'health' | 'diagnose'): Promise<void>;
+  rerun(depth: CheckDepth): Promise<void>;
 }
 
 export interface ActionContext {

@@ -1,4 +1,5 @@
-import type { Evidence, Outcome } from '../../probes/evidence.js';
+import type { Outcome } from '../../probes/outcome.js';
+import type { Evidence } from '../../probes/evidence.js';
 import type {
   ContainerLogScan,
   ControlPlaneComponent,

@@ -1,4 +1,5 @@
-import type { Evidence, MemberEvidence, Outcome } from '../../probes/evidence.js';
+import type { Outcome } from '../../probes/outcome.js';
+import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
 import { sameUrl } from '../../probes/member-ids.js';
 
 export { failureTolerance, quorumOf } from '../support/quorum.js';

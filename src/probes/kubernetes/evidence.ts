@@ -1,4 +1,4 @@
-import type { Outcome } from '../evidence.js';
+import type { Outcome } from '../outcome.js';
 import type { LogSignals } from './scan-logs.js';
 
 /**

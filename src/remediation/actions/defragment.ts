@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { done, failed, refused, registerAction } from '../action.js';
-import { defragmentInOrder, orderText, quorumGuard, readClusterState } from './etcd-members.js';
+import { quorumGuard, readClusterState } from './cluster-state.js';
+import { defragmentInOrder, orderText } from './etcd-members.js';
 
 /**
  * Defragment every member, one at a time, followers first and the leader last, with a pause and a

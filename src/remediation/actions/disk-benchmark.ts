@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
 import { type ActionContext, type ActionOutcome, done, failed, refused, registerAction } from '../action.js';
 import { fioVerdict, parseFioOutput } from '../fio-result.js';
-import { quorumGuard, readClusterState } from './etcd-members.js';
+import { quorumGuard, readClusterState } from './cluster-state.js';
 import {
   logTail,
   NAMES_NO_NODE,

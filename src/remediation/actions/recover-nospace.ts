@@ -8,14 +8,8 @@ import { z } from 'zod';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import { formatBytes } from '../../report/format.js';
 import { type ActionContext, done, failed, refused, registerAction } from '../action.js';
-import {
-  type ClusterState,
-  defragmentInOrder,
-  isHealthy,
-  orderText,
-  quorumGuard,
-  readClusterState,
-} from './etcd-members.js';
+import { type ClusterState, isHealthy, quorumGuard, readClusterState } from './cluster-state.js';
+import { defragmentInOrder, orderText } from './etcd-members.js';
 
 /**
  * KB R4 (etcd FAQ, maintenance guide "Space quota"), with R1 first: snapshot, compact to the

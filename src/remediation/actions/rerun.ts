@@ -1,3 +1,4 @@
+import { CHECK_DEPTHS } from '../../contracts/check-depth.js';
 import { z } from 'zod';
 import { done, registerAction } from '../action.js';
 
@@ -8,7 +9,7 @@ export const rerun = registerAction({
   access: 'anyone',
   sideEffects: [],
   needsConfirmation: false,
-  argsSchema: z.object({ depth: z.enum(['health', 'diagnose']).optional() }),
+  argsSchema: z.object({ depth: z.enum(CHECK_DEPTHS).optional() }),
   describe(args, s) {
     return [`Run the ${args.depth === 'health' ? 'health check' : 'diagnosis'} of ${s.cluster} again.`];
   },

@@ -5,7 +5,7 @@ import type { KubernetesClients } from '../../clients/kubernetes.js';
 import type { Cause } from '../../diagnosis/finding.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
 import { type ActionContext, type ActionOutcome, done, failed, refused, registerAction } from '../action.js';
-import { type ClusterState, isHealthy, readClusterState } from './etcd-members.js';
+import { type ClusterState, isHealthy, readClusterState } from './cluster-state.js';
 import {
   isReady,
   logTail,

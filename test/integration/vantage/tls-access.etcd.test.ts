@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { allocateFreePorts } from '../../support/lab/free-ports.js';
 import { createCertificateAuthority, issueCertificate } from '../../support/lab/tls-certs.js';
-import type { DiagnosisReport } from '../../../src/report/diagnosis-report.js';
+import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
 import { cliInProcess } from '../../support/cli-in-process.js';
 
 const BIN = join(process.cwd(), 'bin/etcd-doctor.js');

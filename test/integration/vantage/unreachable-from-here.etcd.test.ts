@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { createDoctor, type Doctor } from '../../../src/doctor.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import type { DiagnosisReport } from '../../../src/report/diagnosis-report.js';
+import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
 import { cliInProcess } from '../../support/cli-in-process.js';
 import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api.js';
 import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';

@@ -6,7 +6,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { parse, stringify } from 'yaml';
 import { configFileSchema } from '../src/config/schema.js';
-import { createSubscriptionStore } from '../src/digest/subscriptions.js';
+import { createSubscriptionStore } from '../src/state/subscriptions.js';
 import { allocateFreePorts } from '../test/support/lab/free-ports.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { createDigestSchedules } from '../src/queue/digest-schedules.js';

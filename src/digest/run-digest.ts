@@ -5,7 +5,7 @@ import { channelAllows } from '../config/channels.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
-import type { HistoryStore } from '../history/history-store.js';
+import type { HistoryStore } from '../state/history-store.js';
 import type { Logger } from '../logger.js';
 import type { DigestJob, DigestPartJob } from '../queue/job-schemas.js';
 import { type ChildJobs, isParked } from '../queue/job-worker.js';
@@ -15,7 +15,7 @@ import { chunkBy, chunkLines } from './chunk.js';
 import { briefLines, type ClusterOutcome, digestMessages, sortOutcomes, statusOf } from './digest-view.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { formatTimeOfDay } from './schedule.js';
-import type { Subscription, SubscriptionStore } from './subscriptions.js';
+import type { Subscription, SubscriptionStore } from '../state/subscriptions.js';
 
 export interface DigestRunnerDeps {
   /** A Doctor that records every diagnosis in `history` (withHistory). */

@@ -1,21 +1,21 @@
-import type { Redis } from 'ioredis';
-import { createAlertThreads } from '../alerts/alert-threads.js';
+import type { Redis } from '../clients/redis.js';
+import { createAlertThreads } from '../state/alert-threads.js';
 import { createAlertRunner } from '../alerts/run-alert.js';
 import { createChartRenderer } from '../charts/chart-renderer.js';
 import { createChartPoster, createDigestChartPoster } from '../charts/post-chart.js';
 import type { ChatAdapter } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
-import { DEFAULT_RETENTION, createHistoryStore } from '../history/history-store.js';
+import { DEFAULT_RETENTION, createHistoryStore } from '../state/history-store.js';
 import { withHistory } from '../history/recording-doctor.js';
 import type { Logger } from '../logger.js';
 import { createDigestSchedules, slotOfSchedulerJob } from '../queue/digest-schedules.js';
-import { createIsSnoozed } from '../remediation/remediation-state.js';
+import { createIsSnoozed } from '../state/remediation-state.js';
 import type { PlanStore } from '../state/plan-store.js';
 import type { ExtraJobHandlers } from '../worker/route-jobs.js';
 import { createDigestService, type DigestService } from './digest-service.js';
 import { channelAllowsByName, createDigestRunner } from './run-digest.js';
-import { createSubscriptionStore } from './subscriptions.js';
+import { createSubscriptionStore } from '../state/subscriptions.js';
 import { createOwnedLocks } from '../state/owned-lock.js';
 
 const DAY_MS = 24 * 3600_000;

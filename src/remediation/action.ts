@@ -6,7 +6,7 @@ import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
 import type { Logger } from '../logger.js';
 import type { ViewButton } from '../report/chat-view.js';
-import type { RemediationState } from './remediation-state.js';
+import type { RemediationState } from '../state/remediation-state.js';
 import type { RemediationSettings } from './settings.js';
 
 /**

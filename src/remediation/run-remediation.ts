@@ -1,6 +1,6 @@
 import type { IncomingAction } from '../chat/adapter.js';
 import type { ClusterAccess } from '../commands/cluster-access.js';
-import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
+import type { AuditEvent, AuditLog } from '../state/audit-log.js';
 import type { RemediateJob } from '../queue/job-schemas.js';
 import { type ChatView, textView, type ViewButton } from '../report/chat-view.js';
 import { buttonValue, type Plan, type PlanStore } from '../state/plan-store.js';
@@ -8,7 +8,7 @@ import type { RegisteredAction } from './action.js';
 import { actions } from './actions/index.js';
 import { snapshotOf } from './plan-context.js';
 import { authorise, type GroupMembers } from './authorise.js';
-import type { RemediationState } from './remediation-state.js';
+import type { RemediationState } from '../state/remediation-state.js';
 import { planExpiryMs, type RemediationSettings, settingsFor } from './settings.js';
 
 export interface ClickDeps {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { Redis } from 'ioredis';
-import { createAuditLog } from '../audit/audit-log.js';
+import type { Redis } from '../clients/redis.js';
+import { createAuditLog } from '../state/audit-log.js';
 import type { ChatAdapter } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import { EtcdDoctorError } from '../errors.js';
@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import type { JobData, RemediateJob } from '../queue/job-schemas.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { createActionClients } from './action-clients.js';
-import { createRemediationState } from './remediation-state.js';
+import { createRemediationState } from '../state/remediation-state.js';
 import { createRemediationRunner } from './run-job.js';
 import type { ClickDeps } from './run-remediation.js';
 import { DEFAULT_REMEDIATION_SETTINGS, type RemediationSettings } from './settings.js';

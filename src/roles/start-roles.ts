@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { commands as defaultCommands } from '../../commands/index.js';
 import { createBot } from '../bot/create-bot.js';
 import { withDeadline } from '../bot/deadline.js';

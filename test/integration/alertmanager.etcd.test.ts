@@ -4,7 +4,7 @@ import { alertmanagerRoute } from '../../src/alerts/alertmanager-route.js';
 import { configFileSchema } from '../../src/config/schema.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
-import { createRemediationState } from '../../src/remediation/remediation-state.js';
+import { createRemediationState } from '../../src/state/remediation-state.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { Secret } from '../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
-import { createAuditLog } from '../../src/audit/audit-log.js';
+import { createAuditLog } from '../../src/state/audit-log.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { allocateFreePorts } from '../support/lab/free-ports.js';
 import { BIN, baseEnv, connectStdio, reportOf, type StdioSession, texts } from '../support/mcp-client.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { createAuditLog, type AuditRecord } from '../../src/audit/audit-log.js';
+import { createAuditLog, type AuditRecord } from '../../src/state/audit-log.js';
 import {
   createMemoryAdapter,
   type MemoryAdapter,

@@ -168,7 +168,7 @@ export async function benchFleet(): Promise<string> {
             peakRssMiB: usage[i]?.peakRssMiB ?? 0,
             fdsAfter: usage[i]?.fds ?? 0,
             cpuSeconds: (usage[i]?.cpuSeconds ?? 0) - (cpuBefore[i]?.cpuSeconds ?? 0),
-            // Worker names are host:pid:id (src/roles/start-roles.ts).
+            // Worker names are host:pid:id (src/roles/worker.ts).
             parts: parts.filter((j) => j.processedBy?.split(':')[1] === String(p.child.pid)).length,
           })),
           redisDeltaBytes: (await usedMemory(redis)) - before,

@@ -28,13 +28,10 @@ const PENDING = new Set([
   'src/chat/shell/shell-adapter.ts:createShellAdapter',
   'src/chat/slack/slack-adapter.ts:createSlackAdapter',
   'src/chat/slack/slack-receiver.ts:startSlackReceiver',
-  'src/cli.ts:buildProgram',
   'src/digest/run-digest.ts:createDigestRunner',
   'src/doctor.ts:createDoctor',
   'src/metrics/metrics.ts:createMetrics',
   'src/queue/job-worker.ts:createJobWorker',
-  'src/roles/run-role.ts:runRole',
-  'src/roles/start-roles.ts:startRoles',
   'src/worker/create-job-runner.ts:createJobRunner',
 ]);
 

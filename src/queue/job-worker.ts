@@ -94,6 +94,8 @@ export interface JobWorker {
   counts(): Promise<Record<string, number>>;
 }
 
+/** How long one check, diagnosis, digest or alert job may run (remediation has its own). */
+export const DEFAULT_JOB_TIMEOUT_MS = 120_000;
 /** A cluster busy with another job: look again after this long. */
 const CLUSTER_BUSY_RETRY_MS = 500;
 /** Why a forced close aborts a running attempt. */
@@ -106,7 +108,7 @@ const CLUSTER_LOCK_TTL_MS = 15_000;
 export function createJobWorker(opts: JobWorkerOptions): JobWorker {
   const name = opts.name ?? DEFAULT_QUEUE_NAME;
   const connection = opts.redis.bullOptions();
-  const jobTimeoutMs = opts.jobTimeoutMs ?? 120_000;
+  const jobTimeoutMs = opts.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
   const failing = new Set<Promise<void>>();
   // Attempts running in this process. A forced close lets them go: each run is aborted (it stops
   // touching the chat) and its job goes straight back to the queue for another worker. Without

@@ -129,7 +129,7 @@ describe('Redis restarted mid-run', () => {
     roles = undefined;
     const started = Date.now();
     await running?.stop();
-    // The bound is 1 s per part with Redis down (src/roles/start-roles.ts), far inside any grace period.
+    // The bound is 1 s per part with Redis down (src/roles/shutdown.ts), far inside any grace period.
     expect(Date.now() - started).toBeLessThan(6000);
   }, 30_000);
 });

@@ -1,6 +1,6 @@
 import type { IncomingAction } from '../chat/adapter.js';
-import type { ClusterAccess } from '../commands/cluster-access.js';
-import { checkQueuedReply } from '../commands/replies.js';
+import type { ClusterAccess } from './cluster-access.js';
+import { checkQueuedReply } from './check-replies.js';
 import { EtcdDoctorError } from '../errors.js';
 import { QUEUE_UNAVAILABLE } from '../queue/job-queue.js';
 import { type ChatView, textView } from '../report/chat-view.js';

@@ -2,7 +2,7 @@ import type { CheckDepth } from '../contracts/check-depth.js';
 import type { DiagnosisReport, FindingJson, MemberRow } from '../contracts/report-json.js';
 import type { Diagnosis } from '../diagnosis/diagnose.js';
 import type { Finding } from '../diagnosis/finding.js';
-import { isLearner } from '../diagnosis/rules/support.js';
+import { isLearner } from '../diagnosis/support/members.js';
 import type { View } from '../diagnosis/view.js';
 import type { Evidence, MemberEvidence } from '../probes/evidence.js';
 

@@ -1,5 +1,5 @@
 import type { CheckDepth } from '../contracts/check-depth.js';
-import type { EnqueueReply } from '../bot/job-requests.js';
+import type { EnqueueReply } from './job-requests.js';
 import { type TextView, textView } from '../report/chat-view.js';
 
 /** The private reply once a check is queued or joined. */

@@ -31,7 +31,6 @@ const PENDING = new Set([
   'src/digest/run-digest.ts:createDigestRunner',
   'src/doctor.ts:createDoctor',
   'src/metrics/metrics.ts:createMetrics',
-  'src/queue/job-worker.ts:createJobWorker',
   'src/worker/create-job-runner.ts:createJobRunner',
 ]);
 

@@ -29,7 +29,6 @@ const PENDING = new Set([
   'src/chat/slack/slack-adapter.ts:createSlackAdapter',
   'src/chat/slack/slack-receiver.ts:startSlackReceiver',
   'src/digest/run-digest.ts:createDigestRunner',
-  'src/doctor.ts:createDoctor',
   'src/metrics/metrics.ts:createMetrics',
   'src/worker/create-job-runner.ts:createJobRunner',
 ]);

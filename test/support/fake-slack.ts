@@ -94,6 +94,8 @@ export interface FakeSlackOptions {
   ackTimeoutMs?: number;
   /** Trigger lifetime for views.open (default 3000 ms, contract §3.4). */
   triggerTtlMs?: number;
+  /** The clock triggers age by; default Date.now. */
+  now?: () => number;
 }
 
 const POLL_MS = 20;
@@ -141,6 +143,7 @@ class FakeSlackServer implements FakeSlack {
       ...ids,
       userGroups: this.#userGroups,
       triggerTtlMs,
+      now: opts.now ?? Date.now,
       origin: () => this.#origin,
     });
     this.#socket = createFakeSocketMode({

@@ -24,7 +24,7 @@ import {
 import { createFakeSocketMode, type FakeSocketMode, type SocketModeServer } from './fake-socket-mode.js';
 
 export type { FakeEphemeral, FakeFile, FakeMessage, FakeView } from './fake-slack-workspace.js';
-export type { DisconnectReason, FakeSocketMode, RecordedAck } from './fake-socket-mode.js';
+export type { DisconnectReason, FakeSocketMode } from './fake-socket-mode.js';
 
 /** One Web API request as the fake received it (failed and refused ones included). */
 export interface RecordedCall {

@@ -23,11 +23,12 @@ export async function waitForJobState(
   timeoutMs: number,
 ): Promise<Job> {
   const deadline = Date.now() + timeoutMs;
-  let seen = 'missing';
+  let seen = 'unknown';
   for (;;) {
-    const job = await queue.getJob(jobId);
-    seen = (await job?.getState()) ?? 'missing';
-    if (job && seen === state) return job;
+    seen = await queue.getJobState(jobId);
+    // Read after the state: the job's return value or failure reason is written with it, not before.
+    const job = seen === state ? await queue.getJob(jobId) : undefined;
+    if (job) return job;
     if (Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

@@ -146,6 +146,7 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
       attempt.signal.addEventListener('abort', () => reject(attempt.signal.reason), { once: true }),
     );
     letGo.catch(() => undefined);
+    let run: RunWatch | undefined;
     try {
       const work = opts.handlers.run(data, {
         jobId,
@@ -154,6 +155,7 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
         logger,
         children: childJobs(job, token),
       });
+      run = watchRun(work, logger);
       const limitMs = data.kind === 'remediate' ? (opts.remediationTimeoutMs ?? 30 * 60_000) : jobTimeoutMs;
       const result = await withTimeout(
         Promise.race([work, letGo]),
@@ -179,6 +181,7 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
       if (isTransient(err)) throw err;
       throw new UnrecoverableError(err instanceof Error ? err.message : String(err));
     } finally {
+      run?.attemptOver();
       attempt.abort();
       attempts.delete(attempt);
       await lock?.release();
@@ -296,6 +299,31 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
       await events.close();
       await queue.close();
       await Promise.allSettled([queueRedis.quit(), eventsRedis.quit()]);
+    },
+  };
+}
+
+interface RunWatch {
+  /** The attempt has ended: if the run has not, it is abandoned, and its end is logged. */
+  attemptOver(): void;
+}
+
+/**
+ * A run its attempt gave up on (timed out, let go at shutdown) goes on until its probes end; the log
+ * says when, so an operator (or a test) knows it is over. Watch `work` before racing it: for a run
+ * that ends normally, this sees the end before the attempt does.
+ */
+function watchRun(work: Promise<unknown>, logger: Logger): RunWatch {
+  let runOver = false;
+  let abandoned = false;
+  const ended = () => {
+    runOver = true;
+    if (abandoned) logger.info({}, 'an abandoned run has ended');
+  };
+  work.then(ended, ended);
+  return {
+    attemptOver() {
+      abandoned = !runOver;
     },
   };
 }

@@ -232,6 +232,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
     .reconcile()
     .then((late) => {
       if (late.length) opts.logger.info({ late }, 'queued missed digest slots, to be sent late');
+      else opts.logger.debug({ late }, 'digest catch-up: no missed slot');
     })
     .catch((err: unknown) => opts.logger.warn({ err: String(err) }, 'digest catch-up failed'));
 

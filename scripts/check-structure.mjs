@@ -27,7 +27,6 @@ const PENDING = new Set([
   'src/chat/memory/memory-adapter.ts:createMemoryAdapter',
   'src/chat/shell/shell-adapter.ts:createShellAdapter',
   'src/chat/slack/slack-receiver.ts:startSlackReceiver',
-  'src/worker/create-job-runner.ts:createJobRunner',
 ]);
 
 function sourceFiles(dir) {

@@ -8,7 +8,7 @@ import { diagnosisChart } from '../src/charts/diagnosis-chart.js';
 import { chartConfig, memberChartLayers } from '../src/charts/member-chart-spec.js';
 import { memberColors } from '../src/charts/member-colors.js';
 import { createDoctor } from '../src/doctor.js';
-import { startEtcdLab } from '../src/lab/etcd-lab.js';
+import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import type { Evidence } from '../src/probes/evidence.js';
 import { labConfig } from '../test/support/lab-doctor.js';
 import { loadavg } from 'node:os';

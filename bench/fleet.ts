@@ -6,9 +6,9 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { parse, stringify } from 'yaml';
 import { configFileSchema } from '../src/config/schema.js';
-import { createSubscriptionStore } from '../src/digest/subscriptions.js';
-import { allocateFreePorts } from '../src/lab/free-ports.js';
-import { type EtcdLab, startEtcdLab } from '../src/lab/etcd-lab.js';
+import { createSubscriptionStore } from '../src/state/subscriptions.js';
+import { allocateFreePorts } from '../test/support/lab/free-ports.js';
+import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { createDigestSchedules } from '../src/queue/digest-schedules.js';
 import { startFakeSlack } from '../test/support/fake-slack.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis-prefix.js';
@@ -168,7 +168,7 @@ export async function benchFleet(): Promise<string> {
             peakRssMiB: usage[i]?.peakRssMiB ?? 0,
             fdsAfter: usage[i]?.fds ?? 0,
             cpuSeconds: (usage[i]?.cpuSeconds ?? 0) - (cpuBefore[i]?.cpuSeconds ?? 0),
-            // Worker names are host:pid:id (src/roles/start-roles.ts).
+            // Worker names are host:pid:id (src/roles/worker.ts).
             parts: parts.filter((j) => j.processedBy?.split(':')[1] === String(p.child.pid)).length,
           })),
           redisDeltaBytes: (await usedMemory(redis)) - before,

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { Etcd3 } from 'etcd3';
 import { createDoctor } from '../src/doctor.js';
-import { findEtcdctlBinary, startEtcdLab } from '../src/lab/etcd-lab.js';
+import { findEtcdctlBinary, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { labConfig } from '../test/support/lab-doctor.js';
 import { median, ms, percentile, row, sample } from './stats.js';
 

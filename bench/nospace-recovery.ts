@@ -1,5 +1,5 @@
-import { readStatus } from '../src/lab/etcd-ops.js';
-import { type EtcdLab, startEtcdLab } from '../src/lab/etcd-lab.js';
+import { readStatus } from '../test/support/lab/etcd-ops.js';
+import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import type { ReportView } from '../src/report/chat-view.js';
 import {
   ALICE,

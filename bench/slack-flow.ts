@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startEtcdLab } from '../src/lab/etcd-lab.js';
+import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { silentLogger } from '../src/logger.js';
 import { startRoles } from '../src/roles/start-roles.js';
 import { startFakeSlack } from '../test/support/fake-slack.js';

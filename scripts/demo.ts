@@ -6,9 +6,9 @@ import { stringify } from 'yaml';
 import { parseConfigText } from '../src/config/load-config.js';
 import type { ConfigFile } from '../src/config/schema.js';
 import { createDoctor } from '../src/doctor.js';
-import { type EtcdLab, findEtcdBinary, startEtcdLab } from '../src/lab/etcd-lab.js';
+import { type EtcdLab, findEtcdBinary, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { renderText } from '../src/report/render-text.js';
-import { runShell } from '../src/roles/run-shell.js';
+import { runShell } from '../src/roles/shell.js';
 
 /**
  * The demo: a real local 3-member etcd, optionally with one fault injected for real, the

@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createChartRenderer } from '../src/charts/chart-renderer.js';
 import { diagnosisChart } from '../src/charts/diagnosis-chart.js';
 import { createDoctor } from '../src/doctor.js';
-import { startEtcdLab } from '../src/lab/etcd-lab.js';
+import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import type { Evidence } from '../src/probes/evidence.js';
 import { labConfig } from '../test/support/lab-doctor.js';
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `npm test`: sets up what it needs, then type-checks, lints and runs every Jest suite.
+# `npm test`: sets up what it needs, then type-checks, lints, checks the structure of src/
+# (scripts/check-structure.mjs) and runs every Jest suite.
 # Extra arguments go to Jest (e.g. `npm test -- test/unit`).
 # Writes Jest's JSON results to .etcd-doctor/jest-results.json for .ci/run.
 # ETCD_VERSION=3.5 runs against etcd 3.5 (Debian trixie's, unpacked by setup into
@@ -28,6 +29,9 @@ if [ "${TEST_JEST_ONLY:-}" != 1 ]; then
   npx tsc --noEmit -p tsconfig.json || failed=1
   echo "lint: biome check" >&2
   npx biome check . || failed=1
+  # Import cycles, ioredis outside state/queue/clients, src -> test imports, functions over 80 lines.
+  echo "structure: scripts/check-structure.mjs" >&2
+  node scripts/check-structure.mjs || failed=1
 fi
 # --forceExit: a test that leaks a handle must not hang CI; the suite's own teardown still runs.
 NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results" --forceExit "$@" || failed=1

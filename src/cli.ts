@@ -1,3 +1,4 @@
+import type { CheckDepth } from './contracts/check-depth.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { redactUrlCredentials } from './secret.js';
 import type { Readable, Writable } from 'node:stream';
@@ -6,19 +7,18 @@ import { saveChart } from './charts/save-chart.js';
 import { createSlackAdapter } from './chat/slack/slack-adapter.js';
 import { runAuditCommand } from './audit/audit-command.js';
 import { createRedisConnections } from './clients/redis.js';
-import { DEFAULT_CONFIG_PATH, loadConfig, parseEnv } from './config/load-config.js';
+import { DEFAULT_CONFIG_PATH, loadConfigFor, requireEnv } from './config/load-config.js';
 import { runDigestNow } from './digest/digest-now.js';
 import { createDoctor } from './doctor.js';
-import { describeError, EtcdDoctorError, isEtcdDoctorError } from './errors.js';
+import { describeError, isEtcdDoctorError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
 import { type McpCommandOptions, runMcpCommand } from './mcp/mcp-command.js';
-import type { ProbeDepth } from './probes/collect-evidence.js';
 import type { Evidence } from './probes/evidence.js';
-import type { DiagnosisReport } from './report/diagnosis-report.js';
+import type { DiagnosisReport } from './contracts/report-json.js';
 import { renderText } from './report/render-text.js';
 import { runRole } from './roles/run-role.js';
-import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/start-roles.js';
+import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/role-options.js';
 
 /**
  * Exit codes (DESIGN.md): 0 healthy, 1 degraded or critical, 2 usage or config error, 3 could not
@@ -55,13 +55,12 @@ export function exitCodeFor(report: DiagnosisReport): number {
 }
 
 async function runCheck(
-  depth: ProbeDepth,
+  depth: CheckDepth,
   clusterName: string,
   options: CheckOptions,
   io: CliIo,
 ): Promise<number> {
-  const path = options.config ?? io.env.ETCD_DOCTOR_CONFIG ?? DEFAULT_CONFIG_PATH;
-  const config = await loadConfig(path, { readFile: (p) => readFile(p, 'utf8') });
+  const config = await loadConfigFor(options.config, io.env);
   const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
   try {
     let evidence: Evidence | undefined;
@@ -86,18 +85,16 @@ interface RoleOptions {
 }
 
 async function runProcessRole(role: Role, options: RoleOptions, io: CliIo): Promise<number> {
-  const env = parseEnv(io.env);
-  if (!env.ok) throw new EtcdDoctorError('config_invalid', env.error);
-  const path = options.config ?? io.env.ETCD_DOCTOR_CONFIG ?? DEFAULT_CONFIG_PATH;
-  const config = await loadConfig(path, { readFile: (p) => readFile(p, 'utf8') });
+  const env = requireEnv(io.env);
+  const config = await loadConfigFor(options.config, io.env);
   if (!io.stdin || !io.stdoutStream || !io.shutdownSignal)
     throw new Error(`etcd-doctor ${role}: no stdin/stdout/shutdown given`);
   // The shell chat owns the terminal: only warnings go to stderr unless LOG_LEVEL says otherwise.
-  const shell = !env.value.SLACK_BOT_TOKEN;
-  const level = shell && io.env.LOG_LEVEL === undefined ? 'warn' : env.value.LOG_LEVEL;
+  const shell = !env.SLACK_BOT_TOKEN;
+  const level = shell && io.env.LOG_LEVEL === undefined ? 'warn' : env.LOG_LEVEL;
   await runRole({
     role,
-    env: env.value,
+    env,
     rawEnv: io.env,
     config,
     queuePrefix: options.queuePrefix,
@@ -123,12 +120,10 @@ interface DigestOptions {
 const DIGEST_REDIS_WAIT_MS = 2000;
 
 async function runDigestCommand(options: DigestOptions, io: CliIo): Promise<number> {
-  const env = parseEnv(io.env);
-  if (!env.ok) throw new EtcdDoctorError('config_invalid', env.error);
-  const path = options.config ?? io.env.ETCD_DOCTOR_CONFIG ?? DEFAULT_CONFIG_PATH;
-  const config = await loadConfig(path, { readFile: (p) => readFile(p, 'utf8') });
-  const logger = createLogger(io.env.LOG_LEVEL === undefined ? 'warn' : env.value.LOG_LEVEL);
-  const connections = createRedisConnections(env.value.REDIS_URL);
+  const env = requireEnv(io.env);
+  const config = await loadConfigFor(options.config, io.env);
+  const logger = createLogger(io.env.LOG_LEVEL === undefined ? 'warn' : env.LOG_LEVEL);
+  const connections = createRedisConnections(env.REDIS_URL);
   const redis = connections.connect('etcd-doctor-digest-now');
   redis.on('error', () => undefined);
   const timeout = new Promise<'timeout'>((resolve) =>
@@ -137,13 +132,13 @@ async function runDigestCommand(options: DigestOptions, io: CliIo): Promise<numb
   const up = (await Promise.race([redis.ping().catch(() => 'down'), timeout])) === 'PONG';
   if (!up)
     io.stderr(
-      `etcd-doctor: Redis at ${redactUrlCredentials(env.value.REDIS_URL)} does not answer; the digest has no trends`,
+      `etcd-doctor: Redis at ${redactUrlCredentials(env.REDIS_URL)} does not answer; the digest has no trends`,
     );
-  const token = env.value.SLACK_BOT_TOKEN;
+  const token = env.SLACK_BOT_TOKEN;
   const chat = token
     ? createSlackAdapter({
         botToken: token,
-        ...(env.value.SLACK_API_URL ? { apiUrl: env.value.SLACK_API_URL } : {}),
+        ...(env.SLACK_API_URL ? { apiUrl: env.SLACK_API_URL } : {}),
         logger,
       })
     : undefined;
@@ -168,24 +163,18 @@ async function runDigestCommand(options: DigestOptions, io: CliIo): Promise<numb
   }
 }
 
-export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
-  const program = new Command('etcd-doctor')
-    .description('Names the root cause of etcd and Kubernetes control-plane incidents.')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
-    .showHelpAfterError('(run etcd-doctor --help for usage)');
+/** `-c, --config <file>`: every command that reads the clusters file takes it (loadConfigFor). */
+const configOption = () =>
+  new Option('-c, --config <file>', `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`);
 
-  const check = (name: ProbeDepth, description: string) => {
+/** `etcd-doctor health <cluster>` and `etcd-doctor diagnose <cluster>`: one check, printed. */
+function addCheckCommands(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  const check = (name: CheckDepth, description: string) => {
     const cmd = program
       .command(name)
       .description(description)
       .argument('<cluster>', 'cluster name from the config file')
-      .addOption(
-        new Option(
-          '-c, --config <file>',
-          `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`,
-        ),
-      )
+      .addOption(configOption())
       .option('--json', 'print the JSON report (stable contract)');
     if (name === 'diagnose')
       cmd
@@ -197,17 +186,22 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   };
   check('health', 'fast per-member health: reachable, leader, took, DB size, alarms');
   check('diagnose', 'every probe, then the rules: the root cause first, with evidence and remediation');
+}
+
+export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command('etcd-doctor')
+    .description('Names the root cause of etcd and Kubernetes control-plane incidents.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
+    .showHelpAfterError('(run etcd-doctor --help for usage)');
+
+  addCheckCommands(program, io, setExit);
 
   const role = (name: Role, description: string) => {
     program
       .command(name)
       .description(description)
-      .addOption(
-        new Option(
-          '-c, --config <file>',
-          `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`,
-        ),
-      )
+      .addOption(configOption())
       .option(
         '--queue-prefix <prefix>',
         'Redis key prefix of the job queue; deployments sharing a Redis use their own',
@@ -224,12 +218,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .description('the daily health digest, now: to Slack (SLACK_BOT_TOKEN) or printed')
     .requiredOption('--now', 'send it now, outside the schedule')
     .option('--channel <channel>', 'only this channel (default: every subscribed channel)')
-    .addOption(
-      new Option(
-        '-c, --config <file>',
-        `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`,
-      ),
-    )
+    .addOption(configOption())
     .option('--queue-prefix <prefix>', 'Redis key prefix of the deployment', DEFAULT_QUEUE_PREFIX)
     .action(async (options: DigestOptions) => setExit(await runDigestCommand(options, io)));
 
@@ -238,12 +227,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .description(
       'the Model Context Protocol on stdio: read-only tools for AI assistants (HolmesGPT, IDE agents)',
     )
-    .addOption(
-      new Option(
-        '-c, --config <file>',
-        `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`,
-      ),
-    )
+    .addOption(configOption())
     .option(
       '--queue-prefix <prefix>',
       'Redis key prefix of the deployment (its audit trail)',
@@ -262,11 +246,9 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'one JSON object per line')
     .option('--queue-prefix <prefix>', 'Redis key prefix of the deployment', DEFAULT_QUEUE_PREFIX)
     .action(async (options: AuditOptions) => {
-      const env = parseEnv(io.env);
-      if (!env.ok) throw new EtcdDoctorError('config_invalid', env.error);
       await runAuditCommand(
         {
-          redisUrl: env.value.REDIS_URL,
+          redisUrl: requireEnv(io.env).REDIS_URL,
           prefix: options.queuePrefix,
           ...(options.cluster ? { cluster: options.cluster } : {}),
           ...(options.since ? { since: options.since } : {}),

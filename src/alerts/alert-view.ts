@@ -1,6 +1,6 @@
 import type { AlertJob } from '../queue/job-schemas.js';
 import { headline, type TextView, textView } from '../report/chat-view.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 
 const SHOWN_ALERTS = 5;
 /** Labels every alert of a group shares or that say nothing to a reader. */

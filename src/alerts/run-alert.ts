@@ -7,7 +7,7 @@ import type { AlertJob } from '../queue/job-schemas.js';
 import { textView } from '../report/chat-view.js';
 import type { PlanStore } from '../state/plan-store.js';
 import { reportButtons } from '../worker/report-buttons.js';
-import type { AlertThreads } from './alert-threads.js';
+import type { AlertThreads } from '../state/alert-threads.js';
 import { firingView, resolvedView } from './alert-view.js';
 
 export interface AlertRunnerDeps {

@@ -1,7 +1,7 @@
-import { Redis } from 'ioredis';
+import { connectOneShot } from '../clients/redis.js';
 import { EtcdDoctorError } from '../errors.js';
 import { redactUrlCredentials } from '../secret.js';
-import { createAuditLog, formatAuditRecord, parseSince } from './audit-log.js';
+import { createAuditLog, formatAuditRecord, parseSince } from '../state/audit-log.js';
 
 export interface AuditCommandOptions {
   redisUrl: string;
@@ -24,12 +24,7 @@ export async function runAuditCommand(
       'command_invalid',
       `--since "${opts.since}" is not a duration such as 30m, 1h or 7d`,
     );
-  const redis = new Redis(opts.redisUrl, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    retryStrategy: () => null,
-  });
+  const redis = connectOneShot(opts.redisUrl);
   redis.on('error', () => undefined);
   try {
     await redis.connect().catch((err: unknown) => {

@@ -1,6 +1,6 @@
 import type { ChatAdapter, ChatHandlers, IncomingAction, IncomingCommand } from '../chat/adapter.js';
 import { APOLOGY_TEXT } from '../chat/adapter.js';
-import { type ClusterAccess, createClusterAccess } from '../commands/cluster-access.js';
+import { type ClusterAccess, createClusterAccess } from './cluster-access.js';
 import type { ChatCommand, CommandContext } from '../commands/command.js';
 import { parseCommand, usageLines } from '../commands/parse-command.js';
 import type { DigestService } from '../digest/digest-service.js';
@@ -22,7 +22,7 @@ export interface BotDeps {
   logger: Logger;
   /** `/etcd digest` subscriptions. */
   digests?: DigestService;
-  /** Remediation buttons (src/remediation/run-remediation.ts); without it they say they are not enabled. */
+  /** Remediation buttons (src/remediation/handle-click.ts); without it they say they are not enabled. */
   remediation?: RemediationClickDeps;
 }
 

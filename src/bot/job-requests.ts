@@ -1,8 +1,9 @@
+import type { CheckDepth } from '../contracts/check-depth.js';
 import type { MessageRef } from '../chat/adapter.js';
-import type { ProbeDepth } from '../probes/collect-evidence.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { JobState } from '../state/job-state.js';
-import { CHAT_REDIS_DEADLINE_MS, withDeadline } from './deadline.js';
+import { withDeadline } from '../timing.js';
+import { CHAT_REDIS_DEADLINE_MS } from './deadline.js';
 
 export type EnqueueReply =
   | { joined: false; jobId: string }
@@ -16,7 +17,7 @@ interface Requester {
 
 /** What the chat side may ask of the workers. Throws `queue_unavailable` when Redis does not answer in time. */
 export interface JobRequests {
-  check(req: Requester & { depth: ProbeDepth; cluster: string }): Promise<EnqueueReply>;
+  check(req: Requester & { depth: CheckDepth; cluster: string }): Promise<EnqueueReply>;
   status(req: Requester & { clusters: string[] }): Promise<EnqueueReply>;
   /** Jobs this process queued that have not answered yet (the shell waits for them at end of input). */
   outstanding(): Promise<string[]>;

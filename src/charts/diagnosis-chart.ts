@@ -8,7 +8,7 @@ import { PEER_RTT_P99_LIMIT_S } from '../diagnosis/rules/peer-network.js';
 import { BACKEND_COMMIT_P99_LIMIT_S, isSlow, WAL_FSYNC_P99_LIMIT_S } from '../diagnosis/rules/slow-disk.js';
 import type { Cause } from '../diagnosis/finding.js';
 import type { Evidence, LatencySummary, MemberEvidence } from '../probes/evidence.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import { formatMs } from '../report/format.js';
 import type { ChartPoint, ChartThreshold, ChartUnit, MemberChart } from './chart-data.js';
 

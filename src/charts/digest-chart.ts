@@ -1,6 +1,6 @@
 import { WAL_FSYNC_P99_LIMIT_S } from '../diagnosis/rules/slow-disk.js';
 import type { HistorySample } from '../history/history-sample.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { ChartSeries, MemberChart } from './chart-data.js';
 
 /** What the digest knows of one cluster it diagnosed: the report and its history samples, oldest first. */

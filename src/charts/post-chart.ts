@@ -2,7 +2,7 @@ import type { ChatAdapter, Destination } from '../chat/adapter.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { ChartImage } from './chart-data.js';
 import type { ChartRenderer } from './chart-renderer.js';
 import { type DigestCluster, digestPanels } from './digest-chart.js';

@@ -1,6 +1,6 @@
 import { describeError } from '../errors.js';
 import type { Evidence } from '../probes/evidence.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import { createChartRenderer } from './chart-renderer.js';
 import { diagnosisChart, windowChart } from './diagnosis-chart.js';
 

@@ -1,5 +1,8 @@
 import { Redis } from 'ioredis';
 
+/** The connection type that stores (src/state) and queues (src/queue) are built on. */
+export type { Redis } from 'ioredis';
+
 /** Reconnect delay: 100 ms, 200 ms, ... capped at 2 s, for as long as the process runs. */
 const RETRY_CAP_MS = 2000;
 
@@ -52,4 +55,19 @@ export function createRedisConnections(url: string): RedisConnections {
       for (const redis of made) redis.disconnect();
     },
   };
+}
+
+/**
+ * A short-lived connection for one read (the audit trail from the CLI or an MCP tool) that fails
+ * fast: it connects when the caller calls `connect()`, never reconnects and queues nothing while
+ * down. The caller listens for 'error' and disconnects.
+ */
+export function connectOneShot(url: string, connectTimeoutMs = 2000): Redis {
+  return new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: connectTimeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
 }

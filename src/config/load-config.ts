@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { EtcdDoctorError } from '../errors.js';
@@ -77,6 +78,25 @@ export async function loadConfig(path: string, deps: LoadConfigDeps): Promise<Co
     );
   }
   const parsed = parseConfigText(text, path);
+  if (!parsed.ok) throw new EtcdDoctorError('config_invalid', parsed.error);
+  return parsed.value;
+}
+
+/**
+ * The clusters file a command names: `--config`, else $ETCD_DOCTOR_CONFIG, else ./etcd-doctor.yaml.
+ * The one place the CLI's commands (and `etcd-doctor mcp`) load it.
+ */
+export function loadConfigFor(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+): Promise<ConfigFile> {
+  const path = flag ?? env.ETCD_DOCTOR_CONFIG ?? DEFAULT_CONFIG_PATH;
+  return loadConfig(path, { readFile: (p) => readFile(p, 'utf8') });
+}
+
+/** The process env parsed (env.ts), or a config_invalid error that says what is wrong. */
+export function requireEnv(env: Record<string, string | undefined>): Env {
+  const parsed = parseEnv(env);
   if (!parsed.ok) throw new EtcdDoctorError('config_invalid', parsed.error);
   return parsed.value;
 }

@@ -3,8 +3,9 @@ import type { ControlPlanePod } from '../probes/kubernetes/evidence.js';
 import { sameUrl } from '../probes/member-ids.js';
 import { BUSY_SAME_HOST_RUNS } from '../probes/observer-load.js';
 import { formatMs } from '../report/format.js';
-import { clusterSize, isLearner, quorumOf } from './rules/support.js';
-import { dataOf, kubernetesOf } from './rules/support-kubernetes.js';
+import { quorumOf } from './support/quorum.js';
+import { clusterSize, isLearner } from './support/members.js';
+import { dataOf, kubernetesOf } from './support/kubernetes.js';
 
 /**
  * What limits etcd-doctor's own view of a cluster, worked out before any rule runs. A member we

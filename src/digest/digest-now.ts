@@ -1,15 +1,15 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { EtcdDoctorError } from '../errors.js';
-import { createHistoryStore, createMemoryHistoryStore, DEFAULT_RETENTION } from '../history/history-store.js';
+import { createHistoryStore, createMemoryHistoryStore, DEFAULT_RETENTION } from '../state/history-store.js';
 import { withHistory } from '../history/recording-doctor.js';
 import type { Logger } from '../logger.js';
 import type { ChatView } from '../report/chat-view.js';
 import { renderViewText } from '../report/render-view-text.js';
 import { channelAllowsByName, createDigestRunner, type DigestResult } from './run-digest.js';
-import { createSubscriptionStore, type SubscriptionStore } from './subscriptions.js';
+import { createSubscriptionStore, type SubscriptionStore } from '../state/subscriptions.js';
 
 export interface DigestNowOptions {
   config: ConfigFile;

@@ -1,7 +1,7 @@
 import type { DigestRepeat, DigestSchedules } from '../queue/digest-schedules.js';
 import type { DigestJob } from '../queue/job-schemas.js';
 import { cronPattern, type DailySchedule, slotAfter, slotAtOrBefore } from './schedule.js';
-import { scheduleOf, type Subscription, type SubscriptionStore } from './subscriptions.js';
+import { scheduleOf, type Subscription, type SubscriptionStore } from '../state/subscriptions.js';
 
 /** What `/etcd digest ...` and process startup ask of digests. */
 export interface DigestService {

@@ -3,7 +3,7 @@ import { largestDb, worstTookMs } from '../history/history-sample.js';
 import type { HistorySample } from '../history/history-sample.js';
 import { baseline, type DailySeries, dailySeries, sparkline, TREND_DAYS, trend } from '../history/trends.js';
 import { headline, STATUS_WORD, type TextView, textView } from '../report/chat-view.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import { formatBytes, formatList, formatMs } from '../report/format.js';
 
 /** What the digest learned about one cluster: a report, or why there is none. */

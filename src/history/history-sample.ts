@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Evidence } from '../probes/evidence.js';
 import { CONTROL_PLANE_COMPONENTS } from '../probes/kubernetes/evidence.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 
 /**
  * One diagnosis, kept compact for the daily digest's trends (about 300-400 bytes as stored for a

@@ -3,7 +3,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
 import { summarizeDiagnosis } from './history-sample.js';
-import type { HistoryStore } from './history-store.js';
+import type { HistoryStore } from '../state/history-store.js';
 
 /**
  * The same Doctor, but every finished `diagnose` run also leaves a summary in the history (health

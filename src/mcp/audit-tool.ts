@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Redis } from 'ioredis';
-import { type AuditRecord, createAuditLog, formatAuditRecord, parseSince } from '../audit/audit-log.js';
+import { connectOneShot } from '../clients/redis.js';
+import { type AuditRecord, createAuditLog, formatAuditRecord, parseSince } from '../state/audit-log.js';
 import { describeError, EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { READ_ONLY } from './cluster-tools.js';
@@ -39,13 +39,7 @@ export function createRedisAuditReader(opts: { redisUrl: string; prefix: string 
     );
   return {
     async read(query) {
-      const redis = new Redis(opts.redisUrl, {
-        lazyConnect: true,
-        connectTimeout: CONNECT_TIMEOUT_MS,
-        maxRetriesPerRequest: 0,
-        enableOfflineQueue: false,
-        retryStrategy: () => null,
-      });
+      const redis = connectOneShot(opts.redisUrl, CONNECT_TIMEOUT_MS);
       // ioredis rejects connect() with "Connection is closed."; the error event has the reason.
       let lastError: unknown;
       redis.on('error', (err: unknown) => {

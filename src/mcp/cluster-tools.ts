@@ -1,3 +1,4 @@
+import type { CheckDepth } from '../contracts/check-depth.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigFile } from '../config/schema.js';
@@ -5,7 +6,7 @@ import { mapConcurrent } from '../digest/map-concurrent.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import { STATUS_WORD } from '../report/chat-view.js';
 import { clustersOutput, diagnoseInput, healthInput, reportOutput, statusOutput } from './schemas.js';
 import { summarizeReport } from './summarize-report.js';
@@ -124,7 +125,7 @@ function registerListClusters(server: McpServer, deps: ClusterToolDeps): void {
 async function checkCluster(
   doctor: Doctor,
   cluster: string,
-  depth: 'health' | 'diagnose',
+  depth: CheckDepth,
   explain: boolean,
   extra: Parameters<typeof progressOf>[0],
 ): Promise<DiagnosisReport> {

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
-import { DEFAULT_CONFIG_PATH, loadConfig, parseEnv } from '../config/load-config.js';
+import { loadConfigFor, requireEnv } from '../config/load-config.js';
 import { createDoctor } from '../doctor.js';
-import { EtcdDoctorError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import type { OfflineAnalysis } from './analyze-tool.js';
 import { createRedisAuditReader } from './audit-tool.js';
@@ -27,19 +26,17 @@ export interface McpCommandIo {
  * pino logs go to stderr, where MCP clients collect a server's log.
  */
 export async function runMcpCommand(options: McpCommandOptions, io: McpCommandIo): Promise<void> {
-  const env = parseEnv(io.env);
-  if (!env.ok) throw new EtcdDoctorError('config_invalid', env.error);
-  const path = options.config ?? io.env.ETCD_DOCTOR_CONFIG ?? DEFAULT_CONFIG_PATH;
-  const config = await loadConfig(path, { readFile: (p) => readFile(p, 'utf8') });
+  const env = requireEnv(io.env);
+  const config = await loadConfigFor(options.config, io.env);
   if (!io.stdin || !io.stdoutStream || !io.shutdownSignal)
     throw new Error('etcd-doctor mcp: no stdin/stdout/shutdown given');
-  const logger = createLogger(env.value.LOG_LEVEL);
+  const logger = createLogger(env.LOG_LEVEL);
   const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
   try {
     await serveMcpStdio({
       doctor,
       config,
-      audit: createRedisAuditReader({ redisUrl: env.value.REDIS_URL, prefix: options.queuePrefix }),
+      audit: createRedisAuditReader({ redisUrl: env.REDIS_URL, prefix: options.queuePrefix }),
       ...(io.analysis ? { analysis: io.analysis } : {}),
       logger,
       input: io.stdin,

@@ -1,3 +1,4 @@
+import type { CheckDepth } from '../contracts/check-depth.js';
 import type { EtcdClients, EtcdTlsFiles } from '../clients/etcd-clients.js';
 import type { HttpGet } from '../clients/http.js';
 import type { ClusterConfig, ResolvedCluster } from '../config/schema.js';
@@ -6,16 +7,16 @@ import type { AccessProblem } from './access-problem.js';
 import { createAlarmsProbe } from './alarms.js';
 import { createClockProbe, MAX_SAMPLES } from './clock.js';
 import type { ClusterProbeContext } from './cluster-context.js';
+import type { Outcome } from './outcome.js';
 import type {
   AlarmData,
   Evidence,
   MemberEvidence,
   MemberInfo,
   MemberTarget,
-  Outcome,
   ProbeRecord,
 } from './evidence.js';
-import { skipped } from './evidence.js';
+import { skipped } from './outcome.js';
 import type { MemberProbeContext } from './member-context.js';
 import { createMemberHealthProbe } from './member-health.js';
 import { normalizeUrl, sameUrl, toHexId } from './member-ids.js';
@@ -23,8 +24,6 @@ import { createMemberListProbe } from './member-list.js';
 import { createMemberStatusProbe } from './member-status.js';
 import { createMetricsProbe } from './metrics.js';
 import { type Probe, runProbe } from './probe.js';
-
-export type ProbeDepth = 'health' | 'diagnose';
 
 export interface CollectOptions {
   cluster: ResolvedCluster;
@@ -35,7 +34,7 @@ export interface CollectOptions {
   timeoutMs: number;
   metricsWindowMs: number;
   /** `health` asks only what `/etcd health` shows; `diagnose` adds /metrics and clocks. */
-  depth: ProbeDepth;
+  depth: CheckDepth;
   onProgress?: (progress: { done: number; total: number; probe: ProbeRecord }) => void;
   /** A member list fetched moments ago (warm health checks reuse it instead of asking again). */
   recentMemberList?: Outcome<MemberInfo[]>;
@@ -82,7 +81,7 @@ function memberProbes(opts: CollectOptions) {
 }
 
 /** How many probes a collection runs for `memberCount` members (for progress messages). */
-export function countProbes(depth: ProbeDepth, memberCount: number): number {
+export function countProbes(depth: CheckDepth, memberCount: number): number {
   return depth === 'health' ? 1 + memberCount * 2 : 2 + memberCount * 4;
 }
 

@@ -2,27 +2,13 @@ import type { AccessProblem } from './access-problem.js';
 import type { EtcdMetricsWindow, QuantileSummary } from './etcd-metrics.js';
 
 import type { KubernetesEvidence } from './kubernetes/evidence.js';
+import type { Outcome } from './outcome.js';
 
 /**
- * Evidence is what probes learn about a cluster. A probe that failed is evidence too:
- * `{ ok: false, failure }` says which member did not answer and how.
+ * Evidence is what probes learn about a cluster. A probe that failed is evidence too: each part is
+ * an `Outcome` (probes/outcome.ts) whose `{ ok: false, failure }` says which member did not answer
+ * and how.
  */
-/**
- * `access`: etcd-doctor's own configuration or credentials stopped it (TLS, URL, DNS); the member
- * is unknown, not down. `unreachable` and `timeout` may be the member or the path to it.
- */
-export type FailureKind = 'timeout' | 'unreachable' | 'access' | 'forbidden' | 'error' | 'skipped';
-
-export interface ProbeFailure {
-  kind: FailureKind;
-  /** One line for humans: `etcd-2 (http://127.0.0.1:2379) did not answer Status in 3000 ms`. */
-  message: string;
-}
-
-export type Outcome<T> =
-  | { ok: true; data: T; durationMs: number }
-  | { ok: false; failure: ProbeFailure; durationMs: number };
-
 /** A member we probe: from the config endpoints, named from the member list when it answers. */
 export interface MemberTarget {
   name: string;
@@ -155,9 +141,3 @@ export type { AccessProblem, AccessProblemKind } from './access-problem.js';
 
 /** What the Kubernetes probes learned (src/probes/kubernetes/evidence.ts). */
 export type { KubernetesEvidence } from './kubernetes/evidence.js';
-
-export const skipped = (message: string): Outcome<never> => ({
-  ok: false,
-  failure: { kind: 'skipped', message },
-  durationMs: 0,
-});

@@ -1,4 +1,4 @@
-import type { FailureKind, Outcome, ProbeFailure } from './evidence.js';
+import type { FailureKind, Outcome, ProbeFailure } from './outcome.js';
 
 /** A probe turns one question about a cluster or member into evidence. */
 export interface Probe<Ctx, T> {

@@ -1,3 +1,4 @@
+import { CHECK_DEPTHS } from '../contracts/check-depth.js';
 import { z } from 'zod';
 
 /**
@@ -14,7 +15,7 @@ const requester = {
 export const checkJobSchema = z.strictObject({
   v: z.literal(1),
   kind: z.literal('check'),
-  depth: z.enum(['health', 'diagnose']),
+  depth: z.enum(CHECK_DEPTHS),
   cluster: clusterName,
   ...requester,
 });

@@ -1,3 +1,4 @@
+import type { CheckDepth } from '../contracts/check-depth.js';
 import { createEtcdClients, type EtcdClients, loadEtcdTls } from '../clients/etcd-clients.js';
 import { type KubernetesClients, loadKubernetesClients } from '../clients/kubernetes.js';
 import { type ClusterConfig, RESERVED_ENV_PREFIXES } from '../config/schema.js';
@@ -10,7 +11,7 @@ export interface ActionClientDeps {
   fetch?: typeof fetch;
   /** The composition root's env; only the variable named by `tickets.credentialEnv` is read. */
   env: Record<string, string | undefined>;
-  rerun(cluster: string, depth: 'health' | 'diagnose'): Promise<void>;
+  rerun(cluster: string, depth: CheckDepth): Promise<void>;
 }
 
 /** Fresh clients per run, created on first use: a remediation never shares a probe's channels. */

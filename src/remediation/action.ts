@@ -1,3 +1,4 @@
+import type { CheckDepth } from '../contracts/check-depth.js';
 import type { z } from 'zod';
 import type { EtcdClients } from '../clients/etcd-clients.js';
 import type { KubernetesClients } from '../clients/kubernetes.js';
@@ -5,12 +6,12 @@ import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
 import type { Logger } from '../logger.js';
 import type { ViewButton } from '../report/chat-view.js';
-import type { RemediationState } from './remediation-state.js';
+import type { RemediationState } from '../state/remediation-state.js';
 import type { RemediationSettings } from './settings.js';
 
 /**
  * The contract of one remediation action (src/remediation/actions/, one file each). The click path
- * (run-remediation.ts) owns authorisation, confirmation, run-once and audit; an action only says
+ * (handle-click.ts) owns authorisation, confirmation, run-once and audit; an action only says
  * what it touches, how to describe its plan, and how to run it.
  */
 export interface RemediationAction<A> {
@@ -51,7 +52,7 @@ export interface ActionClients {
   /** The secret from the named env var (tickets.credentialEnv), read by the composition root. */
   credential(envName: string): string | undefined;
   /** Queue a new diagnosis of this cluster (rerun). */
-  rerun(depth: 'health' | 'diagnose'): Promise<void>;
+  rerun(depth: CheckDepth): Promise<void>;
 }
 
 export interface ActionContext {
@@ -116,7 +117,11 @@ export interface RegisteredAction {
     | { ok: false; error: string };
 }
 
-export function registerAction<A>(action: RemediationAction<A>): RegisteredAction {
+/**
+ * Defines a remediation action (registers nothing: the list in actions/index.ts is the registry):
+ * its args are parsed once, then it describes its plan and runs.
+ */
+export function defineAction<A>(action: RemediationAction<A>): RegisteredAction {
   return {
     id: action.id,
     label: action.label,

@@ -1,6 +1,6 @@
 import type { MessageRef } from '../chat/adapter.js';
 import type { ActionId } from '../diagnosis/finding.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import { renderText } from '../report/render-text.js';
 import type { PlanSnapshot } from './action.js';
 

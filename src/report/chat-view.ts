@@ -1,7 +1,7 @@
+import type { CheckDepth } from '../contracts/check-depth.js';
 import type { Status } from '../diagnosis/diagnose.js';
 import type { ActionId } from '../diagnosis/finding.js';
-import type { ProbeDepth } from '../probes/collect-evidence.js';
-import type { DiagnosisReport } from './diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import { formatList, formatMs } from './format.js';
 
 /**
@@ -33,7 +33,7 @@ export interface TextView {
 /** The root message while probes run: "Diagnosing *prod*: 2 of 6 probes done". */
 export interface ProgressView {
   kind: 'progress';
-  depth: ProbeDepth;
+  depth: CheckDepth;
   cluster: string;
   done: number;
   total: number;
@@ -49,7 +49,7 @@ export interface ReportView {
 /** The root message once the answer is in: the verdict in one line. */
 export interface VerdictView {
   kind: 'verdict';
-  depth: ProbeDepth;
+  depth: CheckDepth;
   cluster: string;
   status: Status | 'failed';
   headline: string;
@@ -98,7 +98,7 @@ export function textView(
   return { kind: 'text', tone, lines: typeof lines === 'string' ? [lines] : lines, ...extra };
 }
 
-export function progressView(depth: ProbeDepth, cluster: string, done: number, total: number): ProgressView {
+export function progressView(depth: CheckDepth, cluster: string, done: number, total: number): ProgressView {
   return { kind: 'progress', depth, cluster, done, total };
 }
 
@@ -120,7 +120,7 @@ export function verdictView(report: DiagnosisReport): VerdictView {
   };
 }
 
-export function failedVerdictView(depth: ProbeDepth, cluster: string, reason: string): VerdictView {
+export function failedVerdictView(depth: CheckDepth, cluster: string, reason: string): VerdictView {
   const what = depth === 'diagnose' ? 'diagnosis' : 'health check';
   return {
     kind: 'verdict',

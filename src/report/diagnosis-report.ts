@@ -1,72 +1,18 @@
-import type { Diagnosis, RuleTrace, Status } from '../diagnosis/diagnose.js';
-import type { Cause, Finding, RemediationStep, Severity } from '../diagnosis/finding.js';
-import { isLearner } from '../diagnosis/rules/support.js';
+import type { CheckDepth } from '../contracts/check-depth.js';
+import type { DiagnosisReport, FindingJson, MemberRow } from '../contracts/report-json.js';
+import type { Diagnosis } from '../diagnosis/diagnose.js';
+import type { Finding } from '../diagnosis/finding.js';
+import { isLearner } from '../diagnosis/support/members.js';
 import type { View } from '../diagnosis/view.js';
-import type { AccessProblemKind, Evidence, MemberEvidence, ProbeRecord } from '../probes/evidence.js';
+import type { Evidence, MemberEvidence } from '../probes/evidence.js';
 
-/** Why etcd-doctor could not check a member (DESIGN.md: `reachable: null` and an `access` problem). */
-export interface MemberAccess {
-  kind: AccessProblemKind | 'unreachable-from-here';
-  /** `no-access`: our own configuration or credentials; `unreachable-from-here`: the path from here. */
-  cause: 'no-access' | 'unreachable-from-here';
-  reason: string;
-  fix: string | null;
-}
-
-/** One member line of the JSON contract (DESIGN.md), plus a few extra fields. */
-export interface MemberRow {
-  name: string;
-  endpoint: string;
-  id: string | null;
-  /** null: etcd-doctor could not check it (see `access`); never read that as down. */
-  reachable: boolean | null;
-  isLeader: boolean;
-  /** A non-voting member: counted in neither quorum nor failure tolerance. */
-  isLearner: boolean;
-  access: MemberAccess | null;
-  tookMs: number | null;
-  dbSizeBytes: number | null;
-  dbSizeInUseBytes: number | null;
-  version: string | null;
-  raftTerm: number | null;
-  walFsyncP99Ms: number | null;
-  /** fsyncs behind the p99 (no p99 is given for fewer than 20: an idle member). */
-  walFsyncSamples: number | null;
-  backendCommitP99Ms: number | null;
-  clockOffsetMs: number | null;
-  error: string | null;
-}
-
-export interface FindingJson {
-  cause: Cause;
-  severity: Severity;
-  members: string[];
-  nodes: string[];
-  summary: string;
-  evidence: string[];
-  remediation: string[];
-  causedBy: Cause | null;
-  steps: RemediationStep[];
-  unknowns: string[];
-}
-
-/** `--json` output: `{ cluster, status, durationMs, members, findings, probes }` (DESIGN.md). */
-export interface DiagnosisReport {
-  cluster: string;
-  status: Status;
-  durationMs: number;
-  members: MemberRow[];
-  findings: FindingJson[];
-  probes: ProbeRecord[];
-  kind: 'health' | 'diagnose';
-  collectedAt: string;
-  explain?: RuleTrace[];
-}
+// Kept for importers on branches that predate contracts/report-json.ts (src/offline, issue 16).
+export type { DiagnosisReport } from '../contracts/report-json.js';
 
 export function buildReport(
   evidence: Evidence,
   diagnosis: Diagnosis,
-  opts: { kind: 'health' | 'diagnose'; durationMs: number; explain?: boolean },
+  opts: { kind: CheckDepth; durationMs: number; explain?: boolean },
 ): DiagnosisReport {
   const report: DiagnosisReport = {
     cluster: evidence.cluster,

@@ -1,5 +1,5 @@
 import { VIEW_CAUSES } from '../diagnosis/finding.js';
-import type { DiagnosisReport, MemberRow } from './diagnosis-report.js';
+import type { DiagnosisReport, MemberRow } from '../contracts/report-json.js';
 import { formatBytes, formatMs } from './format.js';
 
 const STATUS_WORD: Record<DiagnosisReport['status'], string> = {

@@ -1,3 +1,4 @@
+import { CHECK_DEPTHS } from '../contracts/check-depth.js';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { MessageRef } from '../chat/adapter.js';
@@ -38,7 +39,7 @@ const messageRefSchema = z.object({
 
 const verdictSchema = z.strictObject({
   kind: z.literal('verdict'),
-  depth: z.enum(['health', 'diagnose']),
+  depth: z.enum(CHECK_DEPTHS),
   cluster: z.string().min(1),
   status: z.enum(['healthy', 'degraded', 'critical', 'unknown', 'failed']),
   headline: z.string(),

@@ -1,5 +1,5 @@
 import type { ActionId } from '../diagnosis/finding.js';
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import { actionLabel, type ViewButton } from '../report/chat-view.js';
 import type { MessageRef } from '../chat/adapter.js';
 import { planContext } from '../remediation/plan-context.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { memberColors } from '../../src/charts/member-colors.js';
-import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { decodePng, topOf } from '../support/png-pixels.js';
 
 const BIN = join(process.cwd(), 'bin/etcd-doctor.js');

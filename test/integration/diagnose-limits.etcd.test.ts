@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { DEFAULT_QUEUE_NAME } from '../../src/queue/job-queue.js';
 import { createMemoryAdapter, type MemoryAdapter } from '../../src/chat/memory/memory-adapter.js';
 import { configFileSchema } from '../../src/config/schema.js';
-import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
 import type { ChatView } from '../../src/report/chat-view.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';

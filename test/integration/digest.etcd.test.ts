@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { Redis } from 'ioredis';
 import { createSlackAdapter, type SlackAdapter } from '../../src/chat/slack/slack-adapter.js';
 import { slotAtOrBefore } from '../../src/digest/schedule.js';
-import { createSubscriptionStore } from '../../src/digest/subscriptions.js';
-import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { createSubscriptionStore } from '../../src/state/subscriptions.js';
+import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
 import { createDigestSchedules } from '../../src/queue/digest-schedules.js';
 import { type RoleTuning, type RunningRoles, startRoles } from '../../src/roles/start-roles.js';

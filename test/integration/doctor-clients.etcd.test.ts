@@ -1,7 +1,7 @@
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Doctor } from '../../src/doctor.js';
-import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { labDoctor } from '../support/lab-doctor.js';
 
 /**

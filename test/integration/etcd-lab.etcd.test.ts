@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { procState, waitForState } from '../support/proc-state.js';
 
 /**

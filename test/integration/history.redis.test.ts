@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { HistorySample } from '../../src/history/history-sample.js';
-import { createHistoryStore } from '../../src/history/history-store.js';
+import { createHistoryStore } from '../../src/state/history-store.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
 
 const DAY = 24 * 3600_000;

@@ -10,7 +10,7 @@ import {
 import { createSlackAdapter } from '../../src/chat/slack/slack-adapter.js';
 import { createRedisConnections, type RedisConnections } from '../../src/clients/redis.js';
 import { createDoctor, type Doctor } from '../../src/doctor.js';
-import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
 import { createJobQueue, type JobQueue } from '../../src/queue/job-queue.js';
 import type { CheckJob } from '../../src/queue/job-schemas.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { labConfigYaml } from '../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
 

@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type EtcdLab, startEtcdLab } from '../../src/lab/etcd-lab.js';
-import { allocateFreePorts } from '../../src/lab/free-ports.js';
+import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
+import { allocateFreePorts } from '../support/lab/free-ports.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
 import { inspectQueue, waitForQueueSettled } from '../support/job-states.js';
 import { labConfigYaml } from '../support/lab-config.js';

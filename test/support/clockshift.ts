@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { machine, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCommand } from '../../src/lab/run-command.js';
+import { runCommand } from './lab/run-command.js';
 
 /**
  * test/support/clockshift/clockshift.c, compiled at test time: `clockshift <seconds> -- prog args`

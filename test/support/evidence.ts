@@ -1,10 +1,5 @@
-import type {
-  Evidence,
-  LatencySummary,
-  MemberEvidence,
-  MetricsData,
-  Outcome,
-} from '../../src/probes/evidence.js';
+import type { Outcome } from '../../src/probes/outcome.js';
+import type { Evidence, LatencySummary, MemberEvidence, MetricsData } from '../../src/probes/evidence.js';
 
 /**
  * Builds Evidence objects for rule and engine unit tests: the same shapes the real probes

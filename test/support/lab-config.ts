@@ -1,5 +1,5 @@
 import { type ConfigFile, configFileSchema } from '../../src/config/schema.js';
-import type { EtcdLab } from '../../src/lab/etcd-lab.js';
+import type { EtcdLab } from './lab/etcd-lab.js';
 
 /**
  * A config naming the lab as cluster `local` (plus any extra clusters), with short probe timeouts

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { configFileSchema, type ConfigFile } from '../../src/config/schema.js';
 import { createDoctor, type Doctor } from '../../src/doctor.js';
-import type { EtcdLab } from '../../src/lab/etcd-lab.js';
+import type { EtcdLab } from './lab/etcd-lab.js';
 
 /** A config with one cluster, `lab`, pointing at a real lab: client URLs plus each member's metrics listener. */
 export function labConfig(

@@ -1,4 +1,4 @@
-import type { EtcdLab } from '../../src/lab/etcd-lab.js';
+import type { EtcdLab } from './lab/etcd-lab.js';
 import type { FakeKubeApi } from './fake-kube-api.js';
 import type { KubeObject } from './kube-fixtures.js';
 

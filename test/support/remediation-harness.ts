@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { createAuditLog, type AuditRecord } from '../../src/audit/audit-log.js';
+import { createAuditLog, type AuditRecord } from '../../src/state/audit-log.js';
 import {
   createMemoryAdapter,
   type MemoryAdapter,
@@ -11,7 +11,7 @@ import {
 import type { MessageRef } from '../../src/chat/adapter.js';
 import { type ConfigFile, configFileSchema } from '../../src/config/schema.js';
 import type { ActionId } from '../../src/diagnosis/finding.js';
-import type { EtcdLab } from '../../src/lab/etcd-lab.js';
+import type { EtcdLab } from './lab/etcd-lab.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
 import type { RemediateJob } from '../../src/queue/job-schemas.js';
 import type { RemediationSettings } from '../../src/remediation/settings.js';

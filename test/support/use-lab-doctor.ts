@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import type { Doctor } from '../../src/doctor.js';
-import { type EtcdLab, type EtcdLabOptions, startEtcdLab } from '../../src/lab/etcd-lab.js';
+import { type EtcdLab, type EtcdLabOptions, startEtcdLab } from './lab/etcd-lab.js';
 import { labDoctor } from './lab-doctor.js';
 
 /**

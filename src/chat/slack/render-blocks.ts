@@ -9,7 +9,7 @@ import type {
   ViewButton,
 } from '../../report/chat-view.js';
 import { progressText, STATUS_WORD } from '../../report/chat-view.js';
-import type { DiagnosisReport, FindingJson, MemberRow } from '../../report/diagnosis-report.js';
+import type { DiagnosisReport, FindingJson, MemberRow } from '../../contracts/report-json.js';
 import { formatBytes, formatList, formatMs } from '../../report/format.js';
 import { renderText } from '../../report/render-text.js';
 import type { ChatFile } from '../adapter.js';

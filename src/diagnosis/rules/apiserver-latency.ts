@@ -2,7 +2,15 @@ import type { ApiserverData, KubernetesEvidence } from '../../probes/kubernetes/
 import { formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { countIn, dataOf, failureText, kubernetesOf, plural, scansOf, unique } from './support-kubernetes.js';
+import {
+  countIn,
+  dataOf,
+  failureText,
+  kubernetesOf,
+  plural,
+  scansOf,
+  unique,
+} from '../support/kubernetes.js';
 
 /** KMIX: a resource-scoped read slower than 1 s counts as "slow"; KMIXold KubeAPILatencyHigh warned at p99 > 1 s. */
 export const GET_LATENCY_WARNING_MS = 1000;

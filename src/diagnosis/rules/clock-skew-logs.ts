@@ -1,3 +1,4 @@
+import { memberNameById } from '../support/members.js';
 import type { Evidence } from '../../probes/evidence.js';
 import { formatList, formatMs } from '../../report/format.js';
 import type { Finding } from '../finding.js';
@@ -8,10 +9,9 @@ import {
   kubernetesOf,
   memberOfScan,
   nodesOfMembers,
-  peerName,
   scansOf,
   unique,
-} from './support-kubernetes.js';
+} from '../support/kubernetes.js';
 
 /** etcd warns when `s.ClockDiff() > time.Second` (ETCD33/34/35 rafthttp/probing_status.go; KB F2). */
 export const CLOCK_DRIFT_LOG_LIMIT_S = 1;
@@ -35,7 +35,7 @@ export function clockDriftReports(evidence: Evidence): ClockDriftReport[] {
       .filter((d) => d.maxSeconds > CLOCK_DRIFT_LOG_LIMIT_S)
       .map((d) => ({
         reporter: memberOfScan(evidence, scan),
-        peer: peerName(evidence, d.peerId),
+        peer: memberNameById(evidence, d.peerId),
         maxSeconds: d.maxSeconds,
         count: d.count,
         example: d.example,

@@ -13,7 +13,7 @@ import {
   scansOf,
   scansOfPod,
   unique,
-} from './support-kubernetes.js';
+} from '../support/kubernetes.js';
 
 /** A static pod restarts on reboots and upgrades only; five restarts is a pattern (inference, KB F6). */
 export const RESTARTS_MIN = 5;

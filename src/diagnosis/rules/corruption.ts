@@ -1,7 +1,7 @@
 import { formatList } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { memberNameById } from './support-names.js';
+import { memberNameById } from '../support/members.js';
 
 /**
  * F12 data corruption (KB §1.1): any active CORRUPT alarm makes the member unhealthy

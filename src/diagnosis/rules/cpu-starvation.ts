@@ -2,7 +2,8 @@ import type { MemberEvidence } from '../../probes/evidence.js';
 import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { nodePressureEvidence, nodesOfMembers } from './node-pressure.js';
+import { nodesOfMembers } from '../support/kubernetes.js';
+import { nodePressureEvidence } from './node-pressure.js';
 import { isSlow, WAL_FSYNC_P99_LIMIT_S } from './slow-disk.js';
 
 /** WEB metrics/_index.md: the committed − applied gap "should usually be small (within a few thousands even under high load)". */

@@ -2,7 +2,7 @@ import type { MemberEvidence } from '../../probes/evidence.js';
 import { formatList } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule, RuleContext } from '../rule.js';
-import { answered, participating } from './support.js';
+import { answered, participating } from '../support/members.js';
 
 /** MIXIN etcdHighNumberOfLeaderChanges: increase(leader_changes_seen_total[15m]) >= 4. */
 export const LEADER_CHANGES_LIMIT = 4;

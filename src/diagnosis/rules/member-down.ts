@@ -3,7 +3,8 @@ import { formatList } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessView, unseenNames } from '../view.js';
-import { answered, clusterSize, failureOf, failureTolerance, isLearner, quorumOf } from './support.js';
+import { failureTolerance, quorumOf } from '../support/quorum.js';
+import { answered, clusterSize, failureOf, isLearner } from '../support/members.js';
 
 /**
  * A member that answers neither Status nor a read. A refused connection means the process is

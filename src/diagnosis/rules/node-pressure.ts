@@ -7,7 +7,7 @@ import {
   memberOfNode,
   nodesOfMembers,
   scansOf,
-} from './support-kubernetes.js';
+} from '../support/kubernetes.js';
 
 /** Node conditions that starve etcd: the kubelet sets them from its eviction signals. */
 export type PressureCondition = Extract<NodeConditionType, 'MemoryPressure' | 'DiskPressure' | 'PIDPressure'>;
@@ -42,7 +42,6 @@ export function nodePressureEvidence(
 }
 
 /** The nodes of etcd members, for the `nodes` field of etcd findings. */
-export { nodesOfMembers } from './support-kubernetes.js';
 
 /**
  * Evidence lines for slow-disk from the etcd logs: `took too long`, `slow fdatasync` and late

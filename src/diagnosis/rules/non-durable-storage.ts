@@ -11,7 +11,7 @@ import {
   kubernetesOf,
   scansOfPod,
   unique,
-} from './support-kubernetes.js';
+} from '../support/kubernetes.js';
 
 /** kubelet records `Rebooted` when a node's boot id changes (NodeRebooted event). */
 const REBOOTED = 'Rebooted';

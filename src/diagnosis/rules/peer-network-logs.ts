@@ -2,7 +2,7 @@ import type { Evidence } from '../../probes/evidence.js';
 import { formatList } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { answered } from './support.js';
+import { answered, memberNameById } from '../support/members.js';
 import {
   dataOf,
   formatAge,
@@ -10,10 +10,9 @@ import {
   memberOfNode,
   memberOfScan,
   nodesOfMembers,
-  peerName,
   scansOf,
   unique,
-} from './support-kubernetes.js';
+} from '../support/kubernetes.js';
 
 export interface PeerFailureReport {
   reporter: string;
@@ -128,7 +127,9 @@ function failingLive(evidence: Evidence, peer: string): boolean {
   return evidence.members.some(
     (m) =>
       m.metrics.ok &&
-      m.metrics.data.peers.some((p) => p.sentFailuresInWindow > 0 && peerName(evidence, p.peerId) === peer),
+      m.metrics.data.peers.some(
+        (p) => p.sentFailuresInWindow > 0 && memberNameById(evidence, p.peerId) === peer,
+      ),
   );
 }
 
@@ -194,7 +195,7 @@ function blame(reports: PeerFailureReport[]): string[] {
 
 /** By member id when the member list knows it, else by the address dialled, else the id. */
 function nameOfPeer(evidence: Evidence, peerId: string, address: string | undefined): string {
-  const byId = peerName(evidence, peerId);
+  const byId = memberNameById(evidence, peerId);
   if (byId !== peerId) return byId;
   return (address ? memberByAddress(evidence, address) : undefined) ?? peerId;
 }

@@ -3,8 +3,8 @@ import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js'
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessView } from '../view.js';
-import { answered } from './support.js';
-import { memberNameById } from './support-names.js';
+import { answered } from '../support/members.js';
+import { memberNameById } from '../support/members.js';
 
 /** MIXIN etcdMemberCommunicationSlow: p99 peer round trip > 0.15 s. (OpenShift docs ask < 50 ms.) */
 export const PEER_RTT_P99_LIMIT_S = 0.15;

@@ -2,7 +2,8 @@ import { formatList } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessView, unseenNames } from '../view.js';
-import { clusterSize, failureOf, participating, quorumOf, votingMembers } from './support.js';
+import { quorumOf } from '../support/quorum.js';
+import { clusterSize, failureOf, participating, votingMembers } from '../support/members.js';
 
 /**
  * Fewer voting members take part in consensus than quorum (⌊n/2⌋+1, WEB faq.md). With 2 of 3

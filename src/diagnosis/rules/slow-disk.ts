@@ -3,8 +3,9 @@ import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js'
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessView } from '../view.js';
-import { nodePressureEvidence, nodesOfMembers, slowDiskLogEvidence } from './node-pressure.js';
-import { failureOf } from './support.js';
+import { nodesOfMembers } from '../support/kubernetes.js';
+import { nodePressureEvidence, slowDiskLogEvidence } from './node-pressure.js';
+import { failureOf } from '../support/members.js';
 
 /** WEB faq.md: "wal_fsync_duration_seconds" p99 should be below 10 ms. */
 export const WAL_FSYNC_P99_LIMIT_S = 0.01;

@@ -2,7 +2,7 @@ import { formatList } from '../../report/format.js';
 import type { Finding, RemediationStep } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessView, type UnseenMember, type View } from '../view.js';
-import { plural } from './support-kubernetes.js';
+import { plural } from '../support/kubernetes.js';
 
 /**
  * Members refuse or time out *from etcd-doctor* while something else says etcd is up: the

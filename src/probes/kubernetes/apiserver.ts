@@ -1,4 +1,4 @@
-import type { Outcome } from '../evidence.js';
+import type { Outcome } from '../outcome.js';
 import { type Histogram, histogramQuantile } from '../histogram.js';
 import { formatSeconds, type Probe, ProbeError, ProbeTimeoutError, toFailure } from '../probe.js';
 import type { KubeProbeContext } from './context.js';

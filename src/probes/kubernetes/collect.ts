@@ -1,6 +1,7 @@
 import type { KubernetesClients } from '../../clients/kubernetes.js';
 import type { ClusterConfig } from '../../config/schema.js';
-import { type Outcome, type ProbeRecord, skipped } from '../evidence.js';
+import { type Outcome, skipped } from '../outcome.js';
+import type { ProbeRecord } from '../evidence.js';
 import { type Probe, runProbe } from '../probe.js';
 import { createApiserverProbe } from './apiserver.js';
 import {

@@ -1,4 +1,4 @@
-import type { Outcome } from '../evidence.js';
+import type { Outcome } from '../outcome.js';
 import { type Probe, toFailure } from '../probe.js';
 import { type KubeProbeContext, toEpochMs } from './context.js';
 import {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { done, failed, refused, registerAction } from '../action.js';
-import { defragmentInOrder, orderText, quorumGuard, readClusterState } from './etcd-members.js';
+import { done, failed, refused, defineAction } from '../action.js';
+import { quorumGuard, readClusterState } from './cluster-state.js';
+import { defragmentInOrder, orderText } from './etcd-members.js';
 
 /**
  * Defragment every member, one at a time, followers first and the leader last, with a pause and a
@@ -8,7 +9,7 @@ import { defragmentInOrder, orderText, quorumGuard, readClusterState } from './e
  * margin (KB R2). Defragment blocks one member's reads and writes while it rebuilds; the others
  * keep the cluster writable.
  */
-export const defragment = registerAction({
+export const defragment = defineAction({
   id: 'defragment',
   label: 'Defragment',
   access: 'responders',

@@ -1,6 +1,6 @@
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import type { ActionContext } from '../action.js';
-import { isHealthy, type MemberState, readClusterState } from './etcd-members.js';
+import { isHealthy, type MemberState, readClusterState } from './cluster-state.js';
 
 /**
  * A defragmented member has caught up when its raft applied index is within this many entries of

@@ -7,15 +7,9 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import { formatBytes } from '../../report/format.js';
-import { type ActionContext, done, failed, refused, registerAction } from '../action.js';
-import {
-  type ClusterState,
-  defragmentInOrder,
-  isHealthy,
-  orderText,
-  quorumGuard,
-  readClusterState,
-} from './etcd-members.js';
+import { type ActionContext, done, failed, refused, defineAction } from '../action.js';
+import { type ClusterState, isHealthy, quorumGuard, readClusterState } from './cluster-state.js';
+import { defragmentInOrder, orderText } from './etcd-members.js';
 
 /**
  * KB R4 (etcd FAQ, maintenance guide "Space quota"), with R1 first: snapshot, compact to the
@@ -23,7 +17,7 @@ import {
  * Every call goes through the maintenance clients: a put rejected for NOSPACE must not make the
  * client refuse the calls that fix it.
  */
-export const recoverNospace = registerAction({
+export const recoverNospace = defineAction({
   id: 'recover-nospace',
   label: 'Recover from NOSPACE',
   access: 'responders',

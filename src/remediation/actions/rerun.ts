@@ -1,14 +1,15 @@
+import { CHECK_DEPTHS } from '../../contracts/check-depth.js';
 import { z } from 'zod';
-import { done, registerAction } from '../action.js';
+import { done, defineAction } from '../action.js';
 
 /** Queue the diagnosis again. Read-only: open to everyone in the channel. */
-export const rerun = registerAction({
+export const rerun = defineAction({
   id: 'rerun',
   label: 'Re-run diagnosis',
   access: 'anyone',
   sideEffects: [],
   needsConfirmation: false,
-  argsSchema: z.object({ depth: z.enum(['health', 'diagnose']).optional() }),
+  argsSchema: z.object({ depth: z.enum(CHECK_DEPTHS).optional() }),
   describe(args, s) {
     return [`Run the ${args.depth === 'health' ? 'health check' : 'diagnosis'} of ${s.cluster} again.`];
   },

@@ -3,7 +3,7 @@ import { alertmanagerRoute } from '../../../src/alerts/alertmanager-route.js';
 import { memberColors } from '../../../src/charts/member-colors.js';
 import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { type ConfigFile, configFileSchema } from '../../../src/config/schema.js';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { Secret } from '../../../src/secret.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHttpGet } from '../../../src/clients/http.js';
 import { clockSkewRule } from '../../../src/diagnosis/rules/clock-skew.js';
 import type { Doctor } from '../../../src/doctor.js';
-import { type EtcdLab, findEtcdBinary, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { type EtcdLab, findEtcdBinary, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { createClockProbe } from '../../../src/probes/clock.js';
 import { runProbe } from '../../../src/probes/probe.js';
 import { clockProbeContext } from '../../support/clock-context.js';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createSlackAdapter, type SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { createRedisConnections } from '../../../src/clients/redis.js';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { createLogger } from '../../../src/logger.js';
 import { createMetrics, type Metrics } from '../../../src/metrics/metrics.js';
 import { createJobQueue } from '../../../src/queue/job-queue.js';

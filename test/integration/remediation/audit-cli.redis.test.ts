@@ -1,6 +1,6 @@
 import { afterAll, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { createAuditLog } from '../../../src/audit/audit-log.js';
+import { createAuditLog } from '../../../src/state/audit-log.js';
 import { runCli } from '../../../src/cli.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
 

@@ -4,7 +4,7 @@ import {
   auditStreamKey,
   createAuditLog,
   MAX_REFUSALS_PER_USER_PER_HOUR,
-} from '../../../src/audit/audit-log.js';
+} from '../../../src/state/audit-log.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
 
 /** The audit stream on a real Redis: trimmed by age, and refusals bounded per user. */

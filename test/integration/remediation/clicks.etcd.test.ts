@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
-import { readStatus } from '../../../src/lab/etcd-ops.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
+import { readStatus } from '../../support/lab/etcd-ops.js';
 import {
   ALICE,
   BOB_IN_GROUP,

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import type { TextView } from '../../../src/report/chat-view.js';
 import { type FakeKubeApi, type KubeWrite, startFakeKubeApi } from '../../support/fake-kube-api.js';
 import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';

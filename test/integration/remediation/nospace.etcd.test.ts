@@ -2,7 +2,7 @@ import { readdir, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import type { ReportView } from '../../../src/report/chat-view.js';
 import {
   ALICE,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import type { Logger } from '../../../src/logger.js';
 import {
   ALICE,

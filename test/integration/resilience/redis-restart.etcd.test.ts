@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
-import { allocateFreePorts } from '../../../src/lab/free-ports.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
+import { allocateFreePorts } from '../../support/lab/free-ports.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
@@ -129,7 +129,7 @@ describe('Redis restarted mid-run', () => {
     roles = undefined;
     const started = Date.now();
     await running?.stop();
-    // The bound is 1 s per part with Redis down (src/roles/start-roles.ts), far inside any grace period.
+    // The bound is 1 s per part with Redis down (src/roles/shutdown.ts), far inside any grace period.
     expect(Date.now() - started).toBeLessThan(6000);
   }, 30_000);
 });

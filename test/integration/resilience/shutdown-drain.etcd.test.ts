@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createSlackAdapter, type SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { type Logger, silentLogger } from '../../../src/logger.js';
 import { type RoleTuning, type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { Secret } from '../../../src/secret.js';
@@ -15,7 +15,7 @@ import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack
 /**
  * Shutdown with a job that outlives the drain deadline: the worker lets it go instead of holding
  * the process past its grace period, another worker recovers it as stalled, and the user still
- * gets exactly one answer (src/roles/start-roles.ts stop(); src/worker/answer-once.ts).
+ * gets exactly one answer (src/roles/shutdown.ts; src/worker/answer-once.ts).
  */
 
 const CHANNEL = 'C0DRAIN';

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
-import { type EtcdLab, startEtcdLab } from '../../../src/lab/etcd-lab.js';
-import { allocateFreePorts } from '../../../src/lab/free-ports.js';
-import { createCertificateAuthority, issueCertificate } from '../../../src/lab/tls-certs.js';
-import type { DiagnosisReport } from '../../../src/report/diagnosis-report.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
+import { allocateFreePorts } from '../../support/lab/free-ports.js';
+import { createCertificateAuthority, issueCertificate } from '../../support/lab/tls-certs.js';
+import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
 import { cliInProcess } from '../../support/cli-in-process.js';
 
 const BIN = join(process.cwd(), 'bin/etcd-doctor.js');

@@ -8,10 +8,11 @@ import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { createDigestRunner } from '../../../src/digest/run-digest.js';
 import type { HistorySample } from '../../../src/history/history-sample.js';
-import { createMemoryHistoryStore } from '../../../src/history/history-store.js';
+import { createMemoryHistoryStore } from '../../../src/state/history-store.js';
 import { silentLogger } from '../../../src/logger.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
-import { buildReport, type DiagnosisReport } from '../../../src/report/diagnosis-report.js';
+import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
+import { buildReport } from '../../../src/report/diagnosis-report.js';
 import { clusterEvidence, latency, metricsData, ok } from '../../support/evidence.js';
 import { decodePng, topOf } from '../../support/png-pixels.js';
 

@@ -3,7 +3,7 @@ import { LIMITS } from '../../../src/chat/slack/blocks.js';
 import { renderSlackMessage } from '../../../src/chat/slack/render-blocks.js';
 import type { ChatView, ViewButton } from '../../../src/report/chat-view.js';
 import { progressView } from '../../../src/report/chat-view.js';
-import type { DiagnosisReport, FindingJson, MemberRow } from '../../../src/report/diagnosis-report.js';
+import type { DiagnosisReport, FindingJson, MemberRow } from '../../../src/contracts/report-json.js';
 import { parseButtonValue } from '../../../src/state/plan-store.js';
 import { validateBlocks } from '../../support/fake-slack-blocks.js';
 import { blocksText, buttonsIn } from '../../support/slack-driver.js';

@@ -1,8 +1,9 @@
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
-import { nodePressureEvidence, nodesOfMembers } from '../../../src/diagnosis/rules/node-pressure.js';
-import type { Outcome } from '../../../src/probes/evidence.js';
+import { nodesOfMembers } from '../../../src/diagnosis/support/kubernetes.js';
+import { nodePressureEvidence } from '../../../src/diagnosis/rules/node-pressure.js';
+import type { Outcome } from '../../../src/probes/outcome.js';
 import type {
   ControlPlaneNode,
   EtcdPodSpec,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { digestLine } from '../../../src/digest/digest-view.js';
-import type { DiagnosisReport, MemberRow } from '../../../src/report/diagnosis-report.js';
+import type { DiagnosisReport, MemberRow } from '../../../src/contracts/report-json.js';
 
 function row(name: string, over: Partial<MemberRow> = {}): MemberRow {
   return {

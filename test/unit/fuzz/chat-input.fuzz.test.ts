@@ -4,7 +4,7 @@ import { commands } from '../../../commands/index.js';
 import { handleAction } from '../../../src/bot/handle-action.js';
 import type { JobRequests } from '../../../src/bot/job-requests.js';
 import type { IncomingAction } from '../../../src/chat/adapter.js';
-import type { ClusterAccess } from '../../../src/commands/cluster-access.js';
+import type { ClusterAccess } from '../../../src/bot/cluster-access.js';
 import { parseCommand } from '../../../src/commands/parse-command.js';
 import { actions } from '../../../src/remediation/actions/index.js';
 import { buttonValue, PLAN_ID, parseButtonValue } from '../../../src/state/plan-store.js';

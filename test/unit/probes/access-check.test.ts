@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createCertificateAuthority, issueCertificate } from '../../../src/lab/tls-certs.js';
+import { createCertificateAuthority, issueCertificate } from '../../support/lab/tls-certs.js';
 import { checkAccess } from '../../../src/probes/access-check.js';
 import { cleanErrorText } from '../../../src/probes/probe.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   type ClusterState,
-  defragOrder,
   type MemberState,
   quorumGuard,
-} from '../../../src/remediation/actions/etcd-members.js';
+} from '../../../src/remediation/actions/cluster-state.js';
+import { defragOrder } from '../../../src/remediation/actions/etcd-members.js';
 import { notReady } from '../../../src/remediation/actions/member-ready.js';
 import { fioVerdict, parseFioOutput } from '../../../src/remediation/fio-result.js';
 import {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { ClusterState, MemberState } from '../../../src/remediation/actions/etcd-members.js';
+import type { ClusterState, MemberState } from '../../../src/remediation/actions/cluster-state.js';
 import {
   etcdRestartRefusal,
   MANIFEST_MOVER_SCRIPT,

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { createOwnedLocks } from '../state/owned-lock.js';
-import type { DailySchedule } from './schedule.js';
+import { createOwnedLocks } from './owned-lock.js';
+import type { DailySchedule } from '../digest/schedule.js';
 
 /** One channel's digest: which clusters, when. A channel has at most one (subscribing again replaces it). */
 export const subscriptionSchema = z.strictObject({

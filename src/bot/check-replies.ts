@@ -1,9 +1,9 @@
-import type { EnqueueReply } from '../bot/job-requests.js';
-import type { ProbeDepth } from '../probes/collect-evidence.js';
+import type { CheckDepth } from '../contracts/check-depth.js';
+import type { EnqueueReply } from './job-requests.js';
 import { type TextView, textView } from '../report/chat-view.js';
 
 /** The private reply once a check is queued or joined. */
-export function checkQueuedReply(depth: ProbeDepth, cluster: string, reply: EnqueueReply): TextView {
+export function checkQueuedReply(depth: CheckDepth, cluster: string, reply: EnqueueReply): TextView {
   const what = depth === 'diagnose' ? 'diagnosis' : 'health check';
   if (!reply.joined) {
     const verb = depth === 'diagnose' ? `Diagnosing *${cluster}*` : `Checking the health of *${cluster}*`;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { Redis } from 'ioredis';
-import { createAuditLog } from '../audit/audit-log.js';
+import type { Redis } from '../clients/redis.js';
+import { createAuditLog } from '../state/audit-log.js';
 import type { ChatAdapter } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import { EtcdDoctorError } from '../errors.js';
@@ -8,12 +8,12 @@ import type { Logger } from '../logger.js';
 import type { JobData, RemediateJob } from '../queue/job-schemas.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { createActionClients } from './action-clients.js';
-import { createRemediationState } from './remediation-state.js';
-import { createRemediationRunner } from './run-job.js';
-import type { ClickDeps } from './run-remediation.js';
+import { createRemediationState } from '../state/remediation-state.js';
+import { createRemediationRunner } from './remediation-job.js';
+import type { ClickDeps } from './handle-click.js';
 import { DEFAULT_REMEDIATION_SETTINGS, type RemediationSettings } from './settings.js';
 
-export interface RemediationWiring {
+export interface RemediationOptions {
   redis: Redis;
   prefix: string;
   config: ConfigFile;
@@ -29,7 +29,7 @@ export interface RemediationWiring {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const settingsOf = (w: RemediationWiring): RemediationSettings => ({
+const settingsOf = (w: RemediationOptions): RemediationSettings => ({
   ...DEFAULT_REMEDIATION_SETTINGS,
   ...w.settings,
 });
@@ -40,8 +40,22 @@ function clusterOf(config: ConfigFile, name: string) {
   return found;
 }
 
-/** The worker's `remediate` job handler. */
-export function createRemediationJobHandler(w: RemediationWiring): (job: RemediateJob) => Promise<unknown> {
+export interface RemediationFeature {
+  /** The worker's `remediate` job handler. */
+  jobs: { remediate: (job: RemediateJob) => Promise<unknown> };
+  /** The bot's click path dependencies (the bot adds its ClusterAccess). */
+  clicks: Omit<ClickDeps, 'clusters'>;
+}
+
+/**
+ * Remediation buttons: the bot validates a click and queues it (\`clicks\`); a worker runs it
+ * (\`jobs.remediate\`). Both sides share the plan store, the per-cluster state and the audit trail.
+ */
+export function installRemediation(w: RemediationOptions): RemediationFeature {
+  return { jobs: { remediate: remediationJobHandler(w) }, clicks: clickDeps(w) };
+}
+
+function remediationJobHandler(w: RemediationOptions): (job: RemediateJob) => Promise<unknown> {
   const readFileBuffer = w.readFileBuffer ?? ((p: string) => readFile(p));
   return createRemediationRunner({
     chat: w.chat,
@@ -72,8 +86,7 @@ export function createRemediationJobHandler(w: RemediationWiring): (job: Remedia
   });
 }
 
-/** The bot's click path dependencies (the bot adds its ClusterAccess). */
-export function createRemediationClickDeps(w: RemediationWiring): Omit<ClickDeps, 'clusters'> {
+function clickDeps(w: RemediationOptions): Omit<ClickDeps, 'clusters'> {
   const groupMembers = w.chat.groupMembers?.bind(w.chat);
   return {
     plans: createPlanStore(w.redis, w.prefix),

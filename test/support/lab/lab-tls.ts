@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TlsMaterial } from '../clients/grpc-tls.js';
+import type { TlsMaterial } from '../../../src/clients/grpc-tls.js';
 import { type CertificateAuthority, createCertificateAuthority, issueCertificate } from './tls-certs.js';
 
 /** What a TLS lab gives its tests: the CA (to sign more certificates) and a client certificate the members accept. */

@@ -1,6 +1,6 @@
 import type { IncomingAction } from '../chat/adapter.js';
-import type { ClusterAccess } from '../commands/cluster-access.js';
-import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
+import type { ClusterAccess } from '../bot/cluster-access.js';
+import type { AuditEvent, AuditLog } from '../state/audit-log.js';
 import type { RemediateJob } from '../queue/job-schemas.js';
 import { type ChatView, textView, type ViewButton } from '../report/chat-view.js';
 import { buttonValue, type Plan, type PlanStore } from '../state/plan-store.js';
@@ -8,7 +8,7 @@ import type { RegisteredAction } from './action.js';
 import { actions } from './actions/index.js';
 import { snapshotOf } from './plan-context.js';
 import { authorise, type GroupMembers } from './authorise.js';
-import type { RemediationState } from './remediation-state.js';
+import type { RemediationState } from '../state/remediation-state.js';
 import { planExpiryMs, type RemediationSettings, settingsFor } from './settings.js';
 
 export interface ClickDeps {
@@ -41,7 +41,7 @@ interface Click {
  * The single path of every remediation click: the value was already parsed into a plan id and its
  * plan loaded (src/bot/handle-action.ts). Here: expiry → authorisation → confirmation (one open per
  * plan) → run once (queue) → audit. Expected refusals are replies, never exceptions. The worker
- * checks expiry, authorisation and the confirmation's age again when it takes the job (run-job.ts).
+ * checks expiry, authorisation and the confirmation's age again when it takes the job (remediation-job.ts).
  */
 export async function runRemediationClick(
   click: IncomingAction,

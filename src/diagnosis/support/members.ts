@@ -1,7 +1,6 @@
-import type { Evidence, MemberEvidence, Outcome } from '../../probes/evidence.js';
+import type { Outcome } from '../../probes/outcome.js';
+import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
 import { sameUrl } from '../../probes/member-ids.js';
-
-export { failureTolerance, quorumOf } from '../support/quorum.js';
 
 /**
  * Voting members in the cluster: the member list's non-learners when it answered, else the
@@ -62,4 +61,14 @@ export function leaderName(evidence: Evidence): string | undefined {
   if (member) return member.target.name;
   const listed = evidence.memberList.ok ? evidence.memberList.data.find((m) => m.id === leaderId) : undefined;
   return listed?.name ?? leaderId;
+}
+
+/** etcd labels peers by hex id (`To="8e9e05c52164694d"`); reports use member names. */
+export function memberNameById(evidence: Evidence, id: string): string {
+  const probed = evidence.members.find(
+    (m) => m.target.id === id || (m.status.ok && m.status.data.memberId === id),
+  );
+  if (probed) return probed.target.name;
+  const listed = evidence.memberList.ok ? evidence.memberList.data.find((m) => m.id === id) : undefined;
+  return listed?.name || id;
 }

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChildRegistry, isRunning, waitForExit } from './child-registry.js';
-import type { TlsMaterial } from '../clients/grpc-tls.js';
+import type { TlsMaterial } from '../../../src/clients/grpc-tls.js';
 import { answersVersion, isHealthy } from './http-get.js';
 import { createLogRing } from './log-ring.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Etcd3 } from 'etcd3';
-import { type TlsMaterial, tlsChannelOptions } from '../clients/grpc-tls.js';
+import { type TlsMaterial, tlsChannelOptions } from '../../../src/clients/grpc-tls.js';
 
 /**
  * Client-side operations the lab drives against its cluster. Each operation builds its own

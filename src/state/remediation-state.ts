@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createOwnedLocks, type HeldLock, type HoldOptions } from '../state/owned-lock.js';
+import { createOwnedLocks, type HeldLock, type HoldOptions } from './owned-lock.js';
 
 /**
  * What remediation remembers in Redis: which confirmations were pressed (a double click or a Slack

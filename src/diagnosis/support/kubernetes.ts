@@ -1,11 +1,11 @@
-import type { Evidence, Outcome } from '../../probes/evidence.js';
+import type { Outcome } from '../../probes/outcome.js';
+import type { Evidence } from '../../probes/evidence.js';
 import type {
   ContainerLogScan,
   ControlPlaneComponent,
   KubernetesEvidence,
 } from '../../probes/kubernetes/evidence.js';
 import type { CountStat, LogSignals } from '../../probes/kubernetes/scan-logs.js';
-import { memberNameById } from './support-names.js';
 
 /** The Kubernetes evidence when it arrived at all. */
 export function kubernetesOf(evidence: Evidence): KubernetesEvidence | undefined {
@@ -39,11 +39,6 @@ export function memberOfNode(evidence: Evidence, node: string): string | undefin
 
 export function nodesOfMembers(evidence: Evidence, members: readonly string[]): string[] {
   return unique(members.flatMap((m) => nodeOfMember(evidence, m) ?? []));
-}
-
-/** An etcd peer id (hex) as a member name, from the etcd evidence. */
-export function peerName(evidence: Evidence, peerId: string): string {
-  return memberNameById(evidence, peerId);
 }
 
 /** The log scans of one component, current and previous. */

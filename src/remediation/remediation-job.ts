@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
+import type { AuditEvent, AuditLog } from '../state/audit-log.js';
 import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
@@ -19,7 +19,7 @@ import {
 import { actions } from './actions/index.js';
 import { snapshotOf, threadOf } from './plan-context.js';
 import { type GroupMembers, isResponder } from './authorise.js';
-import type { RemediationState } from './remediation-state.js';
+import type { RemediationState } from '../state/remediation-state.js';
 import { planExpiryMs, type RemediationSettings, settingsFor } from './settings.js';
 
 export interface RemediationRunnerDeps {

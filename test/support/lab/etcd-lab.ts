@@ -5,13 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findEtcdBinary, findEtcdctlBinary, findSiblingEtcdctl, resolveBinary } from './binaries.js';
 import { createChildRegistry } from './child-registry.js';
-import type { CpuStarveOptions } from './faults.js';
 import { allocateFreePorts } from './free-ports.js';
+import type { EtcdLab } from './lab-api.js';
 import { createLabControl, type LabContext } from './lab-control.js';
-import { createLabPki, type LabPki, type LabTls } from './lab-tls.js';
+import { createLabPki, type LabPki } from './lab-tls.js';
 import {
   type LabConfig,
-  type LabMember,
   labMember,
   type MemberPlan,
   memberArgs,
@@ -19,7 +18,7 @@ import {
   spawnMember,
 } from './member-plan.js';
 import { type MemberProcess, waitUntilHealthy } from './member-process.js';
-import { readMemberIds, type FillOptions, type WriteLoadOptions } from './etcd-ops.js';
+import { readMemberIds } from './etcd-ops.js';
 
 export { findEtcdBinary, findEtcdctlBinary } from './binaries.js';
 export type { CpuStarveOptions } from './faults.js';
@@ -61,57 +60,7 @@ export interface EtcdLabOptions {
   wrap?: (member: string) => string[] | undefined;
 }
 
-/** A real etcd cluster of child processes, with faults that can be injected for real. */
-export interface EtcdLab {
-  /** Named etcd-1..etcd-N. */
-  readonly members: LabMember[];
-  /** Client URLs, in member order. */
-  readonly endpoints: string[];
-  /** Each member's metrics base URL (no /metrics path), in member order. */
-  readonly metricsUrls: string[];
-  /** The CA and a client certificate the members accept, in a TLS lab. */
-  readonly tls: LabTls | undefined;
-  /**
-   * Adds a member as a learner (`etcdctl member add --learner`, retried while etcd still calls the
-   * cluster unhealthy), starts it, and resolves once it follows the leader. It joins `members`
-   * (not `endpoints`, which stay the founding voters).
-   */
-  addLearner(): Promise<LabMember>;
-  member(name: string): LabMember;
-  /** SIGKILL, and wait until the process has exited. No-op if it is not running. */
-  kill(name: string): Promise<void>;
-  /** SIGSTOP: the member hangs; its port still accepts TCP but nothing answers. */
-  stop(name: string): void;
-  cont(name: string): void;
-  /**
-   * Starts the member again on its data dir (killing it first if it runs). Resolves when /health
-   * says true, or when /version has answered for 5 s without quorum; rejects after 20 s.
-   */
-  restart(name: string): Promise<void>;
-  /** Delays the member's fsync/fdatasync by `delayMicros` via strace; resolves once strace is attached. */
-  slowDisk(name: string, delayMicros: number): Promise<{ stop(): Promise<void> }>;
-  /** SIGSTOP for stopMs, SIGCONT for runMs, repeated (at most maxDurationMs, default 5 min); stop() leaves it running. */
-  cpuStarve(name: string, opts: CpuStarveOptions): { stop(): Promise<void> };
-  /** The leader according to the reachable member with the newest raft term; undefined when none knows one. */
-  leaderName(): Promise<string | undefined>;
-  moveLeader(toName: string): Promise<void>;
-  writeLoad(opts: WriteLoadOptions): Promise<{ puts: number; errors: number }>;
-  fill(opts: FillOptions): Promise<{ puts: number; nospace: boolean }>;
-  fragment(opts: { bytes: number }): Promise<void>;
-  /**
-   * Runs etcdctl (ETCDCTL_API=3, clean environment) with every member's --endpoints unless `args`
-   * names its own. Never rejects; code 124 means it was killed at timeoutMs (default 10 s).
-   */
-  etcdctl(
-    args: string[],
-    opts?: { timeoutMs?: number },
-  ): Promise<{ code: number; stdout: string; stderr: string }>;
-  /** The member's stderr (zap JSON lines), newest 2 MB, across restarts. */
-  logs(name: string): string;
-  /** Kills every process the lab started, stops its timers, removes its temp dir. Idempotent. */
-  destroy(): Promise<void>;
-}
-
+export type { EtcdLab } from './lab-api.js';
 export type { LabConfig, LabMember } from './member-plan.js';
 export type { LabTls } from './lab-tls.js';
 

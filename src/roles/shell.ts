@@ -8,7 +8,9 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Secret } from '../secret.js';
 import { healthRoutes, metricsRoute } from './health-routes.js';
 import { type HttpServer, startHttpServer } from './http-server.js';
-import { DEFAULT_QUEUE_PREFIX, type RoleTuning, type RunningRoles, startRoles } from './start-roles.js';
+import { DEFAULT_QUEUE_PREFIX, type RoleTuning, type RunningRoles } from './role-options.js';
+import { startRoles } from './start-roles.js';
+import { whenAborted } from '../timing.js';
 
 export interface RunShellOptions {
   config: ConfigFile;
@@ -82,12 +84,8 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
     });
     logger.info({ ...server.address() }, 'serving /healthz, /readyz and /metrics');
   }
-  const aborted = new Promise<void>((resolve) => {
-    if (opts.signal?.aborted) resolve();
-    opts.signal?.addEventListener('abort', () => resolve(), { once: true });
-  });
   try {
-    await Promise.race([chat.finished, aborted]);
+    await Promise.race([chat.finished, whenAborted(opts.signal)]);
   } finally {
     await roles.stop();
     await server?.close();

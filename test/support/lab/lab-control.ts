@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { findStraceBinary } from './binaries.js';
 import type { ChildRegistry } from './child-registry.js';
-import type { EtcdLab } from './etcd-lab.js';
+import type { EtcdLab } from './lab-api.js';
 import { fill, fragment, type MemberStatus, readStatus, writeLoad } from './etcd-ops.js';
 import { type CpuStarveOptions, type FaultHandle, injectSlowDisk, starveCpu } from './faults.js';
 import { addLearner } from './lab-learner.js';

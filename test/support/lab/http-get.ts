@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { request as requestTls } from 'node:https';
-import type { TlsMaterial } from '../clients/grpc-tls.js';
+import type { TlsMaterial } from '../../../src/clients/grpc-tls.js';
 
 export interface LabHttpResponse {
   status: number;

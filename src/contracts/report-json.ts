@@ -1,0 +1,73 @@
+import type { RuleTrace, Status } from '../diagnosis/diagnose.js';
+import type { Cause, RemediationStep, Severity } from '../diagnosis/finding.js';
+import type { AccessProblemKind, ProbeRecord } from '../probes/evidence.js';
+import type { CheckDepth } from './check-depth.js';
+
+/**
+ * The report's JSON shape: what `--json`, the MCP tools and the offline analysis print, and what
+ * other tools read (DESIGN.md). Types only; report/diagnosis-report.ts builds it from the evidence
+ * and the diagnosis.
+ */
+
+/** Why etcd-doctor could not check a member (DESIGN.md: `reachable: null` and an `access` problem). */
+export interface MemberAccess {
+  kind: AccessProblemKind | 'unreachable-from-here';
+  /** `no-access`: our own configuration or credentials; `unreachable-from-here`: the path from here. */
+  cause: 'no-access' | 'unreachable-from-here';
+  reason: string;
+  fix: string | null;
+}
+
+/** One member line of the JSON contract (DESIGN.md), plus a few extra fields. */
+export interface MemberRow {
+  name: string;
+  endpoint: string;
+  id: string | null;
+  /** null: etcd-doctor could not check it (see `access`); never read that as down. */
+  reachable: boolean | null;
+  isLeader: boolean;
+  /** A non-voting member: counted in neither quorum nor failure tolerance. */
+  isLearner: boolean;
+  access: MemberAccess | null;
+  tookMs: number | null;
+  dbSizeBytes: number | null;
+  dbSizeInUseBytes: number | null;
+  version: string | null;
+  raftTerm: number | null;
+  walFsyncP99Ms: number | null;
+  /** fsyncs behind the p99 (no p99 is given for fewer than 20: an idle member). */
+  walFsyncSamples: number | null;
+  backendCommitP99Ms: number | null;
+  clockOffsetMs: number | null;
+  error: string | null;
+}
+
+/**
+ * A finding as the JSON contract prints it. It restates Finding's fields (diagnosis/finding.ts) on
+ * purpose, a declared exception to `duplicates`: the contract must not change when Finding does.
+ */
+export interface FindingJson {
+  cause: Cause;
+  severity: Severity;
+  members: string[];
+  nodes: string[];
+  summary: string;
+  evidence: string[];
+  remediation: string[];
+  causedBy: Cause | null;
+  steps: RemediationStep[];
+  unknowns: string[];
+}
+
+/** `--json` output: `{ cluster, status, durationMs, members, findings, probes }` (DESIGN.md). */
+export interface DiagnosisReport {
+  cluster: string;
+  status: Status;
+  durationMs: number;
+  members: MemberRow[];
+  findings: FindingJson[];
+  probes: ProbeRecord[];
+  kind: CheckDepth;
+  collectedAt: string;
+  explain?: RuleTrace[];
+}

@@ -1,0 +1,128 @@
+import type { EtcdClients } from '../../clients/etcd-clients.js';
+import { quorumOf, votersAmong } from '../../diagnosis/support/quorum.js';
+import type { ActionContext } from '../action.js';
+
+/** One member as a remediation step sees it right now (Maintenance.Status, answered locally). */
+export interface MemberState {
+  name: string;
+  endpoint: string;
+  id: string;
+  isLearner: boolean;
+  reachable: boolean;
+  isLeader: boolean;
+  dbSizeBytes: number | undefined;
+  revision: number | undefined;
+  /** raft applied index (Status.raftAppliedIndex, etcd >= 3.4). */
+  appliedIndex: number | undefined;
+  /** Status' errors, e.g. `memberID:… alarm:NOSPACE`. */
+  errors: string[];
+  problem: string | undefined;
+}
+
+export interface ClusterState {
+  members: MemberState[];
+  /** ⌊voting/2⌋+1 (etcd FAQ, "What is failure tolerance?"). */
+  quorum: number;
+  healthyVoting: number;
+}
+
+const hex = (id: string | number | bigint): string => BigInt(id).toString(16);
+export const callOpts = (ctx: Pick<ActionContext, 'now' | 'settings'>) => ({
+  deadline: new Date(ctx.now() + ctx.settings.etcdCallTimeoutMs),
+});
+export const shortOpts = (ctx: Pick<ActionContext, 'now'>) => ({ deadline: new Date(ctx.now() + 3000) });
+
+/**
+ * Member list (from the first member that answers, linearizable on etcd >= 3.5, which reads it
+ * through raft; older servers ignore the flag) joined with every member's Status. When no member
+ * answers the list, members are named by their URL and carry no id.
+ */
+export async function readClusterState(
+  etcd: EtcdClients,
+  ctx: Pick<ActionContext, 'now' | 'settings'>,
+): Promise<ClusterState> {
+  let listed: Array<{ id: string; name: string; endpoint: string; isLearner: boolean }> | undefined;
+  for (const m of etcd.members) {
+    try {
+      const res = await m.maintenance.cluster.memberList({ linearizable: true }, shortOpts(ctx));
+      listed = res.members.map((member) => {
+        const urls = member.clientURLs ?? [];
+        const configured = etcd.members.find((c) => urls.includes(c.endpoint))?.endpoint;
+        return {
+          id: hex(member.ID),
+          name: member.name || hex(member.ID),
+          endpoint: configured ?? urls[0] ?? '',
+          isLearner: Boolean(member.isLearner),
+        };
+      });
+      break;
+    } catch {
+      // Try the next member; a cluster where none answers is reported below.
+    }
+  }
+  const base =
+    listed ?? etcd.members.map((m) => ({ id: '', name: m.endpoint, endpoint: m.endpoint, isLearner: false }));
+  const members = await Promise.all(base.map((m) => readMember(etcd, m, ctx)));
+  const voting = votersAmong(members);
+  return { members, quorum: quorumOf(voting.length), healthyVoting: voting.filter(isHealthy).length };
+}
+
+async function readMember(
+  etcd: EtcdClients,
+  m: { id: string; name: string; endpoint: string; isLearner: boolean },
+  ctx: Pick<ActionContext, 'now'>,
+): Promise<MemberState> {
+  const state: MemberState = {
+    ...m,
+    reachable: false,
+    isLeader: false,
+    dbSizeBytes: undefined,
+    revision: undefined,
+    appliedIndex: undefined,
+    errors: [],
+    problem: undefined,
+  };
+  if (!m.endpoint) return { ...state, problem: 'lists no client URL' };
+  try {
+    const res = await etcd.forEndpoint(m.endpoint).maintenance.maintenance.status(shortOpts(ctx));
+    const id = hex(res.header.member_id);
+    return {
+      ...state,
+      id,
+      reachable: true,
+      isLeader: res.leader !== '0' && hex(res.leader) === id,
+      dbSizeBytes: Number(res.dbSize),
+      revision: Number(res.header.revision),
+      appliedIndex: res.raftAppliedIndex ? Number(res.raftAppliedIndex) : undefined,
+      errors: res.errors ?? [],
+      problem: res.leader === '0' || !res.leader ? 'knows no leader' : undefined,
+    };
+  } catch (err) {
+    return {
+      ...state,
+      problem: `did not answer Status: ${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+}
+
+/** Healthy for remediation: answers, knows a leader, no alarm other than NOSPACE (DEFRAG README ignores it). */
+export function isHealthy(m: MemberState): boolean {
+  return m.reachable && m.problem === undefined && m.errors.every((e) => /NOSPACE/i.test(e));
+}
+
+/**
+ * KB R2/R3: refuse when any member is unhealthy, or when the cluster has no failure margin, i.e.
+ * taking one member out would leave fewer healthy members than quorum
+ * (CEOP IsQuorumFaultTolerant: `healthyMembers-quorum < 1`).
+ */
+export function quorumGuard(state: ClusterState, what: string): string | undefined {
+  const sick = state.members.filter((m) => !isHealthy(m));
+  const margin = state.healthyVoting - state.quorum;
+  if (margin < 1) {
+    return `refusing to ${what}: the cluster has quorum of ${state.quorum} and ${state.healthyVoting} healthy members, which is not fault tolerant; taking one member out would lose quorum${sick.length ? ` (${sick.map((m) => `${m.name} ${m.problem ?? 'has alarms'}`).join('; ')})` : ''}`;
+  }
+  if (sick.length) {
+    return `refusing to ${what}: ${sick.map((m) => `${m.name} ${m.problem ?? `has alarms ${m.errors.join(', ')}`}`).join('; ')} (KB R3: never on an unhealthy cluster)`;
+  }
+  return undefined;
+}

@@ -1,0 +1,56 @@
+import { commands as defaultCommands } from '../../commands/index.js';
+import { createBot } from '../bot/create-bot.js';
+import { createJobRequests, type JobRequests } from '../bot/job-requests.js';
+import { DEFAULT_DIAGNOSE_LIMITS, limitDiagnoses } from '../commands/diagnose-limits.js';
+import type { DigestFeature } from '../digest/install.js';
+import { createJobQueue, type JobQueue } from '../queue/job-queue.js';
+import { installRemediation } from '../remediation/install.js';
+import { createJobState } from '../state/job-state.js';
+import { createPlanStore } from '../state/plan-store.js';
+import { createRateLimiter } from '../state/rate-limit.js';
+import { pick, type RoleBase } from './role-base.js';
+import { remediationOptions } from './remediation-options.js';
+
+export interface BotRole {
+  queue: JobQueue;
+  /** The jobs this process queued, for idle(). */
+  requests: JobRequests;
+  stop(): Promise<void>;
+}
+
+/**
+ * The bot role: takes chat commands and button clicks, answers what needs no probe at once, and
+ * queues the rest (checks rate-limited per user and cluster, remediation after its checks).
+ */
+export async function startBot(
+  base: RoleBase,
+  features: { digests: DigestFeature; hasWorker: boolean },
+): Promise<BotRole> {
+  const { opts, tuning } = base;
+  const redis = base.connect('etcd-doctor-bot');
+  const queue = createJobQueue({
+    connection: redis,
+    prefix: opts.queuePrefix,
+    ...pick(tuning, ['enqueueTimeoutMs', 'attempts', 'backoffMs']),
+  });
+  const requests = limitDiagnoses(
+    createJobRequests(queue, createJobState(redis, opts.queuePrefix)),
+    createRateLimiter(redis, opts.queuePrefix),
+    { ...DEFAULT_DIAGNOSE_LIMITS, ...tuning.diagnoseLimits },
+  );
+  // A worker in this process reports the depth from its own view of the queue.
+  if (!features.hasWorker) opts.metrics?.watchQueue(queue.name, queue.counts);
+  const remediation = installRemediation(remediationOptions(base, redis, (data) => queue.enqueue(data)));
+  const bot = createBot({
+    chat: opts.chat,
+    doctor: base.doctor,
+    jobs: requests,
+    plans: createPlanStore(redis, opts.queuePrefix),
+    commands: opts.commands ?? defaultCommands,
+    logger: opts.logger,
+    digests: features.digests.service,
+    remediation: remediation.clicks,
+  });
+  await bot.start();
+  return { queue, requests, stop: () => bot.stop() };
+}

@@ -1,0 +1,88 @@
+import { readFile } from 'node:fs/promises';
+import { withDeadline } from '../timing.js';
+import { createRedisConnections, type Redis, type RedisConnections } from '../clients/redis.js';
+import { abortableSleep } from '../timing.js';
+import { createDoctor, type Doctor } from '../doctor.js';
+import type { RoleTuning, StartRolesOptions } from './role-options.js';
+
+/**
+ * What every role of a process shares: the options, the doctor, and the Redis connections (each
+ * one logs once when Redis goes away, and the first one answers /readyz).
+ */
+export interface RoleBase {
+  readonly opts: StartRolesOptions;
+  readonly tuning: RoleTuning;
+  readonly now: () => number;
+  readonly doctor: Doctor;
+  /** The doctor was built here (not given), so stopping the roles closes it. */
+  readonly ownsDoctor: boolean;
+  readonly redis: RedisConnections;
+  connect(name: string): Redis;
+  /** Redis answers PING within 500 ms. */
+  redisReady(): Promise<boolean>;
+  /** QUITs every connection (each within 1 s), then stops reconnecting. */
+  closeRedis(redisUp: boolean): Promise<void>;
+}
+
+export function createRoleBase(opts: StartRolesOptions): RoleBase {
+  const doctor =
+    opts.doctor ??
+    createDoctor({
+      config: opts.config,
+      readFileBuffer: opts.readFileBuffer ?? ((p) => readFile(p)),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    });
+  const connections: Redis[] = [];
+  const redis = createRedisConnections(opts.redisUrl);
+  return {
+    opts,
+    tuning: opts.tuning ?? {},
+    now: opts.now ?? Date.now,
+    doctor,
+    ownsDoctor: !opts.doctor,
+    redis,
+    connect(name) {
+      const connection = redis.connect(name);
+      let down = false;
+      connection.on('error', (err: Error) => {
+        if (!down) opts.logger.warn({ connection: name, err: err.message }, 'Redis is unreachable; retrying');
+        down = true;
+      });
+      connection.on('ready', () => {
+        down = false;
+      });
+      connections.push(connection);
+      return connection;
+    },
+    async redisReady() {
+      const first = connections[0];
+      if (!first) return false;
+      const pong = await Promise.race([
+        first.ping().catch(() => 'down'),
+        abortableSleep(500).then(() => 'slow'),
+      ]);
+      return pong === 'PONG';
+    },
+    async closeRedis(redisUp) {
+      if (redisUp) {
+        await Promise.all(
+          connections.map((c) =>
+            withDeadline(
+              c.quit().then(() => undefined),
+              1000,
+              () => undefined,
+            ),
+          ),
+        );
+      }
+      redis.shutdown();
+    },
+  };
+}
+
+/** The tuning fields that are set, to spread into a component's options. */
+export function pick<T extends object, K extends keyof T>(obj: T, keys: K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (obj[key] !== undefined) out[key] = obj[key];
+  return out;
+}

@@ -1,0 +1,95 @@
+import type { Readable, Writable } from 'node:stream';
+import type { ChatAdapter } from '../chat/adapter.js';
+import type { ChatCommand } from '../commands/command.js';
+import type { DiagnoseLimits } from '../commands/diagnose-limits.js';
+import type { Env } from '../config/env.js';
+import type { ConfigFile } from '../config/schema.js';
+import type { DigestService } from '../digest/digest-service.js';
+import type { Doctor } from '../doctor.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { EnqueueOutcome } from '../queue/job-queue.js';
+import type { JobData } from '../queue/job-schemas.js';
+import type { RemediationSettings } from '../remediation/settings.js';
+
+/** One process type per role (DESIGN.md): the chat side, the workers, or both. */
+export type Role = 'bot' | 'worker' | 'serve';
+
+/** Timings; the defaults suit production, tests shorten them. */
+export interface RoleTuning {
+  enqueueTimeoutMs?: number;
+  attempts?: number;
+  backoffMs?: number;
+  concurrency?: number;
+  jobTimeoutMs?: number;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  maxStalledCount?: number;
+  progressIntervalMs?: number;
+  /** `/etcd diagnose` rate limits (per user, per cluster, window). */
+  diagnoseLimits?: Partial<DiagnoseLimits>;
+  /** Digests repeat every this many ms instead of daily (tests, demos). */
+  digestEveryMs?: number;
+  /** Remediation timings (defragment pause, waits, poll interval) and defaults. */
+  remediation?: Partial<RemediationSettings>;
+  /** Overall time for one remediation job. Default 30 min. */
+  remediationTimeoutMs?: number;
+  /**
+   * On stop, running jobs get this long to finish; then the worker hands the read-only ones back to
+   * the queue, where another worker takes them at once. Default 25 s, inside Kubernetes' 30 s grace.
+   */
+  shutdownTimeoutMs?: number;
+}
+
+export interface StartRolesOptions {
+  role: Role;
+  chat: ChatAdapter;
+  config: ConfigFile;
+  redisUrl: string;
+  /** Redis key prefix of the queue and job state; separate deployments (and tests) use their own. */
+  queuePrefix: string;
+  logger: Logger;
+  doctor?: Doctor;
+  readFileBuffer?: (path: string) => Promise<Buffer>;
+  commands?: readonly ChatCommand[];
+  tuning?: RoleTuning;
+  /** The clock for digest slots, history and alert windows. Default Date.now. */
+  now?: () => number;
+  /** The process env, for the ticket credential named by `tickets.credentialEnv` (main.ts passes it). */
+  env?: Record<string, string | undefined>;
+  /** This process's Prometheus metrics (jobs, probes, findings, queue depth). */
+  metrics?: Metrics;
+}
+
+export interface RunningRoles {
+  /** Resolves once every job this process queued has answered, or after `maxWaitMs`. */
+  idle(maxWaitMs?: number): Promise<void>;
+  /** Redis answers PING within 500 ms (for /readyz). */
+  redisReady(): Promise<boolean>;
+  /** Queues a job (bot and serve roles): POST /alertmanager uses it. */
+  enqueue: ((data: JobData) => Promise<EnqueueOutcome>) | undefined;
+  /** Digest subscriptions and their schedulers. */
+  digests: DigestService;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_QUEUE_PREFIX = 'etcd-doctor';
+
+/** `etcd-doctor bot|worker|serve` as a process (roles/run-role.ts). */
+export interface RunRoleOptions {
+  role: Role;
+  env: Env;
+  /** The whole process env, for names the config points at (tickets.credentialEnv). */
+  rawEnv?: Record<string, string | undefined>;
+  config: ConfigFile;
+  queuePrefix: string;
+  logger: Logger;
+  stdin: Readable;
+  stdout: Writable;
+  interactive: boolean;
+  /** Resolves when the process is asked to stop (SIGINT, SIGTERM). */
+  shutdown: AbortSignal;
+  tuning?: RoleTuning;
+  /** This process's Prometheus metrics, served on /metrics. */
+  metrics?: Metrics;
+}

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { installAlerts } from '../alerts/install.js';
+import { createChartRenderer } from '../charts/chart-renderer.js';
+import { createChartPoster } from '../charts/post-chart.js';
+import type { DigestFeature } from '../digest/install.js';
+import { installHistory } from '../history/install.js';
+import type { JobData } from '../queue/job-schemas.js';
+import { createJobWorker, type JobWorker } from '../queue/job-worker.js';
+import { installRemediation } from '../remediation/install.js';
+import { createJobState } from '../state/job-state.js';
+import { createPlanStore } from '../state/plan-store.js';
+import { createJobRunner } from '../worker/create-job-runner.js';
+import { routeJobs } from '../worker/route-jobs.js';
+import { pick, type RoleBase } from './role-base.js';
+import { remediationOptions } from './remediation-options.js';
+
+/**
+ * The worker role: takes jobs off the queue and answers them. Checks and diagnoses go to the job
+ * runner, through a doctor that records history; digests, alert triage and remediation buttons go to
+ * their features' handlers.
+ */
+export function startWorker(
+  base: RoleBase,
+  features: { digests: DigestFeature; enqueue: (data: JobData) => Promise<unknown> },
+): JobWorker {
+  const { opts, tuning, now } = base;
+  const { chat, config, logger, queuePrefix: prefix } = opts;
+  const redis = base.connect('etcd-doctor-worker');
+  const state = createJobState(redis, prefix);
+  const plans = createPlanStore(redis, prefix);
+  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const renderer = createChartRenderer();
+
+  const history = installHistory({ redis, prefix, config, doctor: base.doctor, logger, now });
+  const doctor = history.doctor;
+  const digests = features.digests.jobs({ doctor, history: history.store, workerId, renderer });
+  const alerts = installAlerts({ redis, prefix, config, chat, doctor, plans, renderer, logger, now });
+  const remediation = installRemediation(remediationOptions(base, redis, features.enqueue));
+
+  const runner = createJobRunner({
+    doctor,
+    chat,
+    state,
+    plans,
+    logger,
+    workerId,
+    postChart: createChartPoster({ chat, renderer }),
+    ...pick(tuning, ['progressIntervalMs']),
+  });
+  return createJobWorker({
+    redis: base.redis,
+    prefix,
+    workerName: workerId,
+    handlers: routeJobs(runner, { ...digests, ...alerts.jobs, ...remediation.jobs }),
+    clusterLocks: state,
+    logger,
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...pick(tuning, [
+      'concurrency',
+      'jobTimeoutMs',
+      'lockDurationMs',
+      'stalledIntervalMs',
+      'maxStalledCount',
+      'remediationTimeoutMs',
+    ]),
+  });
+}

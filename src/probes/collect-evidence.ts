@@ -92,7 +92,9 @@ export function countProbes(depth: CheckDepth, memberCount: number): number {
 export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidence> {
   const collectedAt = opts.now();
   const records: ProbeRecord[] = [];
-  let total = countProbes(opts.depth, opts.cluster.etcd.endpoints.length);
+  // A member list read moments ago (the warm path) is reused, not probed: one probe fewer, or the
+  // progress would end at 13 of 14.
+  let total = countProbes(opts.depth, opts.cluster.etcd.endpoints.length) - (opts.recentMemberList ? 1 : 0);
   const record = (name: string, outcome: Outcome<unknown>): ProbeRecord => {
     const probe = {
       name,

@@ -10,7 +10,19 @@ export interface JobHandlers {
    */
   run(
     data: JobData,
-    info: { jobId: string; attempt: number; signal: AbortSignal; logger?: Logger; children?: ChildJobs },
+    info: {
+      jobId: string;
+      attempt: number;
+      signal: AbortSignal;
+      logger?: Logger;
+      children?: ChildJobs;
+      /**
+       * Call once the answer is out: an equal request after this starts a new run instead of joining
+       * this one while it settles its root message and posts its chart (a "Re-run" pressed on the
+       * answer must re-run).
+       */
+      answered?: () => Promise<void>;
+    },
   ): Promise<unknown>;
   /**
    * The job failed for good (unrecoverable, out of tries, or stalled too often). Called in every

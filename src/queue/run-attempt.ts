@@ -75,6 +75,12 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
         signal: attempt.signal,
         logger,
         children: childJobs(job, token, opts.queue),
+        // Only while this job is still the one requests join (BullMQ checks the key's owner).
+        answered: () =>
+          job.removeDeduplicationKey().then(
+            () => undefined,
+            () => undefined,
+          ),
       });
       run = watchRun(work, logger);
       const limitMs =

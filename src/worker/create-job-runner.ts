@@ -38,14 +38,9 @@ export interface CheckResult {
   causes: string[];
 }
 
-/**
- * What a job does, chat-neutral: post a root message, update it as probes finish, answer in its
- * thread exactly once, then turn the root into the verdict. Only workers run this.
- */
-export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
-  const now = deps.now ?? Date.now;
-  const sleep = deps.sleep ?? ((ms: number) => abortableSleep(ms));
-  const once = (jobId: string, deliver: () => Promise<MessageRef>) =>
+/** Posts a job's answer exactly once (answer-once.ts), with this runner's claim settings. */
+function answerer(deps: JobRunnerDeps, sleep: (ms: number) => Promise<void>) {
+  return (jobId: string, deliver: () => Promise<MessageRef>) =>
     answerOnce(jobId, deliver, {
       state: deps.state,
       workerId: deps.workerId,
@@ -53,6 +48,16 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
       waitMs: 5000,
       sleep,
     });
+}
+
+/**
+ * What a job does, chat-neutral: post a root message, update it as probes finish, answer in its
+ * thread exactly once, then turn the root into the verdict. Only workers run this.
+ */
+export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => abortableSleep(ms));
+  const once = answerer(deps, sleep);
 
   const settleRoot = (jobId: string, root: MessageRef, view: VerdictView | undefined, logger: Logger) =>
     settleRootMessage(deps, jobId, root, view, logger);
@@ -62,6 +67,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
     jobId: string,
     signal: AbortSignal,
     logger: Logger,
+    answered?: () => Promise<void>,
   ): Promise<CheckResult> => {
     const root = await rootMessageFor(deps, jobId, job);
     // An abandoned run (timed out) stops updating: the failure answer owns the root message now.
@@ -96,6 +102,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
     const posted = await once(jobId, () =>
       deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, buttons }),
     );
+    if (posted) await answered?.();
     await settleRoot(jobId, root, posted ? verdictView(report) : undefined, logger);
     // Text first: the chart follows the answer into its thread, and only from the run that answered.
     if (posted && !signal.aborted)
@@ -113,7 +120,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
           ...(data.kind === 'check' ? { cluster: data.cluster } : {}),
         });
       logger.info({ attempt: info.attempt }, 'job started');
-      if (data.kind === 'check') return runCheck(data, info.jobId, info.signal, logger);
+      if (data.kind === 'check') return runCheck(data, info.jobId, info.signal, logger, info.answered);
       if (data.kind === 'status') return runStatus(deps, once, data, info.jobId);
       // Digest and alert jobs have their own handlers (src/digest, src/alerts; see routeJobs).
       return Promise.reject(new Error(`no handler for ${data.kind} jobs in this runner`));

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface, type Interface } from 'node:readline';
+import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import {
   APOLOGY_TEXT,
@@ -28,6 +28,10 @@ export interface ShellAdapterOptions {
   whenIdle?: () => Promise<void>;
   /** Where uploaded files (charts) are written; the shell prints each one's path. Default <tmp>/etcd-doctor-files. */
   fileDir?: string;
+  /** The one line a terminal shows first. Default: how to get help and how to leave. */
+  greeting?: string;
+  /** The one line a terminal shows on leaving (Ctrl-C, Ctrl-D, exit): what stops. */
+  farewell?: string;
 }
 
 export interface ShellAdapter extends ChatAdapter {
@@ -42,7 +46,16 @@ interface Pressable {
 
 /** `/etcd health prod`, or just `health prod`: in a terminal the prefix is optional. */
 const COMMAND = /^(?:\/etcd(?:\s+(.*))?|([^/\d].*))$/;
-const HINT = 'Type /etcd help for the commands, or the number of a button to press it.';
+const LEAVE = 'Ctrl-C, Ctrl-D or exit leaves.';
+const GREETING = `etcd-doctor shell: type help for the commands (the /etcd prefix is optional). ${LEAVE}`;
+const FAREWELL = 'Leaving the shell: stopping its queue and worker.';
+
+/** What to type: the button numbers are mentioned only once an answer has shown some. */
+function hint(buttons: number): string {
+  return buttons > 0
+    ? `Type /etcd help for the commands, or a button number ([1] to [${buttons}]) to press it.`
+    : 'Type /etcd help for the commands.';
+}
 
 /**
  * The default chat when no Slack tokens are set (as in Hubot and Errbot): commands typed in a
@@ -56,13 +69,24 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   let buttonSeq = 0;
   let fileSeq = 0;
   let rl: Interface | undefined;
+  /** The prompt is on screen, waiting for a line: output arriving now must redraw it. */
+  let waiting = false;
   let markFinished: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
     markFinished = resolve;
   });
 
   const print = (text: string): void => {
+    if (!(opts.interactive && waiting && rl)) {
+      opts.output.write(`${text}\n`);
+      return;
+    }
+    // Output that arrives while the prompt waits (progress, answers from the worker) goes above
+    // it, and the prompt comes back below with whatever was being typed.
+    clearLine(opts.output, 0);
+    cursorTo(opts.output, 0);
     opts.output.write(`${text}\n`);
+    rl.prompt(true);
   };
   const render = (view: ChatView, message: MessageRef): string =>
     renderViewText(view, {
@@ -91,7 +115,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       // A script presses buttons of answers it has not seen yet: let those answers arrive first.
       if (!opts.interactive) await opts.whenIdle?.();
       const pressed = buttons.get(Number(line));
-      if (!pressed) return print(`There is no button [${line}]. ${HINT}`);
+      if (!pressed) return print(`There is no button [${line}]. ${hint(buttonSeq)}`);
       const { button, message } = pressed;
       await handlers.onAction({
         actionId: button.action,
@@ -103,21 +127,29 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       });
       return;
     }
-    print(HINT);
+    print(hint(buttonSeq));
   };
 
+  const prompt = (reader: Interface): void => {
+    if (!opts.interactive) return;
+    reader.prompt();
+    waiting = true;
+  };
   const readLoop = async (handlers: ChatHandlers, reader: Interface): Promise<void> => {
-    if (opts.interactive) reader.prompt();
+    prompt(reader);
     for await (const line of reader) {
+      waiting = false;
       if (/^(exit|quit)$/i.test(line.trim())) break;
       try {
         await handleLine(handlers, line);
       } catch {
         print(APOLOGY_TEXT);
       }
-      if (opts.interactive) reader.prompt();
+      prompt(reader);
     }
+    waiting = false;
     reader.close();
+    if (opts.interactive) print(opts.farewell ?? FAREWELL);
     await opts.whenIdle?.();
     markFinished();
   };
@@ -132,8 +164,11 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
         crlfDelay: Number.POSITIVE_INFINITY,
       });
       // readline in terminal mode swallows Ctrl-C (it only pauses): make it leave, as Ctrl-D does.
-      rl.on('SIGINT', () => rl?.close());
-      if (opts.interactive) print(`etcd-doctor shell. ${HINT} Ctrl-C, Ctrl-D or exit to leave.`);
+      rl.on('SIGINT', () => {
+        if (waiting) opts.output.write('\n');
+        rl?.close();
+      });
+      if (opts.interactive) print(opts.greeting ?? GREETING);
       void readLoop(handlers, rl).catch(() => markFinished());
     },
     async stop() {

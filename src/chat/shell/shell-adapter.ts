@@ -41,7 +41,8 @@ export interface ShellAdapter extends ChatAdapter {
 
 interface Pressable {
   button: ViewButton;
-  message: MessageRef;
+  /** The message it sits on; a private reply's buttons (a confirmation's Run it) sit on none. */
+  message?: MessageRef;
 }
 
 /** `/etcd health prod`, or just `health prod`: in a terminal the prefix is optional. */
@@ -88,16 +89,16 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     opts.output.write(`${text}\n`);
     rl.prompt(true);
   };
-  const render = (view: ChatView, message: MessageRef): string =>
+  const render = (view: ChatView, message?: MessageRef): string =>
     renderViewText(view, {
       button: (button) => {
         buttonSeq += 1;
-        buttons.set(buttonSeq, { button, message });
+        buttons.set(buttonSeq, message ? { button, message } : { button });
         return `[${buttonSeq}] ${button.label}`;
       },
     });
   const respondWith = (view: ChatView): Promise<void> => {
-    print(renderViewText(view));
+    print(render(view));
     return Promise.resolve();
   };
 
@@ -122,7 +123,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
         value: button.value,
         channel,
         user,
-        message,
+        ...(message ? { message } : {}),
         respond: respondWith,
       });
       return;
@@ -191,7 +192,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       print(`#${ref.ts} (updated) ${render(view, ref)}`);
     },
     async ephemeral(_to, _user, view) {
-      print(renderViewText(view));
+      print(render(view));
     },
     async upload(to, file: ChatFile) {
       if (typeof file.content === 'string') {

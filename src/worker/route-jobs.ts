@@ -1,4 +1,5 @@
-import type { ChildJobs, JobHandlers } from '../queue/job-worker.js';
+import type { ChildJobs } from '../queue/child-jobs.js';
+import type { JobHandlers } from '../queue/job-handlers.js';
 import type { AlertJob, DigestJob, DigestPartJob, RemediateJob } from '../queue/job-schemas.js';
 
 export interface ExtraJobHandlers {
@@ -9,7 +10,7 @@ export interface ExtraJobHandlers {
   /** One share of a large digest's clusters (a child job of the digest). */
   digestPart?: (job: DigestPartJob) => Promise<unknown>;
   alert?: (job: AlertJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
-  /** Remediation buttons (src/remediation/run-job.ts). */
+  /** Remediation buttons (src/remediation/remediation-job.ts). */
   remediate?: (job: RemediateJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
 }
 

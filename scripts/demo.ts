@@ -59,9 +59,15 @@ async function injectFault(lab: EtcdLab, fault: Fault): Promise<{ stop(): Promis
     case 'hung-member':
       lab.stop('etcd-2');
       return { stop: async () => lab.cont('etcd-2') };
-    case 'nospace':
-      await lab.fill({ valueBytes: 100 * 1024, maxPuts: 400 });
+    case 'nospace': {
+      await lab.fill({ valueBytes: 100 * 1024, maxPuts: 400, keyPrefix: 'demo/junk/' });
+      // What fills a quota in practice is history (old revisions), not live data: delete the keys
+      // (deletes work under NOSPACE) so that Recover from NOSPACE can give the space back, as in
+      // test/integration/remediation/nospace.etcd.test.ts. Live data over the quota cannot be fixed.
+      const deleted = await lab.etcdctl(['del', '--prefix', 'demo/junk/']);
+      if (deleted.code !== 0) throw new Error(`etcdctl del failed: ${deleted.stderr}`);
       return none;
+    }
     default:
       return none;
   }

@@ -70,25 +70,13 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   let buttonSeq = 0;
   let fileSeq = 0;
   let rl: Interface | undefined;
-  /** The prompt is on screen, waiting for a line: output arriving now must redraw it. */
-  let waiting = false;
+  const screen = createScreen(opts.output, opts.interactive);
+  const print = screen.print;
   let markFinished: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
     markFinished = resolve;
   });
 
-  const print = (text: string): void => {
-    if (!(opts.interactive && waiting && rl)) {
-      opts.output.write(`${text}\n`);
-      return;
-    }
-    // Output that arrives while the prompt waits (progress, answers from the worker) goes above
-    // it, and the prompt comes back below with whatever was being typed.
-    clearLine(opts.output, 0);
-    cursorTo(opts.output, 0);
-    opts.output.write(`${text}\n`);
-    rl.prompt(true);
-  };
   const render = (view: ChatView, message?: MessageRef): string =>
     renderViewText(view, {
       button: (button) => {
@@ -131,24 +119,19 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     print(hint(buttonSeq));
   };
 
-  const prompt = (reader: Interface): void => {
-    if (!opts.interactive) return;
-    reader.prompt();
-    waiting = true;
-  };
   const readLoop = async (handlers: ChatHandlers, reader: Interface): Promise<void> => {
-    prompt(reader);
+    screen.prompt(reader);
     for await (const line of reader) {
-      waiting = false;
+      screen.busy();
       if (/^(exit|quit)$/i.test(line.trim())) break;
       try {
         await handleLine(handlers, line);
       } catch {
         print(APOLOGY_TEXT);
       }
-      prompt(reader);
+      screen.prompt(reader);
     }
-    waiting = false;
+    screen.busy();
     reader.close();
     if (opts.interactive) print(opts.farewell ?? FAREWELL);
     await opts.whenIdle?.();
@@ -166,7 +149,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       });
       // readline in terminal mode swallows Ctrl-C (it only pauses): make it leave, as Ctrl-D does.
       rl.on('SIGINT', () => {
-        if (waiting) opts.output.write('\n');
+        screen.newLine();
         rl?.close();
       });
       if (opts.interactive) print(opts.greeting ?? GREETING);
@@ -206,6 +189,41 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       await mkdir(dir, { recursive: true });
       await writeFile(path, file.content);
       print(`(file${to.thread ? `, reply to #${to.thread.ts}` : ''}) ${file.title}: ${path}`);
+    },
+  };
+}
+
+/**
+ * The terminal's side of printing: output that arrives while the prompt waits for a line
+ * (progress, answers from the worker) goes above it, and the prompt comes back below with
+ * whatever was being typed. Piped output is plain lines.
+ */
+function createScreen(output: Writable, interactive: boolean) {
+  /** The prompt is on screen, waiting for a line. */
+  let waitingOn: Interface | undefined;
+  return {
+    print(text: string): void {
+      if (!waitingOn) {
+        output.write(`${text}\n`);
+        return;
+      }
+      clearLine(output, 0);
+      cursorTo(output, 0);
+      output.write(`${text}\n`);
+      waitingOn.prompt(true);
+    },
+    prompt(reader: Interface): void {
+      if (!interactive) return;
+      reader.prompt();
+      waitingOn = reader;
+    },
+    /** A line was entered: output goes below it until the next prompt. */
+    busy(): void {
+      waitingOn = undefined;
+    },
+    /** Ctrl-C at the prompt: leave its line before saying goodbye. */
+    newLine(): void {
+      if (waitingOn) output.write('\n');
     },
   };
 }

@@ -215,10 +215,12 @@ function latencyWords(
 
 function samplesWords(noun: string, s: LatencySummary, windowSeconds: number): string {
   const count = plural(s.count, noun);
-  if (s.source === 'window') return `${count} in ${s.windowSeconds ?? windowSeconds} s`;
+  // Two scrapes 3 s apart are 3.05 s apart once their own round trips count: a tenth is enough.
+  const seconds = (n: number) => `${Math.round(n * 10) / 10} s`;
+  if (s.source === 'window') return `${count} in ${seconds(s.windowSeconds ?? windowSeconds)}`;
   const since = `${count} since the member started`;
   if (s.windowCount !== undefined)
-    return `${since}, as the ${windowSeconds} s window held ${s.windowCount === 0 ? 'none' : `only ${s.windowCount}`}`;
+    return `${since}, as the ${seconds(windowSeconds)} window held ${s.windowCount === 0 ? 'none' : `only ${s.windowCount}`}`;
   return windowSeconds > 0
     ? `${since}, as it restarted between the two scrapes`
     : `${since}, from one scrape`;

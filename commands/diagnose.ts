@@ -8,6 +8,7 @@ export default defineCommand({
   usage: 'diagnose <cluster>',
   summary: 'every probe, then the rules: the root cause first, with evidence and remediation',
   args: oneCluster,
+  defaultsToOnlyCluster: true,
   async run({ cluster }, ctx) {
     ctx.clusters.get(cluster, ctx);
     const reply = await ctx.jobs.check({ depth: 'diagnose', cluster, channel: ctx.channel, user: ctx.user });

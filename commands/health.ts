@@ -8,6 +8,7 @@ export default defineCommand({
   usage: 'health <cluster>',
   summary: 'fast per-member health: reachable, leader, took, DB size, alarms',
   args: oneCluster,
+  defaultsToOnlyCluster: true,
   async run({ cluster }, ctx) {
     ctx.clusters.get(cluster, ctx);
     const reply = await ctx.jobs.check({ depth: 'health', cluster, channel: ctx.channel, user: ctx.user });

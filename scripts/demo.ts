@@ -17,6 +17,12 @@ import { runShell } from '../src/roles/shell.js';
  */
 const FAULTS = ['none', 'slow-disk', 'member-down', 'hung-member', 'nospace'] as const;
 type Fault = (typeof FAULTS)[number];
+/**
+ * The person at the demo's shell, listed as the demo cluster's only responder: the buttons that
+ * change something (Recover from NOSPACE, Defragment) work for them, with the same confirmation,
+ * re-check and audit as in Slack. Outside the demo nobody is a responder until the config says so.
+ */
+const DEMO_USER = 'U0SHELL';
 
 const program = new Command('npm run demo --')
   .addOption(
@@ -53,9 +59,15 @@ async function injectFault(lab: EtcdLab, fault: Fault): Promise<{ stop(): Promis
     case 'hung-member':
       lab.stop('etcd-2');
       return { stop: async () => lab.cont('etcd-2') };
-    case 'nospace':
-      await lab.fill({ valueBytes: 100 * 1024, maxPuts: 400 });
+    case 'nospace': {
+      await lab.fill({ valueBytes: 100 * 1024, maxPuts: 400, keyPrefix: 'demo/junk/' });
+      // What fills a quota in practice is history (old revisions), not live data: delete the keys
+      // (deletes work under NOSPACE) so that Recover from NOSPACE can give the space back, as in
+      // test/integration/remediation/nospace.etcd.test.ts. Live data over the quota cannot be fixed.
+      const deleted = await lab.etcdctl(['del', '--prefix', 'demo/junk/']);
+      if (deleted.code !== 0) throw new Error(`etcdctl del failed: ${deleted.stderr}`);
       return none;
+    }
     default:
       return none;
   }
@@ -76,14 +88,26 @@ async function main(): Promise<void> {
     await lab.destroy();
     await rm(dir, { recursive: true, force: true });
   };
+  // Ctrl-C before the shell opens (the shell turns its own Ctrl-C into leaving, see openShell).
   process.once('SIGINT', () => {
-    console.error('\nStopping the demo cluster ...');
+    console.error("\nCtrl-C: stopping the demo's 3-member etcd lab (its data is deleted).");
     void cleanup().then(() => process.exit(130));
   });
   try {
     const configPath = join(dir, 'etcd-doctor.yaml');
     const configText = stringify({
-      clusters: [{ name: 'local', etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } }],
+      clusters: [
+        {
+          name: 'local',
+          etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+          // A lab of a few MB: a second between members' defragmentation is plenty (production: 36 s).
+          remediation: {
+            responders: [DEMO_USER],
+            snapshotDir: join(dir, 'snapshots'),
+            defragPauseSeconds: 1,
+          },
+        },
+      ],
     });
     await writeFile(configPath, configText);
     console.error(`Cluster "local": ${lab.endpoints.join(', ')} (config: ${configPath})`);
@@ -109,15 +133,16 @@ async function main(): Promise<void> {
  */
 async function openShell(config: ConfigFile): Promise<void> {
   const interactive = Boolean(process.stdin.isTTY);
-  if (interactive)
-    console.error(
-      '\nType help, diagnose local (the /etcd prefix is optional here), or a button number. Ctrl-D or exit leaves.',
-    );
+  if (interactive) console.error('');
   await runShell({
     config,
     input: process.stdin,
     output: process.stdout,
     interactive,
+    user: DEMO_USER,
+    greeting:
+      'etcd-doctor shell on cluster "local", with you as its responder: type diagnose, then a button number to press it; help lists the commands. Ctrl-C, Ctrl-D or exit leaves.',
+    farewell: "Leaving: stopping the shell and the demo's 3-member etcd lab (its data is deleted).",
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     queuePrefix: `etcd-doctor-demo-${process.pid}`,
   });

@@ -2,7 +2,7 @@ import type { ChatAdapter, ChatHandlers, IncomingAction, IncomingCommand } from 
 import { APOLOGY_TEXT } from '../chat/adapter.js';
 import { type ClusterAccess, createClusterAccess } from './cluster-access.js';
 import type { ChatCommand, CommandContext } from '../commands/command.js';
-import { parseCommand, usageLines } from '../commands/parse-command.js';
+import { type ParsedCommand, parseCommand, usageLines } from '../commands/parse-command.js';
 import type { DigestService } from '../digest/digest-service.js';
 import type { Doctor } from '../doctor.js';
 import { describeError, isEtcdDoctorError } from '../errors.js';
@@ -37,7 +37,7 @@ export function createBot(deps: BotDeps): Bot {
   const clusters = createClusterAccess(deps.doctor);
 
   const answerCommand = async (cmd: IncomingCommand): Promise<ChatView> => {
-    const parsed = parseCommand(cmd.text, deps.commands);
+    const parsed = parseWithOnlyCluster(cmd, deps.commands, clusters);
     if (!parsed.ok) return usageReply(parsed.problem, parsed.command, deps.commands, clusters);
     const ctx: CommandContext = {
       channel: cmd.channel,
@@ -74,6 +74,20 @@ export function createBot(deps: BotDeps): Bot {
     start: () => deps.chat.start(handlers),
     stop: () => deps.chat.stop(),
   };
+}
+
+/** `diagnose` alone, where the channel may use one cluster only, means that cluster. */
+function parseWithOnlyCluster(
+  cmd: IncomingCommand,
+  commands: readonly ChatCommand[],
+  clusters: ClusterAccess,
+): ParsedCommand {
+  const parsed = parseCommand(cmd.text, commands);
+  if (parsed.ok || parsed.problem !== 'an argument is missing' || !parsed.command?.defaultsToOnlyCluster)
+    return parsed;
+  const from = { channel: cmd.channel, channelName: cmd.channelName };
+  const usable = clusters.names().filter((name) => clusters.allowedIn(name, from));
+  return usable.length === 1 ? parseCommand(`${cmd.text} ${usable[0]}`, commands) : parsed;
 }
 
 /** Expected refusals become their one-line message; anything else is logged and apologised for. */

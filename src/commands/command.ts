@@ -27,6 +27,8 @@ export interface ChatCommand<Args = unknown> {
   usage: string;
   summary: string;
   args: z.ZodType<Args>;
+  /** Typed without its cluster where the channel may use only one (the demo's shell), it means that one. */
+  defaultsToOnlyCluster?: boolean;
   /** The private reply to the user; throws EtcdDoctorError for expected refusals. */
   run(args: Args, ctx: CommandContext): Promise<ChatView>;
 }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
+import { isCollection, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import { EtcdDoctorError } from '../errors.js';
 import { type Env, envSchema } from './env.js';
@@ -43,7 +43,17 @@ function issueMessage(issue: z.core.$ZodIssue): string {
 export function parseConfigText(text: string, source: string): ParseResult<ConfigFile> {
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    const doc = parseDocument(text);
+    const [error] = doc.errors;
+    if (error) throw error;
+    // A mapping or list as a key (`{{ .Values.x }}`, a Helm template left unrendered) has no JS
+    // form: yaml would stringify it with a warning on stderr. Say what it is instead.
+    if (hasCollectionKey(doc))
+      return {
+        ok: false,
+        error: `${source}: a key is itself a mapping or a list (an unrendered template such as {{ .Values }}?); render the template first`,
+      };
+    raw = doc.toJS();
   } catch (err) {
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
     return { ok: false, error: `${source}: not valid YAML (${reason})` };
@@ -51,6 +61,18 @@ export function parseConfigText(text: string, source: string): ParseResult<Confi
   const parsed = configFileSchema.safeParse(raw ?? {});
   if (!parsed.success) return { ok: false, error: `${source}: ${formatZodError(parsed.error)}` };
   return { ok: true, value: parsed.data };
+}
+
+function hasCollectionKey(doc: ReturnType<typeof parseDocument>): boolean {
+  let found = false;
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isCollection(pair.key)) return undefined;
+      found = true;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 export function parseEnv(env: Record<string, string | undefined>): ParseResult<Env> {

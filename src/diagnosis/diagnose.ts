@@ -46,6 +46,9 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
     return { rule: rule.name, fired: Boolean(result.finding), skipped: false, explain: result.explain };
   });
   linkCauses(fired);
+  for (const { rule, finding } of fired)
+    if (finding.causedBy && rule.stepsWhenExplained)
+      finding.steps = rule.stepsWhenExplained(finding.causedBy);
   const findings = rankFindings(fired).map((f) => f.finding);
   const aboutCluster = fired.filter((f) => f.rule.scope !== 'view').map((f) => f.finding);
   return { status: view.blind ? 'unknown' : statusOf(evidence, aboutCluster), findings, trace, view };

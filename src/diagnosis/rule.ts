@@ -1,5 +1,5 @@
 import type { Evidence, EvidenceKind } from '../probes/evidence.js';
-import type { Cause, Finding } from './finding.js';
+import type { Cause, Finding, RemediationStep } from './finding.js';
 import type { View } from './view.js';
 
 export interface RuleContext {
@@ -39,5 +39,10 @@ export interface Rule {
    * event loop was stalled during the probes, the engine reports it as not evaluated instead.
    */
   readonly timesLatency?: boolean;
+  /**
+   * A symptom's steps once the engine has linked it to the cause that explains it: its own steps
+   * were written for it alone ("find out what is behind it") and no longer fit.
+   */
+  stepsWhenExplained?(cause: Cause): RemediationStep[];
   evaluate(evidence: Evidence, ctx: RuleContext): RuleResult;
 }

@@ -19,6 +19,11 @@ export interface QuantileSummary {
   source: 'window' | 'since-start';
   /** Length of the window when `source` is `window`; `summarizeLatency` leaves it undefined. */
   windowSeconds: number | undefined;
+  /**
+   * With `since-start` although there was a window: how many observations the window held (fewer
+   * than a p99 needs, or none), so a report says "12 in the window", never "no writes" for a few.
+   */
+  windowCount?: number;
 }
 
 const EMPTY: Histogram = { buckets: [], sum: 0, count: 0 };
@@ -80,7 +85,8 @@ export function summarizeLatency(
   if (window !== undefined && window.count > 0 && window.count >= opts.minSamples) {
     return summarize(window, 'window', opts.minSamples);
   }
-  return summarize(after ?? EMPTY, 'since-start', opts.minSamples);
+  const sinceStart = summarize(after ?? EMPTY, 'since-start', opts.minSamples);
+  return window === undefined ? sinceStart : { ...sinceStart, windowCount: window.count };
 }
 
 function summarize(h: Histogram, source: QuantileSummary['source'], minSamples: number): QuantileSummary {

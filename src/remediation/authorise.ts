@@ -21,17 +21,21 @@ export async function isResponder(
   return false;
 }
 
-/** The refusal for someone who may not press `action`, naming who may (etcd-doctor's own text). */
+/**
+ * The refusal for someone who may not press `action`: who may, or, where nobody may yet, how to
+ * allow it (etcd-doctor's own text).
+ */
 export async function authorise(
   action: Pick<RegisteredAction, 'access' | 'label'>,
   user: string,
-  responders: readonly string[],
+  cluster: { name: string; responders: readonly string[] },
   groupMembers: GroupMembers | undefined,
 ): Promise<string | undefined> {
   if (action.access === 'anyone') return undefined;
+  const { responders } = cluster;
   if (await isResponder(user, responders, groupMembers)) return undefined;
-  const who = responders.length
-    ? responders.map((r) => (r.startsWith('S') ? `<!subteam^${r}>` : `<@${r}>`)).join(', ')
-    : 'nobody yet (the cluster lists no remediation.responders)';
+  if (responders.length === 0)
+    return `Only responders may press *${action.label}*, and cluster ${cluster.name} lists none, so nothing was done. To allow it, list Slack user ids (U…) or user-group ids (S…) under \`remediation.responders\` of cluster ${cluster.name} in the config.`;
+  const who = responders.map((r) => (r.startsWith('S') ? `<!subteam^${r}>` : `<@${r}>`)).join(', ');
   return `Only responders may press *${action.label}*: ${who}. Nothing was done; ask one of them.`;
 }

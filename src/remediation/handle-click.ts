@@ -86,7 +86,7 @@ export async function runRemediationClick(
   const denied = await authorise(
     action,
     click.user,
-    cluster.remediation?.responders ?? [],
+    { name: cluster.name, responders: cluster.remediation?.responders ?? [] },
     deps.groupMembers,
   );
   if (denied) return c.refuse(denied);

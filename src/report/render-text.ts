@@ -1,5 +1,5 @@
-import { VIEW_CAUSES } from '../diagnosis/finding.js';
 import type { DiagnosisReport, MemberRow } from '../contracts/report-json.js';
+import { type RemediationStep, VIEW_CAUSES } from '../diagnosis/finding.js';
 import { formatBytes, formatMs } from './format.js';
 
 const STATUS_WORD: Record<DiagnosisReport['status'], string> = {
@@ -9,8 +9,16 @@ const STATUS_WORD: Record<DiagnosisReport['status'], string> = {
   unknown: 'UNKNOWN',
 };
 
+export interface ReportTextOptions {
+  /**
+   * The button that performs a step, as the reader presses it (`[2] Recover from NOSPACE` in the
+   * shell). Without it (the CLI, files, tickets) a step is its words: there is nothing to press.
+   */
+  stepButton?: (step: RemediationStep) => string | undefined;
+}
+
 /** Plain-text report for the CLI and the shell adapter: member table, then findings, root cause first. */
-export function renderText(report: DiagnosisReport): string {
+export function renderText(report: DiagnosisReport, opts: ReportTextOptions = {}): string {
   const lines = [
     `${report.kind === 'health' ? 'Health' : 'Diagnosis'} of ${report.cluster}: ${STATUS_WORD[report.status]} (${formatMs(report.durationMs)})`,
     '',
@@ -35,7 +43,8 @@ export function renderText(report: DiagnosisReport): string {
     for (const e of f.evidence) lines.push(`  - ${e}`);
     for (const u of f.unknowns) lines.push(`  ? ${u}`);
     f.steps.forEach((s, n) => {
-      lines.push(`  ${n + 1}. ${s.text}${s.action ? ` [${s.action}]` : ''}`);
+      const button = s.action ? opts.stepButton?.(s) : undefined;
+      lines.push(`  ${n + 1}. ${s.text}${button ? ` -> ${button}` : ''}`);
     });
   });
   if (report.explain) {

@@ -1,5 +1,6 @@
+import type { RemediationStep } from '../diagnosis/finding.js';
 import type { ChatView, ViewButton } from './chat-view.js';
-import { progressText, STATUS_WORD } from './chat-view.js';
+import { actionLabel, progressText, STATUS_WORD } from './chat-view.js';
 import { renderText } from './render-text.js';
 
 export interface TextRenderOptions {
@@ -31,10 +32,20 @@ export function renderViewText(view: ChatView, opts: TextRenderOptions = {}): st
       return plainText(`[${STATUS_WORD[view.status]}] ${view.cluster}: ${view.headline}`);
     case 'report': {
       const button = opts.button ?? ((b: ViewButton) => `[${b.label}]`);
-      const buttons = view.buttons.map(button);
-      return buttons.length
-        ? `${renderText(view.report)}\n\nButtons: ${buttons.join('  ')}`
-        : renderText(view.report);
+      // Each button is drawn once (the shell numbers them as they are drawn); a step shows the same words.
+      const shown = new Map(view.buttons.map((b) => [b, button(b)]));
+      const stepButton = (step: RemediationStep) => {
+        const b = view.buttons.find((vb) => performs(vb, step));
+        return b && shown.get(b);
+      };
+      const text = renderText(view.report, { stepButton });
+      return shown.size ? `${text}\n\nButtons: ${[...shown.values()].join('  ')}` : text;
     }
   }
+}
+
+/** The button that performs a step: the same action on the same target (one re-run for all). */
+function performs(button: ViewButton, step: RemediationStep): boolean {
+  if (button.action !== step.action) return false;
+  return step.action === 'rerun' || button.label === actionLabel(step.action, step.args);
 }

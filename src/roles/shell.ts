@@ -18,6 +18,11 @@ export interface RunShellOptions {
   output: Writable;
   /** A terminal: prompt and live progress. Default: `input.isTTY`. */
   interactive?: boolean;
+  /** Who types: the id remediation.responders must list for the buttons that change something. Default `you`. */
+  user?: string;
+  /** The terminal's first line and its line on leaving (the shell adapter has defaults). */
+  greeting?: string;
+  farewell?: string;
   /** Default redis://127.0.0.1:6379. */
   redisUrl?: string;
   queuePrefix?: string;
@@ -45,6 +50,9 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
     output: opts.output,
     interactive: opts.interactive ?? Boolean((opts.input as { isTTY?: boolean }).isTTY),
     whenIdle: () => roles?.idle() ?? Promise.resolve(),
+    ...(opts.user ? { user: opts.user } : {}),
+    ...(opts.greeting ? { greeting: opts.greeting } : {}),
+    ...(opts.farewell ? { farewell: opts.farewell } : {}),
   });
   roles = await startRoles({
     role: 'serve',

@@ -11,7 +11,10 @@ interface ButtonSpec {
   finding: number | null;
 }
 
-/** One button per distinct remediation action in the report, plus re-run; each backed by a stored plan. */
+/**
+ * One button per distinct remediation action in the report (an action on another member is
+ * another button), plus one re-run; each backed by a stored plan.
+ */
 export async function reportButtons(
   report: DiagnosisReport,
   channel: string,
@@ -24,7 +27,8 @@ export async function reportButtons(
   const seen = new Set<string>();
   report.findings.forEach((finding, index) => {
     for (const step of finding.steps) {
-      if (!step.action) continue;
+      // The report's own re-run (below) serves every step that says to run it again.
+      if (!step.action || step.action === 'rerun') continue;
       const args = step.args ?? {};
       const key = `${step.action}:${JSON.stringify(args)}`;
       if (seen.has(key)) continue;

@@ -96,6 +96,13 @@ describe('etcd-doctor serve with piped commands (shell adapter)', () => {
     expect(run.stdout.match(/\(reply to #\d+\) Health of local: [A-Z]+ /g)).toHaveLength(2);
   });
 
+  it('takes `health` alone to mean the only cluster there is', async () => {
+    const run = await serve('health\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('an argument is missing');
+    expect(run.stdout).toMatch(/\(reply to #\d+\) Health of local: [A-Z]+ /);
+  });
+
   it('says the queue is unavailable when Redis does not answer, and still exits', async () => {
     const run = await serve('/etcd health local\n', { REDIS_URL: 'redis://127.0.0.1:1' });
     expect(run.code).toBe(0);

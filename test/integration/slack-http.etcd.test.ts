@@ -229,8 +229,11 @@ describe('Slack HTTP receiver: a diagnosis end to end', () => {
         sendBlockAction(url, { user: 'U111', channel: CHANNEL, messageTs: reply.ts, ...b });
       expect((await press(restart)).status).toBe(200);
       await fake.waitFor(() => fake.ephemerals().length >= 1);
-      // No remediation.responders in this config: actions that change something are refused, saying who may.
-      expect(fake.ephemerals()[0]?.text).toMatch(/Only responders may press \*?Restart\*?: nobody yet/);
+      // No remediation.responders in this config: actions that change something are refused, saying
+      // how to allow them.
+      expect(fake.ephemerals()[0]?.text).toMatch(
+        /Only responders may press \*?Restart.*lists none, so nothing was done\. To allow it, .*`remediation\.responders` of cluster local in the config/,
+      );
 
       await press(rerun);
       await fake.waitFor(() => fake.ephemerals().length >= 2);

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface, type Interface } from 'node:readline';
+import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import {
   APOLOGY_TEXT,
@@ -28,6 +28,10 @@ export interface ShellAdapterOptions {
   whenIdle?: () => Promise<void>;
   /** Where uploaded files (charts) are written; the shell prints each one's path. Default <tmp>/etcd-doctor-files. */
   fileDir?: string;
+  /** The one line a terminal shows first. Default: how to get help and how to leave. */
+  greeting?: string;
+  /** The one line a terminal shows on leaving (Ctrl-C, Ctrl-D, exit): what stops. */
+  farewell?: string;
 }
 
 export interface ShellAdapter extends ChatAdapter {
@@ -37,12 +41,22 @@ export interface ShellAdapter extends ChatAdapter {
 
 interface Pressable {
   button: ViewButton;
-  message: MessageRef;
+  /** The message it sits on; a private reply's buttons (a confirmation's Run it) sit on none. */
+  message?: MessageRef;
 }
 
 /** `/etcd health prod`, or just `health prod`: in a terminal the prefix is optional. */
 const COMMAND = /^(?:\/etcd(?:\s+(.*))?|([^/\d].*))$/;
-const HINT = 'Type /etcd help for the commands, or the number of a button to press it.';
+const LEAVE = 'Ctrl-C, Ctrl-D or exit leaves.';
+const GREETING = `etcd-doctor shell: type help for the commands (the /etcd prefix is optional). ${LEAVE}`;
+const FAREWELL = 'Leaving the shell: stopping its queue and worker.';
+
+/** What to type: the button numbers are mentioned only once an answer has shown some. */
+function hint(buttons: number): string {
+  return buttons > 0
+    ? `Type /etcd help for the commands, or a button number ([1] to [${buttons}]) to press it.`
+    : 'Type /etcd help for the commands.';
+}
 
 /**
  * The default chat when no Slack tokens are set (as in Hubot and Errbot): commands typed in a
@@ -56,24 +70,23 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   let buttonSeq = 0;
   let fileSeq = 0;
   let rl: Interface | undefined;
+  const screen = createScreen(opts.output, opts.interactive);
+  const print = screen.print;
   let markFinished: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
     markFinished = resolve;
   });
 
-  const print = (text: string): void => {
-    opts.output.write(`${text}\n`);
-  };
-  const render = (view: ChatView, message: MessageRef): string =>
+  const render = (view: ChatView, message?: MessageRef): string =>
     renderViewText(view, {
       button: (button) => {
         buttonSeq += 1;
-        buttons.set(buttonSeq, { button, message });
+        buttons.set(buttonSeq, message ? { button, message } : { button });
         return `[${buttonSeq}] ${button.label}`;
       },
     });
   const respondWith = (view: ChatView): Promise<void> => {
-    print(renderViewText(view));
+    print(render(view));
     return Promise.resolve();
   };
 
@@ -91,33 +104,36 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       // A script presses buttons of answers it has not seen yet: let those answers arrive first.
       if (!opts.interactive) await opts.whenIdle?.();
       const pressed = buttons.get(Number(line));
-      if (!pressed) return print(`There is no button [${line}]. ${HINT}`);
+      if (!pressed) return print(`There is no button [${line}]. ${hint(buttonSeq)}`);
       const { button, message } = pressed;
       await handlers.onAction({
         actionId: button.action,
         value: button.value,
         channel,
         user,
-        message,
+        ...(message ? { message } : {}),
         respond: respondWith,
       });
       return;
     }
-    print(HINT);
+    print(hint(buttonSeq));
   };
 
   const readLoop = async (handlers: ChatHandlers, reader: Interface): Promise<void> => {
-    if (opts.interactive) reader.prompt();
+    screen.prompt(reader);
     for await (const line of reader) {
+      screen.busy();
       if (/^(exit|quit)$/i.test(line.trim())) break;
       try {
         await handleLine(handlers, line);
       } catch {
         print(APOLOGY_TEXT);
       }
-      if (opts.interactive) reader.prompt();
+      screen.prompt(reader);
     }
+    screen.busy();
     reader.close();
+    if (opts.interactive) print(opts.farewell ?? FAREWELL);
     await opts.whenIdle?.();
     markFinished();
   };
@@ -132,8 +148,11 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
         crlfDelay: Number.POSITIVE_INFINITY,
       });
       // readline in terminal mode swallows Ctrl-C (it only pauses): make it leave, as Ctrl-D does.
-      rl.on('SIGINT', () => rl?.close());
-      if (opts.interactive) print(`etcd-doctor shell. ${HINT} Ctrl-C, Ctrl-D or exit to leave.`);
+      rl.on('SIGINT', () => {
+        screen.newLine();
+        rl?.close();
+      });
+      if (opts.interactive) print(opts.greeting ?? GREETING);
       void readLoop(handlers, rl).catch(() => markFinished());
     },
     async stop() {
@@ -156,7 +175,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       print(`#${ref.ts} (updated) ${render(view, ref)}`);
     },
     async ephemeral(_to, _user, view) {
-      print(renderViewText(view));
+      print(render(view));
     },
     async upload(to, file: ChatFile) {
       if (typeof file.content === 'string') {
@@ -170,6 +189,41 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       await mkdir(dir, { recursive: true });
       await writeFile(path, file.content);
       print(`(file${to.thread ? `, reply to #${to.thread.ts}` : ''}) ${file.title}: ${path}`);
+    },
+  };
+}
+
+/**
+ * The terminal's side of printing: output that arrives while the prompt waits for a line
+ * (progress, answers from the worker) goes above it, and the prompt comes back below with
+ * whatever was being typed. Piped output is plain lines.
+ */
+function createScreen(output: Writable, interactive: boolean) {
+  /** The prompt is on screen, waiting for a line. */
+  let waitingOn: Interface | undefined;
+  return {
+    print(text: string): void {
+      if (!waitingOn) {
+        output.write(`${text}\n`);
+        return;
+      }
+      clearLine(output, 0);
+      cursorTo(output, 0);
+      output.write(`${text}\n`);
+      waitingOn.prompt(true);
+    },
+    prompt(reader: Interface): void {
+      if (!interactive) return;
+      reader.prompt();
+      waitingOn = reader;
+    },
+    /** A line was entered: output goes below it until the next prompt. */
+    busy(): void {
+      waitingOn = undefined;
+    },
+    /** Ctrl-C at the prompt: leave its line before saying goodbye. */
+    newLine(): void {
+      if (waitingOn) output.write('\n');
     },
   };
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_MIN_FSYNC_SAMPLES } from '../../probes/etcd-metrics.js';
 import type { Evidence, LatencySummary, MemberEvidence } from '../../probes/evidence.js';
 import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
@@ -176,17 +177,10 @@ function buildFinding(slow: DiskReading[], all: DiskReading[], members: MemberEv
 
 function describeReading(r: DiskReading): string[] {
   const name = r.member.target.name;
-  const window =
-    r.fsync.source === 'window'
-      ? `${r.fsync.count} fsyncs in ${r.fsync.windowSeconds ?? 0} s`
-      : `${r.fsync.count} fsyncs since start (no writes in the window)`;
-  const fsync =
-    r.fsync.p99Seconds === undefined
-      ? `wal fsync mean ${formatSecondsAsMs(r.fsync.meanSeconds)}, p99 withheld`
-      : `wal fsync p99 ${formatSecondsAsMs(r.fsync.p99Seconds)}, mean ${formatSecondsAsMs(r.fsync.meanSeconds)}`;
+  const windowSeconds = r.member.metrics.ok ? r.member.metrics.data.windowSeconds : 0;
   const lines = [
-    `${name}: ${fsync} (${window}; etcd FAQ: < 10 ms)`,
-    `${name}: backend commit p99 ${formatSecondsAsMs(r.commit.p99Seconds)}, mean ${formatSecondsAsMs(r.commit.meanSeconds)} (etcd FAQ: < 25 ms)`,
+    `${name}: ${latencyWords('wal fsync', 'fsync', r.fsync, windowSeconds, '< 10 ms')}`,
+    `${name}: ${latencyWords('backend commit', 'commit', r.commit, windowSeconds, '< 25 ms')}`,
   ];
   if (r.heartbeatFailures > 0)
     lines.push(
@@ -196,4 +190,42 @@ function describeReading(r: DiskReading): string[] {
   const health = r.member.health;
   if (health.ok) lines.push(`${name}: linearizable read took ${formatMs(health.data.tookMs)}`);
   return lines;
+}
+
+/**
+ * `wal fsync p99 212 ms, mean 201 ms (200 fsyncs in 3 s; etcd FAQ: < 10 ms)`, or, when the window
+ * was too thin for a p99 of its own, what was used instead and why, in one parenthesis. The window is
+ * the probe's few seconds between two scrapes, not the time since the last run: a database that
+ * grew between runs can still have had only a handful of writes in it.
+ */
+function latencyWords(
+  what: string,
+  noun: string,
+  s: LatencySummary,
+  windowSeconds: number,
+  faq: string,
+): string {
+  const mean = formatSecondsAsMs(s.meanSeconds);
+  const value =
+    s.p99Seconds === undefined
+      ? `${what} mean ${mean}, no p99 from fewer than ${DEFAULT_MIN_FSYNC_SAMPLES} ${noun}s`
+      : `${what} p99 ${formatSecondsAsMs(s.p99Seconds)}, mean ${mean}`;
+  return `${value} (${samplesWords(noun, s, windowSeconds)}; etcd FAQ: ${faq})`;
+}
+
+function samplesWords(noun: string, s: LatencySummary, windowSeconds: number): string {
+  const count = plural(s.count, noun);
+  // Two scrapes 3 s apart are 3.05 s apart once their own round trips count: a tenth is enough.
+  const seconds = (n: number) => `${Math.round(n * 10) / 10} s`;
+  if (s.source === 'window') return `${count} in ${seconds(s.windowSeconds ?? windowSeconds)}`;
+  const since = `${count} since the member started`;
+  if (s.windowCount !== undefined)
+    return `${since}, as the ${seconds(windowSeconds)} window held ${s.windowCount === 0 ? 'none' : `only ${s.windowCount}`}`;
+  return windowSeconds > 0
+    ? `${since}, as it restarted between the two scrapes`
+    : `${since}, from one scrape`;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -1,6 +1,6 @@
 import type { MemberEvidence } from '../../probes/evidence.js';
 import { formatList, formatMs } from '../../report/format.js';
-import type { Finding, Severity } from '../finding.js';
+import type { Finding, RemediationStep, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 
 /**
@@ -23,6 +23,12 @@ export const slowReadsRule: Rule = {
   needs: ['health'],
   timesLatency: true,
   rank: 45,
+  stepsWhenExplained: (cause) => [
+    {
+      text: `Fix ${cause} first (above): it explains these slow reads. Then run the diagnosis again to see them gone`,
+      action: 'rerun',
+    },
+  ],
   evaluate(evidence) {
     const reads = evidence.members.flatMap((m) => (m.health.ok ? [{ m, tookMs: m.health.data.tookMs }] : []));
     const explain = reads.map(
@@ -51,17 +57,35 @@ export const slowReadsRule: Rule = {
           .filter((r) => r.tookMs < SLOW_READ_MS)
           .map(({ m, tookMs }) => `for comparison: ${m.target.name} took ${formatMs(tookMs)}`),
       ],
-      steps: [
-        {
-          text: 'Run the diagnosis again with /metrics reachable to see whether the disk, the network or the CPU is behind it',
-          action: 'rerun',
-        },
-      ],
+      steps: [stepAlone(evidence.members, names, all)],
       unknowns: missingMetrics(evidence.members, names),
     };
     return { finding, explain };
   },
 };
+
+/**
+ * The step when no other finding explains the slow reads: without the slow members' /metrics,
+ * get them; with them, the disk and peer-network rules had their say and named nothing, so what is
+ * left to look at is the host itself (KB §1.1 F5).
+ */
+function stepAlone(members: MemberEvidence[], names: string[], all: boolean): RemediationStep {
+  const unread = members
+    .filter((m) => names.includes(m.target.name) && !m.metrics.ok)
+    .map((m) => m.target.name);
+  if (unread.length > 0)
+    return {
+      text: `Run the diagnosis again with /metrics of ${formatList(unread)} reachable, to see whether the disk, the network or the CPU is behind it`,
+      action: 'rerun',
+    };
+  if (all)
+    return {
+      text: "The members' /metrics show no slow disk and no slow peer network: check the leader's host (CPU load and steal time in top) and the network between etcd-doctor and the cluster",
+    };
+  return {
+    text: `The /metrics of ${formatList(names)} show${names.length === 1 ? 's' : ''} no slow disk and no slow peer network: look at ${names.length === 1 ? 'its host' : 'their hosts'} while reads are slow (CPU load and steal time in top, other processes' I/O in iotop)`,
+  };
+}
 
 function missingMetrics(members: MemberEvidence[], names: string[]): string[] {
   return members

@@ -70,6 +70,20 @@ describe('parseConfigText', () => {
       error: expect.stringMatching(/^f: not valid YAML/),
     });
     expect(parseConfigText('', 'f')).toEqual({ ok: false, error: 'f: clusters: is missing' });
+    // A Helm template left unrendered: a key that is a mapping, said in one line, with no yaml warning.
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      expect(parseConfigText('clusters:\n  - {{ .Values.cluster }}\n', 'f')).toEqual({
+        ok: false,
+        error:
+          'f: a key is itself a mapping or a list (an unrendered template such as {{ .Values }}?); render the template first',
+      });
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
     expect(parseConfigText('clusters: 3', 'f')).toEqual({ ok: false, error: 'f: clusters: must be a list' });
   });
   it('names a field that remediation or tickets cannot use safely, in one line', () => {

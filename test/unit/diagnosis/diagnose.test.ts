@@ -80,6 +80,34 @@ describe('diagnose with the real rules', () => {
     });
   });
 
+  // A slow disk under a light load: 200 ms per fsync leaves too few in the 3 s window for a p99.
+  it('says why it used the since-start histogram, and why a p99 is missing, in one parenthesis', () => {
+    const thin = ok(
+      metricsData({
+        walFsync: {
+          ...latency(230, 201, 110),
+          source: 'since-start',
+          windowSeconds: undefined,
+          windowCount: 12,
+        },
+        backendCommit: {
+          p99Seconds: undefined,
+          meanSeconds: 0.201,
+          count: 12,
+          source: 'since-start',
+          windowSeconds: undefined,
+          windowCount: 0,
+        },
+      }),
+    );
+    const result = diagnose(clusterEvidence({ 'etcd-2': { metrics: thin } }), rules, ctx);
+    expect(result.findings[0]).toMatchObject({ cause: 'slow-disk', members: ['etcd-2'] });
+    expect(result.findings[0]?.evidence.slice(0, 2)).toEqual([
+      'etcd-2: wal fsync p99 230 ms, mean 201 ms (110 fsyncs since the member started, as the 3 s window held only 12; etcd FAQ: < 10 ms)',
+      'etcd-2: backend commit mean 201 ms, no p99 from fewer than 20 commits (12 commits since the member started, as the 3 s window held none; etcd FAQ: < 25 ms)',
+    ]);
+  });
+
   it('does not call one outlier a slow disk (p99 high, mean low)', () => {
     const outlier = ok(metricsData({ walFsync: latency(30, 1.2, 60) }));
     const result = diagnose(clusterEvidence({ 'etcd-3': { metrics: outlier } }), rules, ctx);

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { StatusData } from '../../../src/probes/evidence.js';
-import { clusterEvidence, failed, metricsData, ok } from '../../support/evidence.js';
+import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence.js';
 
 const now = Date.parse('2026-11-29T03:00:05Z');
 const ctx = { now };
@@ -189,5 +189,44 @@ describe('corruption and slow reads', () => {
       severity: 'critical',
     });
     expect(result.findings[0]?.summary).toContain("suspect that member's disk or CPU");
+  });
+
+  // Steps fit the evidence they follow: no "run again with /metrics" when /metrics was read.
+  it('with /metrics read and nothing found there, points at the host, with no re-run', () => {
+    const result = diagnose(clusterEvidence({ 'etcd-3': { health: ok({ tookMs: 1300 }) } }), rules, ctx);
+    expect(result.findings[0]?.steps).toEqual([
+      {
+        text: "The /metrics of etcd-3 shows no slow disk and no slow peer network: look at its host while reads are slow (CPU load and steal time in top, other processes' I/O in iotop)",
+      },
+    ]);
+  });
+
+  it("without the slow member's /metrics, asks for them", () => {
+    const noMetrics = failed('forbidden', 'etcd refused /metrics with HTTP 403');
+    const result = diagnose(
+      clusterEvidence({ 'etcd-3': { health: ok({ tookMs: 1300 }), metrics: noMetrics } }),
+      rules,
+      ctx,
+    );
+    expect(result.findings[0]?.steps).toEqual([
+      {
+        text: 'Run the diagnosis again with /metrics of etcd-3 reachable, to see whether the disk, the network or the CPU is behind it',
+        action: 'rerun',
+      },
+    ]);
+  });
+
+  it('explained by the slow disk on the same member, defers to it', () => {
+    const slowDisk = ok(metricsData({ walFsync: latency(212, 201), backendCommit: latency(420, 400) }));
+    const result = diagnose(
+      clusterEvidence({ 'etcd-3': { health: ok({ tookMs: 1300 }), metrics: slowDisk } }),
+      rules,
+      ctx,
+    );
+    const reads = result.findings.find((f) => f.cause === 'slow-reads');
+    expect(reads?.causedBy).toBe('slow-disk');
+    expect(reads?.steps.map((s) => s.text)).toEqual([
+      'Fix slow-disk first (above): it explains these slow reads. Then run the diagnosis again to see them gone',
+    ]);
   });
 });

@@ -310,6 +310,8 @@ describe('compareSnapshots', () => {
     expect(w.walFsync.source).toBe('since-start');
     expect(w.walFsync.windowSeconds).toBeUndefined();
     expect(w.walFsync.count).toBe(60);
+    // What the window did hold, so a report can say "only 3", not "no writes".
+    expect(w.walFsync.windowCount).toBe(3);
     // 58 ≤ 1 ms, 60 ≤ 2 ms. rank 59.4 → 0.001 + 0.001 × 1.4 / 2.
     expect(w.walFsync.p99Seconds).toBeCloseTo(0.0017, 12);
     expect(w.walFsync.meanSeconds).toBeCloseTo(0.02865600400000001 / 60, 12);

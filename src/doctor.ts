@@ -6,7 +6,6 @@ import {
   loadEtcdTls,
 } from './clients/etcd-clients.js';
 import { createHttpGet, type HttpGet } from './clients/http.js';
-import { loadKubernetesClients } from './clients/kubernetes.js';
 import type { ClusterConfig, ConfigFile, ResolvedCluster } from './config/schema.js';
 import { diagnose } from './diagnosis/diagnose.js';
 import type { Rule } from './diagnosis/rule.js';
@@ -16,8 +15,6 @@ import type { Metrics } from './metrics/metrics.js';
 import { collectEtcdEvidence } from './probes/collect-evidence.js';
 import type { Outcome } from './probes/outcome.js';
 import type { Evidence, MemberInfo, ProbeRecord } from './probes/evidence.js';
-import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
-import { discoverEtcdEndpoints } from './probes/kubernetes/discover-etcd-endpoints.js';
 import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import type { KubernetesEvidence } from './probes/kubernetes/evidence.js';
 import type { DiagnosisReport } from './contracts/report-json.js';
@@ -136,6 +133,8 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     const k8s = cluster.kubernetes;
     try {
       if (!k8s) throw new Error('no kubernetes config');
+      const { loadKubernetesClients } = await import('./clients/kubernetes.js');
+      const { discoverEtcdEndpoints } = await import('./probes/kubernetes/discover-etcd-endpoints.js');
       const kube = await loadKubernetesClients(k8s, {
         readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
       });
@@ -159,15 +158,18 @@ export function createDoctor(deps: DoctorDeps): Doctor {
   ): Promise<Outcome<KubernetesEvidence>> | undefined => {
     const k8s = cluster.kubernetes;
     if (!k8s) return undefined;
-    return collectKubernetesOutcome(cluster, {
-      now,
-      parts,
-      settings: { timeoutMs: deps.config.probes.timeoutMs, logTimeoutMs: 2 * deps.config.probes.timeoutMs },
-      loadClients: () =>
-        loadKubernetesClients(k8s, {
-          readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
-        }),
-    });
+    // The Kubernetes client (~800 modules) loads only for a cluster that has Kubernetes configured.
+    return import('./probes/kubernetes/collect.js').then(({ collectKubernetesOutcome }) =>
+      collectKubernetesOutcome(cluster, {
+        now,
+        parts,
+        settings: { timeoutMs: deps.config.probes.timeoutMs, logTimeoutMs: 2 * deps.config.probes.timeoutMs },
+        loadClients: async () =>
+          (await import('./clients/kubernetes.js')).loadKubernetesClients(k8s, {
+            readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
+          }),
+      }),
+    );
   };
 
   const doctor: Doctor = {
@@ -264,7 +266,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       !kubernetesP && !evidence.members.some((m) => m.status.ok || m.health.ok)
         ? collectKubernetes(entry.cluster, 'vantage')
         : kubernetesP;
-    if (vantageP) addKubernetes(evidence, await untilAborted(vantageP, opts.signal));
+    if (vantageP) await addKubernetes(evidence, await untilAborted(vantageP, opts.signal));
     const observer = at.endObserving();
     if (observer) evidence.observer = observer;
     const diagnosis = diagnose(evidence, rules, { now: now() });
@@ -345,8 +347,10 @@ async function closeClients(entry: ClusterClients): Promise<void> {
   await entry.http.close();
 }
 
-function addKubernetes(evidence: Evidence, kubernetes: Outcome<KubernetesEvidence>): void {
+async function addKubernetes(evidence: Evidence, kubernetes: Outcome<KubernetesEvidence>): Promise<void> {
   evidence.kubernetes = kubernetes;
+  // Loaded already: the outcome came from this module.
+  const { kubernetesProbeRecords } = await import('./probes/kubernetes/collect.js');
   evidence.probes.push(
     ...(kubernetes.ok
       ? kubernetesProbeRecords(kubernetes.data)

@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
 import type { EtcdTlsFiles } from './etcd-clients.js';
 
 export interface HttpResponse {
@@ -14,17 +14,24 @@ export type HttpGet = (url: string, signal: AbortSignal) => Promise<HttpResponse
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export function createHttpGet(tls: EtcdTlsFiles | undefined): { get: HttpGet; close(): Promise<void> } {
-  const dispatcher = new Agent({
-    // undici speaks TLS for https:// URLs only, and sends no SNI for an IP literal (RFC 6066).
-    connect: {
-      timeout: 2000,
-      ...(tls?.rootCertificate ? { ca: tls.rootCertificate } : {}),
-      ...(tls?.certChain ? { cert: tls.certChain } : {}),
-      ...(tls?.privateKey ? { key: tls.privateKey } : {}),
-    },
-    keepAliveTimeout: 10_000,
-  });
+  // undici (~110 modules) loads at the first GET: `health` makes none, and starts without it.
+  let client: Promise<{ dispatcher: Agent; request: typeof undiciRequest }> | undefined;
+  const connect = () =>
+    (client ??= import('undici').then(({ Agent, request }) => ({
+      dispatcher: new Agent({
+        // undici speaks TLS for https:// URLs only, and sends no SNI for an IP literal (RFC 6066).
+        connect: {
+          timeout: 2000,
+          ...(tls?.rootCertificate ? { ca: tls.rootCertificate } : {}),
+          ...(tls?.certChain ? { cert: tls.certChain } : {}),
+          ...(tls?.privateKey ? { key: tls.privateKey } : {}),
+        },
+        keepAliveTimeout: 10_000,
+      }),
+      request,
+    })));
   const get: HttpGet = async (url, signal) => {
+    const { dispatcher, request } = await connect();
     const res = await request(url, { method: 'GET', dispatcher, signal });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -38,5 +45,5 @@ export function createHttpGet(tls: EtcdTlsFiles | undefined): { get: HttpGet; cl
     }
     return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
   };
-  return { get, close: () => dispatcher.close() };
+  return { get, close: async () => (client ? (await client).dispatcher.close() : undefined) };
 }

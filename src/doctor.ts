@@ -153,6 +153,8 @@ async function runOnClients(
   const { etcd, http } = entry;
   const fresh = entry.memberList && performance.now() - entry.memberList.atMs < MEMBER_LIST_REUSE_MS;
   const recentMemberList = depth === 'health' && fresh ? entry.memberList?.outcome : undefined;
+  // diagnose times GETs (the clock's round trips): the HTTP client loads before the first one.
+  if (depth !== 'health') await http.ready();
   const collected = await collectEtcdEvidence({
     cluster: entry.cluster,
     clients: etcd,

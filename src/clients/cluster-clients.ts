@@ -3,7 +3,7 @@ import { describeError, EtcdDoctorError } from '../errors.js';
 import type { MemberInfo } from '../probes/evidence.js';
 import type { Outcome } from '../probes/outcome.js';
 import { createEtcdClients, type EtcdClients, type EtcdTlsFiles, loadEtcdTls } from './etcd-clients.js';
-import { createHttpGet, type HttpGet } from './http.js';
+import { createHttpGet, type HttpClient } from './http.js';
 
 /** One cluster's etcd gRPC clients and HTTP agent, with what the doctor remembers about it. */
 export interface ClusterClients {
@@ -12,7 +12,7 @@ export interface ClusterClients {
   etcdPath: string;
   tls: EtcdTlsFiles | undefined;
   etcd: EtcdClients;
-  http: { get: HttpGet; close(): Promise<void> };
+  http: HttpClient;
   /** The last member list that answered, reused by health checks for MEMBER_LIST_REUSE_MS. */
   memberList?: { outcome: Outcome<MemberInfo[]>; atMs: number };
 }

@@ -13,7 +13,17 @@ export type HttpGet = (url: string, signal: AbortSignal) => Promise<HttpResponse
 /** /metrics of a busy member is ~100 KB; anything far larger is not etcd. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
-export function createHttpGet(tls: EtcdTlsFiles | undefined): { get: HttpGet; close(): Promise<void> } {
+export interface HttpClient {
+  get: HttpGet;
+  /**
+   * Loads undici and creates the agent. Await it before timing a first GET (the clock probe's
+   * round trips): otherwise that GET also times the module load.
+   */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createHttpGet(tls: EtcdTlsFiles | undefined): HttpClient {
   // undici (~110 modules) loads at the first GET: `health` makes none, and starts without it.
   let client: Promise<{ dispatcher: Agent; request: typeof undiciRequest }> | undefined;
   const connect = () =>
@@ -45,5 +55,11 @@ export function createHttpGet(tls: EtcdTlsFiles | undefined): { get: HttpGet; cl
     }
     return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
   };
-  return { get, close: async () => (client ? (await client).dispatcher.close() : undefined) };
+  return {
+    get,
+    ready: async () => {
+      await connect();
+    },
+    close: async () => (client ? (await client).dispatcher.close() : undefined),
+  };
 }

@@ -11,7 +11,7 @@ import type { DigestJob, DigestPartJob } from '../queue/job-schemas.js';
 import { type ChildJobs, isParked } from '../queue/child-jobs.js';
 import { textView } from '../report/chat-view.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import { chunkBy, chunkLines } from './chunk.js';
+import { chunkBy, groupLines } from './chunk.js';
 import { briefLines, type ClusterOutcome, digestMessages, sortOutcomes, statusOf } from './digest-view.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { formatTimeOfDay } from './schedule.js';
@@ -138,7 +138,7 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
       );
     }
     const rest = unhealthy.slice(MAX_THREAD_REPORTS).flatMap(briefLines);
-    for (const chunk of chunkLines([...rest, ...overflow], 3500))
+    for (const chunk of groupLines([...rest, ...overflow], 3500))
       await deps.chat.post(thread, textView(chunk));
   };
 

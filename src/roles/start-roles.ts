@@ -1,4 +1,4 @@
-import { abortableSleep } from '../doctor.js';
+import { abortableSleep } from '../timing.js';
 import { installDigests } from '../digest/install.js';
 import type { JobData } from '../queue/job-schemas.js';
 import { DEFAULT_JOB_TIMEOUT_MS, type JobWorker } from '../queue/job-worker.js';

@@ -1,6 +1,7 @@
 import type { ChartPoster } from '../charts/post-chart.js';
 import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
-import { abortableSleep, type Doctor } from '../doctor.js';
+import { abortableSleep } from '../timing.js';
+import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import { type Logger, withFields } from '../logger.js';
 import { countProbes } from '../probes/collect-evidence.js';

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { benchCharts } from './charts.js';
+import { benchCliProcess } from './cli-process.js';
 import { benchDiagnosisTime } from './diagnosis-time.js';
 import { benchFleet } from './fleet.js';
 import { benchHealth } from './health.js';
@@ -11,9 +12,11 @@ import { benchSlackFlow } from './slack-flow.js';
 
 /**
  * `npm run bench`: every benchmark, side by side in one run, written to docs/BENCHMARKS.md.
- * `npm run bench -- health` runs only the named sections.
+ * `npm run bench -- health` runs only the named sections (printed; `--write` writes them too).
+ * The file keeps the run before as its last section, so a regression shows beside the figure.
  */
 const SECTIONS: Record<string, () => Promise<string>> = {
+  cli: benchCliProcess,
   health: benchHealth,
   'diagnosis-time': benchDiagnosisTime,
   'probe-cost': benchProbeCost,
@@ -46,6 +49,18 @@ const SHORTFALLS = [
   '',
 ].join('\n');
 
+const BENCHMARKS = 'docs/BENCHMARKS.md';
+const PREVIOUS = '# Previous run';
+
+/** The last run's results (without the run before it), to keep beside the new ones. */
+async function previousRun(): Promise<string> {
+  const old = await readFile(BENCHMARKS, 'utf8').catch(() => '');
+  if (!old) return '';
+  const current = old.split(`\n${PREVIOUS}`)[0] ?? old;
+  const body = current.replace(/^# Benchmarks\n/, '').trim();
+  return `\n${PREVIOUS}\n\nThe run before this one, as it was written, for comparison.\n\n${body.replace(/^## /gm, '### ')}\n`;
+}
+
 function version(cmd: string, args: string[]): string {
   try {
     return execFileSync(cmd, args, { encoding: 'utf8' }).split('\n')[0]?.trim() ?? 'unknown';
@@ -58,16 +73,22 @@ function machine(): string {
   return [
     `- Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 1024 ** 3)} GiB`,
     `- Node ${process.version}; ${version('etcd', ['--version'])}; ${version('etcdctl', ['version'])}`,
-    `- Date: ${new Date().toISOString()}`,
+    `- Date: ${new Date().toISOString()}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')} at the start`,
   ].join('\n');
 }
 
 const wanted = process.argv.slice(2).filter((a) => a in SECTIONS);
+const write = !wanted.length || process.argv.includes('--write');
 const names = wanted.length ? wanted : Object.keys(SECTIONS);
 const parts = [
   '# Benchmarks',
   '',
   'Reproduce with `npm run bench`. Medians and ratios; every comparison ran side by side in the same run.',
+  ...(wanted.length
+    ? ['', `This run: only ${names.join(', ')} (\`npm run bench -- ${names.join(' ')} --write\`).`]
+    : []),
   '',
   machine(),
   '',
@@ -80,4 +101,4 @@ for (const name of names) {
 parts.push(SHORTFALLS);
 const text = parts.join('\n');
 console.log(text);
-if (!wanted.length) await writeFile('docs/BENCHMARKS.md', `${text}\n`);
+if (write) await writeFile(BENCHMARKS, `${text}\n${await previousRun()}`);

@@ -4,7 +4,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { benchCharts } from './charts.js';
 import { benchCliProcess } from './cli-process.js';
 import { benchDiagnosisTime } from './diagnosis-time.js';
-import { benchFleet } from './fleet.js';
+import { benchFleet, FLEET_1000 } from './fleet.js';
 import { benchHealth } from './health.js';
 import { benchNospaceRecovery } from './nospace-recovery.js';
 import { benchProbeCost } from './probe-cost.js';
@@ -21,7 +21,8 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   'diagnosis-time': benchDiagnosisTime,
   'probe-cost': benchProbeCost,
   'slack-flow': benchSlackFlow,
-  fleet: benchFleet,
+  fleet: () => benchFleet(),
+  'fleet-1000': () => benchFleet(FLEET_1000),
   'nospace-recovery': benchNospaceRecovery,
   charts: benchCharts,
 };

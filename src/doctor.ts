@@ -85,6 +85,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     async run(name, depth, opts = {}) {
       const cluster = doctor.cluster(name);
       opts.signal?.throwIfAborted();
+      await loadModulesFor(cluster, depth);
       const started = performance.now();
       const collectedAt = now();
       const endRun = load.begin(hostsOf(cluster));
@@ -154,7 +155,7 @@ async function runOnClients(
   const { etcd, http } = entry;
   const fresh = entry.memberList && performance.now() - entry.memberList.atMs < MEMBER_LIST_REUSE_MS;
   const recentMemberList = depth === 'health' && fresh ? entry.memberList?.outcome : undefined;
-  // diagnose times GETs (the clock's round trips): the HTTP client loads before the first one.
+  // diagnose times GETs (the clock's round trips): the HTTP client is ready before the first one.
   if (depth !== 'health') await http.ready();
   const collected = await collectEtcdEvidence({
     cluster: entry.cluster,
@@ -199,6 +200,19 @@ async function runOnClients(
   });
   deps.metrics?.observeReport(report);
   return report;
+}
+
+/**
+ * The modules a run of this cluster loads lazily (undici for diagnose's GETs, the Kubernetes client
+ * when it has `kubernetes`), loaded before its observer window opens: a first load blocks the
+ * event loop for ~100-800 ms, which the window would count as etcd-doctor's own load.
+ */
+async function loadModulesFor(cluster: ClusterConfig, depth: CheckDepth): Promise<void> {
+  await Promise.all([
+    depth === 'health' ? undefined : import('undici'),
+    cluster.kubernetes ? import('./probes/kubernetes/collect.js') : undefined,
+    cluster.kubernetes ? import('./clients/kubernetes.js') : undefined,
+  ]);
 }
 
 /** The Kubernetes evidence of a cluster configured with `kubernetes`; undefined without. */

@@ -38,7 +38,13 @@ export interface FleetShape {
   concurrency?: number;
 }
 
-export const FLEET_200: FleetShape = { clusters: 200, closed: 15, blackhole: 5, workers: [1, 2], concurrency: 200 };
+export const FLEET_200: FleetShape = {
+  clusters: 200,
+  closed: 15,
+  blackhole: 5,
+  workers: [1, 2],
+  concurrency: 200,
+};
 /** Issue 18: 1,000 clusters in one process (990 on the two labs, 10 refusing), <= 30 s, <= 256 MiB. */
 export const FLEET_1000: FleetShape = { clusters: 1000, closed: 10, blackhole: 0, workers: [1] };
 
@@ -139,7 +145,9 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
             }),
           );
         await waitUntil(() => procs.every((p) => p.started()), 60_000, 'the workers started').catch((err) => {
-          throw new Error(`${err.message}; worker log: ${procs.map((p) => p.log.join('').slice(-2000)).join('\n')}`);
+          throw new Error(
+            `${err.message}; worker log: ${procs.map((p) => p.log.join('').slice(-2000)).join('\n')}`,
+          );
         });
         fake.reset();
         await createSubscriptionStore(redis, prefix).save({

@@ -62,6 +62,7 @@ function reconcileDigests(service: RunningRoles['digests'], logger: StartRolesOp
     .reconcile()
     .then((late) => {
       if (late.length) logger.info({ late }, 'queued missed digest slots, to be sent late');
+      else logger.debug({ late }, 'digest catch-up: no missed slot');
     })
     .catch((err: unknown) => logger.warn({ err: String(err) }, 'digest catch-up failed'));
 }

@@ -51,7 +51,7 @@ const SHORTFALLS = [
   '  two RPCs (the read and Status); over raw get + Status it is 0.4-0.6 ms. The rest is grpc-js per-call',
   '  work (http2 request, async_hooks bind, metadata), then the rules (~0.16 ms a run).',
   '- 1,000-cluster digest in one worker (goal <= 30 s, <= 256 MiB): 70-83 s, 33-42 CPU s, ~480-510 MiB peak',
-  '  RSS at load 9-19. A diagnosis holds its cluster's gRPC channels for two /metrics scrapes 3 s apart, and',
+  "  RSS at load 9-19. A diagnosis holds its cluster's gRPC channels for two /metrics scrapes 3 s apart, and",
   '  200 clusters run at once (4 parts of 50 per worker). Not done: concurrency bounded by a memory budget,',
   "  compact per-cluster results (a part's 50 full reports go through Redis: ~20 MiB), and one scrape per",
   "  member from the watch's stored history (issue 17).",

@@ -208,12 +208,23 @@ async function runOnClients(
  * event loop for ~100-800 ms, which the window would count as etcd-doctor's own load.
  */
 async function loadModulesFor(cluster: ClusterConfig, depth: CheckDepth): Promise<void> {
-  await Promise.all([
-    depth === 'health' ? undefined : import('undici'),
-    cluster.kubernetes ? import('./probes/kubernetes/collect.js') : undefined,
-    cluster.kubernetes ? import('./clients/kubernetes.js') : undefined,
-  ]);
+  // One load per process, one module after the other: concurrent runs share it (and Jest's ESM
+  // loader fails imports of overlapping graphs started at once).
+  if (depth !== 'health') {
+    httpModule ??= import('undici').then(() => undefined);
+    await httpModule;
+  }
+  if (cluster.kubernetes) {
+    kubernetesModules ??= (async () => {
+      await import('./clients/kubernetes.js');
+      await import('./probes/kubernetes/collect.js');
+    })();
+    await kubernetesModules;
+  }
 }
+
+let httpModule: Promise<void> | undefined;
+let kubernetesModules: Promise<void> | undefined;
 
 /** The Kubernetes evidence of a cluster configured with `kubernetes`; undefined without. */
 function kubernetesEvidenceOf(

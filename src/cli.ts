@@ -1,167 +1,21 @@
-import type { CheckDepth } from './contracts/check-depth.js';
-import { readFile, writeFile } from 'node:fs/promises';
-import { redactUrlCredentials } from './secret.js';
-import type { Readable, Writable } from 'node:stream';
 import { Command, CommanderError, Option } from 'commander';
-import { saveChart } from './charts/save-chart.js';
-import { createSlackAdapter } from './chat/slack/slack-adapter.js';
-import { runAuditCommand } from './audit/audit-command.js';
-import { createRedisConnections } from './clients/redis.js';
-import { DEFAULT_CONFIG_PATH, loadConfigFor, requireEnv } from './config/load-config.js';
-import { runDigestNow } from './digest/digest-now.js';
-import { createDoctor } from './doctor.js';
+import { DEFAULT_CONFIG_PATH, requireEnv } from './config/load-config.js';
+import type { CheckDepth } from './contracts/check-depth.js';
 import { describeError, isEtcdDoctorError } from './errors.js';
-import { createLogger } from './logger.js';
-import { createMetrics } from './metrics/metrics.js';
-import { type McpCommandOptions, runMcpCommand } from './mcp/mcp-command.js';
-import type { Evidence } from './probes/evidence.js';
-import type { DiagnosisReport } from './contracts/report-json.js';
-import { renderText } from './report/render-text.js';
-import { runRole } from './roles/run-role.js';
+import type { McpCommandOptions } from './mcp/mcp-command.js';
 import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/role-options.js';
+import type { CheckOptions } from './cli/run-check.js';
+import type { DigestOptions } from './cli/run-digest-command.js';
+import type { RoleOptions } from './cli/run-role-command.js';
+import { type CliIo, EXIT } from './cli/io.js';
 
-/**
- * Exit codes (DESIGN.md): 0 healthy, 1 degraded or critical, 2 usage or config error, 3 could not
- * check (etcd-doctor's own access failed: TLS, credentials, URLs, network path; status `unknown`).
+export { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
+
+/*
+ * Each command imports what it runs only when it runs (`import()` in its action), so `health` and
+ * `diagnose` never load Bolt, BullMQ, ioredis, prom-client or the chart renderer; the module-graph
+ * test (test/integration/cli-module-graph.etcd.test.ts) fails when one comes back.
  */
-export const EXIT = { healthy: 0, unhealthy: 1, usage: 2, couldNotCheck: 3 } as const;
-
-export interface CliIo {
-  argv: string[];
-  env: Record<string, string | undefined>;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** For the process roles (bot, worker, serve): the shell chat reads stdin and writes stdout. */
-  stdin?: Readable;
-  stdoutStream?: Writable;
-  /** stdin is a terminal. */
-  interactive?: boolean;
-  /** Starts listening for SIGINT/SIGTERM; the signal aborts on either, and the roles shut down. */
-  shutdownSignal?: () => AbortSignal;
-}
-
-interface CheckOptions {
-  config?: string;
-  json?: boolean;
-  explain?: boolean;
-  /** diagnose only: also write a PNG chart of the finding's metric here. */
-  chart?: string;
-}
-
-export function exitCodeFor(report: DiagnosisReport): number {
-  if (report.status === 'healthy') return EXIT.healthy;
-  if (report.status === 'unknown') return EXIT.couldNotCheck;
-  return EXIT.unhealthy;
-}
-
-async function runCheck(
-  depth: CheckDepth,
-  clusterName: string,
-  options: CheckOptions,
-  io: CliIo,
-): Promise<number> {
-  const config = await loadConfigFor(options.config, io.env);
-  const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
-  try {
-    let evidence: Evidence | undefined;
-    const report = await doctor.run(clusterName, depth, {
-      explain: options.explain ?? false,
-      onEvidence: (e) => {
-        evidence = e;
-      },
-    });
-    io.stdout(options.json ? JSON.stringify(report, null, 2) : renderText(report));
-    // On stderr, so --json output stays one JSON document.
-    if (options.chart && evidence) io.stderr(await saveChart(options.chart, report, evidence, writeFile));
-    return exitCodeFor(report);
-  } finally {
-    await doctor.close();
-  }
-}
-
-interface RoleOptions {
-  config?: string;
-  queuePrefix: string;
-}
-
-async function runProcessRole(role: Role, options: RoleOptions, io: CliIo): Promise<number> {
-  const env = requireEnv(io.env);
-  const config = await loadConfigFor(options.config, io.env);
-  if (!io.stdin || !io.stdoutStream || !io.shutdownSignal)
-    throw new Error(`etcd-doctor ${role}: no stdin/stdout/shutdown given`);
-  // The shell chat owns the terminal: only warnings go to stderr unless LOG_LEVEL says otherwise.
-  const shell = !env.SLACK_BOT_TOKEN;
-  const level = shell && io.env.LOG_LEVEL === undefined ? 'warn' : env.LOG_LEVEL;
-  await runRole({
-    role,
-    env,
-    rawEnv: io.env,
-    config,
-    queuePrefix: options.queuePrefix,
-    logger: createLogger(level),
-    // One registry per process, with the default process metrics (no prom-client global).
-    metrics: createMetrics(),
-    stdin: io.stdin,
-    stdout: io.stdoutStream,
-    interactive: io.interactive ?? false,
-    shutdown: io.shutdownSignal(),
-  });
-  return EXIT.healthy;
-}
-
-interface DigestOptions {
-  now: true;
-  channel?: string;
-  config?: string;
-  queuePrefix: string;
-}
-
-/** Redis answers PING within this long, or the digest goes out without trends. */
-const DIGEST_REDIS_WAIT_MS = 2000;
-
-async function runDigestCommand(options: DigestOptions, io: CliIo): Promise<number> {
-  const env = requireEnv(io.env);
-  const config = await loadConfigFor(options.config, io.env);
-  const logger = createLogger(io.env.LOG_LEVEL === undefined ? 'warn' : env.LOG_LEVEL);
-  const connections = createRedisConnections(env.REDIS_URL);
-  const redis = connections.connect('etcd-doctor-digest-now');
-  redis.on('error', () => undefined);
-  const timeout = new Promise<'timeout'>((resolve) =>
-    setTimeout(resolve, DIGEST_REDIS_WAIT_MS, 'timeout').unref(),
-  );
-  const up = (await Promise.race([redis.ping().catch(() => 'down'), timeout])) === 'PONG';
-  if (!up)
-    io.stderr(
-      `etcd-doctor: Redis at ${redactUrlCredentials(env.REDIS_URL)} does not answer; the digest has no trends`,
-    );
-  const token = env.SLACK_BOT_TOKEN;
-  const chat = token
-    ? createSlackAdapter({
-        botToken: token,
-        ...(env.SLACK_API_URL ? { apiUrl: env.SLACK_API_URL } : {}),
-        logger,
-      })
-    : undefined;
-  const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
-  try {
-    const results = await runDigestNow({
-      config,
-      doctor,
-      redis: up ? redis : undefined,
-      prefix: options.queuePrefix,
-      chat,
-      print: io.stdout,
-      ...(options.channel ? { channel: options.channel } : {}),
-      logger,
-      now: Date.now,
-    });
-    if (chat) for (const r of results) io.stdout(`digest sent to ${r.channel}`);
-    return EXIT.healthy;
-  } finally {
-    await doctor.close();
-    connections.shutdown();
-  }
-}
 
 /** `-c, --config <file>`: every command that reads the clusters file takes it (loadConfigFor). */
 const configOption = () =>
@@ -181,7 +35,7 @@ function addCheckCommands(program: Command, io: CliIo, setExit: (code: number) =
         .option('--explain', 'print, for every rule, why it fired or not')
         .option('--chart <file>', "also write a PNG chart of the finding's metric per member");
     cmd.action(async (cluster: string, options: CheckOptions) =>
-      setExit(await runCheck(name, cluster, options, io)),
+      setExit(await (await import('./cli/run-check.js')).runCheck(name, cluster, options, io)),
     );
   };
   check('health', 'fast per-member health: reachable, leader, took, DB size, alarms');
@@ -207,7 +61,10 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
         'Redis key prefix of the job queue; deployments sharing a Redis use their own',
         DEFAULT_QUEUE_PREFIX,
       )
-      .action(async (options: RoleOptions) => setExit(await runProcessRole(name, options, io)));
+      .action(async (options: RoleOptions) => {
+        const { runProcessRole } = await import('./cli/run-role-command.js');
+        setExit(await runProcessRole(name, options, io));
+      });
   };
   role('bot', 'the chat side: receives /etcd commands and queues jobs (Slack; needs Redis)');
   role('worker', 'runs queued probes and diagnoses and posts the answers (needs Redis)');
@@ -220,7 +77,10 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--channel <channel>', 'only this channel (default: every subscribed channel)')
     .addOption(configOption())
     .option('--queue-prefix <prefix>', 'Redis key prefix of the deployment', DEFAULT_QUEUE_PREFIX)
-    .action(async (options: DigestOptions) => setExit(await runDigestCommand(options, io)));
+    .action(async (options: DigestOptions) => {
+      const { runDigestCommand } = await import('./cli/run-digest-command.js');
+      setExit(await runDigestCommand(options, io));
+    });
 
   program
     .command('mcp')
@@ -234,6 +94,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       DEFAULT_QUEUE_PREFIX,
     )
     .action(async (options: McpCommandOptions) => {
+      const { runMcpCommand } = await import('./mcp/mcp-command.js');
       await runMcpCommand(options, io);
       setExit(EXIT.healthy);
     });
@@ -246,6 +107,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'one JSON object per line')
     .option('--queue-prefix <prefix>', 'Redis key prefix of the deployment', DEFAULT_QUEUE_PREFIX)
     .action(async (options: AuditOptions) => {
+      const { runAuditCommand } = await import('./audit/audit-command.js');
       await runAuditCommand(
         {
           redisUrl: requireEnv(io.env).REDIS_URL,

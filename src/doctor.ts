@@ -1,6 +1,5 @@
 import type { CheckDepth } from './contracts/check-depth.js';
 import { type ClusterClients, createClientPool } from './clients/cluster-clients.js';
-import { loadKubernetesClients } from './clients/kubernetes.js';
 import type { ClusterConfig, ConfigFile } from './config/schema.js';
 import { diagnose } from './diagnosis/diagnose.js';
 import type { Rule } from './diagnosis/rule.js';
@@ -10,7 +9,6 @@ import type { Metrics } from './metrics/metrics.js';
 import { collectEtcdEvidence } from './probes/collect-evidence.js';
 import type { Outcome } from './probes/outcome.js';
 import type { Evidence, ProbeRecord } from './probes/evidence.js';
-import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
 import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import { createRunLoad, hostsOf } from './probes/run-load.js';
 import { abortableSleep, untilAborted } from './timing.js';
@@ -87,6 +85,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     async run(name, depth, opts = {}) {
       const cluster = doctor.cluster(name);
       opts.signal?.throwIfAborted();
+      await loadModulesFor(cluster, depth);
       const started = performance.now();
       const collectedAt = now();
       const endRun = load.begin(hostsOf(cluster));
@@ -156,6 +155,8 @@ async function runOnClients(
   const { etcd, http } = entry;
   const fresh = entry.memberList && performance.now() - entry.memberList.atMs < MEMBER_LIST_REUSE_MS;
   const recentMemberList = depth === 'health' && fresh ? entry.memberList?.outcome : undefined;
+  // diagnose times GETs (the clock's round trips): the HTTP client is ready before the first one.
+  if (depth !== 'health') await http.ready();
   const collected = await collectEtcdEvidence({
     cluster: entry.cluster,
     clients: etcd,
@@ -187,7 +188,7 @@ async function runOnClients(
   const observer = at.endObserving();
   // The evidence is complete here and read-only from now on: rules, report and history see one value.
   const evidence: Evidence = {
-    ...withKubernetes({ ...collected, collectedAt }, kubernetes),
+    ...(await withKubernetes({ ...collected, collectedAt }, kubernetes)),
     ...(observer ? { observer } : {}),
   };
   const diagnosis = diagnose(evidence, rules, { now: now() });
@@ -201,6 +202,30 @@ async function runOnClients(
   return report;
 }
 
+/**
+ * The modules a run of this cluster loads lazily (undici for diagnose's GETs, the Kubernetes client
+ * when it has `kubernetes`), loaded before its observer window opens: a first load blocks the
+ * event loop for ~100-800 ms, which the window would count as etcd-doctor's own load.
+ */
+async function loadModulesFor(cluster: ClusterConfig, depth: CheckDepth): Promise<void> {
+  // One load per process, one module after the other: concurrent runs share it (and Jest's ESM
+  // loader fails imports of overlapping graphs started at once).
+  if (depth !== 'health') {
+    httpModule ??= import('undici').then(() => undefined);
+    await httpModule;
+  }
+  if (cluster.kubernetes) {
+    kubernetesModules ??= (async () => {
+      await import('./clients/kubernetes.js');
+      await import('./probes/kubernetes/collect.js');
+    })();
+    await kubernetesModules;
+  }
+}
+
+let httpModule: Promise<void> | undefined;
+let kubernetesModules: Promise<void> | undefined;
+
 /** The Kubernetes evidence of a cluster configured with `kubernetes`; undefined without. */
 function kubernetesEvidenceOf(
   cluster: ClusterConfig,
@@ -210,20 +235,28 @@ function kubernetesEvidenceOf(
 ): Promise<Outcome<KubernetesEvidence>> | undefined {
   const k8s = cluster.kubernetes;
   if (!k8s) return undefined;
-  return collectKubernetesOutcome(cluster, {
-    now,
-    parts,
-    settings: { timeoutMs: deps.config.probes.timeoutMs, logTimeoutMs: 2 * deps.config.probes.timeoutMs },
-    loadClients: () =>
-      loadKubernetesClients(k8s, {
-        readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
-      }),
-  });
+  // The Kubernetes client (~800 modules) loads only for a cluster that has Kubernetes configured.
+  return import('./probes/kubernetes/collect.js').then(({ collectKubernetesOutcome }) =>
+    collectKubernetesOutcome(cluster, {
+      now,
+      parts,
+      settings: { timeoutMs: deps.config.probes.timeoutMs, logTimeoutMs: 2 * deps.config.probes.timeoutMs },
+      loadClients: async () =>
+        (await import('./clients/kubernetes.js')).loadKubernetesClients(k8s, {
+          readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
+        }),
+    }),
+  );
 }
 
 /** The etcd evidence with the Kubernetes evidence and its probe records added. */
-function withKubernetes(evidence: Evidence, kubernetes: Outcome<KubernetesEvidence> | undefined): Evidence {
+async function withKubernetes(
+  evidence: Evidence,
+  kubernetes: Outcome<KubernetesEvidence> | undefined,
+): Promise<Evidence> {
   if (!kubernetes) return evidence;
+  // Loaded already: the outcome came from this module.
+  const { kubernetesProbeRecords } = await import('./probes/kubernetes/collect.js');
   return {
     ...evidence,
     kubernetes,

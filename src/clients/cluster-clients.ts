@@ -1,11 +1,9 @@
 import type { ClusterConfig, ConfigFile, ResolvedCluster } from '../config/schema.js';
 import { describeError, EtcdDoctorError } from '../errors.js';
 import type { MemberInfo } from '../probes/evidence.js';
-import { discoverEtcdEndpoints } from '../probes/kubernetes/discover-etcd-endpoints.js';
 import type { Outcome } from '../probes/outcome.js';
 import { createEtcdClients, type EtcdClients, type EtcdTlsFiles, loadEtcdTls } from './etcd-clients.js';
-import { createHttpGet, type HttpGet } from './http.js';
-import { loadKubernetesClients } from './kubernetes.js';
+import { createHttpGet, type HttpClient } from './http.js';
 
 /** One cluster's etcd gRPC clients and HTTP agent, with what the doctor remembers about it. */
 export interface ClusterClients {
@@ -14,7 +12,7 @@ export interface ClusterClients {
   etcdPath: string;
   tls: EtcdTlsFiles | undefined;
   etcd: EtcdClients;
-  http: { get: HttpGet; close(): Promise<void> };
+  http: HttpClient;
   /** The last member list that answered, reused by health checks for MEMBER_LIST_REUSE_MS. */
   memberList?: { outcome: Outcome<MemberInfo[]>; atMs: number };
 }
@@ -89,6 +87,9 @@ export function createClientPool(deps: {
     const k8s = cluster.kubernetes;
     try {
       if (!k8s) throw new Error('no kubernetes config');
+      // Loaded only for such a cluster: health and diagnose of the others never load the client.
+      const { loadKubernetesClients } = await import('./kubernetes.js');
+      const { discoverEtcdEndpoints } = await import('../probes/kubernetes/discover-etcd-endpoints.js');
       const kube = await loadKubernetesClients(k8s, {
         readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
       });

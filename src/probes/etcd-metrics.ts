@@ -120,9 +120,60 @@ type Samples = ReadonlyMap<string, readonly Sample[]>;
  * exposition, or that holds no etcd_* metric, is `{ ok: false }`; a missing metric is not.
  */
 export function parseEtcdMetrics(text: string, scrapedAtMs: number): ParseEtcdMetricsResult {
-  const read = readSamples(text);
-  if (!read.ok) return read;
-  const samples = read.samples;
+  const filter = createMetricsLineFilter();
+  for (const line of text.split('\n')) filter.line(line);
+  return filter.parse(scrapedAtMs);
+}
+
+/**
+ * /metrics read a line at a time as it arrives (HttpGet's `onLine`): each line is checked and only
+ * the ~100 of ~1,500 that parseEtcdMetrics reads are kept, so the page's text (~144 KiB, a large
+ * object the old generation has to collect) never exists whole. `parse` then reads the kept lines.
+ */
+export interface MetricsLineFilter {
+  line(line: string): void;
+  parse(scrapedAtMs: number): ParseEtcdMetricsResult;
+}
+
+export function createMetricsLineFilter(): MetricsLineFilter {
+  const kept: string[] = [];
+  let count = 0;
+  let bad: { index: number; line: string } | undefined;
+  const names = new Set<string>();
+  let anyEtcd = false;
+  let blank = true;
+  let lastName = '';
+  return {
+    line(raw) {
+      count += 1;
+      if (bad) return;
+      const line = raw.trim();
+      if (line !== '') blank = false;
+      if (!SAMPLE_OR_COMMENT.test(line)) {
+        bad = { index: count, line: raw };
+        return;
+      }
+      const name = METRIC_NAME.exec(line)?.[0];
+      if (name === undefined) return;
+      // Samples of one family come together: look a name up once per run of it.
+      if (name !== lastName) {
+        lastName = name;
+        names.add(name);
+        anyEtcd ||= name.startsWith('etcd_');
+      }
+      if (READ_NAMES.has(name)) kept.push(raw);
+    },
+    parse(scrapedAtMs) {
+      if (blank) return { ok: false, error: 'the body is empty' };
+      if (bad) return { ok: false, error: `line ${bad.index} reads ${clip(bad.line)}` };
+      if (!anyEtcd) return { ok: false, error: `no etcd_* metric among its ${names.size} metric names` };
+      const read = readSamples(kept);
+      return read.ok ? snapshotOf(read.samples, scrapedAtMs) : read;
+    },
+  };
+}
+
+function snapshotOf(samples: Samples, scrapedAtMs: number): ParseEtcdMetricsResult {
   const counters = Object.fromEntries(
     Object.entries(COUNTER_NAMES).map(([key, name]) => [key, first(samples, name) ?? 0]),
   ) as Counters;
@@ -264,22 +315,8 @@ const READ_NAMES = new Set([
   'etcd_server_id',
 ]);
 
-function readSamples(text: string): { ok: true; samples: Samples } | { ok: false; error: string } {
-  if (text.trim() === '') return { ok: false, error: 'the body is empty' };
-  const lines = text.split('\n');
-  const bad = lines.findIndex((line) => !SAMPLE_OR_COMMENT.test(line.trim()));
-  if (bad !== -1) return { ok: false, error: `line ${bad + 1} reads ${clip(lines[bad] ?? '')}` };
-  const names = new Set<string>();
-  const kept: string[] = [];
-  for (const line of lines) {
-    const name = METRIC_NAME.exec(line.trim())?.[0];
-    if (name === undefined) continue;
-    names.add(name);
-    if (READ_NAMES.has(name)) kept.push(line);
-  }
-  if (![...names].some((name) => name.startsWith('etcd_'))) {
-    return { ok: false, error: `no etcd_* metric among its ${names.size} metric names` };
-  }
+/** The kept lines (filtered and checked by createMetricsLineFilter) as samples by name. */
+function readSamples(kept: string[]): { ok: true; samples: Samples } | { ok: false; error: string } {
   let families: parsePrometheusTextFormat.MetricFamily[];
   try {
     // Only the lines read below, and no comments: no TYPE line folds a histogram (see above).

@@ -13,7 +13,24 @@ export function sameUrl(a: string, b: string): boolean {
   return normalizeUrl(a) === normalizeUrl(b);
 }
 
+/**
+ * Every run compares each member's URLs with the config's (a few dozen calls): parsing a URL each
+ * time was a tenth of a warm health check's own CPU. Bounded, so a digest over many clusters cannot
+ * grow it past NORMALIZED_CACHE_SIZE entries.
+ */
+const normalized = new Map<string, string>();
+const NORMALIZED_CACHE_SIZE = 4096;
+
 export function normalizeUrl(url: string): string {
+  const known = normalized.get(url);
+  if (known !== undefined) return known;
+  if (normalized.size >= NORMALIZED_CACHE_SIZE) normalized.clear();
+  const value = parseNormalized(url);
+  normalized.set(url, value);
+  return value;
+}
+
+function parseNormalized(url: string): string {
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.host}`.toLowerCase();

@@ -1,5 +1,5 @@
 import type { MetricsData } from './evidence.js';
-import { compareSnapshots, type EtcdMetricsSnapshot, parseEtcdMetrics } from './etcd-metrics.js';
+import { compareSnapshots, createMetricsLineFilter, type EtcdMetricsSnapshot } from './etcd-metrics.js';
 import type { MemberProbeContext } from './member-context.js';
 import { deadlineSignal, formatSeconds, ProbeError, type Probe } from './probe.js';
 
@@ -35,8 +35,12 @@ async function scrape(
 ): Promise<EtcdMetricsSnapshot> {
   const deadline = deadlineSignal(timeoutMs);
   let res: Awaited<ReturnType<typeof ctx.httpGet>>;
+  // Only the lines the rules read are kept, as they arrive.
+  const filter = createMetricsLineFilter();
   try {
-    res = await ctx.httpGet(ctx.target.metricsUrl, AbortSignal.any([signal, deadline.signal]));
+    res = await ctx.httpGet(ctx.target.metricsUrl, AbortSignal.any([signal, deadline.signal]), {
+      onLine: filter.line,
+    });
   } catch (err) {
     if (deadline.signal.aborted)
       throw new ProbeError('timeout', `did not answer GET /metrics in ${formatSeconds(timeoutMs)}`);
@@ -51,7 +55,7 @@ async function scrape(
     );
   }
   if (res.status !== 200) throw new ProbeError('error', `answered /metrics with HTTP ${res.status}`);
-  const parsed = parseEtcdMetrics(res.body, ctx.now());
+  const parsed = filter.parse(ctx.now());
   if (!parsed.ok)
     throw new ProbeError('error', `sent /metrics that are not Prometheus text: ${parsed.error}`);
   return parsed.snapshot;

@@ -126,6 +126,7 @@ async function proxyFallback(lab: EtcdLab): Promise<void> {
     upstream: lab.member(SKEWED).clientUrl,
   });
   const http = createHttpGet(undefined);
+  await http.ready();
   try {
     const [c1, c2, c3] = await Promise.all(
       lab.members.map((m) => {

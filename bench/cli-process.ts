@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { findEtcdctlBinary, startEtcdLab } from '../test/support/lab/etcd-lab.js';
+import { median, ms, percentile, row } from './stats.js';
+
+/**
+ * `etcd-doctor health lab` as a person runs it: a whole process (Node start, module load, config,
+ * three members probed, the table printed, exit), beside `etcdctl endpoint health --cluster` on the
+ * same lab in the same run, alternating. Wall time from here; peak RSS from GNU time (%M) for both.
+ * The CLI runs the compiled dist/ (`npm run bench` builds first); issue 18's goal: <= 300 ms, <= 100 MiB.
+ */
+const RUNS = 15;
+const TIME = '/usr/bin/time';
+
+interface ProcessRun {
+  wallMs: number;
+  peakRssMiB: number;
+}
+
+function timed(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<ProcessRun> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    execFile(TIME, ['-f', 'peak-rss-kib=%M', cmd, ...args], { env, timeout: 30_000 }, (err, _out, stderr) => {
+      const wallMs = performance.now() - started;
+      const kib = Number(/peak-rss-kib=(\d+)/.exec(stderr)?.[1]);
+      if (err || !Number.isFinite(kib)) return reject(new Error(`${cmd} failed: ${err?.message ?? stderr}`));
+      resolve({ wallMs, peakRssMiB: kib / 1024 });
+    });
+  });
+}
+
+const load = () => loadavg()[0]?.toFixed(1) ?? '?';
+
+function line(what: string, runs: ProcessRun[]): string {
+  const wall = runs.map((r) => r.wallMs);
+  const rss = runs.map((r) => r.peakRssMiB);
+  return row([
+    what,
+    ms(median(wall)),
+    ms(percentile(wall, 90)),
+    `${median(rss).toFixed(0)} MiB`,
+    `${Math.max(...rss).toFixed(0)} MiB`,
+    runs.length,
+  ]);
+}
+
+export async function benchCliProcess(): Promise<string> {
+  if (!existsSync('dist/src/main.js') || !existsSync(TIME))
+    return '## CLI as a whole process\n\nSkipped: needs `npm run build` (dist/) and GNU time at /usr/bin/time.\n';
+  const lab = await startEtcdLab();
+  const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-bench-cli-'));
+  try {
+    const config = join(dir, 'clusters.yaml');
+    const cluster = { name: 'lab', etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } };
+    await writeFile(config, stringify({ clusters: [cluster] }));
+    const etcdctl = (await findEtcdctlBinary()) ?? 'etcdctl';
+    const env = { PATH: process.env.PATH, ETCD_DOCTOR_COMPILED: '1', ETCDCTL_API: '3' };
+    const ours: ProcessRun[] = [];
+    const theirs: ProcessRun[] = [];
+    const loadBefore = load();
+    for (let i = 0; i < RUNS + 2; i++) {
+      const a = await timed(
+        process.execPath,
+        ['bin/etcd-doctor.js', 'health', 'lab', '--config', config],
+        env,
+      );
+      const b = await timed(
+        etcdctl,
+        ['endpoint', 'health', '--cluster', `--endpoints=${lab.endpoints[0]}`],
+        env,
+      );
+      // The first two of each warm the page cache; they are not counted.
+      if (i < 2) continue;
+      ours.push(a);
+      theirs.push(b);
+    }
+    return [
+      '## CLI as a whole process (3 local members)',
+      '',
+      row(['what', 'median wall', 'p90 wall', 'median peak RSS', 'max peak RSS', 'runs']),
+      row(['---', '---', '---', '---', '---', '---']),
+      line('`etcd-doctor health lab` (compiled dist/)', ours),
+      line('`etcdctl endpoint health --cluster`', theirs),
+      '',
+      `- Load average (1 min) ${loadBefore} before, ${load()} after` +
+        ' (2 shared cores: above ~2 the wall times include waiting for a core).',
+      `- etcd-doctor / etcdctl wall: ${(median(ours.map((r) => r.wallMs)) / median(theirs.map((r) => r.wallMs))).toFixed(1)}×. Goal: <= 300 ms, <= 100 MiB.`,
+      '',
+    ].join('\n');
+  } finally {
+    await lab.destroy();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(await benchCliProcess());

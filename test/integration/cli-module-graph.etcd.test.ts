@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { stringify } from 'yaml';
+import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
+
+const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
+const PRELOAD = join(process.cwd(), 'test/support/module-graph-preload.mjs');
+
+/**
+ * Packages a one-shot check must never load (issue 18): chat, queue, Redis, the Kubernetes client
+ * (the lab has no Kubernetes configured), pino's worker-thread transports, /metrics, charts, MCP.
+ * Each costs tens to hundreds of milliseconds and megabytes at start.
+ */
+const FORBIDDEN = [
+  '@slack/bolt',
+  '@slack/web-api',
+  '@slack/socket-mode',
+  'bullmq',
+  'ioredis',
+  '@kubernetes/client-node',
+  'thread-stream',
+  'pino-pretty',
+  'prom-client',
+  'vega',
+  'vega-lite',
+  '@resvg/resvg-js',
+  '@modelcontextprotocol/sdk',
+];
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  packages: Set<string>;
+  /** `compiled dist/` or `sources through tsx`: what bin/etcd-doctor.js chose (dist/ fresh or not). */
+  mode: string;
+}
+
+/** Runs the CLI as a user does, recording its module graph, and names the packages it loaded. */
+async function runRecorded(dir: string, args: string[]): Promise<Run> {
+  const out = join(dir, `graph-${args[0]}.txt`);
+  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
+    (resolve) => {
+      execFile(
+        'node',
+        ['--import', PRELOAD, BIN, ...args],
+        { env: { ...process.env, NODE_OPTIONS: '', MODULE_GRAPH_OUT: out }, timeout: 30_000 },
+        (err, so, se) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout: so, stderr: se }),
+      );
+    },
+  );
+  const urls = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
+  const packages = new Set(
+    urls.flatMap((u) => [...u.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].map((m) => m[1] ?? '')),
+  );
+  const mode = urls.some((u) => u.includes('/dist/src/')) ? 'compiled dist/' : 'sources through tsx';
+  return { code, stdout, stderr, packages, mode };
+}
+
+describe('the CLI loads only what a command needs', () => {
+  let lab: EtcdLab;
+  let dir: string;
+  let config: string;
+
+  beforeAll(async () => {
+    lab = await startEtcdLab();
+    dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-graph-'));
+    config = join(dir, 'etcd-doctor.yaml');
+    const cluster = { name: 'lab', etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } };
+    await writeFile(config, stringify({ clusters: [cluster], probes: { metricsWindowMs: 500 } }));
+  });
+  afterAll(async () => {
+    await lab?.destroy();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each(['health', 'diagnose'])(
+    '%s answers without loading chat, queue, Redis or Kubernetes code',
+    async (cmd) => {
+      const run = await runRecorded(dir, [cmd, 'lab', '--config', config]);
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(run.stdout).toMatch(/: HEALTHY/);
+      // The mode is in the comparison so a failure says which code ran.
+      const loaded = FORBIDDEN.filter((p) => run.packages.has(p));
+      expect({ mode: run.mode, loaded }).toEqual({ mode: run.mode, loaded: [] });
+      // The recording works: the etcd client is there.
+      expect(run.packages.has('etcd3')).toBe(true);
+    },
+  );
+
+  it('the recording sees a forbidden package when a command does load it', async () => {
+    // `audit` reads Redis: ioredis must show up, or the check above proves nothing.
+    const run = await runRecorded(dir, ['audit', '--since', '1m']);
+    expect(run.packages.has('ioredis')).toBe(true);
+  });
+});

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHttpGet } from '../../../src/clients/http.js';
+import { createMetricsLineFilter, parseEtcdMetrics } from '../../../src/probes/etcd-metrics.js';
+
+const PAGE = readFileSync(
+  new URL('../../fixtures/metrics/etcd-3.4.23-3member-leader.txt', import.meta.url),
+  'utf8',
+);
+
+/**
+ * The metrics probe reads /metrics a line at a time as it arrives (issue 18). A real etcd page
+ * sent in odd-sized pieces, cut inside lines and inside a multi-byte character, must read exactly
+ * as the whole text does.
+ */
+describe('/metrics read line by line over HTTP', () => {
+  let server: Server;
+  let url: string;
+  const http = createHttpGet(undefined);
+
+  beforeAll(async () => {
+    // A multi-byte label value, so a chunk boundary falls inside a character.
+    const body = Buffer.from(`${PAGE}etcd_server_go_version{server_go_version="gö1.19"} 1`);
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      for (let at = 0; at < body.length; at += 997) res.write(body.subarray(at, at + 997));
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+  });
+  afterAll(async () => {
+    await http.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('gives the same snapshot as parsing the whole page', async () => {
+    const lines: string[] = [];
+    const filter = createMetricsLineFilter();
+    const res = await http.get(url, AbortSignal.timeout(5000), {
+      onLine: (line) => {
+        lines.push(line);
+        filter.line(line);
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('');
+    expect(lines.at(-1)).toBe('etcd_server_go_version{server_go_version="gö1.19"} 1');
+    expect(lines.join('\n')).toBe(`${PAGE}etcd_server_go_version{server_go_version="gö1.19"} 1`);
+    const whole = parseEtcdMetrics(PAGE, 42);
+    expect(whole.ok).toBe(true);
+    expect(filter.parse(42)).toEqual(whole);
+  });
+
+  it('still names the first line that is not Prometheus text', () => {
+    const filter = createMetricsLineFilter();
+    for (const line of ['etcd_server_has_leader 1', '<html>', 'etcd_server_is_leader 1']) filter.line(line);
+    expect(filter.parse(0)).toEqual({ ok: false, error: 'line 2 reads "<html>"' });
+  });
+});

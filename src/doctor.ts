@@ -16,6 +16,7 @@ import type { Metrics } from './metrics/metrics.js';
 import { collectEtcdEvidence } from './probes/collect-evidence.js';
 import type { Outcome } from './probes/outcome.js';
 import type { Evidence, MemberInfo, ProbeRecord } from './probes/evidence.js';
+import type { ScrapeMemory } from './probes/member-context.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
 import { discoverEtcdEndpoints } from './probes/kubernetes/discover-etcd-endpoints.js';
 import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
@@ -50,6 +51,8 @@ export interface RunOptions {
    * rejects with the signal's reason instead of returning a report built from cancelled probes.
    */
   signal?: AbortSignal;
+  /** A watch check (src/watch/): each member's /metrics is scraped once and compared with the kept scrape. */
+  scrapes?: ScrapeMemory;
 }
 
 /** The chat-agnostic core: cluster name in, report out. The CLI and the worker both use it. */
@@ -249,6 +252,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       ...(recentMemberList ? { recentMemberList } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.scrapes ? { scrapes: opts.scrapes } : {}),
       tls: entry.tls,
       etcdPath: entry.etcdPath,
       busy: at.busy,

@@ -26,12 +26,9 @@ const TEST_FOLDERS = ['test/', 'bench/', 'scripts/'];
 const PENDING = new Set([
   'src/chat/memory/memory-adapter.ts:createMemoryAdapter',
   'src/chat/shell/shell-adapter.ts:createShellAdapter',
-  'src/chat/slack/slack-adapter.ts:createSlackAdapter',
   'src/chat/slack/slack-receiver.ts:startSlackReceiver',
   'src/digest/run-digest.ts:createDigestRunner',
-  'src/doctor.ts:createDoctor',
   'src/metrics/metrics.ts:createMetrics',
-  'src/queue/job-worker.ts:createJobWorker',
   'src/worker/create-job-runner.ts:createJobRunner',
 ]);
 

@@ -8,7 +8,7 @@ import { describeError } from '../errors.js';
 import type { HistoryStore } from '../state/history-store.js';
 import type { Logger } from '../logger.js';
 import type { DigestJob, DigestPartJob } from '../queue/job-schemas.js';
-import { type ChildJobs, isParked } from '../queue/job-worker.js';
+import { type ChildJobs, isParked } from '../queue/child-jobs.js';
 import { textView } from '../report/chat-view.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { chunkBy, chunkLines } from './chunk.js';

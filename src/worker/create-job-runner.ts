@@ -5,7 +5,7 @@ import { describeError } from '../errors.js';
 import { type Logger, withFields } from '../logger.js';
 import { countProbes } from '../probes/collect-evidence.js';
 import type { Evidence } from '../probes/evidence.js';
-import type { JobHandlers } from '../queue/job-worker.js';
+import type { JobHandlers } from '../queue/job-handlers.js';
 import type { CheckJob, JobData, StatusJob } from '../queue/job-schemas.js';
 import {
   failedVerdictView,

@@ -1,4 +1,5 @@
-import type { ChildJobs, JobHandlers } from '../queue/job-worker.js';
+import type { ChildJobs } from '../queue/child-jobs.js';
+import type { JobHandlers } from '../queue/job-handlers.js';
 import type { AlertJob, DigestJob, DigestPartJob, RemediateJob, WatchJob } from '../queue/job-schemas.js';
 
 export interface ExtraJobHandlers {

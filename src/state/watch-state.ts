@@ -11,6 +11,9 @@ export const lastCheckSchema = z.strictObject({
   causes: z.array(z.tuple([z.string(), z.array(z.string())])),
   intervalSeconds: z.number().int().positive(),
   durationMs: z.number().nonnegative(),
+  /** Consecutive checks with a warning-or-worse finding about the cluster, and healthy ones. */
+  bad: z.number().int().nonnegative(),
+  good: z.number().int().nonnegative(),
 });
 export type LastCheck = z.infer<typeof lastCheckSchema>;
 

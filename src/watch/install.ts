@@ -1,12 +1,17 @@
+import type { ChatAdapter } from '../chat/adapter.js';
 import type { Redis } from '../clients/redis.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createWatchSchedules } from '../queue/watch-schedules.js';
+import { createIncidents } from '../state/incidents.js';
 import { createMinuteHistory, type MinuteHistory } from '../state/minute-history.js';
+import type { PlanStore } from '../state/plan-store.js';
+import { createIsSnoozed } from '../state/remediation-state.js';
 import { createWatchState, type WatchState } from '../state/watch-state.js';
 import type { ExtraJobHandlers } from '../worker/route-jobs.js';
+import { createIncidentRunner } from './incident-runner.js';
 import { createWatchCheck } from './run-watch-check.js';
 import { watchedClusters } from './watched-clusters.js';
 
@@ -22,7 +27,8 @@ export interface WatchFeature {
 
 /**
  * The watch (the worker's): each watched cluster is checked every interval by its BullMQ job
- * scheduler, and each check lands in the minute history.
+ * scheduler, each check lands in the minute history, and a problem seen in consecutive checks
+ * opens one incident thread in the cluster's `slack.channel`.
  */
 export function installWatch(opts: {
   redis: Redis;
@@ -30,13 +36,30 @@ export function installWatch(opts: {
   config: ConfigFile;
   /** The plain doctor (see run-watch-check.ts). */
   doctor: Doctor;
+  chat: ChatAdapter;
+  plans: Pick<PlanStore, 'save'>;
   logger: Logger;
   now: () => number;
 }): WatchFeature {
   const history = createMinuteHistory(opts.redis, opts.prefix, opts.now);
   const state = createWatchState(opts.redis, opts.prefix);
   const schedules = createWatchSchedules({ connection: opts.redis, prefix: opts.prefix });
-  const check = createWatchCheck({ doctor: opts.doctor, history, state, logger: opts.logger });
+  const incidents = createIncidentRunner({
+    chat: opts.chat,
+    incidents: createIncidents(opts.redis, opts.prefix),
+    plans: opts.plans,
+    isSnoozed: createIsSnoozed(opts.redis, opts.prefix),
+    channelOf: (cluster) => opts.config.clusters.find((c) => c.name === cluster)?.slack?.channel,
+    logger: opts.logger,
+    now: opts.now,
+  });
+  const check = createWatchCheck({
+    doctor: opts.doctor,
+    history,
+    state,
+    afterCheck: incidents,
+    logger: opts.logger,
+  });
   return {
     jobs: { watch: (job) => check(job) },
     history,

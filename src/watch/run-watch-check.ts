@@ -1,5 +1,7 @@
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { Doctor } from '../doctor.js';
 import { summarizeCheck } from '../history/minute-sample.js';
+import { nextStreak, type Streak } from './incident-decision.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
 import type { WatchJob } from '../queue/job-schemas.js';
@@ -15,6 +17,8 @@ export interface WatchCheckDeps {
   doctor: Doctor;
   history: MinuteHistory;
   state: WatchState;
+  /** Opens, updates and resolves the cluster's incident after each check (incident-runner.ts). */
+  afterCheck?: (cluster: string, report: DiagnosisReport, streak: Streak) => Promise<unknown>;
   logger: Logger;
 }
 
@@ -34,7 +38,10 @@ export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promi
       },
     });
     const sample = summarizeCheck(report, evidence);
+    const previous = await deps.state.lastCheck(job.cluster);
+    const streak = nextStreak(report, previous ?? { bad: 0, good: 0 });
     const check: LastCheck = {
+      ...streak,
       t: sample.t,
       status: report.status,
       causes: report.findings.filter((f) => f.severity !== 'info').map((f) => [f.cause, f.members]),
@@ -42,7 +49,9 @@ export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promi
       durationMs: Math.round(report.durationMs),
     };
     await deps.history.record(job.cluster, sample);
+    // The streak is saved before the incident acts on it, so a check that dies posting still counts.
     await deps.state.saveLastCheck(job.cluster, check, ttlMs);
+    await deps.afterCheck?.(job.cluster, report, streak);
     deps.logger.debug({ cluster: job.cluster, status: check.status, causes: check.causes }, 'watch check');
     return check;
   };

@@ -6,8 +6,9 @@ function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 16);
 }
 
-/** `47 min`, `2 h 05 min`. */
+/** `40 s`, `47 min`, `2 h 05 min`. */
 export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${Math.max(0, Math.round(ms / 1000))} s`;
   const minutes = Math.max(0, Math.round(ms / 60_000));
   if (minutes < 60) return `${minutes} min`;
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;

@@ -14,6 +14,7 @@ import type { ScrapeMemory } from './probes/member-context.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from './probes/kubernetes/collect.js';
 import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import { createRunLoad, hostsOf } from './probes/run-load.js';
+import { abortableSleep, untilAborted } from './timing.js';
 import type { KubernetesEvidence } from './probes/kubernetes/evidence.js';
 import type { DiagnosisReport } from './contracts/report-json.js';
 import { buildReport } from './report/diagnosis-report.js';
@@ -224,17 +225,6 @@ function kubernetesEvidenceOf(
   });
 }
 
-/** `work`, or a rejection with the signal's reason as soon as it aborts (work itself runs out its own deadlines). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
 /** The etcd evidence with the Kubernetes evidence and its probe records added. */
 function withKubernetes(evidence: Evidence, kubernetes: Outcome<KubernetesEvidence> | undefined): Evidence {
   if (!kubernetes) return evidence;
@@ -255,19 +245,4 @@ function withKubernetes(evidence: Evidence, kubernetes: Outcome<KubernetesEviden
           ]),
     ],
   };
-}
-
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

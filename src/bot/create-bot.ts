@@ -22,7 +22,7 @@ export interface BotDeps {
   logger: Logger;
   /** `/etcd digest` subscriptions. */
   digests?: DigestService;
-  /** Remediation buttons (src/remediation/run-remediation.ts); without it they say they are not enabled. */
+  /** Remediation buttons (src/remediation/handle-click.ts); without it they say they are not enabled. */
   remediation?: RemediationClickDeps;
 }
 

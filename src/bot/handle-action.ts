@@ -4,9 +4,10 @@ import { checkQueuedReply } from './check-replies.js';
 import { EtcdDoctorError } from '../errors.js';
 import { QUEUE_UNAVAILABLE } from '../queue/job-queue.js';
 import { type ChatView, textView } from '../report/chat-view.js';
-import { type ClickDeps, runRemediationClick } from '../remediation/run-remediation.js';
+import { type ClickDeps, runRemediationClick } from '../remediation/handle-click.js';
 import { parseButtonValue, type PlanStore } from '../state/plan-store.js';
-import { CHAT_REDIS_DEADLINE_MS, withDeadline } from './deadline.js';
+import { withDeadline } from '../timing.js';
+import { CHAT_REDIS_DEADLINE_MS } from './deadline.js';
 import type { JobRequests } from './job-requests.js';
 
 /** What the remediation click path needs beyond the bot's own clusters. */

@@ -2,7 +2,8 @@ import type { CheckDepth } from '../contracts/check-depth.js';
 import type { MessageRef } from '../chat/adapter.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { JobState } from '../state/job-state.js';
-import { CHAT_REDIS_DEADLINE_MS, withDeadline } from './deadline.js';
+import { withDeadline } from '../timing.js';
+import { CHAT_REDIS_DEADLINE_MS } from './deadline.js';
 
 export type EnqueueReply =
   | { joined: false; jobId: string }

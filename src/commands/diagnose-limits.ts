@@ -1,4 +1,4 @@
-import { withDeadline } from '../bot/deadline.js';
+import { withDeadline } from '../timing.js';
 import type { JobRequests } from '../bot/job-requests.js';
 import { EtcdDoctorError } from '../errors.js';
 import type { RateLimiter } from '../state/rate-limit.js';

@@ -42,6 +42,10 @@ export interface MemberRow {
   error: string | null;
 }
 
+/**
+ * A finding as the JSON contract prints it. It restates Finding's fields (diagnosis/finding.ts) on
+ * purpose, a declared exception to `duplicates`: the contract must not change when Finding does.
+ */
 export interface FindingJson {
   cause: Cause;
   severity: Severity;

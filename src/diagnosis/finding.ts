@@ -31,6 +31,21 @@ export const VIEW_CAUSES: ReadonlySet<Cause> = new Set<Cause>([
   'observer-load',
 ]);
 
+/** Causes in the Kubernetes control plane around etcd (its pods, the apiserver), not etcd's own. */
+export const CONTROL_PLANE_CAUSES: ReadonlySet<Cause> = new Set<Cause>([
+  'control-plane-restarts',
+  'static-pod-missing',
+  'apiserver-latency',
+]);
+
+/**
+ * Causes that are etcd's own (every cause neither about our view nor the control plane around
+ * etcd): restarting the scheduler or controller-manager does not help them (KB R10).
+ */
+export const ETCD_CAUSES: ReadonlySet<Cause> = new Set<Cause>(
+  CAUSES.filter((c) => !VIEW_CAUSES.has(c) && !CONTROL_PLANE_CAUSES.has(c)),
+);
+
 export type Severity = 'critical' | 'warning' | 'info';
 export const SEVERITY_ORDER: Record<Severity, number> = { critical: 0, warning: 1, info: 2 };
 

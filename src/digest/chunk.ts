@@ -5,8 +5,8 @@ export function chunkBy<T>(items: T[], size: number): T[][] {
   );
 }
 
-/** Lines joined into chunks of at most `max` characters (a longer line is cut). */
-export function chunkLines(lines: string[], max: number): string[][] {
+/** Lines in groups of at most `max` characters, counting a newline each (a longer line is cut); slack/blocks.ts chunkLines joins them into section texts instead. */
+export function groupLines(lines: string[], max: number): string[][] {
   const chunks: string[][] = [];
   let current: string[] = [];
   let size = 0;

@@ -11,7 +11,7 @@ import type { DigestJob, DigestPartJob } from '../queue/job-schemas.js';
 import { type ChildJobs, isParked } from '../queue/child-jobs.js';
 import { textView } from '../report/chat-view.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import { chunkBy, chunkLines } from './chunk.js';
+import { chunkBy, groupLines } from './chunk.js';
 import { briefLines, type ClusterOutcome, digestMessages, sortOutcomes, statusOf } from './digest-view.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { formatTimeOfDay } from './schedule.js';
@@ -74,19 +74,7 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
 
   const partSize = deps.partSize ?? 50;
 
-  const diagnose = (names: string[]): Promise<PartOutcome[]> =>
-    mapConcurrent(names, concurrency, async (cluster): Promise<PartOutcome> => {
-      try {
-        // Once a day per cluster: do not keep hundreds of clusters' connections open in between.
-        return {
-          cluster,
-          ok: true,
-          report: await deps.doctor.run(cluster, 'diagnose', { keepClients: false }),
-        };
-      } catch (err) {
-        return { cluster, ok: false, reason: describeError(err) };
-      }
-    });
+  const diagnose = (names: string[]) => diagnoseEach(deps.doctor, names, concurrency);
 
   /** Each diagnosed cluster's history samples, for the digest's trends. */
   const addSamples = (outcomes: PartOutcome[]): Promise<ClusterOutcome[]> =>
@@ -106,40 +94,7 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
     children: ChildJobs | undefined,
   ): Promise<ClusterOutcome[]> => {
     if (!children || names.length <= partSize) return addSamples(await diagnose(names));
-    if (!job.fanOut) {
-      const parts = chunkBy(names, partSize).map(
-        (clusters): DigestPartJob => ({
-          v: 1,
-          kind: 'digest-part',
-          clusters,
-          channel: job.channel,
-          user: job.user,
-          requestedAt: job.requestedAt,
-        }),
-      );
-      await children.fanOut(parts, { ...job, fanOut: { parts: parts.length } });
-    }
-    const { values, failures } = await children.results();
-    const byCluster = new Map<string, PartOutcome>();
-    for (const o of values.flatMap((v) => (Array.isArray(v) ? v : [])))
-      if (isPartOutcome(o)) byCluster.set(o.cluster, o);
-    // A part that failed for good (its worker died twice) leaves its clusters unchecked, not the digest.
-    const lost = `its share of the digest did not finish${failures[0] ? ` (${failures[0]})` : ''}`;
-    return addSamples(names.map((cluster) => byCluster.get(cluster) ?? { cluster, ok: false, reason: lost }));
-  };
-
-  const postThread = async (root: MessageRef, outcomes: ClusterOutcome[], overflow: string[]) => {
-    const thread = { channel: root.channel, thread: root };
-    const unhealthy = sortOutcomes(outcomes).filter((o) => statusOf(o) !== 'healthy');
-    for (const o of unhealthy.slice(0, MAX_THREAD_REPORTS)) {
-      await deps.chat.post(
-        thread,
-        o.ok ? { kind: 'report', report: o.report, buttons: [] } : textView(briefLines(o), 'warning'),
-      );
-    }
-    const rest = unhealthy.slice(MAX_THREAD_REPORTS).flatMap(briefLines);
-    for (const chunk of chunkLines([...rest, ...overflow], 3500))
-      await deps.chat.post(thread, textView(chunk));
+    return addSamples(await outcomesFromParts(job, names, children, partSize));
   };
 
   async function runDigest(
@@ -172,7 +127,7 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
       const { root, overflow } = digestMessages(outcomes, { slotMs, scheduleText, late, missing }, now);
       const ref = await deps.chat.post({ channel: job.channel }, root);
       if (slotMs !== undefined) await deps.subscriptions.markSent(job.channel, slotMs);
-      await postThread(ref, outcomes, overflow).catch((err: unknown) =>
+      await postThread(deps.chat, ref, outcomes, overflow).catch((err: unknown) =>
         deps.logger.warn({ channel: job.channel, err: describeError(err) }, 'digest thread incomplete'),
       );
       const diagnosed = sortOutcomes(outcomes).flatMap((o) => (o.ok ? [o] : []));
@@ -190,6 +145,78 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
   const runPart = (job: DigestPartJob): Promise<PartOutcome[]> => diagnose(job.clusters);
 
   return Object.assign(runDigest, { runPart });
+}
+
+/** Diagnoses each cluster, `concurrency` at a time; a cluster that could not be diagnosed says why. */
+function diagnoseEach(
+  doctor: DigestRunnerDeps['doctor'],
+  names: string[],
+  concurrency: number,
+): Promise<PartOutcome[]> {
+  return mapConcurrent(names, concurrency, async (cluster): Promise<PartOutcome> => {
+    try {
+      // Once a day per cluster: do not keep hundreds of clusters' connections open in between.
+      return {
+        cluster,
+        ok: true,
+        report: await doctor.run(cluster, 'diagnose', { keepClients: false }),
+      };
+    } catch (err) {
+      return { cluster, ok: false, reason: describeError(err) };
+    }
+  });
+}
+
+/**
+ * Hands the clusters out as `digest-part` child jobs (the digest parks: fanOut throws) and, when
+ * they have all finished, collects their outcomes; a part that failed for good leaves its clusters
+ * unchecked.
+ */
+async function outcomesFromParts(
+  job: DigestJob,
+  names: string[],
+  children: ChildJobs,
+  partSize: number,
+): Promise<PartOutcome[]> {
+  if (!job.fanOut) {
+    const parts = chunkBy(names, partSize).map(
+      (clusters): DigestPartJob => ({
+        v: 1,
+        kind: 'digest-part',
+        clusters,
+        channel: job.channel,
+        user: job.user,
+        requestedAt: job.requestedAt,
+      }),
+    );
+    await children.fanOut(parts, { ...job, fanOut: { parts: parts.length } });
+  }
+  const { values, failures } = await children.results();
+  const byCluster = new Map<string, PartOutcome>();
+  for (const o of values.flatMap((v) => (Array.isArray(v) ? v : [])))
+    if (isPartOutcome(o)) byCluster.set(o.cluster, o);
+  // A part that failed for good (its worker died twice) leaves its clusters unchecked, not the digest.
+  const lost = `its share of the digest did not finish${failures[0] ? ` (${failures[0]})` : ''}`;
+  return names.map((cluster) => byCluster.get(cluster) ?? { cluster, ok: false, reason: lost });
+}
+
+/** The digest's thread: full reports for the first unhealthy clusters, brief lines for the rest. */
+async function postThread(
+  chat: DigestRunnerDeps['chat'],
+  root: MessageRef,
+  outcomes: ClusterOutcome[],
+  overflow: string[],
+): Promise<void> {
+  const thread = { channel: root.channel, thread: root };
+  const unhealthy = sortOutcomes(outcomes).filter((o) => statusOf(o) !== 'healthy');
+  for (const o of unhealthy.slice(0, MAX_THREAD_REPORTS)) {
+    await chat.post(
+      thread,
+      o.ok ? { kind: 'report', report: o.report, buttons: [] } : textView(briefLines(o), 'warning'),
+    );
+  }
+  const rest = unhealthy.slice(MAX_THREAD_REPORTS).flatMap(briefLines);
+  for (const chunk of groupLines([...rest, ...overflow], 3500)) await chat.post(thread, textView(chunk));
 }
 
 /** Child results come back from Redis as JSON: keep the ones shaped like an outcome. */

@@ -36,8 +36,42 @@ const PROBE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  const registers = [registry];
+  let watched: { queue: string; counts: QueueCounts } | undefined;
+  const { jobs, jobDuration, probeDuration, diagnosisDuration, findings, slackCalls, errors } =
+    defineCollectors([registry], () => watched);
 
+  return {
+    registry,
+    jobFinished(queue, kind, outcome, seconds) {
+      jobs.inc({ queue, kind, outcome });
+      jobDuration.observe({ queue, kind }, seconds);
+    },
+    observeReport(report) {
+      diagnosisDuration.observe({ kind: report.kind }, report.durationMs / 1000);
+      for (const probe of report.probes)
+        probeDuration.observe(
+          { probe: probeKind(probe.name), outcome: probe.ok ? 'ok' : 'failed' },
+          probe.durationMs / 1000,
+        );
+      for (const finding of report.findings)
+        findings.inc({ cause: finding.cause, severity: finding.severity });
+    },
+    slackCall: (method, outcome) => slackCalls.inc({ method, outcome }),
+    error: (source) => errors.inc({ source }),
+    watchQueue(queue, counts) {
+      watched = { queue, counts };
+    },
+    async scrape() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/** Every etcd_doctor_* collector, on `registers`; the queue gauge reads `watching()` at scrape time. */
+function defineCollectors(
+  registers: Registry[],
+  watching: () => { queue: string; counts: QueueCounts } | undefined,
+) {
   const jobs = new Counter({
     name: 'etcd_doctor_jobs_total',
     help: 'Job attempts by queue, kind and outcome',
@@ -83,7 +117,6 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     labelNames: ['source'] as const,
     registers,
   });
-  let watched: { queue: string; counts: QueueCounts } | undefined;
   new Gauge({
     name: 'etcd_doctor_queue_jobs',
     help: 'Jobs in the queue by state, read at scrape time',
@@ -91,6 +124,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     registers,
     async collect() {
       this.reset();
+      const watched = watching();
       if (!watched) return;
       const { queue, counts } = watched;
       try {
@@ -100,32 +134,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
       }
     },
   });
-
-  return {
-    registry,
-    jobFinished(queue, kind, outcome, seconds) {
-      jobs.inc({ queue, kind, outcome });
-      jobDuration.observe({ queue, kind }, seconds);
-    },
-    observeReport(report) {
-      diagnosisDuration.observe({ kind: report.kind }, report.durationMs / 1000);
-      for (const probe of report.probes)
-        probeDuration.observe(
-          { probe: probeKind(probe.name), outcome: probe.ok ? 'ok' : 'failed' },
-          probe.durationMs / 1000,
-        );
-      for (const finding of report.findings)
-        findings.inc({ cause: finding.cause, severity: finding.severity });
-    },
-    slackCall: (method, outcome) => slackCalls.inc({ method, outcome }),
-    error: (source) => errors.inc({ source }),
-    watchQueue(queue, counts) {
-      watched = { queue, counts };
-    },
-    async scrape() {
-      return { contentType: registry.contentType, body: await registry.metrics() };
-    },
-  };
+  return { jobs, jobDuration, probeDuration, diagnosisDuration, findings, slackCalls, errors };
 }
 
 /** `status etcd-1` -> `status`: one label value per probe kind, not per member. */

@@ -69,6 +69,7 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
       attempt.signal.addEventListener('abort', () => reject(attempt.signal.reason), { once: true }),
     );
     letGo.catch(() => undefined);
+    let run: RunWatch | undefined;
     try {
       const work = opts.handlers.run(data, {
         jobId,
@@ -77,6 +78,7 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
         logger,
         children: childJobs(job, token, opts.queue),
       });
+      run = watchRun(work, logger);
       const limitMs =
         data.kind === 'remediate'
           ? (opts.remediationTimeoutMs ?? DEFAULT_REMEDIATION_TIMEOUT_MS)
@@ -91,6 +93,7 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
     } catch (err) {
       throw await settleFailure(err, job, token, finished, opts);
     } finally {
+      run?.attemptOver();
       attempt.abort();
       opts.attempts.delete(attempt);
       await lock?.release();
@@ -135,4 +138,29 @@ async function settleFailure(
   opts.metrics?.error('job');
   if (isTransient(err)) return err;
   return new UnrecoverableError(err instanceof Error ? err.message : String(err));
+}
+
+interface RunWatch {
+  /** The attempt has ended: if the run has not, it is abandoned, and its end is logged. */
+  attemptOver(): void;
+}
+
+/**
+ * A run its attempt gave up on (timed out, let go at shutdown) goes on until its probes end; the log
+ * says when, so an operator (or a test) knows it is over. Watch `work` before racing it: for a run
+ * that ends normally, this sees the end before the attempt does.
+ */
+function watchRun(work: Promise<unknown>, logger: Logger): RunWatch {
+  let runOver = false;
+  let abandoned = false;
+  const ended = () => {
+    runOver = true;
+    if (abandoned) logger.info({}, 'an abandoned run has ended');
+  };
+  work.then(ended, ended);
+  return {
+    attemptOver() {
+      abandoned = !runOver;
+    },
+  };
 }

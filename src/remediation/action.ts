@@ -11,7 +11,7 @@ import type { RemediationSettings } from './settings.js';
 
 /**
  * The contract of one remediation action (src/remediation/actions/, one file each). The click path
- * (run-remediation.ts) owns authorisation, confirmation, run-once and audit; an action only says
+ * (handle-click.ts) owns authorisation, confirmation, run-once and audit; an action only says
  * what it touches, how to describe its plan, and how to run it.
  */
 export interface RemediationAction<A> {
@@ -117,7 +117,11 @@ export interface RegisteredAction {
     | { ok: false; error: string };
 }
 
-export function registerAction<A>(action: RemediationAction<A>): RegisteredAction {
+/**
+ * Defines a remediation action (registers nothing: the list in actions/index.ts is the registry):
+ * its args are parsed once, then it describes its plan and runs.
+ */
+export function defineAction<A>(action: RemediationAction<A>): RegisteredAction {
   return {
     id: action.id,
     label: action.label,

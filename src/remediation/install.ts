@@ -9,8 +9,8 @@ import type { JobData, RemediateJob } from '../queue/job-schemas.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { createActionClients } from './action-clients.js';
 import { createRemediationState } from '../state/remediation-state.js';
-import { createRemediationRunner } from './run-job.js';
-import type { ClickDeps } from './run-remediation.js';
+import { createRemediationRunner } from './remediation-job.js';
+import type { ClickDeps } from './handle-click.js';
 import { DEFAULT_REMEDIATION_SETTINGS, type RemediationSettings } from './settings.js';
 
 export interface RemediationOptions {

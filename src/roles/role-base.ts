@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { withDeadline } from '../bot/deadline.js';
+import { withDeadline } from '../timing.js';
 import { createRedisConnections, type Redis, type RedisConnections } from '../clients/redis.js';
-import { abortableSleep, createDoctor, type Doctor } from '../doctor.js';
+import { abortableSleep } from '../timing.js';
+import { createDoctor, type Doctor } from '../doctor.js';
 import type { RoleTuning, StartRolesOptions } from './role-options.js';
 
 /**

@@ -10,7 +10,7 @@ import { healthRoutes, metricsRoute } from './health-routes.js';
 import { type HttpServer, startHttpServer } from './http-server.js';
 import { DEFAULT_QUEUE_PREFIX, type RoleTuning, type RunningRoles } from './role-options.js';
 import { startRoles } from './start-roles.js';
-import { untilAborted } from './until-aborted.js';
+import { whenAborted } from '../timing.js';
 
 export interface RunShellOptions {
   config: ConfigFile;
@@ -85,7 +85,7 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
     logger.info({ ...server.address() }, 'serving /healthz, /readyz and /metrics');
   }
   try {
-    await Promise.race([chat.finished, untilAborted(opts.signal)]);
+    await Promise.race([chat.finished, whenAborted(opts.signal)]);
   } finally {
     await roles.stop();
     await server?.close();

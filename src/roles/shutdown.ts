@@ -1,4 +1,4 @@
-import { withDeadline } from '../bot/deadline.js';
+import { withDeadline } from '../timing.js';
 import type { DigestFeature } from '../digest/install.js';
 import type { JobWorker } from '../queue/job-worker.js';
 import type { BotRole } from './bot.js';
@@ -23,8 +23,8 @@ export async function stopRoles(
   const redisUp = await base.redisReady();
   const bound = redisUp ? CLOSE_TIMEOUT_MS : DOWN_CLOSE_TIMEOUT_MS;
   if (parts.worker) await drain(parts.worker, redisUp, base);
-  await within(parts.bot?.queue.close(), bound);
-  await within(parts.digests.close(), bound);
+  if (parts.bot) await withDeadline(parts.bot.queue.close(), bound, () => undefined);
+  await withDeadline(parts.digests.close(), bound, () => undefined);
   if (base.ownsDoctor) await base.doctor.close();
   await base.closeRedis(redisUp);
 }
@@ -41,10 +41,5 @@ async function drain(worker: JobWorker, redisUp: boolean, base: RoleBase): Promi
     { waitedMs: drainMs },
     'jobs still running at shutdown; leaving them to another worker',
   );
-  await within(worker.close(true), DOWN_CLOSE_TIMEOUT_MS);
-}
-
-/** Waits for `work` at most `ms`; shutdown must end even when Redis is gone. */
-async function within(work: Promise<void> | undefined, ms: number): Promise<void> {
-  if (work) await withDeadline(work, ms, () => undefined);
+  await withDeadline(worker.close(true), DOWN_CLOSE_TIMEOUT_MS, () => undefined);
 }

@@ -6,7 +6,7 @@ import { healthRoutes, metricsRoute } from './health-routes.js';
 import { type HttpServer, startHttpServer } from './http-server.js';
 import type { RunningRoles, RunRoleOptions } from './role-options.js';
 import { startRoles } from './start-roles.js';
-import { untilAborted } from './until-aborted.js';
+import { whenAborted } from '../timing.js';
 
 type BotToken = NonNullable<RunRoleOptions['env']['SLACK_BOT_TOKEN']>;
 
@@ -71,7 +71,7 @@ export async function runSlackRole(opts: RunRoleOptions, botToken: BotToken): Pr
     },
     'etcd-doctor started',
   );
-  await untilAborted(opts.shutdown);
+  await whenAborted(opts.shutdown);
   opts.logger.info({ role: opts.role }, 'shutting down: no new commands, finishing running jobs');
   await roles.stop();
   await server?.close();

@@ -1,4 +1,4 @@
-import { abortableSleep } from '../doctor.js';
+import { abortableSleep } from '../timing.js';
 import { installDigests } from '../digest/install.js';
 import type { JobData } from '../queue/job-schemas.js';
 import { DEFAULT_JOB_TIMEOUT_MS, type JobWorker } from '../queue/job-worker.js';
@@ -62,6 +62,7 @@ function reconcileDigests(service: RunningRoles['digests'], logger: StartRolesOp
     .reconcile()
     .then((late) => {
       if (late.length) logger.info({ late }, 'queued missed digest slots, to be sent late');
+      else logger.debug({ late }, 'digest catch-up: no missed slot');
     })
     .catch((err: unknown) => logger.warn({ err: String(err) }, 'digest catch-up failed'));
 }

@@ -10,17 +10,24 @@ export interface ProgressUpdates<T> {
 
 export function createProgressUpdates<T>(
   send: (value: T) => Promise<void>,
-  opts: { minIntervalMs: number; now?: () => number; onError?: (err: unknown) => void },
+  opts: {
+    minIntervalMs: number;
+    now?: () => number;
+    /** Runs `fn` after `ms` and returns what cancels it. Default setTimeout (a test passes a manual clock's). */
+    setTimer?: (fn: () => void, ms: number) => () => void;
+    onError?: (err: unknown) => void;
+  },
 ): ProgressUpdates<T> {
   const now = opts.now ?? Date.now;
+  const setTimer = opts.setTimer ?? realTimer;
   let pending: { value: T } | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let cancelTimer: (() => void) | undefined;
   let inflight: Promise<void> = Promise.resolve();
   let lastSentAt = Number.NEGATIVE_INFINITY;
   let stopped = false;
 
   const flush = (): void => {
-    timer = undefined;
+    cancelTimer = undefined;
     if (!pending || stopped) return;
     const { value } = pending;
     pending = undefined;
@@ -32,13 +39,18 @@ export function createProgressUpdates<T>(
     push(value) {
       if (stopped) return;
       pending = { value };
-      if (timer) return;
-      timer = setTimeout(flush, Math.max(0, lastSentAt + opts.minIntervalMs - now()));
+      if (cancelTimer) return;
+      cancelTimer = setTimer(flush, Math.max(0, lastSentAt + opts.minIntervalMs - now()));
     },
     async stop() {
       stopped = true;
-      clearTimeout(timer);
+      cancelTimer?.();
       await inflight;
     },
   };
+}
+
+function realTimer(fn: () => void, ms: number): () => void {
+  const timer = setTimeout(fn, ms);
+  return () => clearTimeout(timer);
 }

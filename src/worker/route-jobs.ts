@@ -10,7 +10,7 @@ export interface ExtraJobHandlers {
   /** One share of a large digest's clusters (a child job of the digest). */
   digestPart?: (job: DigestPartJob) => Promise<unknown>;
   alert?: (job: AlertJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
-  /** Remediation buttons (src/remediation/run-job.ts). */
+  /** Remediation buttons (src/remediation/remediation-job.ts). */
   remediate?: (job: RemediateJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** A watched cluster's scheduled check (src/watch/). */
   watch?: (job: WatchJob, info: { jobId: string; attempt: number }) => Promise<unknown>;

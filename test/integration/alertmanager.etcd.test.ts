@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { alertmanagerRoute } from '../../src/alerts/alertmanager-route.js';
 import { configFileSchema } from '../../src/config/schema.js';
@@ -8,6 +9,8 @@ import { createRemediationState } from '../../src/state/remediation-state.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { Secret } from '../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { inspectQueue, waitForJobState } from '../support/job-states.js';
+import { captureLogs } from '../support/log-capture.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
 import { messageText } from '../support/slack-driver.js';
 import { channelThreads, httpSlackAdapter } from '../support/slack-http.js';
@@ -25,7 +28,11 @@ let fake: FakeSlack;
 let roles: RunningRoles | undefined;
 let redis: Redis;
 let url: string;
+let inspect: Queue;
 const prefix = testPrefix('alertmanager');
+const routeLogs = captureLogs('warn');
+/** Jobs in the queue, in any state. */
+const jobCount = async () => Object.values(await inspect.getJobCounts()).reduce((sum, n) => sum + n, 0);
 
 const text = messageText;
 const { roots, replies } = channelThreads(() => fake, CHANNEL);
@@ -108,7 +115,7 @@ beforeAll(async () => {
         clusterLabel: 'cluster',
         cluster: (name) => config.clusters.find((c) => c.name === name),
         enqueue: () => roles?.enqueue,
-        logger: silentLogger,
+        logger: routeLogs.logger,
         now: Date.now,
       }),
     ],
@@ -123,9 +130,11 @@ beforeAll(async () => {
     tuning: { jobTimeoutMs: 30_000 },
   });
   url = `http://127.0.0.1:${chat.address()?.port}/alertmanager`;
+  inspect = inspectQueue(prefix);
 });
 
 afterAll(async () => {
+  await inspect?.close();
   await roles?.stop();
   redis?.disconnect();
   await Promise.all([fake?.close(), lab?.destroy()]);
@@ -159,6 +168,8 @@ describe('POST /alertmanager refuses what it must', () => {
   });
 
   it('202 and a logged warning for a cluster it does not know, or one without a channel', async () => {
+    const before = await jobCount();
+    const logged = routeLogs.lines().length;
     const unknown = await post(notification('firing', 'atlantis'));
     expect(unknown.status).toBe(202);
     expect(unknown.body).toMatchObject({
@@ -167,7 +178,17 @@ describe('POST /alertmanager refuses what it must', () => {
     });
     const noChannel = await post(notification('firing', 'nochannel'));
     expect(noChannel.body).toMatchObject({ queued: [], ignored: [{ cluster: 'nochannel' }] });
-    await new Promise((r) => setTimeout(r, 500));
+    expect(
+      routeLogs
+        .lines()
+        .slice(logged)
+        .map((l) => l.msg),
+    ).toEqual([
+      'alertmanager: cluster is not in the config; alert ignored',
+      'alertmanager: cluster has no slack.channel in the config; alert ignored',
+    ]);
+    // The reply comes after the enqueue, so a job queued anyway would be in the queue now.
+    expect(await jobCount()).toBe(before);
     expect(fake.calls('chat.postMessage')).toHaveLength(0);
   });
 });
@@ -210,8 +231,12 @@ describe('an alert group becomes one thread', () => {
 
   it('a snoozed cluster gets no triage', async () => {
     await createRemediationState(redis, prefix).snooze('quiet', Date.now() + 60_000, 'U111');
-    expect((await post(notification('firing', 'quiet', 'group-quiet'))).status).toBe(202);
-    await new Promise((r) => setTimeout(r, 2000));
+    const accepted = await post(notification('firing', 'quiet', 'group-quiet'));
+    expect(accepted.status).toBe(202);
+    const [{ jobId }] = accepted.body.queued as [{ jobId: string }];
+    // The triage job has ended, and says why it did nothing.
+    const job = await waitForJobState(inspect, jobId, 'completed', 20_000);
+    expect(job.returnvalue).toEqual({ outcome: 'skipped', reason: 'snoozed' });
     expect(roots()).toHaveLength(0);
   });
 

@@ -4,12 +4,14 @@ import { createSlackAdapter, type SlackAdapter } from '../../src/chat/slack/slac
 import { slotAtOrBefore } from '../../src/digest/schedule.js';
 import { createSubscriptionStore } from '../../src/state/subscriptions.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
-import { silentLogger } from '../../src/logger.js';
+import { type Logger, silentLogger } from '../../src/logger.js';
 import { createDigestSchedules } from '../../src/queue/digest-schedules.js';
 import { type RoleTuning, type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { Secret } from '../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { inspectQueue, waitForJobState, waitForQueueSettled } from '../support/job-states.js';
 import { labConfig } from '../support/lab-config.js';
+import { captureLogs } from '../support/log-capture.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
 import { blocksText, messageText, SIGNING_SECRET, sendSlashCommand, shown } from '../support/slack-driver.js';
 
@@ -57,6 +59,7 @@ async function start(
   tuning: RoleTuning = {},
   now?: () => number,
   clusters: ReturnType<typeof config> = config(),
+  logger: Logger = silentLogger,
 ): Promise<RunningRoles> {
   const roles = await startRoles({
     role,
@@ -64,7 +67,7 @@ async function start(
     config: clusters,
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
-    logger: silentLogger,
+    logger,
     tuning: { jobTimeoutMs: 30_000, ...tuning },
     ...(now ? { now } : {}),
   });
@@ -214,7 +217,13 @@ describe('one digest per slot', () => {
     });
     await fake.waitFor(() => digests().length >= 3, 30_000);
     await bot.digests.unsubscribe(CHANNEL);
-    await new Promise((r) => setTimeout(r, 3000));
+    // Every slot job the scheduler made has ended (a late one finds no subscription): none can post now.
+    const inspect = inspectQueue(prefix);
+    try {
+      await waitForQueueSettled(inspect, 3, 30_000);
+    } finally {
+      await inspect.close();
+    }
 
     const posted = digests();
     const sentSlots = (await redis.keys(`${prefix}:digest:${CHANNEL}:*`)).length;
@@ -257,10 +266,23 @@ describe('one digest per slot', () => {
       requestedAt: Date.now(),
       slotMs,
     };
-    await Promise.all([schedules.addNow(job), schedules.addNow(job), schedules.addCatchUp(job)]);
-    await fake.waitFor(() => digests().length >= 1, 20_000);
-    await new Promise((r) => setTimeout(r, 2500));
-    await schedules.close();
+    const [a, b] = await Promise.all([
+      schedules.addNow(job),
+      schedules.addNow(job),
+      schedules.addCatchUp(job),
+    ]);
+    const inspect = inspectQueue(prefix);
+    try {
+      // All three jobs have ended, and each says what it did: one sent, two found the slot claimed.
+      const ids = [a ?? '', b ?? '', `digest-late-${CHANNEL}-${slotMs}`];
+      const ended = await Promise.all(ids.map((id) => waitForJobState(inspect, id, 'completed', 30_000)));
+      const results = ended.map((j) => j.returnvalue as { sent: boolean; reason?: string });
+      expect(results.filter((r) => r.sent)).toHaveLength(1);
+      expect(results.filter((r) => !r.sent).map((r) => r.reason)).toEqual(['already-sent', 'already-sent']);
+    } finally {
+      await inspect.close();
+      await schedules.close();
+    }
     expect(digests()).toHaveLength(1);
     expect(await subs.lastSentSlot(CHANNEL)).toBe(slotMs);
   });
@@ -287,7 +309,7 @@ describe('a digest larger than digest.partSize', () => {
       // A scheduled slot: the digest claims it before handing out the parts and again when it collects them.
       const subs = await subscribeAtNine(prefix, 'all');
       const slotMs = slotAtOrBefore(Date.now(), { hour: 9, minute: 0, tz: 'UTC' });
-      await schedules.addNow({
+      const digestId = await schedules.addNow({
         v: 1,
         kind: 'digest',
         channel: CHANNEL,
@@ -309,7 +331,9 @@ describe('a digest larger than digest.partSize', () => {
       );
       expect(new Set(parts.map((j) => j.processedBy)).size).toBe(2);
       await waitUntil(async () => (await subs.lastSentSlot(CHANNEL)) === slotMs);
-      await new Promise((r) => setTimeout(r, 1500));
+      // The digest ran twice (hand out, collect) and has now ended: it posted once.
+      const digestJob = await waitForJobState(queue, digestId, 'completed', 30_000);
+      expect(digestJob.returnvalue).toMatchObject({ sent: true, slotMs, clusters: 6 });
       expect(digests()).toHaveLength(1);
     } finally {
       await queue.close();
@@ -338,8 +362,12 @@ describe('a slot missed while everything was down', () => {
     await waitUntil(async () => (await subs.lastSentSlot(CHANNEL)) === Date.parse('2024-05-10T09:00:00Z'));
 
     await stopAll();
-    await start('serve', prefix, slack(true), {}, clock);
-    await new Promise((r) => setTimeout(r, 2500));
+    const logs = captureLogs();
+    await start('serve', prefix, slack(true), {}, clock, config(), logs.logger);
+    // The restarted replica's catch-up has looked at the slot and queued nothing.
+    const caughtUp = await logs.waitFor('digest catch-up: no missed slot', { timeoutMs: 20_000 });
+    expect(caughtUp.late).toEqual([]);
+    expect(logs.lines().filter((l) => l.msg === 'queued missed digest slots, to be sent late')).toEqual([]);
     expect(digests()).toHaveLength(1);
   });
 });

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
+import { procState, waitForState } from '../support/proc-state.js';
 
 /**
  * The lab against real etcd: one 3-member cluster with a 16 MiB quota. The tests run in file
@@ -38,23 +39,6 @@ function isAlive(pid: number | undefined): boolean {
   } catch {
     return false;
   }
-}
-
-/** Third field of /proc/PID/stat: R running, S sleeping, T stopped. */
-function procState(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '?';
-}
-
-/** SIGSTOP takes effect when the kernel next schedules the target, so a state check may need a moment. */
-async function waitForState(pid: number | undefined, state: string, timeoutMs: number): Promise<string> {
-  const giveUpAt = Date.now() + timeoutMs;
-  let seen = procState(pid ?? -1);
-  while (seen !== state && Date.now() < giveUpAt) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    seen = procState(pid ?? -1);
-  }
-  return seen;
 }
 
 async function aFollower(): Promise<string> {

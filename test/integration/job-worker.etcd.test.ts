@@ -21,7 +21,9 @@ import { createPlanStore } from '../../src/state/plan-store.js';
 import { answerOnce } from '../../src/worker/answer-once.js';
 import { createJobRunner } from '../../src/worker/create-job-runner.js';
 import { startFakeSlack } from '../support/fake-slack.js';
+import { waitForJobState } from '../support/job-states.js';
 import { labConfig } from '../support/lab-config.js';
+import { captureLogs, type LogCapture } from '../support/log-capture.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
 
 /**
@@ -60,7 +62,7 @@ interface Harness {
     name: string,
     chat: ChatAdapter,
     tuning?: Partial<JobWorkerOptions>,
-  ): { worker: JobWorker; redis: RedisConnections };
+  ): { worker: JobWorker; redis: RedisConnections; logs: LogCapture };
   /** A BullMQ view of the same queue, for asserting job states. */
   inspect: Queue;
 }
@@ -97,16 +99,17 @@ function harness(name: string): Harness {
         workerId,
         progressIntervalMs: 50,
       });
+      const logs = captureLogs();
       const worker = createJobWorker({
         redis,
         prefix,
         handlers,
         clusterLocks: state,
-        logger: silentLogger,
+        logger: logs.logger,
         ...tuning,
       });
       workers.push(worker);
-      return { worker, redis };
+      return { worker, redis, logs };
     },
   };
 }
@@ -196,9 +199,10 @@ describe('job worker', () => {
         (c) => roots(c).length === 1 && repliesTo(c, roots(c)[0] as MemoryMessage).length === 1,
         20_000,
       );
-      await expectState(h.inspect, jobId, 'completed', 20_000);
-      // Whatever A had started is over; still one root and one answer.
-      await new Promise((r) => setTimeout(r, 3000));
+      await waitForJobState(h.inspect, jobId, 'completed', 20_000);
+      // Whatever A had started is over (B's run ended with the job); still one root and one answer.
+      await a.logs.waitFor('an abandoned run has ended', { fields: { jobId }, timeoutMs: 10_000 });
+      expect(b.logs.lines().map((l) => l.msg)).not.toContain('an abandoned run has ended');
       const [root] = roots(chat);
       expect(roots(chat)).toHaveLength(1);
       expect(repliesTo(chat, root as MemoryMessage)).toHaveLength(1);
@@ -217,13 +221,13 @@ describe('job worker', () => {
       const w = h.startWorker('T', chat, { jobTimeoutMs: 1000 });
       await w.worker.ready();
       const { jobId } = await h.queue.enqueue(check('diagnose'));
-      await expectState(h.inspect, jobId, 'failed', 10_000);
+      await waitForJobState(h.inspect, jobId, 'failed', 10_000);
       await chat.waitFor(
         (c) => roots(c).length === 1 && repliesTo(c, roots(c)[0] as MemoryMessage).length === 1,
         10_000,
       );
       // The abandoned run finishes its probes after 2.5 s and must not answer a second time.
-      await new Promise((r) => setTimeout(r, 3500));
+      await w.logs.waitFor('an abandoned run has ended', { fields: { jobId }, timeoutMs: 10_000 });
       const root = roots(chat)[0] as MemoryMessage;
       expect(repliesTo(chat, root).map((m) => m.text)).toEqual([
         'Could not finish the diagnosis of local: it did not finish within 1 s',
@@ -242,7 +246,7 @@ describe('job worker', () => {
     const w = h.startWorker('I', chat);
     await w.worker.ready();
     const job = await h.inspect.add('check', { v: 2, kind: 'check', cluster: 'local' }, { attempts: 3 });
-    await expectState(h.inspect, job.id ?? '', 'failed', 10_000);
+    await waitForJobState(h.inspect, job.id ?? '', 'failed', 10_000);
     const failed = await h.inspect.getJob(job.id ?? '');
     expect(failed?.attemptsMade).toBe(1);
     expect(failed?.failedReason).toMatch(/^invalid job payload: /);
@@ -294,32 +298,16 @@ describe('job worker', () => {
 
     fake.failNext('chat.postMessage', { status: 503 });
     const transient = await h.queue.enqueue(check('health', 'C100'));
-    await expectState(h.inspect, transient.jobId, 'completed', 20_000);
+    await waitForJobState(h.inspect, transient.jobId, 'completed', 20_000);
     expect((await h.inspect.getJob(transient.jobId))?.attemptsMade).toBe(2);
     expect(fake.messages('C100').filter((m) => m.thread_ts === undefined)).toHaveLength(1);
     expect(fake.messages('C100').filter((m) => m.thread_ts !== undefined)).toHaveLength(1);
 
     fake.failNext('chat.postMessage', { ok: false, error: 'channel_not_found' }, 5);
     const permanent = await h.queue.enqueue(check('health', 'C200'));
-    await expectState(h.inspect, permanent.jobId, 'failed', 20_000);
+    await waitForJobState(h.inspect, permanent.jobId, 'failed', 20_000);
     const failed = await h.inspect.getJob(permanent.jobId);
     expect(failed?.attemptsMade).toBe(1);
     expect(failed?.failedReason).toBe('Slack chat.postMessage failed: channel_not_found');
   });
 });
-
-async function expectState(
-  queue: Queue,
-  jobId: string,
-  state: 'completed' | 'failed',
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let seen = 'missing';
-  while (Date.now() < deadline) {
-    seen = (await queue.getJob(jobId).then((j) => j?.getState())) ?? 'missing';
-    if (seen === state) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`job ${jobId} is ${seen}, expected ${state} within ${timeoutMs} ms`);
-}

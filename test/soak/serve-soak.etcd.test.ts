@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { allocateFreePorts } from '../support/lab/free-ports.js';
 import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { inspectQueue, waitForQueueSettled } from '../support/job-states.js';
 import { labConfigYaml } from '../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
 import { SIGNING_SECRET, sendSlashCommand } from '../support/slack-driver.js';
@@ -140,7 +141,12 @@ describe('soak: etcd-doctor serve under a steady stream of mixed commands', () =
     }
     await Promise.all([...inFlight]);
     // The last jobs finish (a diagnosis takes ~3 s) before the final sample and the count.
-    await new Promise((r) => setTimeout(r, 8000));
+    const inspect = inspectQueue(prefix);
+    try {
+      await waitForQueueSettled(inspect, 0, 60_000);
+    } finally {
+      await inspect.close();
+    }
     samples.push(await sample(pid, startedMs));
     answers += countAnswers();
 

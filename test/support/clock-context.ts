@@ -1,7 +1,7 @@
 import type { Etcd3 } from 'etcd3';
 import type { MemberClients } from '../../src/clients/etcd-clients.js';
 import type { HttpGet } from '../../src/clients/http.js';
-import { abortableSleep } from '../../src/doctor.js';
+import { abortableSleep } from '../../src/timing.js';
 import type { MemberProbeContext } from '../../src/probes/member-context.js';
 
 /** A context for running the clock probe alone against `endpoint`, with real HTTP and real time. */

@@ -68,8 +68,6 @@ export interface FakeKubeApi {
   requests(resource?: string): RecordedKubeRequest[];
   /** Every create, delete and patch, in order. */
   writes(resource?: string): KubeWrite[];
-  /** Objects created through the API that are not deleted yet (`jobs` here; pods join the fixture's pods). */
-  created(resource: 'jobs'): KubeObject[];
   /** Serves `text` as the log of a pod's container (created pods have no fixture file). */
   setLog(namespace: string, pod: string, container: string, text: string): void;
   /**
@@ -275,7 +273,6 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions): Promise<FakeKu
     fixture,
     requests: (resource) => recorded.filter((r) => resource === undefined || r.resource === resource),
     writes: (resource) => writes.filter((w) => resource === undefined || w.resource === resource),
-    created: () => jobs,
     setLog(namespace, pod, container, text) {
       logs.set(`${namespace}/${pod}/${container}`, text);
       fixture.logOverrides = logs;

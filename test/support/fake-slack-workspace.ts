@@ -65,6 +65,8 @@ export interface WorkspaceConfig {
   userGroups: Map<string, string[]>;
   /** "Triggers expire in three seconds ... may only be used once" (contract §3.4). */
   triggerTtlMs: number;
+  /** The clock triggers age by (a test moves it instead of waiting out the TTL). */
+  now(): number;
   /** http://127.0.0.1:PORT of the fake, for upload URLs. */
   origin(): string;
 }
@@ -156,7 +158,7 @@ export class FakeWorkspace {
   mintTriggerId(): string {
     this.#seq += 1;
     const id = `${this.#baseSeconds}${this.#seq}.${this.#seq}.${Math.random().toString(16).slice(2, 18)}`;
-    this.#triggers.set(id, Date.now());
+    this.#triggers.set(id, this.config.now());
     return id;
   }
 
@@ -304,7 +306,7 @@ export class FakeWorkspace {
     if (issuedAt === undefined) return undefined;
     if (issuedAt === 'used') return 'exchanged_trigger_id';
     this.#triggers.set(triggerId, 'used');
-    return Date.now() - issuedAt > this.config.triggerTtlMs ? 'expired_trigger_id' : undefined;
+    return this.config.now() - issuedAt > this.config.triggerTtlMs ? 'expired_trigger_id' : undefined;
   }
 
   #viewJson(id: string, view: Record<string, unknown>): ApiResult {

@@ -24,7 +24,7 @@ import {
 import { createFakeSocketMode, type FakeSocketMode, type SocketModeServer } from './fake-socket-mode.js';
 
 export type { FakeEphemeral, FakeFile, FakeMessage, FakeView } from './fake-slack-workspace.js';
-export type { DisconnectReason, FakeSocketMode, RecordedAck } from './fake-socket-mode.js';
+export type { DisconnectReason, FakeSocketMode } from './fake-socket-mode.js';
 
 /** One Web API request as the fake received it (failed and refused ones included). */
 export interface RecordedCall {
@@ -94,6 +94,8 @@ export interface FakeSlackOptions {
   ackTimeoutMs?: number;
   /** Trigger lifetime for views.open (default 3000 ms, contract §3.4). */
   triggerTtlMs?: number;
+  /** The clock triggers age by; default Date.now. */
+  now?: () => number;
 }
 
 const POLL_MS = 20;
@@ -141,6 +143,7 @@ class FakeSlackServer implements FakeSlack {
       ...ids,
       userGroups: this.#userGroups,
       triggerTtlMs,
+      now: opts.now ?? Date.now,
       origin: () => this.#origin,
     });
     this.#socket = createFakeSocketMode({

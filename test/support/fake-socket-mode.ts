@@ -7,12 +7,6 @@ import { isRecord } from './fake-slack-blocks.js';
 /** Reasons Slack sends in `{"type":"disconnect"}` (sample socket-mode.disconnect.json and its source). */
 export type DisconnectReason = 'refresh_requested' | 'link_disabled' | 'warning' | 'too_many_websockets';
 
-export interface RecordedAck {
-  envelope_id: string;
-  /** What the app sent back; Node's SocketModeClient always sends one (`{}` for a bare ack()). */
-  payload: unknown;
-}
-
 /** The Socket Mode side of the fake: the WebSocket that `apps.connections.open` points at (contract §5). */
 export interface FakeSocketMode {
   /** Connections accepted (hello sent) since start. Each reconnect adds one, so it only grows. */
@@ -35,7 +29,6 @@ export interface FakeSocketMode {
   dropConnection(): void;
   /** Resolves once `connections >= n`. */
   waitForConnections(n: number, timeoutMs?: number): Promise<void>;
-  acks(): RecordedAck[];
 }
 
 /** What startFakeSlack needs beyond the public API. */
@@ -78,7 +71,6 @@ class SocketModeFake implements SocketModeServer {
   readonly #tickets = new Set<string>();
   readonly #open: WebSocket[] = [];
   readonly #pending = new Map<string, Pending>();
-  readonly #acks: RecordedAck[] = [];
   #accepted = 0;
 
   private readonly deps: SocketModeDeps;
@@ -93,10 +85,6 @@ class SocketModeFake implements SocketModeServer {
 
   get openConnections(): number {
     return this.#open.length;
-  }
-
-  acks(): RecordedAck[] {
-    return [...this.#acks];
   }
 
   sendEnvelope(envelope: object): Promise<unknown> {
@@ -223,7 +211,6 @@ class SocketModeFake implements SocketModeServer {
     }
     // Ack frame {"envelope_id":"...","payload":{...}}; payload optional (sample socket-mode.ack.code-excerpt.txt).
     if (!isRecord(message) || typeof message.envelope_id !== 'string') return;
-    this.#acks.push({ envelope_id: message.envelope_id, payload: message.payload });
     const waiter = this.#pending.get(message.envelope_id);
     if (waiter === undefined) return;
     this.#pending.delete(message.envelope_id);

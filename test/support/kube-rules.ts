@@ -15,8 +15,3 @@ export const kubernetesRules: readonly Rule[] = [
   apiserverLatencyRule,
   controlPlaneRestartsRule,
 ];
-
-/** The engine's rules plus the Kubernetes ones not yet listed there (no duplicates once they are). */
-export function withRules(engineRules: readonly Rule[]): Rule[] {
-  return [...engineRules, ...kubernetesRules.filter((k) => !engineRules.some((r) => r.name === k.name))];
-}

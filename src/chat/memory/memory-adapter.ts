@@ -115,64 +115,71 @@ export function createMemoryAdapter(opts: MemoryAdapterOptions = {}): MemoryAdap
     async groupMembers(groupId) {
       return opts.userGroups?.[groupId] ?? [];
     },
-    async command(text, as = {}) {
-      const replies: ChatView[] = [];
+    command(text, as = {}) {
       const channel = as.channel ?? DEFAULT_CHANNEL;
-      await guard(
-        replies,
+      return repliesTo((respond) =>
         running().onCommand({
           text,
           channel,
           ...(as.channelName === undefined ? {} : { channelName: as.channelName }),
           user: as.user ?? DEFAULT_USER,
-          respond: async (view) => {
-            replies.push(view);
-          },
+          respond,
         }),
       );
-      return replies;
     },
     async click(message, button, as = {}) {
       find(message);
-      const replies: ChatView[] = [];
-      await guard(
-        replies,
+      return repliesTo((respond) =>
         running().onAction({
           actionId: button.action,
           value: button.value,
           channel: as.channel ?? message.channel,
           user: as.user ?? DEFAULT_USER,
           message,
-          respond: async (view) => {
-            replies.push(view);
-          },
+          respond,
         }),
       );
-      return replies;
     },
-    async waitFor(pred, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!pred(adapter)) {
-        if (Date.now() > deadline) {
-          const seen = messages.map(
-            (m) => `${m.ref.ts}${m.threadTs ? ` (in ${m.threadTs})` : ''}: ${m.text.split('\n')[0]}`,
-          );
-          throw new Error(
-            `memory chat: condition not met within ${timeoutMs} ms; messages: ${seen.join(' | ') || 'none'}`,
-          );
-        }
-        await new Promise((r) => setTimeout(r, POLL_MS));
-      }
-    },
+    waitFor: (pred, timeoutMs = 10_000) => pollUntil(adapter, pred, timeoutMs),
   };
   return adapter;
 }
 
-/** Like every adapter: a handler that throws still gets the user an answer. */
-async function guard(replies: ChatView[], handling: Promise<void>): Promise<void> {
+/**
+ * The replies a handler gives through `respond`. Like every adapter: a handler that throws still
+ * gets the user an answer.
+ */
+async function repliesTo(
+  handle: (respond: (view: ChatView) => Promise<void>) => Promise<void>,
+): Promise<ChatView[]> {
+  const replies: ChatView[] = [];
+  const handling = handle(async (view) => {
+    replies.push(view);
+  });
   try {
     await handling;
   } catch {
     replies.push(textView(APOLOGY_TEXT, 'error'));
+  }
+  return replies;
+}
+
+/** Polls until `pred` holds; past `timeoutMs` it throws, listing the messages seen. */
+async function pollUntil(
+  adapter: MemoryAdapter,
+  pred: (adapter: MemoryAdapter) => boolean,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred(adapter)) {
+    if (Date.now() > deadline) {
+      const seen = adapter.messages.map(
+        (m) => `${m.ref.ts}${m.threadTs ? ` (in ${m.threadTs})` : ''}: ${m.text.split('\n')[0]}`,
+      );
+      throw new Error(
+        `memory chat: condition not met within ${timeoutMs} ms; messages: ${seen.join(' | ') || 'none'}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }

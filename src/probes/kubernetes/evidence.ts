@@ -24,13 +24,19 @@ export interface KubernetesEvidence {
 
 export type KubernetesDistribution = 'kubeadm' | 'openshift' | 'unknown';
 
-export type ControlPlaneComponent = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
-export const CONTROL_PLANE_COMPONENTS: readonly ControlPlaneComponent[] = [
+/** The control-plane components etcd-doctor looks at (pods, logs, restarts), in one list. */
+export const CONTROL_PLANE_COMPONENTS = [
   'etcd',
   'kube-apiserver',
   'kube-controller-manager',
   'kube-scheduler',
-];
+] as const;
+export type ControlPlaneComponent = (typeof CONTROL_PLANE_COMPONENTS)[number];
+/** The components that elect a leader through a Lease. */
+export type LeaderElectedComponent = Extract<
+  ControlPlaneComponent,
+  'kube-controller-manager' | 'kube-scheduler'
+>;
 
 export interface ContainerTermination {
   reason: string | undefined;
@@ -93,7 +99,7 @@ export interface LogScanData {
 export interface LeaseInfo {
   namespace: string;
   name: string;
-  component: 'kube-controller-manager' | 'kube-scheduler';
+  component: LeaderElectedComponent;
   found: boolean;
   holder: string | undefined;
   /** The node part of a `<hostname>_<uuid>` holder identity. */

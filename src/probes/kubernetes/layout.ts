@@ -1,7 +1,11 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
 import { formatSeconds, ProbeError } from '../probe.js';
-import { CONTROL_PLANE_COMPONENTS, type ControlPlaneComponent } from './evidence.js';
+import {
+  CONTROL_PLANE_COMPONENTS,
+  type ControlPlaneComponent,
+  type LeaderElectedComponent,
+} from './evidence.js';
 
 export interface PodSelector {
   namespace: string;
@@ -13,7 +17,7 @@ export interface PodSelector {
 export interface LeaseRef {
   namespace: string;
   name: string;
-  component: 'kube-controller-manager' | 'kube-scheduler';
+  component: LeaderElectedComponent;
 }
 
 /** Where a distribution keeps its control plane (KB §4.1). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { done, failed, refused, registerAction } from '../action.js';
+import { done, failed, refused, defineAction } from '../action.js';
 import { quorumGuard, readClusterState } from './cluster-state.js';
 import { defragmentInOrder, orderText } from './etcd-members.js';
 
@@ -9,7 +9,7 @@ import { defragmentInOrder, orderText } from './etcd-members.js';
  * margin (KB R2). Defragment blocks one member's reads and writes while it rebuilds; the others
  * keep the cluster writable.
  */
-export const defragment = registerAction({
+export const defragment = defineAction({
   id: 'defragment',
   label: 'Defragment',
   access: 'responders',

@@ -1,7 +1,7 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
-import { type ActionContext, type ActionOutcome, done, failed, refused, registerAction } from '../action.js';
+import { type ActionContext, type ActionOutcome, done, failed, refused, defineAction } from '../action.js';
 import { fioVerdict, parseFioOutput } from '../fio-result.js';
 import { quorumGuard, readClusterState } from './cluster-state.js';
 import {
@@ -127,7 +127,7 @@ export function fioJob(opts: {
   };
 }
 
-export const diskBenchmark = registerAction({
+export const diskBenchmark = defineAction({
   id: 'disk-benchmark',
   label: 'Benchmark the disk',
   access: 'responders',

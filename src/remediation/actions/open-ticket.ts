@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type ClusterConfig, isLoopbackHost } from '../../config/schema.js';
 import { EtcdDoctorError } from '../../errors.js';
 import { redactUrlCredentials } from '../../secret.js';
-import { type ActionContext, done, failed, refused, registerAction } from '../action.js';
+import { type ActionContext, done, failed, refused, defineAction } from '../action.js';
 
 type TicketsConfig = NonNullable<ClusterConfig['tickets']>;
 
@@ -12,7 +12,7 @@ interface Ticket {
 }
 
 /** Jira REST v2 "Create issue", GitHub REST "Create an issue", or one JSON POST to a webhook. */
-export const openTicket = registerAction({
+export const openTicket = defineAction({
   id: 'open-ticket',
   label: 'Open a ticket',
   access: 'anyone',

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import { formatBytes } from '../../report/format.js';
-import { type ActionContext, done, failed, refused, registerAction } from '../action.js';
+import { type ActionContext, done, failed, refused, defineAction } from '../action.js';
 import { type ClusterState, isHealthy, quorumGuard, readClusterState } from './cluster-state.js';
 import { defragmentInOrder, orderText } from './etcd-members.js';
 
@@ -17,7 +17,7 @@ import { defragmentInOrder, orderText } from './etcd-members.js';
  * Every call goes through the maintenance clients: a put rejected for NOSPACE must not make the
  * client refuse the calls that fix it.
  */
-export const recoverNospace = registerAction({
+export const recoverNospace = defineAction({
   id: 'recover-nospace',
   label: 'Recover from NOSPACE',
   access: 'responders',

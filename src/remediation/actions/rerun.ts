@@ -1,9 +1,9 @@
 import { CHECK_DEPTHS } from '../../contracts/check-depth.js';
 import { z } from 'zod';
-import { done, registerAction } from '../action.js';
+import { done, defineAction } from '../action.js';
 
 /** Queue the diagnosis again. Read-only: open to everyone in the channel. */
-export const rerun = registerAction({
+export const rerun = defineAction({
   id: 'rerun',
   label: 'Re-run diagnosis',
   access: 'anyone',

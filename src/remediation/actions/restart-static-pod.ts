@@ -2,9 +2,10 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
-import type { Cause } from '../../diagnosis/finding.js';
+import { ETCD_CAUSES } from '../../diagnosis/finding.js';
+import { CONTROL_PLANE_COMPONENTS, type ControlPlaneComponent } from '../../probes/kubernetes/evidence.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
-import { type ActionContext, type ActionOutcome, done, failed, refused, registerAction } from '../action.js';
+import { type ActionContext, type ActionOutcome, done, failed, refused, defineAction } from '../action.js';
 import { type ClusterState, isHealthy, readClusterState } from './cluster-state.js';
 import {
   isReady,
@@ -19,8 +20,7 @@ import {
   remediationLabels,
 } from './kube-wait.js';
 
-const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
-type Component = (typeof COMPONENTS)[number];
+type Component = ControlPlaneComponent;
 
 /** The only host path the helper pod mounts (kubeadm's static pod directory). */
 export const MANIFESTS_DIR = '/etc/kubernetes/manifests';
@@ -33,31 +33,15 @@ const OPERATOR_PLURAL: Record<Component, string> = {
   'kube-scheduler': 'kubeschedulers',
 };
 
-/** Causes that are etcd's own: restarting the scheduler or controller-manager does not help them (KB R10). */
-const ETCD_CAUSES: ReadonlySet<string> = new Set<Cause>([
-  'slow-disk',
-  'clock-skew',
-  'peer-network',
-  'member-down',
-  'quorum-lost',
-  'leader-churn',
-  'db-quota',
-  'db-fragmentation',
-  'cpu-starvation',
-  'non-durable-storage',
-  'corruption',
-  'slow-reads',
-]);
-
 const argsSchema = z
-  .object({ component: z.enum(COMPONENTS), ...nodeTargetArgs })
+  .object({ component: z.enum(CONTROL_PLANE_COMPONENTS), ...nodeTargetArgs })
   .refine(namesNode, NAMES_NO_NODE);
 type Args = z.infer<typeof argsSchema>;
 
 /** kubeadm names the etcd member after its node. */
 const nodeOf = (a: Args): string => (a.node ?? a.member ?? '').toLowerCase();
 
-export const restartStaticPod = registerAction({
+export const restartStaticPod = defineAction({
   id: 'restart-static-pod',
   label: 'Restart',
   access: 'responders',
@@ -82,7 +66,7 @@ export const restartStaticPod = registerAction({
     if (
       (args.component === 'kube-scheduler' || args.component === 'kube-controller-manager') &&
       s.rootCause &&
-      ETCD_CAUSES.has(s.rootCause)
+      (ETCD_CAUSES as ReadonlySet<string>).has(s.rootCause)
     ) {
       lines.push(
         `:warning: The root cause is etcd (\`${s.rootCause}\`): restarting ${args.component} does not help; it loses its lease because etcd is slow, and a restart adds load (KB R10). Fix etcd first.`,

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { done, registerAction } from '../action.js';
+import { done, defineAction } from '../action.js';
 
 const DEFAULT_HOURS = 4;
 /** A snooze longer than a week hides a real problem for too long. */
 const MAX_HOURS = 168;
 
 /** Digests and alert triage skip the cluster for N hours (read with createIsSnoozed). */
-export const snooze = registerAction({
+export const snooze = defineAction({
   id: 'snooze',
   label: 'Snooze',
   access: 'responders',

@@ -12,6 +12,7 @@ import { buildClockshift, type Clockshift } from '../../support/clockshift.js';
 import { startDateOffsetServer } from '../../support/date-offset-server.js';
 import { clusterEvidence } from '../../support/evidence.js';
 import { labDoctor } from '../../support/lab-doctor.js';
+import { waitForStopped } from '../../support/proc-state.js';
 
 const SKEWED = 'etcd-2';
 const OFFSET_S = 8;
@@ -98,7 +99,7 @@ describe(`${SKEWED} with its wall clock +${OFFSET_S} s`, () => {
 
       lab.stop(SKEWED);
       try {
-        await sleep(300);
+        expect(await waitForStopped(pid ?? -1, 2000)).toMatch(/^[Tt]$/);
         expect(await answersVersion(lab.member(SKEWED).clientUrl, 1000)).toBe(false);
         expect(await answersVersion(lab.member('etcd-1').clientUrl, 1000)).toBe(true);
       } finally {

@@ -21,7 +21,6 @@ describe('slow disk plus load plus leader churn', () => {
       await new Promise((r) => setTimeout(r, 300));
       const report = await t.doctor.run('lab', 'diagnose');
       await load;
-      if (report.findings[0]?.members.length !== 1) console.log(report.findings[0]?.evidence.join('\n'));
       expect(report.findings[0]).toMatchObject({ cause: 'slow-disk', members: [victim] });
       expect(report.findings.find((f) => f.cause === 'leader-churn')).toMatchObject({
         causedBy: 'slow-disk',

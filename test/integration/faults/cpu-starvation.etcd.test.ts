@@ -12,10 +12,8 @@ describe('CPU starvation of one member', () => {
     try {
       const load = t.lab.writeLoad({ ratePerSecond: 60, durationMs: 5000, valueBytes: 256 });
       await new Promise((r) => setTimeout(r, 500));
-      const report = await t.doctor.run('lab', 'diagnose', { explain: true });
+      const report = await t.doctor.run('lab', 'diagnose');
       await load;
-      const trace = report.explain?.filter((t) => ['cpu-starvation', 'slow-disk'].includes(t.rule));
-      if (report.findings[0]?.cause !== 'cpu-starvation') console.log(JSON.stringify(trace, null, 1));
       expect(report.findings[0]).toMatchObject({ cause: 'cpu-starvation', members: [victim] });
       // A stalled process stalls its own fsync timing too: if slow-disk shows, it is explained by the CPU.
       const slowDisk = report.findings.find((f) => f.cause === 'slow-disk');

@@ -19,20 +19,8 @@ describe.each([
     try {
       const load = t.lab.writeLoad({ ratePerSecond: 60, durationMs: 4500, valueBytes: 256 });
       await new Promise((r) => setTimeout(r, 300));
-      const report = await t.doctor.run('lab', 'diagnose', { explain: true });
+      const report = await t.doctor.run('lab', 'diagnose');
       await load;
-      if (report.findings[0]?.cause !== 'slow-disk') {
-        console.log(
-          JSON.stringify(
-            [
-              report.findings.map((f) => [f.cause, f.causedBy, f.evidence]),
-              report.explain?.filter((t) => t.rule === 'cpu-starvation' || t.rule === 'slow-disk'),
-            ],
-            null,
-            1,
-          ),
-        );
-      }
       expect(report.findings[0]).toMatchObject({ cause: 'slow-disk', members: [victim] });
       if (severity) expect(report.findings[0]?.severity).toBe(severity);
       expect(report.status).not.toBe('healthy');

@@ -2,7 +2,6 @@ import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { collectScenario, etcdPart, KUBEADM_MEMBERS, withKubernetes } from '../../support/kube-evidence.js';
-import { withRules } from '../../support/kube-rules.js';
 
 const settings = { timeoutMs: 1000, logTimeoutMs: 1500 };
 
@@ -22,7 +21,7 @@ describe('an apiserver that does not answer', () => {
       );
       expect(k.distribution).toBe('unknown');
       expect(parts.every((p) => p.durationMs < 1600)).toBe(true);
-      const result = diagnose(withKubernetes(etcdPart(KUBEADM_MEMBERS), k), withRules(rules), {
+      const result = diagnose(withKubernetes(etcdPart(KUBEADM_MEMBERS), k), rules, {
         now: run.now,
       });
       expect(result.status).toBe('healthy');
@@ -60,7 +59,7 @@ describe('an apiserver that does not answer', () => {
       settings,
     });
     try {
-      const result = diagnose(withKubernetes(etcdPart(KUBEADM_MEMBERS), run.kubernetes), withRules(rules), {
+      const result = diagnose(withKubernetes(etcdPart(KUBEADM_MEMBERS), run.kubernetes), rules, {
         now: run.now,
       });
       expect(result.findings[0]).toMatchObject({ cause: 'apiserver-latency', severity: 'critical' });

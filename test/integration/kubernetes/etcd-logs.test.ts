@@ -12,7 +12,6 @@ import {
   useScenario,
   withKubernetes,
 } from '../../support/kube-evidence.js';
-import { withRules } from '../../support/kube-rules.js';
 
 /** kubeadm binds etcd's /metrics to 127.0.0.1:2381: from outside the node nothing answers there. */
 function metricsUnreachable(run: ScenarioRun): Evidence {
@@ -50,7 +49,7 @@ describe('incidents (b), (c), (d): clock drift, peer i/o timeouts and slow reque
   });
 
   it('names master-3 for the peer network and master-2 for the clock, from the logs alone', () => {
-    const result = diagnose(metricsUnreachable(run), withRules(rules), { now: run.now });
+    const result = diagnose(metricsUnreachable(run), rules, { now: run.now });
     expect(result.findings.map((f) => [f.cause, f.members, f.nodes, f.causedBy ?? null])).toEqual([
       ['peer-network', ['master-3'], ['master-3'], null],
       ['clock-skew', ['master-2'], ['master-2'], null],

@@ -5,7 +5,6 @@ import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from '../../../src/probes/kubernetes/collect.js';
 import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
-import { withRules } from '../../support/kube-rules.js';
 
 describe('RBAC without pods/log and /metrics', () => {
   // The incident's pods, so rules that want the logs have something to say without them.
@@ -46,7 +45,7 @@ describe('RBAC without pods/log and /metrics', () => {
   });
 
   it('still reports the restarts, and says the logs were not read', () => {
-    const result = diagnose(withKubernetes(etcdPart(KUBEADM_MEMBERS), run.kubernetes), withRules(rules), {
+    const result = diagnose(withKubernetes(etcdPart(KUBEADM_MEMBERS), run.kubernetes), rules, {
       now: run.now,
     });
     const restarts = result.findings.find((f) => f.cause === 'control-plane-restarts');

@@ -7,7 +7,7 @@ import { kubernetesProbeRecords } from '../../../src/probes/kubernetes/collect.j
 import { discoverEtcdEndpoints } from '../../../src/probes/kubernetes/discover-etcd-endpoints.js';
 import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
 import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
-import { kubernetesRules, withRules } from '../../support/kube-rules.js';
+import { kubernetesRules } from '../../support/kube-rules.js';
 
 describe('healthy kubeadm 1.29 through the real client', () => {
   const run = useScenario('kubeadm-1.29-healthy');
@@ -115,7 +115,7 @@ describe('healthy kubeadm 1.29 through the real client', () => {
 
   it('finds nothing wrong when etcd is healthy too', () => {
     const evidence = withKubernetes(etcdPart(KUBEADM_MEMBERS), run.kubernetes);
-    const result = diagnose(evidence, withRules(rules), { now: run.now });
+    const result = diagnose(evidence, rules, { now: run.now });
     expect(result.findings).toEqual([]);
     expect(result.status).toBe('healthy');
     const traces = result.trace.filter((t) => kubernetesRules.some((r) => r.name === t.rule));

@@ -3,7 +3,6 @@ import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { kubernetesProbeRecords } from '../../../src/probes/kubernetes/collect.js';
 import { etcdPart, OPENSHIFT_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
-import { withRules } from '../../support/kube-rules.js';
 
 describe('healthy OpenShift 4.14 through the real client', () => {
   const run = useScenario('openshift-4.14-healthy');
@@ -83,7 +82,7 @@ describe('healthy OpenShift 4.14 through the real client', () => {
   });
 
   it('finds nothing wrong', () => {
-    const result = diagnose(withKubernetes(etcdPart(OPENSHIFT_MEMBERS), run.kubernetes), withRules(rules), {
+    const result = diagnose(withKubernetes(etcdPart(OPENSHIFT_MEMBERS), run.kubernetes), rules, {
       now: run.now,
     });
     expect(result.findings).toEqual([]);

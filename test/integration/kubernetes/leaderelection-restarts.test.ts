@@ -4,7 +4,6 @@ import { slowDiskLogEvidence } from '../../../src/diagnosis/rules/node-pressure.
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { failed, latency, metricsData, ok } from '../../support/evidence.js';
 import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
-import { withRules } from '../../support/kube-rules.js';
 
 describe('incident (f): controller-manager and scheduler restart hundreds of times', () => {
   const run = useScenario('leaderelection-restarts');
@@ -34,7 +33,7 @@ describe('incident (f): controller-manager and scheduler restart hundreds of tim
       etcdPart(KUBEADM_MEMBERS, { 'master-2': { metrics: slow, health: ok({ tookMs: 1318 }) } }),
       run.kubernetes,
     );
-    const result = diagnose(evidence, withRules(rules), { now: run.now });
+    const result = diagnose(evidence, rules, { now: run.now });
     expect(result.findings[0]).toMatchObject({ cause: 'slow-disk', members: ['master-2'] });
     const restarts = result.findings.find((f) => f.cause === 'control-plane-restarts');
     expect(restarts).toMatchObject({
@@ -74,7 +73,7 @@ describe('incident (f): controller-manager and scheduler restart hundreds of tim
       ),
       run.kubernetes,
     );
-    const result = diagnose(evidence, withRules(rules), { now: run.now });
+    const result = diagnose(evidence, rules, { now: run.now });
     expect(result.findings.map((f) => [f.cause, f.causedBy ?? null])).toEqual([
       ['apiserver-latency', null],
       ['control-plane-restarts', 'apiserver-latency'],

@@ -3,7 +3,6 @@ import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { failed } from '../../support/evidence.js';
 import { etcdPart, OPENSHIFT_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
-import { withRules } from '../../support/kube-rules.js';
 
 describe('incident (g): static pod manifests missing on two of three OpenShift masters', () => {
   const run = useScenario('missing-static-pods');
@@ -39,7 +38,7 @@ describe('incident (g): static pod manifests missing on two of three OpenShift m
       etcdPart(OPENSHIFT_MEMBERS, { 'master-1': { status: down, health: down, metrics: down, clock: down } }),
       run.kubernetes,
     );
-    const result = diagnose(evidence, withRules(rules), { now: run.now });
+    const result = diagnose(evidence, rules, { now: run.now });
     const [first] = result.findings;
     expect(first).toMatchObject({
       cause: 'static-pod-missing',
@@ -91,7 +90,7 @@ describe('incident (g): static pod manifests missing on two of three OpenShift m
         ),
       },
     };
-    const result = diagnose(withKubernetes(etcdPart(OPENSHIFT_MEMBERS), kubernetes), withRules(rules), {
+    const result = diagnose(withKubernetes(etcdPart(OPENSHIFT_MEMBERS), kubernetes), rules, {
       now: run.now,
     });
     const finding = result.findings.find((f) => f.cause === 'static-pod-missing');

@@ -3,7 +3,6 @@ import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { failed } from '../../support/evidence.js';
 import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
-import { withRules } from '../../support/kube-rules.js';
 
 describe('incident (h): etcd data on tmpfs, then a reboot', () => {
   const run = useScenario('tmpfs');
@@ -33,7 +32,7 @@ describe('incident (h): etcd data on tmpfs, then a reboot', () => {
       etcdPart(KUBEADM_MEMBERS, { 'master-2': { status: down, health: down, metrics: down, clock: down } }),
       run.kubernetes,
     );
-    const result = diagnose(evidence, withRules(rules), { now: run.now });
+    const result = diagnose(evidence, rules, { now: run.now });
     const [first] = result.findings;
     expect(first).toMatchObject({
       cause: 'non-durable-storage',

@@ -14,6 +14,7 @@ import { healthRoutes, metricsRoute } from '../../../src/roles/health-routes.js'
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { Secret } from '../../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { inspectQueue, waitForQueueSettled } from '../../support/job-states.js';
 import { labConfig } from '../../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
 import { SIGNING_SECRET, sendSlashCommand } from '../../support/slack-driver.js';
@@ -387,8 +388,14 @@ describe('spawned processes', () => {
         () => roots().length === 1 && replies(roots()[0] as FakeMessage).length >= 1,
         10_000,
       );
-      // Nothing else answers later.
-      await new Promise((r) => setTimeout(r, 1500));
+      // Nothing else answers later: the worker has exited, and its job completed before it did.
+      const inspect = inspectQueue(prefix);
+      try {
+        const { completed } = await waitForQueueSettled(inspect, 1, 5000);
+        expect(completed).toHaveLength(1);
+      } finally {
+        await inspect.close();
+      }
       expect(roots()).toHaveLength(1);
       expect(replies(roots()[0] as FakeMessage)).toHaveLength(1);
       const lines = worker.stderr().split('\n').filter(Boolean);

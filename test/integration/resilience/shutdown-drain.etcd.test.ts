@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createSlackAdapter, type SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { silentLogger } from '../../../src/logger.js';
+import { type Logger, silentLogger } from '../../../src/logger.js';
 import { type RoleTuning, type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { Secret } from '../../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { inspectQueue, waitForQueueSettled } from '../../support/job-states.js';
 import { labConfig } from '../../support/lab-config.js';
+import { captureLogs } from '../../support/log-capture.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
 import { messageText, sendSlashCommand } from '../../support/slack-driver.js';
 import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
@@ -35,14 +37,18 @@ const prefix = testPrefix('shutdown-drain');
 const text = messageText;
 const { roots, replies } = channelThreads(() => fake, CHANNEL);
 
-async function start(role: 'bot' | 'worker', adapter: SlackAdapter): Promise<RunningRoles> {
+async function start(
+  role: 'bot' | 'worker',
+  adapter: SlackAdapter,
+  logger: Logger = silentLogger,
+): Promise<RunningRoles> {
   const roles = await startRoles({
     role,
     chat: adapter,
     config: labConfig(lab),
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
-    logger: silentLogger,
+    logger,
     tuning,
   });
   running.push(roles);
@@ -67,7 +73,8 @@ afterAll(async () => {
 
 describe('stopping a worker whose job outlives the drain deadline', () => {
   it('stop() returns soon after the deadline, another worker finishes the job, and the user gets one answer', async () => {
-    const first = await start('worker', workerChat());
+    const firstLogs = captureLogs();
+    const first = await start('worker', workerChat(), firstLogs.logger);
     lab.stop('etcd-3');
     const url = eventsUrl(chat);
     const ack = await sendSlashCommand(url, { text: 'diagnose local', channel_id: CHANNEL, user_id: 'U1' });
@@ -86,8 +93,15 @@ describe('stopping a worker whose job outlives the drain deadline', () => {
       const [root] = roots();
       return root !== undefined && replies(root).length > 0 && !/probes done|starting/.test(text(root));
     }, 30_000);
-    // Time for a second answer (the abandoned run, a second recovery) to show up if there were one.
-    await new Promise((r) => setTimeout(r, 3000));
+    // The job has ended (no second recovery can come), and so has the run the first worker let go.
+    const inspect = inspectQueue(prefix);
+    try {
+      const { completed } = await waitForQueueSettled(inspect, 1, 30_000);
+      expect(completed).toHaveLength(1);
+    } finally {
+      await inspect.close();
+    }
+    await firstLogs.waitFor('an abandoned run has ended', { timeoutMs: 15_000 });
     expect(roots()).toHaveLength(1);
     const answers = replies(roots()[0] as FakeMessage);
     expect(answers).toHaveLength(1);

@@ -4,6 +4,7 @@ import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { inspectQueue, waitForQueueSettled } from '../../support/job-states.js';
 import { labConfig } from '../../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
 import { messageText, sendSlashCommand } from '../../support/slack-driver.js';
@@ -86,8 +87,14 @@ describe('Slack answering 429 and then 5xx for 30 s', () => {
         roots().every((r) => replies(r).length > 0 && !/probes done|starting/.test(text(r))),
       150_000,
     );
-    // Late duplicates (a retried post that had in fact landed) would show up now.
-    await new Promise((r) => setTimeout(r, 2000));
+    // Every job has completed: no retry is left to post a late duplicate (a retried post that had landed).
+    const inspect = inspectQueue(prefix);
+    try {
+      const { completed, failed } = await waitForQueueSettled(inspect, CLUSTERS.length, 60_000);
+      expect([completed.length, failed.length]).toEqual([CLUSTERS.length, 0]);
+    } finally {
+      await inspect.close();
+    }
 
     // The outage was real: refused calls all through it, and nothing got through before it ended.
     const failed = fake.calls().filter((c) => c.status !== 200);

@@ -8,6 +8,7 @@ import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { inspectQueue, waitForQueueSettled } from '../../support/job-states.js';
 import { labConfig, labConfigYaml } from '../../support/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
 import { messageText, sendSlashCommand } from '../../support/slack-driver.js';
@@ -117,8 +118,14 @@ describe('worker SIGKILLed mid-job', () => {
       return root !== undefined && replies(root).length > 0;
     }, RECOVERY_MS);
     expect(tookIt(survivor)).toBe(true);
-    // Give a duplicate (a second recovery, a late failure answer) time to show up.
-    await new Promise((r) => setTimeout(r, 3000));
+    // The job has completed and nothing is left to run: no second recovery, no failure answer to come.
+    const inspect = inspectQueue(prefix);
+    try {
+      const { completed, failed } = await waitForQueueSettled(inspect, 1, 30_000);
+      expect([completed.length, failed.length]).toEqual([1, 0]);
+    } finally {
+      await inspect.close();
+    }
     expect(roots()).toHaveLength(1);
     const [root] = roots();
     const answers = replies(root as FakeMessage);

@@ -457,7 +457,8 @@ describe('fake Socket Mode with the real SocketModeClient', () => {
   }, 30_000);
 
   it('speaks the envelope protocol to a raw WebSocket client', async () => {
-    const quick = await startFakeSlack({ ackTimeoutMs: 200, triggerTtlMs: 300 });
+    let nowMs = Date.now();
+    const quick = await startFakeSlack({ ackTimeoutMs: 200, triggerTtlMs: 300, now: () => nowMs });
     const quickClient = new WebClient(BOT_TOKEN, { slackApiUrl: quick.url, logger });
     try {
       const { url } = await quickClient.apps.connections.open({ token: 'xapp-1-test' });
@@ -509,7 +510,7 @@ describe('fake Socket Mode with the real SocketModeClient', () => {
       const late = quick.socketMode.sendInteractive({ type: 'block_actions', actions: [] });
       await expect(late).rejects.toThrow(/did not ack/);
       const stale = (await nextFrame(3)).payload.trigger_id ?? '';
-      await new Promise((r) => setTimeout(r, 400));
+      nowMs += 301;
       expect((await rejection(quickClient.views.open({ trigger_id: stale, view }))).data?.error).toBe(
         'expired_trigger_id',
       );

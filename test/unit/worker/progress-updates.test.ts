@@ -1,51 +1,65 @@
 import { describe, expect, it } from '@jest/globals';
 import { createProgressUpdates } from '../../../src/worker/progress-updates.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { createManualClock, settled } from '../../support/manual-clock.js';
 
 describe('progress updates', () => {
   it('sends the first value at once, then only the newest, at most once per interval', async () => {
+    const clock = createManualClock();
     const sent: number[] = [];
     const updates = createProgressUpdates(
       async (n: number) => {
         sent.push(n);
       },
-      { minIntervalMs: 100 },
+      { minIntervalMs: 100, now: clock.now, setTimer: clock.setTimer },
     );
     for (let i = 1; i <= 20; i += 1) updates.push(i);
-    await sleep(20);
+    await clock.advance(0);
     expect(sent).toEqual([20]);
     updates.push(21);
     updates.push(22);
-    await sleep(40);
+    await clock.advance(99);
     expect(sent).toEqual([20]);
-    await sleep(100);
+    await clock.advance(1);
     expect(sent).toEqual([20, 22]);
     await updates.stop();
   });
 
   it('drops what is pending on stop and waits for the send in flight', async () => {
+    const clock = createManualClock();
+    const started: number[] = [];
     const sent: number[] = [];
-    let finished = false;
+    let finishSend = (): void => undefined;
     const updates = createProgressUpdates(
       async (n: number) => {
-        await sleep(30);
+        started.push(n);
+        await new Promise<void>((resolve) => {
+          finishSend = resolve;
+        });
         sent.push(n);
-        finished = true;
       },
-      { minIntervalMs: 1000 },
+      { minIntervalMs: 1000, now: clock.now, setTimer: clock.setTimer },
     );
     updates.push(1);
-    await sleep(5);
+    await clock.advance(0);
+    expect(started).toEqual([1]);
     updates.push(2);
-    await updates.stop();
-    expect(finished).toBe(true);
-    updates.push(3);
-    await sleep(20);
+    let stopped = false;
+    const stopping = updates.stop().then(() => {
+      stopped = true;
+    });
+    await settled();
+    expect(stopped).toBe(false);
+    finishSend();
+    await stopping;
     expect(sent).toEqual([1]);
+    updates.push(3);
+    expect(clock.pendingTimers()).toBe(0);
+    await clock.advance(5000);
+    expect(started).toEqual([1]);
   });
 
   it('keeps going after a failed send', async () => {
+    const clock = createManualClock();
     const errors: unknown[] = [];
     const sent: number[] = [];
     const updates = createProgressUpdates(
@@ -53,12 +67,12 @@ describe('progress updates', () => {
         if (n === 1) throw new Error('429');
         sent.push(n);
       },
-      { minIntervalMs: 10, onError: (e) => errors.push(e) },
+      { minIntervalMs: 10, now: clock.now, setTimer: clock.setTimer, onError: (e) => errors.push(e) },
     );
     updates.push(1);
-    await sleep(5);
+    await clock.advance(0);
     updates.push(2);
-    await sleep(40);
+    await clock.advance(10);
     await updates.stop();
     expect(errors).toHaveLength(1);
     expect(sent).toEqual([2]);

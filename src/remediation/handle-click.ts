@@ -41,7 +41,7 @@ interface Click {
  * The single path of every remediation click: the value was already parsed into a plan id and its
  * plan loaded (src/bot/handle-action.ts). Here: expiry → authorisation → confirmation (one open per
  * plan) → run once (queue) → audit. Expected refusals are replies, never exceptions. The worker
- * checks expiry, authorisation and the confirmation's age again when it takes the job (run-job.ts).
+ * checks expiry, authorisation and the confirmation's age again when it takes the job (remediation-job.ts).
  */
 export async function runRemediationClick(
   click: IncomingAction,

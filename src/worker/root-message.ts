@@ -1,0 +1,79 @@
+import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
+import type { Doctor } from '../doctor.js';
+import { describeError } from '../errors.js';
+import { type Logger, withFields } from '../logger.js';
+import { countProbes } from '../probes/collect-evidence.js';
+import type { CheckJob, JobData } from '../queue/job-schemas.js';
+import { failedVerdictView, progressView, textView, type VerdictView } from '../report/chat-view.js';
+import type { JobState } from '../state/job-state.js';
+
+/** A check job's root message: the one progress updates and the verdict replace. */
+export interface RootDeps {
+  doctor: Pick<Doctor, 'cluster'>;
+  chat: Pick<ChatAdapter, 'post' | 'update'>;
+  state: Pick<JobState, 'root' | 'saveRoot' | 'verdict' | 'saveVerdict'>;
+}
+
+/**
+ * Sets the root to the verdict of the job's answer: the one this run gave (`view`), or the one
+ * another run gave. Two runs of one job can meet after a stall; whichever ends last writes the
+ * same verdict, so its progress ticks never stay on screen.
+ */
+export async function settleRootMessage(
+  deps: RootDeps,
+  jobId: string,
+  root: MessageRef,
+  view: VerdictView | undefined,
+  logger: Logger,
+): Promise<void> {
+  if (view) await deps.state.saveVerdict(jobId, view);
+  const verdict = view ?? (await deps.state.verdict(jobId));
+  if (!verdict) return;
+  await deps.chat.update(root, verdict).catch((err: unknown) => {
+    logger.warn({ err: describeError(err) }, 'could not update the root message to the verdict');
+  });
+}
+
+/**
+ * A retried or recovered job keeps the root message of its first attempt. Known window: a worker
+ * that dies after Slack stored the root but before saveRoot leaves that root at "starting", and
+ * the recovered job posts another. Slack has no idempotency key for chat.postMessage, and finding
+ * the orphan again would need channels:history, which the bot does not ask for.
+ */
+export async function rootMessageFor(deps: RootDeps, jobId: string, job: CheckJob): Promise<MessageRef> {
+  const known = await deps.state.root(jobId);
+  if (known) return known;
+  // Endpoints discovered through Kubernetes are not known before the run: show "starting" until then.
+  const endpoints = deps.doctor.cluster(job.cluster).etcd.endpoints;
+  const total = endpoints ? countProbes(job.depth, endpoints.length) : 0;
+  const ref = await deps.chat.post({ channel: job.channel }, progressView(job.depth, job.cluster, 0, total));
+  await deps.state.saveRoot(jobId, ref);
+  return ref;
+}
+
+/** A check or status job failed for good: say so, once, in its thread, and set the root's verdict. */
+export async function answerFailedJob(
+  deps: RootDeps & { logger: Logger },
+  once: (jobId: string, deliver: () => Promise<MessageRef>) => Promise<boolean>,
+  jobId: string,
+  data: JobData | undefined,
+  reason: string,
+): Promise<void> {
+  const logger = withFields(deps.logger, {
+    jobId,
+    ...(data && 'cluster' in data ? { cluster: data.cluster } : {}),
+  });
+  logger.warn({ reason }, 'job failed for good');
+  if (!data || (data.kind !== 'check' && data.kind !== 'status')) return;
+  const root = data.kind === 'check' ? await deps.state.root(jobId) : undefined;
+  const what =
+    data.kind === 'status'
+      ? 'the status check'
+      : `the ${data.depth === 'diagnose' ? 'diagnosis' : 'health check'} of *${data.cluster}*`;
+  const to: Destination = root ? { channel: root.channel, thread: root } : { channel: data.channel };
+  const posted = await once(jobId, () =>
+    deps.chat.post(to, textView(`Could not finish ${what}: ${reason}`, 'error')),
+  );
+  if (posted && root && data.kind === 'check')
+    await settleRootMessage(deps, jobId, root, failedVerdictView(data.depth, data.cluster, reason), logger);
+}

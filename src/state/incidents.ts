@@ -13,6 +13,8 @@ export interface Incident {
   members: string[];
   openedAt: number;
   updatedAt: number;
+  /** The root is an Alertmanager triage thread's: the incident posts in it and leaves the root to the alert. */
+  shared?: boolean | undefined;
 }
 
 const incidentSchema = z.strictObject({
@@ -25,6 +27,7 @@ const incidentSchema = z.strictObject({
   members: z.array(z.string()),
   openedAt: z.number(),
   updatedAt: z.number(),
+  shared: z.boolean().optional(),
 });
 
 /** An incident nobody has touched for this long is gone (a cluster no longer watched). */
@@ -40,13 +43,28 @@ export interface Incidents {
   save(cluster: string, incident: Incident): Promise<void>;
   /** Ends the incident, only while `id` still holds it. */
   close(cluster: string, id: string): Promise<void>;
+  /**
+   * One problem, one thread: the root of the cluster's latest Alertmanager triage thread, kept
+   * while it may still fire (`ttlMs`), so an incident opened meanwhile posts in it.
+   */
+  noteAlertRoot(cluster: string, root: MessageRef, ttlMs: number): Promise<void>;
+  alertRoot(cluster: string): Promise<MessageRef | undefined>;
+  /** Ends the note when the alert resolves. */
+  forgetAlertRoot(cluster: string): Promise<void>;
 }
+
+const refSchema = z.object({
+  channel: z.string().min(1),
+  ts: z.string().min(1),
+  link: z.string().optional(),
+});
 
 /** `<prefix>:incident:<cluster>` (the claim, owned by the incident id) and `<prefix>:incident-data:<cluster>`. */
 export function createIncidents(redis: Redis, prefix: string): Incidents {
   const locks = createOwnedLocks(redis);
   const claimKey = (cluster: string) => `${prefix}:incident:${cluster}`;
   const dataKey = (cluster: string) => `${prefix}:incident-data:${cluster}`;
+  const alertKey = (cluster: string) => `${prefix}:alert-root:${cluster}`;
   const incidents: Incidents = {
     async get(cluster) {
       const [holder, raw] = await Promise.all([locks.holder(claimKey(cluster)), redis.get(dataKey(cluster))]);
@@ -68,6 +86,17 @@ export function createIncidents(redis: Redis, prefix: string): Incidents {
     },
     async close(cluster, id) {
       if (await locks.release(claimKey(cluster), id)) await redis.del(dataKey(cluster));
+    },
+    async noteAlertRoot(cluster, root, ttlMs) {
+      await redis.set(alertKey(cluster), JSON.stringify(root), 'PX', ttlMs);
+    },
+    async alertRoot(cluster) {
+      const raw = await redis.get(alertKey(cluster));
+      const parsed = raw === null ? undefined : refSchema.safeParse(safeJson(raw));
+      return parsed?.success ? refOf(parsed.data) : undefined;
+    },
+    async forgetAlertRoot(cluster) {
+      await redis.del(alertKey(cluster));
     },
   };
   return incidents;

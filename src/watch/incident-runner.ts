@@ -46,7 +46,12 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
     const incident: Incident = { id: `${cluster}-${at}`, ...subject, openedAt: at, updatedAt: at };
     if (!(await deps.incidents.open(cluster, incident))) return 'none' as const;
     const since = await deps.sinceWhen?.(cluster, subject).catch(() => undefined);
-    incident.root = await deps.chat.post({ channel }, incidentOpenView(cluster, incident, report, since));
+    const view = incidentOpenView(cluster, incident, report, since);
+    // One problem, one thread: an Alertmanager triage thread of this cluster is posted in, not replaced.
+    const alertRoot = await deps.incidents.alertRoot(cluster);
+    if (alertRoot) await deps.chat.post({ channel: alertRoot.channel, thread: alertRoot }, view);
+    incident.root = alertRoot ?? (await deps.chat.post({ channel }, view));
+    incident.shared = alertRoot !== undefined;
     await deps.incidents.save(cluster, incident);
     await post(incident, report, channel);
     return 'opened' as const;
@@ -62,7 +67,7 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
     await deps.incidents.save(cluster, next);
     if (!next.root) return 'updated' as const;
     const since = await deps.sinceWhen?.(cluster, subject).catch(() => undefined);
-    await deps.chat.update(next.root, incidentOpenView(cluster, next, report, since));
+    if (!next.shared) await deps.chat.update(next.root, incidentOpenView(cluster, next, report, since));
     await deps.chat.post(
       { channel: next.root.channel, thread: next.root },
       textView(
@@ -72,19 +77,6 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
     );
     await post(next, report, next.root.channel);
     return 'updated' as const;
-  };
-
-  const resolve = async (incident: Incident, cluster: string) => {
-    const now = deps.now();
-    if (incident.root) {
-      await deps.chat.update(incident.root, incidentResolvedView(cluster, incident, now));
-      await deps.chat.post(
-        { channel: incident.root.channel, thread: incident.root },
-        textView(`${cluster} has been healthy for 3 checks in a row: resolved.`, 'success'),
-      );
-    }
-    await deps.incidents.close(cluster, incident.id);
-    return 'resolved' as const;
   };
 
   return async (cluster: string, report: DiagnosisReport, streak: Streak): Promise<IncidentOutcome> => {
@@ -101,7 +93,24 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
     if (action.kind === 'open') return open(cluster, channel, action.subject, report);
     if (!current) return 'none';
     if (action.kind === 'update') return update(current, action.subject, cluster, report);
-    if (action.kind === 'resolve') return resolve(current, cluster);
+    if (action.kind === 'resolve') return resolve(deps, current, cluster);
     return 'none';
   };
+}
+
+/** The root says resolved, with the duration (posted in a shared alert thread instead of editing its root). */
+async function resolve(deps: IncidentRunnerDeps, incident: Incident, cluster: string): Promise<'resolved'> {
+  const now = deps.now();
+  if (incident.root) {
+    const view = incidentResolvedView(cluster, incident, now);
+    if (incident.shared)
+      await deps.chat.post({ channel: incident.root.channel, thread: incident.root }, view);
+    else await deps.chat.update(incident.root, view);
+    await deps.chat.post(
+      { channel: incident.root.channel, thread: incident.root },
+      textView(`${cluster} has been healthy for 3 checks in a row: resolved.`, 'success'),
+    );
+  }
+  await deps.incidents.close(cluster, incident.id);
+  return 'resolved';
 }

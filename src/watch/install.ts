@@ -3,6 +3,7 @@ import type { Redis } from '../clients/redis.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
+import { sinceWhen } from '../history/since-when.js';
 import type { Logger } from '../logger.js';
 import { createWatchSchedules } from '../queue/watch-schedules.js';
 import { createIncidents } from '../state/incidents.js';
@@ -14,6 +15,9 @@ import type { ExtraJobHandlers } from '../worker/route-jobs.js';
 import { createIncidentRunner } from './incident-runner.js';
 import { createWatchCheck } from './run-watch-check.js';
 import { watchedClusters } from './watched-clusters.js';
+
+/** How far back "since when" looks: the full-resolution day, then roll-ups. */
+const SINCE_WHEN_LOOKBACK_MS = 24 * 3600_000;
 
 export interface WatchFeature {
   /** The worker's `watch` job handler. */
@@ -50,6 +54,11 @@ export function installWatch(opts: {
     plans: opts.plans,
     isSnoozed: createIsSnoozed(opts.redis, opts.prefix),
     channelOf: (cluster) => opts.config.clusters.find((c) => c.name === cluster)?.slack?.channel,
+    sinceWhen: async (cluster, subject) => {
+      const now = opts.now();
+      const series = await history.series(cluster, now - SINCE_WHEN_LOOKBACK_MS);
+      return sinceWhen(series, subject.cause, subject.members[0], now);
+    },
     logger: opts.logger,
     now: opts.now,
   });

@@ -27,6 +27,7 @@ let redis: Redis;
 let dir: string;
 let configPath: string;
 const workers: WorkerProcess[] = [];
+let load: Promise<unknown> | undefined;
 const { roots, replies } = channelThreads(() => fake, CHANNEL);
 
 function startWorker(): WorkerProcess {
@@ -86,6 +87,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const w of workers) w.child.kill('SIGKILL');
+  await load;
   redis?.disconnect();
   await Promise.all([fake?.close(), lab?.destroy()]);
   await purgePrefix(prefix);
@@ -94,7 +96,8 @@ afterAll(async () => {
 
 describe('incidents from the watch', () => {
   it('stays silent when healthy, opens one thread for a slow follower disk, resolves the same thread', async () => {
-    const load = lab.writeLoad({ ratePerSecond: 60, durationMs: 150_000, valueBytes: 256 });
+    // Writes for fsyncs to measure; bounded, and awaited in afterAll.
+    load = lab.writeLoad({ ratePerSecond: 60, durationMs: 100_000, valueBytes: 256 });
     startWorker();
     await checks(4);
     expect(fake.messages(CHANNEL)).toHaveLength(0);
@@ -113,6 +116,12 @@ describe('incidents from the watch', () => {
     const [root] = roots();
     if (!root) throw new Error('no incident root');
     expect(messageText(root)).toMatch(new RegExp(`INCIDENT: slow-disk on ${victim}`));
+    // Since when, from the minute history: the fault started mid-history, after healthy checks.
+    expect(messageText(root)).toMatch(
+      new RegExp(
+        `${victim} wal fsync p99 above 10 ms since \\d\\d:\\d\\d \\(\\d+ min; \\d\\d:\\d\\d-\\d\\d:\\d\\d it was [\\d.]+-[\\d.]+ ms\\)`,
+      ),
+    );
     await waitFor(() => replies(root).length > 0, 10_000);
     expect(messageText(replies(root)[0] ?? root)).toContain(victim);
 
@@ -144,6 +153,5 @@ describe('incidents from the watch', () => {
     await lab.restart(down);
     await waitFor(() => /RESOLVED: /.test(messageText(roots()[1] ?? root)), 10 * INTERVAL_S * 1000);
     expect(roots()).toHaveLength(2);
-    void load;
   }, 300_000);
 });

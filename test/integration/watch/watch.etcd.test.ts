@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createSlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
+import { createMemoryAdapter } from '../../../src/chat/memory/memory-adapter.js';
 import { COL } from '../../../src/history/minute-sample.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createWatchSchedules, watchOffsetMs } from '../../../src/queue/watch-schedules.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { Secret } from '../../../src/secret.js';
 import { createMinuteHistory } from '../../../src/state/minute-history.js';
 import { createWatchState } from '../../../src/state/watch-state.js';
 import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
@@ -53,16 +52,12 @@ describe('watch', () => {
       ...labConfig(lab, [], { timeoutMs: 1000, metricsWindowMs: 3000 }),
       watch: { intervalSeconds: 5 },
     };
-    const chat = createSlackAdapter({
-      botToken: new Secret('xoxb-1-test'),
-      apiUrl: fake.url,
-      logger: silentLogger,
-    });
+    const chat = createMemoryAdapter();
     const load = lab.writeLoad({ ratePerSecond: 50, durationMs: 18_000 });
     let roles: RunningRoles | undefined;
     try {
       roles = await startRoles({
-        role: 'worker',
+        role: 'serve',
         chat,
         config,
         redisUrl: REDIS_URL,
@@ -109,6 +104,11 @@ describe('watch', () => {
       // One kept scrape per member.
       expect(await redis.hlen(`${prefix}:watch:scrapes:local`)).toBe(3);
       expect(fake.messages('C0WATCH')).toHaveLength(0);
+      // `/etcd watch` lists it with its state.
+      const reply = (await chat.command('watch', { user: 'U1' }))
+        .map((v) => (v.kind === 'text' ? v.lines.join('\n') : ''))
+        .join('\n');
+      expect(reply).toMatch(/\*local\* every 5 s: healthy at \d\d:\d\d:\d\d UTC/);
     } finally {
       await roles?.stop();
       await load;

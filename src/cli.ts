@@ -17,6 +17,7 @@ import { type McpCommandOptions, runMcpCommand } from './mcp/mcp-command.js';
 import type { Evidence } from './probes/evidence.js';
 import type { DiagnosisReport } from './contracts/report-json.js';
 import { renderText } from './report/render-text.js';
+import { DEFAULT_CLI_INTERVAL_S, runWatchCli } from './watch/watch-cli.js';
 import { runRole } from './roles/run-role.js';
 import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/role-options.js';
 
@@ -188,6 +189,22 @@ function addCheckCommands(program: Command, io: CliIo, setExit: (code: number) =
   check('diagnose', 'every probe, then the rules: the root cause first, with evidence and remediation');
 }
 
+/** `etcd-doctor watch <cluster>`: the live terminal view (src/watch/watch-cli.ts). */
+function addWatchCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('watch')
+    .description('a live view of one cluster, checked every watch interval (Ctrl-C to stop)')
+    .argument('<cluster>', 'cluster name from the config file')
+    .addOption(configOption())
+    .option(
+      '--interval <seconds>',
+      `seconds between checks (default: the cluster's watch.intervalSeconds, else ${DEFAULT_CLI_INTERVAL_S})`,
+    )
+    .action(async (cluster: string, options: WatchOptions) =>
+      setExit(await runWatchCommand(cluster, options, io)),
+    );
+}
+
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('etcd-doctor')
     .description('Names the root cause of etcd and Kubernetes control-plane incidents.')
@@ -212,6 +229,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   role('bot', 'the chat side: receives /etcd commands and queues jobs (Slack; needs Redis)');
   role('worker', 'runs queued probes and diagnoses and posts the answers (needs Redis)');
   role('serve', 'bot and worker in one process; the shell chat when no Slack tokens are set');
+
+  addWatchCommand(program, io, setExit);
 
   program
     .command('digest')
@@ -259,6 +278,37 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       setExit(EXIT.healthy);
     });
   return program;
+}
+
+interface WatchOptions {
+  config?: string;
+  interval?: string;
+}
+
+async function runWatchCommand(cluster: string, options: WatchOptions, io: CliIo): Promise<number> {
+  const interval = options.interval === undefined ? undefined : Number(options.interval);
+  if (interval !== undefined && !(Number.isInteger(interval) && interval >= 5)) {
+    io.stderr(
+      `etcd-doctor: --interval must be a whole number of seconds, at least 5 (got "${options.interval}")`,
+    );
+    return EXIT.usage;
+  }
+  const config = await loadConfigFor(options.config, io.env);
+  const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
+  try {
+    const last = await runWatchCli({
+      cluster,
+      config,
+      doctor,
+      ...(interval ? { intervalSeconds: interval } : {}),
+      stdout: io.stdout,
+      signal: io.shutdownSignal?.() ?? new AbortController().signal,
+      clear: io.interactive === true,
+    });
+    return last ? exitCodeFor(last) : EXIT.healthy;
+  } finally {
+    await doctor.close();
+  }
 }
 
 interface AuditOptions {

@@ -9,6 +9,7 @@ import { benchHealth } from './health.js';
 import { benchNospaceRecovery } from './nospace-recovery.js';
 import { benchProbeCost } from './probe-cost.js';
 import { benchSlackFlow } from './slack-flow.js';
+import { benchWatchFleet } from './watch-fleet.js';
 
 /**
  * `npm run bench`: every benchmark, side by side in one run, written to docs/BENCHMARKS.md.
@@ -25,6 +26,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   'fleet-1000': () => benchFleet(FLEET_1000),
   'nospace-recovery': benchNospaceRecovery,
   charts: benchCharts,
+  'watch-fleet': benchWatchFleet,
 };
 
 /** Goals from the issues that these numbers do not meet, and why (kept with the results). */

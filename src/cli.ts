@@ -7,6 +7,7 @@ import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/role-options.js';
 import type { CheckOptions } from './cli/run-check.js';
 import type { DigestOptions } from './cli/run-digest-command.js';
 import type { RoleOptions } from './cli/run-role-command.js';
+import type { WatchOptions } from './cli/run-watch-command.js';
 import { type CliIo, EXIT } from './cli/io.js';
 
 export { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
@@ -42,15 +43,25 @@ function addCheckCommands(program: Command, io: CliIo, setExit: (code: number) =
   check('diagnose', 'every probe, then the rules: the root cause first, with evidence and remediation');
 }
 
-export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
-  const program = new Command('etcd-doctor')
-    .description('Names the root cause of etcd and Kubernetes control-plane incidents.')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
-    .showHelpAfterError('(run etcd-doctor --help for usage)');
+/** `etcd-doctor watch <cluster>`: the live terminal view (src/watch/watch-cli.ts). */
+function addWatchCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('watch')
+    .description('a live view of one cluster, checked every watch interval (Ctrl-C to stop)')
+    .argument('<cluster>', 'cluster name from the config file')
+    .addOption(configOption())
+    .option(
+      '--interval <seconds>',
+      `seconds between checks (default: the cluster's watch.intervalSeconds, else 10)`,
+    )
+    .action(async (cluster: string, options: WatchOptions) => {
+      const { runWatchCommand } = await import('./cli/run-watch-command.js');
+      setExit(await runWatchCommand(cluster, options, io));
+    });
+}
 
-  addCheckCommands(program, io, setExit);
-
+/** The long-running roles: bot, worker, serve (src/roles/). */
+function addRoleCommands(program: Command, io: CliIo, setExit: (code: number) => void): void {
   const role = (name: Role, description: string) => {
     program
       .command(name)
@@ -69,19 +80,10 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   role('bot', 'the chat side: receives /etcd commands and queues jobs (Slack; needs Redis)');
   role('worker', 'runs queued probes and diagnoses and posts the answers (needs Redis)');
   role('serve', 'bot and worker in one process; the shell chat when no Slack tokens are set');
+}
 
-  program
-    .command('digest')
-    .description('the daily health digest, now: to Slack (SLACK_BOT_TOKEN) or printed')
-    .requiredOption('--now', 'send it now, outside the schedule')
-    .option('--channel <channel>', 'only this channel (default: every subscribed channel)')
-    .addOption(configOption())
-    .option('--queue-prefix <prefix>', 'Redis key prefix of the deployment', DEFAULT_QUEUE_PREFIX)
-    .action(async (options: DigestOptions) => {
-      const { runDigestCommand } = await import('./cli/run-digest-command.js');
-      setExit(await runDigestCommand(options, io));
-    });
-
+/** The MCP server and the audit trail. */
+function addToolCommands(program: Command, io: CliIo, setExit: (code: number) => void): void {
   program
     .command('mcp')
     .description(
@@ -120,6 +122,33 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       );
       setExit(EXIT.healthy);
     });
+}
+
+export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command('etcd-doctor')
+    .description('Names the root cause of etcd and Kubernetes control-plane incidents.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
+    .showHelpAfterError('(run etcd-doctor --help for usage)');
+
+  addCheckCommands(program, io, setExit);
+
+  addRoleCommands(program, io, setExit);
+  addWatchCommand(program, io, setExit);
+
+  program
+    .command('digest')
+    .description('the daily health digest, now: to Slack (SLACK_BOT_TOKEN) or printed')
+    .requiredOption('--now', 'send it now, outside the schedule')
+    .option('--channel <channel>', 'only this channel (default: every subscribed channel)')
+    .addOption(configOption())
+    .option('--queue-prefix <prefix>', 'Redis key prefix of the deployment', DEFAULT_QUEUE_PREFIX)
+    .action(async (options: DigestOptions) => {
+      const { runDigestCommand } = await import('./cli/run-digest-command.js');
+      setExit(await runDigestCommand(options, io));
+    });
+
+  addToolCommands(program, io, setExit);
   return program;
 }
 

@@ -9,6 +9,7 @@ import type { Metrics } from './metrics/metrics.js';
 import { collectEtcdEvidence } from './probes/collect-evidence.js';
 import type { Outcome } from './probes/outcome.js';
 import type { Evidence, ProbeRecord } from './probes/evidence.js';
+import type { ScrapeMemory } from './probes/member-context.js';
 import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import { createRunLoad, hostsOf } from './probes/run-load.js';
 import { abortableSleep, untilAborted } from './timing.js';
@@ -43,6 +44,8 @@ export interface RunOptions {
    * rejects with the signal's reason instead of returning a report built from cancelled probes.
    */
   signal?: AbortSignal;
+  /** A watch check (src/watch/): each member's /metrics is scraped once and compared with the kept scrape. */
+  scrapes?: ScrapeMemory;
 }
 
 /** The chat-agnostic core: cluster name in, report out. The CLI and the worker both use it. */
@@ -170,6 +173,7 @@ async function runOnClients(
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     ...(recentMemberList ? { recentMemberList } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.scrapes ? { scrapes: opts.scrapes } : {}),
     tls: entry.tls,
     etcdPath: entry.etcdPath,
     busy: at.busy,

@@ -6,6 +6,7 @@ import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import type { Logger } from '../logger.js';
 import { createAlertThreads } from '../state/alert-threads.js';
+import { createIncidents } from '../state/incidents.js';
 import { createOwnedLocks } from '../state/owned-lock.js';
 import type { PlanStore } from '../state/plan-store.js';
 import { createIsSnoozed } from '../state/remediation-state.js';
@@ -34,6 +35,7 @@ export function installAlerts(opts: {
   const windowMinutes = opts.config.alertmanager?.threadWindowMinutes ?? DEFAULT_THREAD_WINDOW_MINUTES;
   const coalesceMs = (opts.config.alertmanager?.coalesceMinutes ?? DEFAULT_COALESCE_MINUTES) * 60_000;
   const locks = createOwnedLocks(opts.redis);
+  const incidents = createIncidents(opts.redis, opts.prefix);
   const runAlert = createAlertRunner({
     doctor: opts.doctor,
     chat: opts.chat,
@@ -50,6 +52,8 @@ export function installAlerts(opts: {
     logger: opts.logger,
     now: opts.now,
     postChart: createChartPoster({ chat: opts.chat, renderer: opts.renderer }),
+    incidentRoot: async (cluster) => (await incidents.get(cluster))?.root,
+    noteRoot: (cluster, root) => incidents.noteAlertRoot(cluster, root, windowMinutes * 60_000),
   });
   return { jobs: { alert: (job) => runAlert(job) } };
 }

@@ -1,5 +1,5 @@
 import type { ChartPoster } from '../charts/post-chart.js';
-import type { ChatAdapter } from '../chat/adapter.js';
+import type { ChatAdapter, MessageRef } from '../chat/adapter.js';
 import type { Doctor } from '../doctor.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
@@ -7,7 +7,7 @@ import type { AlertJob } from '../queue/job-schemas.js';
 import { textView } from '../report/chat-view.js';
 import type { PlanStore } from '../state/plan-store.js';
 import { reportButtons } from '../worker/report-buttons.js';
-import type { AlertThreads } from '../state/alert-threads.js';
+import type { AlertThread, AlertThreads } from '../state/alert-threads.js';
 import { firingView, resolvedView } from './alert-view.js';
 
 export interface AlertRunnerDeps {
@@ -31,6 +31,12 @@ export interface AlertRunnerDeps {
   now: () => number;
   /** The diagnosis's chart, after it, in the alert's thread (src/charts). None without it. */
   postChart?: ChartPoster;
+  /**
+   * One problem, one thread: the open watch incident's root (src/watch/), which a new alert group
+   * posts in instead of starting a thread; and where a new alert root is noted for the watch.
+   */
+  incidentRoot?: (cluster: string) => Promise<MessageRef | undefined>;
+  noteRoot?: (cluster: string, root: MessageRef) => Promise<void>;
 }
 
 export type AlertResult =
@@ -55,7 +61,8 @@ export function createAlertRunner(deps: AlertRunnerDeps) {
       return { outcome: 'skipped', reason: 'no-thread' };
     }
     const now = deps.now();
-    await deps.chat.update(thread.root, resolvedView(job, thread.firstAt, now));
+    // A shared root is the incident's: the watch resolves it, the alert only says so in the thread.
+    if (!thread.shared) await deps.chat.update(thread.root, resolvedView(job, thread.firstAt, now));
     await deps.chat.post(
       { channel: thread.root.channel, thread: thread.root },
       textView('Alertmanager says this alert group resolved.', 'success'),
@@ -75,11 +82,16 @@ export function createAlertRunner(deps: AlertRunnerDeps) {
     const now = deps.now();
     const known = await deps.threads.get(job.cluster, job.groupKey);
     const firings = (known?.firings ?? 0) + 1;
-    let root = known?.root;
-    if (root) await deps.chat.update(root, firingView(job, firings));
-    else root = await deps.chat.post({ channel: job.channel }, firingView(job, firings));
+    const { root, shared } = await rootFor(deps, job, known, firings);
     // Saved before diagnosing: a retry, or the next notification, finds this root.
-    const thread = { root, status: 'firing' as const, firings, firstAt: known?.firstAt ?? now, lastAt: now };
+    const thread = {
+      root,
+      status: 'firing' as const,
+      firings,
+      firstAt: known?.firstAt ?? now,
+      lastAt: now,
+      shared,
+    };
     await deps.threads.save(job.cluster, job.groupKey, thread);
     // N alert groups × their repeat interval must not diagnose a struggling cluster N times.
     const claim = await deps.claimDiagnosis(job.cluster, root.link ?? `${root.channel}/${root.ts}`);
@@ -103,10 +115,37 @@ export function createAlertRunner(deps: AlertRunnerDeps) {
     await deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, buttons });
     // The group may have resolved while we diagnosed: never turn a resolved root back to firing.
     const latest = await deps.threads.get(job.cluster, job.groupKey);
-    if (latest?.status !== 'resolved') await deps.chat.update(root, firingView(job, firings, report));
+    if (latest?.status !== 'resolved' && !shared)
+      await deps.chat.update(root, firingView(job, firings, report));
     await deps.postChart?.({ channel: root.channel, thread: root }, report, evidence, deps.logger);
     return { outcome: 'triaged', firings, status: report.status };
   };
 
   return (job: AlertJob): Promise<AlertResult> => (job.status === 'resolved' ? resolve(job) : fire(job));
+}
+
+/** The group's root: its own, else an open incident's (posted in, not edited), else a new one. */
+async function rootFor(
+  deps: AlertRunnerDeps,
+  job: AlertJob,
+  known: AlertThread | undefined,
+  firings: number,
+): Promise<{ root: MessageRef; shared: boolean }> {
+  const view = firingView(job, firings);
+  if (known?.shared) {
+    await deps.chat.post({ channel: known.root.channel, thread: known.root }, view);
+    return { root: known.root, shared: true };
+  }
+  if (known) {
+    await deps.chat.update(known.root, view);
+    return { root: known.root, shared: false };
+  }
+  const incident = await deps.incidentRoot?.(job.cluster);
+  if (incident) {
+    await deps.chat.post({ channel: incident.channel, thread: incident }, view);
+    return { root: incident, shared: true };
+  }
+  const root = await deps.chat.post({ channel: job.channel }, view);
+  await deps.noteRoot?.(job.cluster, root);
+  return { root, shared: false };
 }

@@ -3,6 +3,7 @@ import { APOLOGY_TEXT } from '../chat/adapter.js';
 import { type ClusterAccess, createClusterAccess } from './cluster-access.js';
 import type { ChatCommand, CommandContext } from '../commands/command.js';
 import { type ParsedCommand, parseCommand, usageLines } from '../commands/parse-command.js';
+import type { WatchStatus } from '../watch/watch-status.js';
 import type { DigestService } from '../digest/digest-service.js';
 import type { Doctor } from '../doctor.js';
 import { describeError, isEtcdDoctorError } from '../errors.js';
@@ -22,6 +23,8 @@ export interface BotDeps {
   logger: Logger;
   /** `/etcd digest` subscriptions. */
   digests?: DigestService;
+  /** `/etcd watch`. */
+  watch?: WatchStatus;
   /** Remediation buttons (src/remediation/handle-click.ts); without it they say they are not enabled. */
   remediation?: RemediationClickDeps;
 }
@@ -47,6 +50,7 @@ export function createBot(deps: BotDeps): Bot {
       jobs: deps.jobs,
       commands: deps.commands,
       ...(deps.digests ? { digests: deps.digests } : {}),
+      ...(deps.watch ? { watch: deps.watch } : {}),
     };
     return parsed.command.run(parsed.args, ctx);
   };

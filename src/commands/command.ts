@@ -3,6 +3,7 @@ import type { JobRequests } from '../bot/job-requests.js';
 import type { DigestService } from '../digest/digest-service.js';
 import type { ChatView } from '../report/chat-view.js';
 import type { ClusterAccess } from '../bot/cluster-access.js';
+import type { WatchStatus } from '../watch/watch-status.js';
 
 /** Who asked, and what a command may ask the core for. Commands never talk to clusters: they enqueue. */
 export interface CommandContext {
@@ -13,6 +14,8 @@ export interface CommandContext {
   jobs: JobRequests;
   /** Digest subscriptions (`/etcd digest`); absent where no Redis backs them. */
   digests?: DigestService;
+  /** The watched clusters and their state (`/etcd watch`); absent where no Redis backs them. */
+  watch?: WatchStatus;
   /** Every command, for help and usage replies. */
   commands: readonly ChatCommand[];
 }

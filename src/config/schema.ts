@@ -101,6 +101,15 @@ const ticketsSchema = z.strictObject({
   project: z.string().min(1).optional(),
 });
 
+/** Watching: a check every `intervalSeconds` (src/watch/). */
+export const watchSettingsSchema = z.strictObject({
+  intervalSeconds: z
+    .number({ error: 'must be a whole number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(5, { error: 'must be at least 5 (seconds): each check scrapes every member once' })
+    .max(24 * 3600, { error: 'must be at most 86400 (a day)' }),
+});
+
 export const clusterSchema = z
   .strictObject({
     name: clusterName,
@@ -109,6 +118,8 @@ export const clusterSchema = z
     slack: slackSchema.optional(),
     remediation: remediationSchema.optional(),
     tickets: ticketsSchema.optional(),
+    /** Off when unset (and no top-level `watch`). */
+    watch: watchSettingsSchema.optional(),
   })
   .superRefine((cluster, ctx) => {
     const endpoints = cluster.etcd.endpoints;
@@ -172,6 +183,8 @@ export const configFileSchema = z
     history: historySettingsSchema.optional(),
     digest: digestSettingsSchema.optional(),
     alertmanager: alertmanagerSettingsSchema.optional(),
+    /** The default watch interval of every cluster without its own `watch`. */
+    watch: watchSettingsSchema.optional(),
   })
   .superRefine((config, ctx) => {
     const seen = new Set<string>();

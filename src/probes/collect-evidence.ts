@@ -17,7 +17,7 @@ import type {
   ProbeRecord,
 } from './evidence.js';
 import { skipped } from './outcome.js';
-import type { MemberProbeContext } from './member-context.js';
+import type { MemberProbeContext, ScrapeMemory } from './member-context.js';
 import { createMemberHealthProbe } from './member-health.js';
 import { normalizeUrl, sameUrl, toHexId } from './member-ids.js';
 import { createMemberListProbe } from './member-list.js';
@@ -33,6 +33,8 @@ export interface CollectOptions {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   timeoutMs: number;
   metricsWindowMs: number;
+  /** A watch check: one /metrics scrape per member against the previous check's (member-context.ts). */
+  scrapes?: ScrapeMemory;
   /** `health` asks only what `/etcd health` shows; `diagnose` adds /metrics and clocks. */
   depth: CheckDepth;
   onProgress?: (progress: { done: number; total: number; probe: ProbeRecord }) => void;
@@ -225,7 +227,9 @@ async function probeMember(
     now: opts.now,
     sleep: opts.sleep,
     metricsWindowMs: opts.metricsWindowMs,
-    clockSamples: opts.busy ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
+    ...(opts.scrapes ? { scrapes: opts.scrapes } : {}),
+    // A watch check is cheap by design: few clock samples, as on a busy digest.
+    clockSamples: opts.busy || opts.scrapes ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
   };
   const probes = memberProbes(opts);
   // Status is answered locally, without consensus: when it fails, find out why at once, while

@@ -71,6 +71,8 @@ export interface EtcdMetricsWindow {
   windowSeconds: number;
   walFsync: QuantileSummary;
   backendCommit: QuantileSummary;
+  /** The wal fsync histogram of the window itself (absent without an earlier scrape, or after a reset): the minute history keeps its buckets. */
+  walFsyncWindow?: Histogram;
   /** RTT p99 is over the whole since-start histogram: etcd adds one sample per peer only every ~30 s. */
   peers: Array<{
     peerId: string;
@@ -225,8 +227,11 @@ export function compareSnapshots(
     const summary = summarizeLatency(earlier && pick(earlier), pick(after), { minSamples });
     return { ...summary, windowSeconds: summary.source === 'window' ? windowSeconds : undefined };
   };
+  const fsyncWindow =
+    earlier?.walFsync && after.walFsync ? histogramDelta(earlier.walFsync, after.walFsync) : undefined;
   return {
     windowSeconds,
+    ...(fsyncWindow ? { walFsyncWindow: fsyncWindow } : {}),
     walFsync: latency((s) => s.walFsync),
     backendCommit: latency((s) => s.backendCommit),
     peers: comparePeers(earlier, after),

@@ -1,6 +1,18 @@
 import type { MemberClients } from '../clients/etcd-clients.js';
 import type { HttpGet } from '../clients/http.js';
+import type { EtcdMetricsSnapshot } from './etcd-metrics.js';
 import type { MemberTarget } from './evidence.js';
+
+/**
+ * Where a watch keeps each member's last /metrics scrape between checks (src/state/watch-state.ts):
+ * with it the metrics probe scrapes once and compares with the previous check's scrape, so the
+ * window is the watch interval instead of a 3-second wait.
+ */
+export interface ScrapeMemory {
+  /** The scrape kept for this /metrics URL, if any. */
+  previous(metricsUrl: string): Promise<EtcdMetricsSnapshot | undefined>;
+  keep(metricsUrl: string, snapshot: EtcdMetricsSnapshot): Promise<void>;
+}
 
 /** What a per-member probe gets: the member, its own clients, and injected I/O. */
 export interface MemberProbeContext {
@@ -10,6 +22,8 @@ export interface MemberProbeContext {
   now: () => number;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   metricsWindowMs: number;
+  /** Set by a watch check: one scrape, compared with the one kept from the previous check. */
+  scrapes?: ScrapeMemory;
   /** How many GET /version the clock probe may send this member (collect-evidence.ts). */
   clockSamples?: number;
 }

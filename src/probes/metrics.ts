@@ -1,6 +1,6 @@
 import type { MetricsData } from './evidence.js';
 import { compareSnapshots, createMetricsLineFilter, type EtcdMetricsSnapshot } from './etcd-metrics.js';
-import type { MemberProbeContext } from './member-context.js';
+import type { MemberProbeContext, ScrapeMemory } from './member-context.js';
 import { deadlineSignal, formatSeconds, ProbeError, type Probe } from './probe.js';
 
 /**
@@ -19,12 +19,30 @@ export function createMetricsProbe(
     timeoutMs: 2 * timeoutMs + windowMs,
     async collect(ctx, signal) {
       const first = await scrape(ctx, signal, timeoutMs);
+      if (ctx.scrapes) return againstPrevious(ctx, ctx.scrapes, first);
       if (ctx.metricsWindowMs <= 0) return compareSnapshots(undefined, first);
       await ctx.sleep(ctx.metricsWindowMs, signal);
       const second = await scrape(ctx, signal, timeoutMs);
       return compareSnapshots(first, second);
     },
   };
+}
+
+/**
+ * A watch check: the window runs from the previous check's scrape to this one. A kept scrape that
+ * cannot be read (Redis away) or is not older than this one gives the since-start figures, as a
+ * first check does; this scrape is kept for the next check either way.
+ */
+async function againstPrevious(
+  ctx: MemberProbeContext,
+  scrapes: ScrapeMemory,
+  now: EtcdMetricsSnapshot,
+): Promise<MetricsData> {
+  const url = ctx.target.metricsUrl;
+  const previous = await scrapes.previous(url).catch(() => undefined);
+  await scrapes.keep(url, now).catch(() => undefined);
+  const usable = previous !== undefined && previous.scrapedAtMs < now.scrapedAtMs ? previous : undefined;
+  return compareSnapshots(usable, now);
 }
 
 /** Each scrape has its own deadline, so a hung member fails in `timeoutMs`, not `2 × timeoutMs + window`. */

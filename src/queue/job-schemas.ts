@@ -88,6 +88,14 @@ export const remediateJobSchema = z.strictObject({
   ...requester,
 });
 
+/** One check of a watched cluster, made by its BullMQ job scheduler (`watch-<cluster>`, src/queue/watch-schedules.ts). */
+export const watchJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('watch'),
+  cluster: clusterName,
+  intervalSeconds: z.number().int().min(5),
+});
+
 export const jobDataSchema = z.discriminatedUnion('kind', [
   remediateJobSchema,
   checkJobSchema,
@@ -95,6 +103,7 @@ export const jobDataSchema = z.discriminatedUnion('kind', [
   digestJobSchema,
   digestPartJobSchema,
   alertJobSchema,
+  watchJobSchema,
 ]);
 
 export type CheckJob = z.infer<typeof checkJobSchema>;
@@ -103,6 +112,7 @@ export type DigestJob = z.infer<typeof digestJobSchema>;
 export type DigestPartJob = z.infer<typeof digestPartJobSchema>;
 export type AlertJob = z.infer<typeof alertJobSchema>;
 export type RemediateJob = z.infer<typeof remediateJobSchema>;
+export type WatchJob = z.infer<typeof watchJobSchema>;
 export type JobData = z.infer<typeof jobDataSchema>;
 
 /** While a job with this id waits or runs, an equal request joins it instead of queueing another. */
@@ -122,6 +132,9 @@ export function deduplicationId(job: JobData): string {
     case 'alert':
       // Every notification counts (firing, then resolved): never merge two.
       return `alert:${job.cluster}:${job.status}:${job.requestedAt}:${job.groupKey}`;
+    case 'watch':
+      // Scheduler jobs have ids of their own (`repeat:watch-<cluster>:<slot>`).
+      return `watch:${job.cluster}`;
   }
 }
 

@@ -49,8 +49,10 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
     const started = performance.now();
     const finished = (outcome: string) =>
       opts.metrics?.jobFinished(opts.name, data.kind, outcome, (performance.now() - started) / 1000);
-    // Alert triage holds the cluster lock too, so a resolved notification waits for its firing one.
-    const cluster = data.kind === 'check' || data.kind === 'alert' ? data.cluster : undefined;
+    // Alert triage holds the cluster lock too, so a resolved notification waits for its firing one;
+    // a watch check too, so its kept scrapes and incident have one writer.
+    const cluster =
+      data.kind === 'check' || data.kind === 'alert' || data.kind === 'watch' ? data.cluster : undefined;
     // Every line logged while handling this job names it and its cluster.
     const logger = withFields(opts.logger, { jobId, kind: data.kind, ...(cluster ? { cluster } : {}) });
     const lock = cluster ? await holdCluster(opts, cluster, jobId, logger) : undefined;

@@ -8,6 +8,7 @@ import { installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { createRateLimiter } from '../state/rate-limit.js';
+import { createWatchStatus } from '../watch/watch-status.js';
 import { pick, type RoleBase } from './role-base.js';
 import { remediationOptions } from './remediation-options.js';
 
@@ -49,6 +50,7 @@ export async function startBot(
     commands: opts.commands ?? defaultCommands,
     logger: opts.logger,
     digests: features.digests.service,
+    watch: createWatchStatus(redis, opts.queuePrefix, opts.config),
     remediation: remediation.clicks,
   });
   await bot.start();

@@ -11,6 +11,7 @@ import { installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { createJobRunner } from '../worker/create-job-runner.js';
+import { installWatch } from '../watch/install.js';
 import { routeJobs } from '../worker/route-jobs.js';
 import { pick, type RoleBase } from './role-base.js';
 import { remediationOptions } from './remediation-options.js';
@@ -37,6 +38,9 @@ export function startWorker(
   const digests = features.digests.jobs({ doctor, history: history.store, workerId, renderer });
   const alerts = installAlerts({ redis, prefix, config, chat, doctor, plans, renderer, logger, now });
   const remediation = installRemediation(remediationOptions(base, redis, features.enqueue));
+  // The plain doctor: watch checks go to the minute history, not the digest's 30-day one.
+  const watch = installWatch({ redis, prefix, config, doctor: base.doctor, chat, plans, logger, now });
+  void watch.reconcile();
 
   const runner = createJobRunner({
     doctor,
@@ -48,11 +52,11 @@ export function startWorker(
     postChart: createChartPoster({ chat, renderer }),
     ...pick(tuning, ['progressIntervalMs']),
   });
-  return createJobWorker({
+  const worker = createJobWorker({
     redis: base.redis,
     prefix,
     workerName: workerId,
-    handlers: routeJobs(runner, { ...digests, ...alerts.jobs, ...remediation.jobs }),
+    handlers: routeJobs(runner, { ...digests, ...alerts.jobs, ...remediation.jobs, ...watch.jobs }),
     clusterLocks: state,
     logger,
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
@@ -65,4 +69,11 @@ export function startWorker(
       'remediationTimeoutMs',
     ]),
   });
+  return {
+    ...worker,
+    async close(force) {
+      await worker.close(force);
+      await watch.close();
+    },
+  };
 }

@@ -11,6 +11,8 @@ export interface AlertThread {
   firings: number;
   firstAt: number;
   lastAt: number;
+  /** The root is a watch incident's (one problem, one thread): the alert posts in it, never edits it. */
+  shared?: boolean | undefined;
 }
 
 const threadSchema = z.strictObject({
@@ -19,6 +21,7 @@ const threadSchema = z.strictObject({
   firings: z.number().int().nonnegative(),
   firstAt: z.number(),
   lastAt: z.number(),
+  shared: z.boolean().optional(),
 });
 
 export interface AlertThreads {

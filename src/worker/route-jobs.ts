@@ -1,6 +1,6 @@
 import type { ChildJobs } from '../queue/child-jobs.js';
 import type { JobHandlers } from '../queue/job-handlers.js';
-import type { AlertJob, DigestJob, DigestPartJob, RemediateJob } from '../queue/job-schemas.js';
+import type { AlertJob, DigestJob, DigestPartJob, RemediateJob, WatchJob } from '../queue/job-schemas.js';
 
 export interface ExtraJobHandlers {
   digest?: (
@@ -12,6 +12,8 @@ export interface ExtraJobHandlers {
   alert?: (job: AlertJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** Remediation buttons (src/remediation/remediation-job.ts). */
   remediate?: (job: RemediateJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
+  /** A watched cluster's scheduled check (src/watch/). */
+  watch?: (job: WatchJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
 }
 
 /** Digest and alert jobs go to their own handlers; every other kind to `base`. */
@@ -22,6 +24,7 @@ export function routeJobs(base: JobHandlers, extra: ExtraJobHandlers): JobHandle
       if (data.kind === 'digest-part' && extra.digestPart) return extra.digestPart(data);
       if (data.kind === 'alert' && extra.alert) return extra.alert(data, info);
       if (data.kind === 'remediate' && extra.remediate) return extra.remediate(data, info);
+      if (data.kind === 'watch' && extra.watch) return extra.watch(data, info);
       return base.run(data, info);
     },
     failed: (jobId, data, reason) => base.failed(jobId, data, reason),

@@ -5,6 +5,9 @@ import { alertmanagerRoute } from '../../src/alerts/alertmanager-route.js';
 import { configFileSchema } from '../../src/config/schema.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
+import { createSlackAdapter } from '../../src/chat/slack/slack-adapter.js';
+import { textView } from '../../src/report/chat-view.js';
+import { createIncidents } from '../../src/state/incidents.js';
 import { createRemediationState } from '../../src/state/remediation-state.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { Secret } from '../../src/secret.js';
@@ -99,6 +102,11 @@ beforeAll(async () => {
       },
       { name: 'nochannel', etcd: { endpoints: lab.endpoints } },
       { name: 'quiet', etcd: { endpoints: lab.endpoints }, slack: { channel: CHANNEL } },
+      {
+        name: 'shared',
+        etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+        slack: { channel: CHANNEL },
+      },
       {
         name: 'burst',
         etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
@@ -254,5 +262,48 @@ describe('an alert group becomes one thread', () => {
         .filter((m) => /Diagnosis of burst/.test(text(m)));
     await fake.waitFor(() => roots().length === 4 && notes().length === 3 && reports().length === 1, 30_000);
     expect(text(notes()[0] as FakeMessage)).toMatch(/one diagnosis per cluster per 5 min\)\. It is in http/);
+  });
+
+  it('one problem, one thread: an alert about a cluster with an open watch incident posts in its thread', async () => {
+    const slack = createSlackAdapter({
+      botToken: new Secret('xoxb-1-test'),
+      apiUrl: fake.url,
+      logger: silentLogger,
+    });
+    const incidentRoot = await slack.post(
+      { channel: CHANNEL },
+      textView('INCIDENT: slow-disk on etcd-2 (shared)'),
+    );
+    const at = Date.now();
+    const incident = {
+      id: `shared-${at}`,
+      cause: 'slow-disk',
+      severity: 'warning' as const,
+      members: ['etcd-2'],
+    };
+    await createIncidents(redis, prefix).open('shared', {
+      ...incident,
+      root: incidentRoot,
+      openedAt: at,
+      updatedAt: at,
+    });
+
+    const firing = await post(notification('firing', 'shared', 'group-shared'));
+    const [{ jobId }] = firing.body.queued as [{ jobId: string }];
+    await waitForJobState(inspect, jobId, 'completed', 30_000);
+    expect(roots()).toHaveLength(1);
+    const root = roots()[0] as FakeMessage;
+    expect(root.ts).toBe(incidentRoot.ts);
+    // The incident's root is the watch's: the alert posts in its thread and never edits it.
+    expect(root.updates).toBe(0);
+    expect(replies(root).map(text).join('\n')).toMatch(/FIRING: etcdHighFsyncDurations on shared/);
+    expect(replies(root).map(text).join('\n')).toMatch(/Diagnosis of shared/);
+
+    const resolved = await post(notification('resolved', 'shared', 'group-shared'));
+    const [{ jobId: resolvedId }] = resolved.body.queued as [{ jobId: string }];
+    await waitForJobState(inspect, resolvedId, 'completed', 30_000);
+    expect(roots()).toHaveLength(1);
+    expect(roots()[0]?.updates).toBe(0);
+    expect(replies(root).map(text).join('\n')).toMatch(/Alertmanager says this alert group resolved/);
   });
 });

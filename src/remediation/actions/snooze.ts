@@ -5,13 +5,13 @@ const DEFAULT_HOURS = 4;
 /** A snooze longer than a week hides a real problem for too long. */
 const MAX_HOURS = 168;
 
-/** Digests and alert triage skip the cluster for N hours (read with createIsSnoozed). */
+/** Digests, alert triage and watch incidents skip the cluster for N hours (read with createIsSnoozed). */
 export const snooze = defineAction({
   id: 'snooze',
   label: 'Snooze',
   access: 'responders',
   sideEffects: [
-    'etcd-doctor state in Redis: the cluster is left out of digests and alert triage for N hours',
+    'etcd-doctor state in Redis: the cluster is left out of digests, alert triage and watch incidents for N hours',
   ],
   needsConfirmation: false,
   argsSchema: z.object({
@@ -22,7 +22,9 @@ export const snooze = defineAction({
       .optional(),
   }),
   describe(args, s) {
-    return [`Snooze ${s.cluster} for ${args.hours ?? DEFAULT_HOURS} h in digests and alert triage.`];
+    return [
+      `Snooze ${s.cluster} for ${args.hours ?? DEFAULT_HOURS} h in digests, alert triage and watch incidents.`,
+    ];
   },
   async run(args, ctx) {
     const hours = Number(args.hours ?? DEFAULT_HOURS);
@@ -31,7 +33,7 @@ export const snooze = defineAction({
     if (!ctx.dryRun) await ctx.state.snooze(ctx.cluster.name, untilMs, ctx.user);
     const until = new Date(untilMs).toISOString().slice(0, 16).replace('T', ' ');
     return done(
-      `${ctx.dryRun ? 'would snooze' : 'snoozed'} ${ctx.cluster.name} for ${hours} h (until ${until} UTC): digests and alert triage skip it`,
+      `${ctx.dryRun ? 'would snooze' : 'snoozed'} ${ctx.cluster.name} for ${hours} h (until ${until} UTC): digests, alert triage and watch incidents skip it`,
     );
   },
 });

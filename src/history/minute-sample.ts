@@ -1,0 +1,182 @@
+import { z } from 'zod';
+import type { DiagnosisReport } from '../contracts/report-json.js';
+import { SEVERITY_ORDER } from '../diagnosis/finding.js';
+import type { Evidence } from '../probes/evidence.js';
+import type { Histogram } from '../probes/histogram.js';
+
+/**
+ * One watch check, kept compact: the minute history holds a day of these at full resolution and
+ * two weeks of 5-minute roll-ups (src/state/minute-history.ts). Short keys and positional tuples
+ * on purpose, as in history-sample.ts. Times in ms rounded to 0.01; `null` means not measured.
+ */
+const num = z.number().nullable();
+
+/** Non-cumulative wal fsync bucket counts of the check's window: [upper bound ms (null = +Inf), count], zeros left out. */
+const buckets = z.array(z.tuple([z.number().nullable(), z.number().int().nonnegative()]));
+
+/**
+ * [name, walFsyncP99Ms, backendCommitP99Ms, peerRttP99Ms, leaderChanges (in the window),
+ *  dbSizeBytes, dbSizeInUseBytes, tookMs, clockOffsetMs, walFsyncBuckets]
+ */
+export const minuteMemberSchema = z.tuple([z.string(), num, num, num, num, num, num, num, num, buckets]);
+
+export const minuteSampleSchema = z.strictObject({
+  v: z.literal(1),
+  /** Epoch ms when the check started (for a roll-up: the start of its 5 minutes). */
+  t: z.number().int().nonnegative(),
+  s: z.enum(['healthy', 'degraded', 'critical', 'unknown']),
+  m: z.array(minuteMemberSchema),
+  /** Findings: [cause, severity, members], the root cause first. */
+  f: z.array(z.tuple([z.string(), z.enum(['critical', 'warning', 'info']), z.array(z.string())])),
+  /** Roll-ups only: how many checks the 5 minutes held. */
+  n: z.number().int().positive().optional(),
+});
+
+export type MinuteSample = z.infer<typeof minuteSampleSchema>;
+export type MinuteMember = z.infer<typeof minuteMemberSchema>;
+
+/** Column indexes of a MinuteMember, for readers. */
+export const COL = {
+  name: 0,
+  fsyncP99Ms: 1,
+  commitP99Ms: 2,
+  peerRttP99Ms: 3,
+  leaderChanges: 4,
+  dbSizeBytes: 5,
+  dbInUseBytes: 6,
+  tookMs: 7,
+  clockOffsetMs: 8,
+  fsyncBuckets: 9,
+} as const;
+
+const ms = (v: number | null | undefined): number | null =>
+  v === null || v === undefined || !Number.isFinite(v) ? null : Math.round(v * 100) / 100;
+
+/** The sample for one finished check. `evidence` gives peer RTT, leader changes and fsync buckets. */
+export function summarizeCheck(report: DiagnosisReport, evidence: Evidence | undefined): MinuteSample {
+  const byName = new Map((evidence?.members ?? []).map((m) => [m.target.name, m]));
+  return {
+    v: 1,
+    t: Date.parse(report.collectedAt),
+    s: report.status,
+    m: report.members.map((row): MinuteMember => {
+      const metrics = byName.get(row.name)?.metrics;
+      const data = metrics?.ok ? metrics.data : undefined;
+      const rtt = (data?.peers ?? []).flatMap((p) =>
+        p.rttP99Seconds === undefined ? [] : [p.rttP99Seconds],
+      );
+      return [
+        row.name,
+        row.walFsyncP99Ms,
+        row.backendCommitP99Ms,
+        rtt.length ? ms(Math.max(...rtt) * 1000) : null,
+        data && data.windowSeconds > 0 ? data.deltas.leaderChanges : null,
+        row.dbSizeBytes,
+        row.dbSizeInUseBytes,
+        ms(row.tookMs),
+        row.clockOffsetMs,
+        data?.walFsyncWindow ? bucketCounts(data.walFsyncWindow) : [],
+      ];
+    }),
+    f: report.findings.map((f) => [f.cause, f.severity, f.members]),
+  };
+}
+
+/** A cumulative Prometheus histogram as the sample's non-cumulative [le ms, count] pairs. */
+export function bucketCounts(h: Histogram): Array<[number | null, number]> {
+  const out: Array<[number | null, number]> = [];
+  let below = 0;
+  for (const b of [...h.buckets].sort((x, y) => x.le - y.le)) {
+    const count = Math.max(0, Math.round(b.count - below));
+    below = Math.max(below, b.count);
+    if (count > 0) out.push([Number.isFinite(b.le) ? ms(b.le * 1000) : null, count]);
+  }
+  return out;
+}
+
+/** Back to a cumulative histogram (seconds), for histogramQuantile. */
+export function toHistogram(pairs: Array<[number | null, number]>): Histogram {
+  const sorted = [...pairs].sort(
+    (a, b) => (a[0] ?? Number.POSITIVE_INFINITY) - (b[0] ?? Number.POSITIVE_INFINITY),
+  );
+  let count = 0;
+  const buckets = sorted.map(([le, c]) => {
+    count += c;
+    return { le: le === null ? Number.POSITIVE_INFINITY : le / 1000, count };
+  });
+  if (buckets.at(-1)?.le !== Number.POSITIVE_INFINITY) buckets.push({ le: Number.POSITIVE_INFINITY, count });
+  return { buckets, sum: 0, count };
+}
+
+/** Adds bucket counts of two samples (same bounds add up). */
+export function mergeBuckets(
+  a: Array<[number | null, number]>,
+  b: Array<[number | null, number]>,
+): Array<[number | null, number]> {
+  const sums = new Map<number | null, number>();
+  for (const [le, c] of [...a, ...b]) sums.set(le, (sums.get(le) ?? 0) + c);
+  return [...sums.entries()].sort(
+    (x, y) => (x[0] ?? Number.POSITIVE_INFINITY) - (y[0] ?? Number.POSITIVE_INFINITY),
+  );
+}
+
+const STATUS_ORDER: Record<MinuteSample['s'], number> = { critical: 0, degraded: 1, unknown: 2, healthy: 3 };
+
+/**
+ * Folds one check into a 5-minute roll-up (or starts one): latencies, took and DB size keep the
+ * worst of the period, the in-use size the latest, leader changes and fsync buckets add up, the
+ * clock offset keeps the largest in magnitude, findings the worst severity and every member named.
+ */
+export function rollUp(
+  rollup: MinuteSample | undefined,
+  sample: MinuteSample,
+  periodStart: number,
+): MinuteSample {
+  if (!rollup) return { ...sample, t: periodStart, n: 1 };
+  const members = new Map(rollup.m.map((m) => [m[0], m]));
+  for (const m of sample.m) {
+    const old = members.get(m[0]);
+    members.set(m[0], old ? mergeMember(old, m) : m);
+  }
+  return {
+    v: 1,
+    t: periodStart,
+    s: STATUS_ORDER[sample.s] < STATUS_ORDER[rollup.s] ? sample.s : rollup.s,
+    m: [...members.values()],
+    f: mergeFindings(rollup.f, sample.f),
+    n: (rollup.n ?? 1) + 1,
+  };
+}
+
+function mergeMember(a: MinuteMember, b: MinuteMember): MinuteMember {
+  const max = (x: number | null, y: number | null) => (x === null ? y : y === null ? x : Math.max(x, y));
+  const sum = (x: number | null, y: number | null) => (x === null ? y : y === null ? x : x + y);
+  const wider = (x: number | null, y: number | null) =>
+    x === null ? y : y === null ? x : Math.abs(y) > Math.abs(x) ? y : x;
+  return [
+    a[0],
+    max(a[1], b[1]),
+    max(a[2], b[2]),
+    max(a[3], b[3]),
+    sum(a[4], b[4]),
+    max(a[5], b[5]),
+    b[6] ?? a[6],
+    max(a[7], b[7]),
+    wider(a[8], b[8]),
+    mergeBuckets(a[9], b[9]),
+  ];
+}
+
+function mergeFindings(a: MinuteSample['f'], b: MinuteSample['f']): MinuteSample['f'] {
+  const out = new Map<string, MinuteSample['f'][number]>();
+  for (const [cause, severity, members] of [...a, ...b]) {
+    const old = out.get(cause);
+    if (!old) {
+      out.set(cause, [cause, severity, [...members]]);
+      continue;
+    }
+    const worse = SEVERITY_ORDER[severity] < SEVERITY_ORDER[old[1]] ? severity : old[1];
+    out.set(cause, [cause, worse, [...new Set([...old[2], ...members])].sort()]);
+  }
+  return [...out.values()];
+}

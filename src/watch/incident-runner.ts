@@ -1,0 +1,116 @@
+import type { ChatAdapter } from '../chat/adapter.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
+import type { Logger } from '../logger.js';
+import { textView } from '../report/chat-view.js';
+import type { Incident, Incidents } from '../state/incidents.js';
+import type { PlanStore } from '../state/plan-store.js';
+import { reportButtons } from '../worker/report-buttons.js';
+import { decideIncident, type IncidentSubject, type Streak } from './incident-decision.js';
+import { incidentOpenView, incidentResolvedView } from './incident-view.js';
+
+export interface IncidentRunnerDeps {
+  chat: Pick<ChatAdapter, 'post' | 'update'>;
+  incidents: Incidents;
+  plans: Pick<PlanStore, 'save'>;
+  /** Snoozed clusters open, update and resolve nothing (src/state/remediation-state.ts). */
+  isSnoozed: (cluster: string) => Promise<boolean>;
+  /** The cluster's `slack.channel`; none: no incidents. */
+  channelOf: (cluster: string) => string | undefined;
+  /** The "since when" line of the root cause, from the minute history. */
+  sinceWhen?: (cluster: string, subject: IncidentSubject) => Promise<string | undefined>;
+  logger: Logger;
+  now: () => number;
+}
+
+export type IncidentOutcome = 'none' | 'opened' | 'updated' | 'resolved' | 'snoozed' | 'no-channel';
+
+/**
+ * After each watch check: opens, updates or resolves the cluster's one incident thread (see
+ * incident-decision.ts). The worker holds the cluster's lock meanwhile, and the incident is claimed
+ * with SET NX before its thread is posted, so a retried check or a second worker opens no second one.
+ */
+export function createIncidentRunner(deps: IncidentRunnerDeps) {
+  const post = async (incident: Incident, report: DiagnosisReport, channel: string) => {
+    if (!incident.root) return;
+    const buttons = await reportButtons(report, channel, deps.plans, deps.now);
+    await deps.chat.post({ channel, thread: incident.root }, { kind: 'report', report, buttons });
+  };
+
+  const open = async (
+    cluster: string,
+    channel: string,
+    subject: IncidentSubject,
+    report: DiagnosisReport,
+  ) => {
+    const at = deps.now();
+    const incident: Incident = { id: `${cluster}-${at}`, ...subject, openedAt: at, updatedAt: at };
+    if (!(await deps.incidents.open(cluster, incident))) return 'none' as const;
+    const since = await deps.sinceWhen?.(cluster, subject).catch(() => undefined);
+    const view = incidentOpenView(cluster, incident, report, since);
+    // One problem, one thread: an Alertmanager triage thread of this cluster is posted in, not replaced.
+    const alertRoot = await deps.incidents.alertRoot(cluster);
+    if (alertRoot) await deps.chat.post({ channel: alertRoot.channel, thread: alertRoot }, view);
+    incident.root = alertRoot ?? (await deps.chat.post({ channel }, view));
+    incident.shared = alertRoot !== undefined;
+    await deps.incidents.save(cluster, incident);
+    await post(incident, report, channel);
+    return 'opened' as const;
+  };
+
+  const update = async (
+    incident: Incident,
+    subject: IncidentSubject,
+    cluster: string,
+    report: DiagnosisReport,
+  ) => {
+    const next: Incident = { ...incident, ...subject, updatedAt: deps.now() };
+    await deps.incidents.save(cluster, next);
+    if (!next.root) return 'updated' as const;
+    const since = await deps.sinceWhen?.(cluster, subject).catch(() => undefined);
+    if (!next.shared) await deps.chat.update(next.root, incidentOpenView(cluster, next, report, since));
+    await deps.chat.post(
+      { channel: next.root.channel, thread: next.root },
+      textView(
+        `Changed: now ${subject.cause} (${subject.severity}), was ${incident.cause} (${incident.severity}).`,
+        'warning',
+      ),
+    );
+    await post(next, report, next.root.channel);
+    return 'updated' as const;
+  };
+
+  return async (cluster: string, report: DiagnosisReport, streak: Streak): Promise<IncidentOutcome> => {
+    const channel = deps.channelOf(cluster);
+    if (!channel) return 'no-channel';
+    if (await deps.isSnoozed(cluster)) return 'snoozed';
+    let current = await deps.incidents.get(cluster);
+    // Claimed, but its root was never posted (the chat failed, or the worker died in between): start over.
+    if (current && !current.root) {
+      await deps.incidents.close(cluster, current.id);
+      current = undefined;
+    }
+    const action = decideIncident(report, streak, current);
+    if (action.kind === 'open') return open(cluster, channel, action.subject, report);
+    if (!current) return 'none';
+    if (action.kind === 'update') return update(current, action.subject, cluster, report);
+    if (action.kind === 'resolve') return resolve(deps, current, cluster);
+    return 'none';
+  };
+}
+
+/** The root says resolved, with the duration (posted in a shared alert thread instead of editing its root). */
+async function resolve(deps: IncidentRunnerDeps, incident: Incident, cluster: string): Promise<'resolved'> {
+  const now = deps.now();
+  if (incident.root) {
+    const view = incidentResolvedView(cluster, incident, now);
+    if (incident.shared)
+      await deps.chat.post({ channel: incident.root.channel, thread: incident.root }, view);
+    else await deps.chat.update(incident.root, view);
+    await deps.chat.post(
+      { channel: incident.root.channel, thread: incident.root },
+      textView(`${cluster} has been healthy for 3 checks in a row: resolved.`, 'success'),
+    );
+  }
+  await deps.incidents.close(cluster, incident.id);
+  return 'resolved';
+}

@@ -1,0 +1,48 @@
+import type { DiagnosisReport } from '../contracts/report-json.js';
+import { headline, type TextView, textView } from '../report/chat-view.js';
+import type { Incident } from '../state/incidents.js';
+
+function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 16);
+}
+
+/** `40 s`, `47 min`, `2 h 05 min`. */
+export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${Math.max(0, Math.round(ms / 1000))} s`;
+  const minutes = Math.max(0, Math.round(ms / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+function who(incident: Pick<Incident, 'members'>): string {
+  return incident.members.length ? ` on ${incident.members.join(', ')}` : '';
+}
+
+/** The root message while the incident lasts; `since` is the history's "since when" line, if known. */
+export function incidentOpenView(
+  cluster: string,
+  incident: Incident,
+  report: DiagnosisReport,
+  since: string | undefined,
+): TextView {
+  const icon = incident.severity === 'critical' ? '🔴' : '🟠';
+  return textView(
+    [
+      `Opened at ${clock(incident.openedAt)} UTC by the watch. ${headline(report)}`,
+      ...(since ? [since] : []),
+      'The diagnosis is in the thread; it is updated when the root cause or its severity changes.',
+    ],
+    incident.severity === 'critical' ? 'error' : 'warning',
+    { title: `${icon} INCIDENT: ${incident.cause}${who(incident)} (${cluster})` },
+  );
+}
+
+export function incidentResolvedView(cluster: string, incident: Incident, now: number): TextView {
+  return textView(
+    [
+      `Resolved at ${clock(now)} UTC after ${formatDuration(now - incident.openedAt)} (opened ${clock(incident.openedAt)} UTC): healthy for 3 checks in a row.`,
+    ],
+    'success',
+    { title: `✅ RESOLVED: ${incident.cause}${who(incident)} (${cluster})` },
+  );
+}

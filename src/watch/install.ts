@@ -1,0 +1,88 @@
+import type { ChatAdapter } from '../chat/adapter.js';
+import type { Redis } from '../clients/redis.js';
+import type { ConfigFile } from '../config/schema.js';
+import type { Doctor } from '../doctor.js';
+import { describeError } from '../errors.js';
+import { sinceWhen } from '../history/since-when.js';
+import type { Logger } from '../logger.js';
+import { createWatchSchedules } from '../queue/watch-schedules.js';
+import { createIncidents } from '../state/incidents.js';
+import { createMinuteHistory, type MinuteHistory } from '../state/minute-history.js';
+import type { PlanStore } from '../state/plan-store.js';
+import { createIsSnoozed } from '../state/remediation-state.js';
+import { createWatchState, type WatchState } from '../state/watch-state.js';
+import type { ExtraJobHandlers } from '../worker/route-jobs.js';
+import { createIncidentRunner } from './incident-runner.js';
+import { createWatchCheck } from './run-watch-check.js';
+import { watchedClusters } from './watched-clusters.js';
+
+/** How far back "since when" looks: the full-resolution day, then roll-ups. */
+const SINCE_WHEN_LOOKBACK_MS = 24 * 3600_000;
+
+export interface WatchFeature {
+  /** The worker's `watch` job handler. */
+  jobs: Pick<ExtraJobHandlers, 'watch'>;
+  history: MinuteHistory;
+  state: WatchState;
+  /** Upserts a scheduler per watched cluster and removes the others; not awaited at startup. */
+  reconcile(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The watch (the worker's): each watched cluster is checked every interval by its BullMQ job
+ * scheduler, each check lands in the minute history, and a problem seen in consecutive checks
+ * opens one incident thread in the cluster's `slack.channel`.
+ */
+export function installWatch(opts: {
+  redis: Redis;
+  prefix: string;
+  config: ConfigFile;
+  /** The plain doctor (see run-watch-check.ts). */
+  doctor: Doctor;
+  chat: ChatAdapter;
+  plans: Pick<PlanStore, 'save'>;
+  logger: Logger;
+  now: () => number;
+}): WatchFeature {
+  const history = createMinuteHistory(opts.redis, opts.prefix, opts.now);
+  const state = createWatchState(opts.redis, opts.prefix);
+  const schedules = createWatchSchedules({ connection: opts.redis, prefix: opts.prefix });
+  const incidents = createIncidentRunner({
+    chat: opts.chat,
+    incidents: createIncidents(opts.redis, opts.prefix),
+    plans: opts.plans,
+    isSnoozed: createIsSnoozed(opts.redis, opts.prefix),
+    channelOf: (cluster) => opts.config.clusters.find((c) => c.name === cluster)?.slack?.channel,
+    sinceWhen: async (cluster, subject) => {
+      const now = opts.now();
+      const series = await history.series(cluster, now - SINCE_WHEN_LOOKBACK_MS);
+      return sinceWhen(series, subject.cause, subject.members[0], now);
+    },
+    logger: opts.logger,
+    now: opts.now,
+  });
+  const check = createWatchCheck({
+    doctor: opts.doctor,
+    history,
+    state,
+    afterCheck: incidents,
+    logger: opts.logger,
+  });
+  return {
+    jobs: { watch: (job) => check(job) },
+    history,
+    state,
+    async reconcile() {
+      const watched = watchedClusters(opts.config);
+      try {
+        const { removed } = await schedules.reconcile(watched);
+        if (watched.length || removed.length)
+          opts.logger.info({ watched: watched.map((w) => w.cluster), removed }, 'watch schedulers set');
+      } catch (err) {
+        opts.logger.warn({ err: describeError(err) }, 'could not set the watch schedulers');
+      }
+    },
+    close: () => schedules.close(),
+  };
+}

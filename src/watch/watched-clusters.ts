@@ -1,0 +1,9 @@
+import type { ConfigFile } from '../config/schema.js';
+
+/** The clusters to watch and their interval: their own `watch`, else the top-level one; none when neither is set. */
+export function watchedClusters(config: ConfigFile): Array<{ cluster: string; intervalSeconds: number }> {
+  return config.clusters.flatMap((c) => {
+    const intervalSeconds = c.watch?.intervalSeconds ?? config.watch?.intervalSeconds;
+    return intervalSeconds === undefined ? [] : [{ cluster: c.name, intervalSeconds }];
+  });
+}

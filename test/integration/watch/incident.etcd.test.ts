@@ -1,0 +1,157 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { createWatchState } from '../../../src/state/watch-state.js';
+import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { messageText } from '../../support/slack-driver.js';
+import { channelThreads } from '../../support/slack-http.js';
+import { startWorkerProcess, type WorkerProcess } from '../../support/worker-process.js';
+
+/**
+ * Incidents from the watch, end to end: real `etcd-doctor worker` processes watching a real
+ * 3-member etcd every 5 s, posting to the fake Slack. Healthy under write load stays silent; a
+ * strace-slowed follower disk opens one thread naming it; removing the fault resolves that thread;
+ * a killed member opens one at once; a worker SIGKILLed between checks does not open a second one.
+ */
+
+const CHANNEL = 'C0WATCH';
+const INTERVAL_S = 5;
+const prefix = testPrefix('incident');
+let lab: EtcdLab;
+let fake: FakeSlack;
+let redis: Redis;
+let dir: string;
+let configPath: string;
+const workers: WorkerProcess[] = [];
+let load: Promise<unknown> | undefined;
+const { roots, replies } = channelThreads(() => fake, CHANNEL);
+
+function startWorker(): WorkerProcess {
+  const worker = startWorkerProcess({ configPath, prefix, slackApiUrl: fake.url });
+  workers.push(worker);
+  return worker;
+}
+
+/** Resolves once `n` more watch checks have finished (the last check's time moved on `n` times). */
+async function checks(n: number, timeoutMs = (n + 2) * INTERVAL_S * 1000 + 10_000): Promise<void> {
+  const state = createWatchState(redis, prefix);
+  const deadline = Date.now() + timeoutMs;
+  let last = (await state.lastCheck('local'))?.t;
+  for (let seen = 0; seen < n; ) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${n} watch checks`);
+    await new Promise((r) => setTimeout(r, 100));
+    const t = (await state.lastCheck('local'))?.t;
+    if (t !== undefined && t !== last) {
+      seen += 1;
+      last = t;
+    }
+  }
+}
+
+/** fake.waitFor, and on a timeout the last check and every message in the channel. */
+async function waitFor(pred: () => boolean, timeoutMs: number): Promise<void> {
+  try {
+    await fake.waitFor(pred, timeoutMs);
+  } catch (err) {
+    const last = await createWatchState(redis, prefix).lastCheck('local');
+    const all = fake
+      .messages(CHANNEL)
+      .map((m) => `${m.thread_ts ? '  ' : ''}${messageText(m).slice(0, 400)}`);
+    throw new Error(`${String(err)}\nlast check: ${JSON.stringify(last)}\n${all.join('\n')}`);
+  }
+}
+
+beforeAll(async () => {
+  [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
+  redis = new Redis(REDIS_URL);
+  dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-watch-'));
+  configPath = join(dir, 'clusters.yaml');
+  // JSON is YAML.
+  const config = {
+    clusters: [
+      {
+        name: 'local',
+        etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+        slack: { channel: CHANNEL },
+        watch: { intervalSeconds: INTERVAL_S },
+      },
+    ],
+    probes: { timeoutMs: 1000, metricsWindowMs: 3000 },
+  };
+  await writeFile(configPath, JSON.stringify(config, null, 2));
+});
+
+afterAll(async () => {
+  for (const w of workers) w.child.kill('SIGKILL');
+  await load;
+  redis?.disconnect();
+  await Promise.all([fake?.close(), lab?.destroy()]);
+  await purgePrefix(prefix);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('incidents from the watch', () => {
+  it('stays silent when healthy, opens one thread for a slow follower disk, resolves the same thread', async () => {
+    // Writes for fsyncs to measure; bounded, and awaited in afterAll.
+    load = lab.writeLoad({ ratePerSecond: 60, durationMs: 100_000, valueBytes: 256 });
+    startWorker();
+    await checks(4);
+    expect(fake.messages(CHANNEL)).toHaveLength(0);
+
+    const leader = await lab.leaderName();
+    const victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-2';
+    const slow = await lab.slowDisk(victim, 20_000);
+    const faultAt = Date.now();
+    try {
+      // Two checks in a row see it: within two intervals, plus the window (one interval), plus a check.
+      await waitFor(() => roots().length > 0, 4 * INTERVAL_S * 1000 + 10_000);
+      expect(Date.now() - faultAt).toBeLessThan(3 * INTERVAL_S * 1000 + 8000);
+    } finally {
+      await slow.stop();
+    }
+    const [root] = roots();
+    if (!root) throw new Error('no incident root');
+    expect(messageText(root)).toMatch(new RegExp(`INCIDENT: slow-disk on ${victim}`));
+    // Since when, from the minute history: the fault started mid-history, after healthy checks.
+    expect(messageText(root)).toMatch(
+      new RegExp(
+        `${victim} wal fsync p99 above 10 ms since \\d\\d:\\d\\d \\(\\d+ min; \\d\\d:\\d\\d-\\d\\d:\\d\\d it was [\\d.]+-[\\d.]+ ms\\)`,
+      ),
+    );
+    await waitFor(() => replies(root).length > 0, 10_000);
+    expect(messageText(replies(root)[0] ?? root)).toContain(victim);
+
+    // Fixed: three healthy checks resolve the same root; no second thread.
+    await waitFor(() => /RESOLVED: slow-disk/.test(messageText(roots()[0] ?? root)), 8 * INTERVAL_S * 1000);
+    expect(roots()).toHaveLength(1);
+    expect(messageText(roots()[0] ?? root)).toMatch(/Resolved at \d\d:\d\d UTC after \d+ (s|min)/);
+
+    // A killed member: open at the first check that sees it.
+    const down = lab.members.map((m) => m.name).find((n) => n !== victim && n !== leader) ?? 'etcd-3';
+    await lab.kill(down);
+    const killedAt = Date.now();
+    await waitFor(() => roots().length === 2, 2 * INTERVAL_S * 1000 + 10_000);
+    expect(Date.now() - killedAt).toBeLessThan(2 * INTERVAL_S * 1000 + 5000);
+    const second = roots()[1];
+    expect(messageText(second ?? root)).toMatch(new RegExp(`INCIDENT: member-down on ${down}`));
+
+    // The worker dies between two checks; a new one carries on the same incident.
+    await checks(1);
+    const first = workers[0];
+    first?.child.kill('SIGKILL');
+    await new Promise<void>((resolve) =>
+      first?.child.exitCode !== null ? resolve() : first.child.once('exit', () => resolve()),
+    );
+    startWorker();
+    await checks(2, 60_000);
+    expect(roots()).toHaveLength(2);
+
+    await lab.restart(down);
+    await waitFor(() => /RESOLVED: /.test(messageText(roots()[1] ?? root)), 10 * INTERVAL_S * 1000);
+    expect(roots()).toHaveLength(2);
+  }, 300_000);
+});

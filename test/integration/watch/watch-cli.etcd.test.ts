@@ -1,0 +1,67 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { runCli } from '../../../src/cli.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
+import { labConfigYaml } from '../../support/lab-config.js';
+
+/** `etcd-doctor watch <cluster>` on a real 3-member etcd: a frame per check, one line on Ctrl-C. */
+
+let lab: EtcdLab;
+let dir: string;
+let configPath: string;
+
+beforeAll(async () => {
+  lab = await startEtcdLab();
+  dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-watch-cli-'));
+  configPath = join(dir, 'clusters.yaml');
+  await writeFile(configPath, labConfigYaml(lab));
+});
+
+afterAll(async () => {
+  await lab?.destroy();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('etcd-doctor watch', () => {
+  it('prints a frame per interval with every member, and says it stopped on Ctrl-C', async () => {
+    const out: string[] = [];
+    const ctrlC = new AbortController();
+    const started = Date.now();
+    const code = await runCli({
+      argv: ['watch', 'local', '--config', configPath, '--interval', '5'],
+      env: {},
+      stdout: (text) => {
+        out.push(text);
+        // The second frame: press Ctrl-C.
+        if (out.filter((t) => /^local at /.test(t)).length === 2) ctrlC.abort(new Error('SIGINT'));
+      },
+      stderr: (text) => out.push(text),
+      shutdownSignal: () => ctrlC.signal,
+    });
+    const frames = out.filter((t) => /^local at /.test(t));
+    expect(frames).toHaveLength(2);
+    // One interval between the two frames, no faster.
+    expect(Date.now() - started).toBeGreaterThan(4500);
+    for (const frame of frames) {
+      expect(frame).toMatch(/: (HEALTHY|DEGRADED|CRITICAL|UNKNOWN) \(check \d, every 5 s; Ctrl-C to stop\)/);
+      for (const m of lab.members) expect(frame).toContain(m.name);
+    }
+    expect(out.at(-1)).toBe('Stopped watching local after 2 checks.');
+    // The last check's status, as `diagnose` exits: 0 healthy, 1 not (a loaded machine can starve the lab).
+    expect([0, 1]).toContain(code);
+  });
+
+  it('refuses an interval under 5 s, saying what to pass', async () => {
+    const err: string[] = [];
+    const code = await runCli({
+      argv: ['watch', 'local', '--config', configPath, '--interval', '1'],
+      env: {},
+      stdout: () => undefined,
+      stderr: (text) => err.push(text),
+    });
+    expect(code).toBe(2);
+    expect(err.join('\n')).toMatch(/--interval must be a whole number of seconds, at least 5/);
+  });
+});

@@ -179,7 +179,8 @@ const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] /;
 export type LineKind = 'etcd' | 'klog' | 'other';
 
 export function lineKind(text: string): LineKind {
-  if (text.startsWith('{"')) return /"(?:caller|logger)":"/.test(text) && text.includes('"msg":') ? 'etcd' : 'other';
+  if (text.startsWith('{"'))
+    return /"(?:caller|logger)":"/.test(text) && text.includes('"msg":') ? 'etcd' : 'other';
   if (CAPNSLOG.test(text) || RAFT_STD.test(text)) return 'etcd';
   return KLOG.test(text) ? 'klog' : 'other';
 }

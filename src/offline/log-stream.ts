@@ -41,7 +41,10 @@ export interface StreamScanOptions {
  * examples per writer: memory stays bounded however long the stream is. Lines prefixed with a
  * pod or member name (`kubectl logs --prefix`, `etcd-1 | `) are split per writer.
  */
-export async function scanLogStream(lines: AsyncIterable<string>, opts: StreamScanOptions): Promise<WriterLog[]> {
+export async function scanLogStream(
+  lines: AsyncIterable<string>,
+  opts: StreamScanOptions,
+): Promise<WriterLog[]> {
   const writers = new Map<string, WriterState>();
   let count = 0;
   for await (const raw of lines) {

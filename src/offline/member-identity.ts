@@ -31,7 +31,10 @@ const ADDED = /membership: added member ([0-9a-f]+) \[([^\]]*)\]/;
 export function readIdentity(text: string, id: MemberIdentity): void {
   if (!text.includes('member') && !text.includes('name')) return;
   const zap = text.startsWith('{"') ? parseZap(text) : undefined;
-  if (zap) return readZapIdentity(zap.msg, zap.fields, id);
+  if (zap) {
+    readZapIdentity(zap.msg, zap.fields, id);
+    return;
+  }
   id.selfId ??= STARTING.exec(text)?.[1];
   id.selfName ??= NAME_IS.exec(text)?.[1] ?? PUBLISHED.exec(text)?.[1];
   const added = ADDED.exec(text);

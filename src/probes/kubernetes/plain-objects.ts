@@ -10,7 +10,13 @@ import type {
   LeaseInfo,
   WarningEvent,
 } from './evidence.js';
-import { CONTROL_PLANE_NODE_SELECTORS, componentOf, KUBEADM_LAYOUT, type LeaseRef, OPENSHIFT_LAYOUT } from './layout.js';
+import {
+  CONTROL_PLANE_NODE_SELECTORS,
+  componentOf,
+  KUBEADM_LAYOUT,
+  type LeaseRef,
+  OPENSHIFT_LAYOUT,
+} from './layout.js';
 import { summarizeLease } from './leases.js';
 import { summarizeNode } from './nodes.js';
 

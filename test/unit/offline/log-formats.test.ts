@@ -98,7 +98,7 @@ describe('analyze: each format hand-written from its documentation names the cau
       [],
       /6 leader changes in docker-etcd-1's log \(09:02:00–09:08:00\)/,
     ],
-    ['cri-etcd-3.log', 'db-quota', ['cri-etcd-3'], /2 × database space exceeded/],
+    ['cri-etcd-3.log', 'db-quota', ['cri-etcd-3'], /cri-etcd-3 logged 2 × NOSPACE line, 08:54:41–08:54:42/],
     [
       'goreman.log',
       'member-down',

@@ -48,6 +48,8 @@ export async function readClusterInfoDumpStream(
         summary.entries++;
       }
     }
+  } catch (err) {
+    throw opts.signal?.aborted ? opts.signal.reason : err;
   } finally {
     await lines.return(undefined);
   }

@@ -17,7 +17,7 @@ import type { Layout } from './layout.js';
 import { ByteBudget } from './limits.js';
 import { type ReadContext, readEntries } from './read-entries.js';
 import { notACollection, readHead, sniffDirectory, sniffTarball, tarballFormat } from './sniff.js';
-import { tarEntries } from './tar-entries.js';
+import { openTarball } from './tar-entries.js';
 
 export { looksLikeClusterInfoDump } from './cluster-info-dump.js';
 export { readClusterInfoDumpStream } from './cluster-info-dump-stream.js';
@@ -57,10 +57,12 @@ export async function readCollection(
   }
   const budget = new ByteBudget(path, limits);
   const ctx = readContext(sink, budget, limits, directory ? 'directory' : 'archive', opts.signal);
-  const entries = directory
-    ? dirEntries(path, budget, opts.signal)
-    : tarEntries(path, archive === 'gzip', budget, opts.signal);
-  await readEntries(entries, ctx);
+  const tar = archive ? openTarball(path, archive === 'gzip', budget, opts.signal) : undefined;
+  try {
+    await readEntries(tar ? tar.entries : dirEntries(path, budget, opts.signal), ctx);
+  } catch (err) {
+    throw opts.signal?.aborted ? opts.signal.reason : tar ? tar.explain(err) : err;
+  }
   const kind = pickKind(ctx.layouts);
   if (!kind) throw notACollection(path, directory ? 'a directory' : 'a tarball');
   return { kind, path, entries: ctx.counts.entries, bytes: budget.used, skipped: ctx.counts.skipped };

@@ -7,7 +7,7 @@ import { DEFAULT_READ_LIMITS, OfflineInputError } from '../collection.js';
 import { detectFormat, isTarHeader, unsupportedArchive } from './formats.js';
 import { type Layout, layoutHint } from './layout.js';
 import { ByteBudget } from './limits.js';
-import { tarEntries } from './tar-entries.js';
+import { openTarball } from './tar-entries.js';
 
 /** How far a sniff reads into a tarball before it gives up telling its kind. */
 const SNIFF_ENTRIES = 5000;
@@ -80,14 +80,15 @@ async function gunzippedHead(path: string): Promise<Buffer> {
 export async function sniffTarball(path: string, gzip: boolean): Promise<Layout> {
   const budget = new ByteBudget(path, { ...DEFAULT_READ_LIMITS, maxTotalBytes: SNIFF_BYTES });
   let seen = 0;
+  const tar = openTarball(path, gzip, budget);
   try {
-    for await (const entry of tarEntries(path, gzip, budget)) {
+    for await (const entry of tar.entries) {
       const layout = layoutHint(entry.path);
       if (layout) return layout;
       if (++seen >= SNIFF_ENTRIES) break;
     }
   } catch (err) {
-    if (!(err instanceof OfflineInputError) || budget.used <= SNIFF_BYTES) throw err;
+    if (budget.used <= SNIFF_BYTES) throw tar.explain(err);
   }
   throw notACollection(path, 'a tarball');
 }

@@ -8,33 +8,49 @@ import type { ByteBudget } from './limits.js';
 
 type TarEntry = Extract extends AsyncIterable<infer E> ? E : never;
 
+/** A tarball being read: its entries, and what broke the reading of its bytes, if anything did. */
+export interface Tarball {
+  entries: AsyncGenerator<CollectionEntry>;
+  /** Turns an error met while reading into the answer to give (corrupt, truncated, over the cap, aborted). */
+  explain(err: unknown): unknown;
+}
+
 /**
  * The entries of a tarball (`.tar`, or `.tar.gz` when `gzip`), one at a time, straight from the
  * file: nothing is written to disk and nothing is kept. Uncompressed bytes are counted against the
  * budget as they leave gunzip, so a gzip bomb stops at the cap however small the file is.
  */
-export async function* tarEntries(
+export function openTarball(path: string, gzip: boolean, budget: ByteBudget, signal?: AbortSignal): Tarball {
+  const state: { failure?: unknown } = {};
+  const explain = (err: unknown) =>
+    readFailure(path, state.failure ?? err, signal, state.failure !== undefined);
+  return { entries: tarEntries(path, gzip, budget, state, signal), explain };
+}
+
+async function* tarEntries(
   path: string,
   gzip: boolean,
   budget: ByteBudget,
+  state: { failure?: unknown },
   signal?: AbortSignal,
 ): AsyncGenerator<CollectionEntry> {
   const extract = tarStream.extract();
-  const state: { failure?: unknown } = {};
   const feeding = feed(tarBytes(path, gzip, signal), extract, budget, state);
   try {
     for await (const entry of extract) {
       signal?.throwIfAborted();
       yield toEntry(entry);
-      for await (const _ of entry); // drain what the reader left
+      for await (const _ of entry as AsyncIterable<Buffer>); // drain what the reader left
     }
   } catch (err) {
-    throw readFailure(path, state.failure ?? err, signal);
+    // only the tar parser and the bytes under it throw in here; the reader's errors stay outside
+    state.failure ??= err;
+    throw state.failure;
   } finally {
     extract.destroy();
     await feeding;
   }
-  if (state.failure) throw readFailure(path, state.failure, signal);
+  if (state.failure) throw state.failure;
 }
 
 function tarBytes(path: string, gzip: boolean, signal: AbortSignal | undefined): Readable {
@@ -83,10 +99,15 @@ function toEntry(entry: TarEntry): CollectionEntry {
   };
 }
 
-/** A broken tarball says what is wrong with it; the cap and an abort pass through as they are. */
-function readFailure(path: string, err: unknown, signal: AbortSignal | undefined): unknown {
-  if (err instanceof OfflineInputError) return err;
+/** A broken tarball says what is wrong with it; the cap, an abort and the sink's own errors pass through. */
+function readFailure(
+  path: string,
+  err: unknown,
+  signal: AbortSignal | undefined,
+  fromBytes: boolean,
+): unknown {
   if (signal?.aborted) return signal.reason;
+  if (err instanceof OfflineInputError || !fromBytes) return err;
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: string }).code;
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
@@ -96,7 +117,7 @@ function readFailure(path: string, err: unknown, signal: AbortSignal | undefined
     ? 'it ends in the middle of an entry (a truncated download or copy?)'
     : `${message.replace(/\.$/, '')}`;
   return new OfflineInputError(
-    `${path} is a corrupt tarball: ${why}. Check it with \`tar -tzf ${path}\`, then collect or copy it again`,
+    `${path} is a corrupt tarball: ${why}. Check it with \`tar -tf ${path}\`, then collect or copy it again`,
     { cause: err },
   );
 }

@@ -6,6 +6,7 @@ import { benchDiagnosisTime } from './diagnosis-time.js';
 import { benchFleet } from './fleet.js';
 import { benchHealth } from './health.js';
 import { benchNospaceRecovery } from './nospace-recovery.js';
+import { benchOfflineRead } from './offline-read.js';
 import { benchProbeCost } from './probe-cost.js';
 import { benchSlackFlow } from './slack-flow.js';
 
@@ -21,6 +22,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   fleet: benchFleet,
   'nospace-recovery': benchNospaceRecovery,
   charts: benchCharts,
+  'offline-read': benchOfflineRead,
 };
 
 /** Goals from the issues that these numbers do not meet, and why (kept with the results). */

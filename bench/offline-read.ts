@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createGzip } from 'node:zlib';
@@ -151,6 +151,9 @@ export async function benchOfflineRead(): Promise<string> {
       `- Readers alone: ${(reader.result.wallMs / base.ms).toFixed(1)}× the shell baseline, ` +
         `${(bytes / 1024 ** 2 / (reader.result.wallMs / 1000)).toFixed(0)} MiB/s uncompressed; with the analysis sink ` +
         `${(bytes / 1024 ** 2 / (analysis.result.wallMs / 1000)).toFixed(0)} MiB/s.`,
+      targets(analysis),
+      `- Run ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ` +
+        `${loadavg()[0]?.toFixed(1)} (a shared host); $TMPDIR on ${tmpdir()}.`,
       '',
     ].join('\n');
   } finally {
@@ -165,6 +168,16 @@ async function measure(path: string, mode: 'reader' | 'analysis') {
     }),
   );
   return { ms: child.ms, result: JSON.parse(child.value.stdout) as ChildResult };
+}
+
+function targets(m: { ms: number; result: ChildResult }): string {
+  const r = m.result;
+  const yes = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  return (
+    `- With the analysis sink: under 60 s ${yes(m.ms < 60_000)} (${sec(m.ms)}); peak RSS under 200 MiB ` +
+    `${yes(r.maxRssBytes < 200 * 1024 ** 2)} (${mib(r.maxRssBytes)}, of which ${mib(r.rssBeforeBytes)} before the ` +
+    'first byte is read: the modules the analysis imports, and tsx).'
+  );
 }
 
 function ourRow(what: string, m: { ms: number; result: ChildResult }): string {

@@ -36,7 +36,8 @@ export async function readHead(path: string, bytes: number): Promise<Buffer> {
 
 /**
  * `gzip` or `tar` when the file is a tarball (by its bytes, not its name); undefined for a plain
- * file. Throws for archives etcd-doctor does not read and for a gzip file without a tarball in it.
+ * file, a gzip-compressed log included (the log reader decompresses those). Throws for archives
+ * etcd-doctor does not read.
  */
 export async function tarballFormat(path: string, head: Buffer): Promise<'gzip' | 'tar' | undefined> {
   const format = detectFormat(head);
@@ -44,10 +45,7 @@ export async function tarballFormat(path: string, head: Buffer): Promise<'gzip' 
   if (unsupported) throw unsupported;
   if (format === 'tar') return 'tar';
   if (format !== 'gzip') return undefined;
-  if (isTarHeader(await gunzippedHead(path))) return 'gzip';
-  throw new OfflineInputError(
-    `${path} is gzip-compressed but holds no tarball: decompress it (gunzip) and give the file inside`,
-  );
+  return isTarHeader(await gunzippedHead(path)) ? 'gzip' : undefined;
 }
 
 /** The first 512 uncompressed bytes of a gzip file (one tar header block). */

@@ -61,7 +61,7 @@ export function formatSpan(first: string | undefined, last: string | undefined):
   const day = (t: string) => t.slice(0, 10);
   const time = (t: string) => t.slice(11, 19);
   if (day(first) !== day(last)) return `${day(first)} ${time(first)}–${day(last)} ${time(last)} UTC`;
-  return first === last ? `at ${time(first)}` : `${time(first)}–${time(last)}`;
+  return time(first) === time(last) ? `at ${time(first)}` : `${time(first)}–${time(last)}`;
 }
 
 /** `14 × slow fdatasync, up to 4.0 s, 12:26:12–12:26:27`: what logs-only evidence says. */

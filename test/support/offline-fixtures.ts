@@ -153,9 +153,24 @@ function list(kind: string, items: KubeObject[], keepItemKinds: boolean): Record
   return { kind, apiVersion: 'v1', metadata: { resourceVersion: '40581122' }, items: shown };
 }
 
-/** A uint64 member ID, above 2^53 like real ones, printed unquoted as etcdctl -w json does. */
-export function memberId(name: string): bigint {
-  return BigInt(`0x${createHash('sha256').update(name).digest('hex').slice(0, 16)}`) | (1n << 63n);
+/**
+ * A member's uint64 ID as its own log announces it (`"local-member-id":"8e9e05c52164694d"`, in
+ * the scenario or its base), so etcd_info and the logs agree; a hash of the name otherwise. Real
+ * IDs are above 2^53, and etcdctl -w json prints them as bare numbers.
+ */
+export function memberId(fixture: KubeFixture, node: string): bigint {
+  for (
+    let f: KubeFixture | undefined = fixture;
+    f;
+    f = f.scenario.base ? loadKubeFixture(f.scenario.base) : undefined
+  ) {
+    for (const pod of f.objects.pods.filter((p) => p.metadata.name === `etcd-${node}`)) {
+      const log = f.readText(`logs/${pod.metadata.namespace}/${pod.metadata.name}/etcd.log`) ?? '';
+      const hex = /"local-member-id":"([0-9a-f]{16})"/.exec(log)?.[1];
+      if (hex) return BigInt(`0x${hex}`);
+    }
+  }
+  return BigInt(`0x${createHash('sha256').update(node).digest('hex').slice(0, 16)}`) | (1n << 63n);
 }
 
 interface EtcdMember {
@@ -163,8 +178,11 @@ interface EtcdMember {
   ip: string;
 }
 
+/** The members etcd knows: from the base scenario's pods (a member whose static pod vanished is still one). */
 function etcdMembers(fixture: KubeFixture): EtcdMember[] {
-  return fixture.objects.pods
+  let root = fixture;
+  while (root.scenario.base) root = loadKubeFixture(root.scenario.base);
+  return root.objects.pods
     .filter(
       (p) =>
         /^etcd-/.test(p.metadata.name) &&
@@ -184,14 +202,16 @@ export function etcdInfoFiles(fixture: KubeFixture): FixtureFile[] {
   const members = etcdMembers(fixture);
   const first = members[0];
   if (!first) return [];
-  const header = `{"cluster_id":${memberId('cluster')},"member_id":${memberId(first.name)},"raft_term":7}`;
+  const id = (name: string) => memberId(fixture, name);
+  const clusterId = 0xcdf818194e3a8c32n;
+  const header = `{"cluster_id":${clusterId},"member_id":${id(first.name)},"raft_term":7}`;
   const memberList = members.map(
     (m) =>
-      `{"ID":${memberId(m.name)},"name":"${m.name}","peerURLs":["https://${m.ip}:2380"],"clientURLs":["https://${m.ip}:2379"]}`,
+      `{"ID":${id(m.name)},"name":"${m.name}","peerURLs":["https://${m.ip}:2380"],"clientURLs":["https://${m.ip}:2379"]}`,
   );
   const status = members.map(
     (m, i) =>
-      `{"Endpoint":"https://${m.ip}:2379","Status":{"header":{"cluster_id":${memberId('cluster')},"member_id":${memberId(m.name)},"revision":40581522,"raft_term":7},"version":"3.5.9","dbSize":191234048,"leader":${memberId(first.name)},"raftIndex":${51234567 + i},"raftTerm":7,"raftAppliedIndex":${51234567 + i},"dbSizeInUse":101310464}}`,
+      `{"Endpoint":"https://${m.ip}:2379","Status":{"header":{"cluster_id":${clusterId},"member_id":${id(m.name)},"revision":40581522,"raft_term":7},"version":"3.5.9","dbSize":191234048,"leader":${id(first.name)},"raftIndex":${51234567 + i},"raftTerm":7,"raftAppliedIndex":${51234567 + i},"dbSizeInUse":181310464}}`,
   );
   const health = members.map((m) => `{"endpoint":"https://${m.ip}:2379","health":true,"took":"9.27ms"}`);
   return [

@@ -7,7 +7,7 @@ import {
 } from '../probes/evidence.js';
 import type { ContainerLogScan, KubernetesEvidence } from '../probes/kubernetes/evidence.js';
 import { layoutOf } from '../probes/kubernetes/layout.js';
-import { expectedPods } from '../probes/kubernetes/static-pods.js';
+import { expectedPods } from '../probes/kubernetes/static-pod-summary.js';
 import { sameUrl } from '../probes/member-ids.js';
 import { parseAlarmList, parseEndpointHealth, parseEndpointStatus, parseMemberList } from './etcd-info.js';
 import { type Collected, type CollectedLog, newest } from './offline-sink.js';

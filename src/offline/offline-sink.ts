@@ -17,7 +17,7 @@ import {
   plainPodComponent,
   plainWarningEvent,
 } from '../probes/kubernetes/plain-objects.js';
-import { parseEtcdOperator } from '../probes/kubernetes/static-pods.js';
+import { parseEtcdOperator } from '../probes/kubernetes/static-pod-summary.js';
 import type { CollectionSink, EtcdInfoName, KubeObject, LogStreamMeta } from './collection.js';
 import { scanLogStream, type WriterLog } from './log-stream.js';
 

@@ -1,7 +1,7 @@
 import type { CoreV1Event, V1Lease, V1Node, V1Pod } from '@kubernetes/client-node';
 import { summarizePod } from './control-plane-pods.js';
 import { parseEtcdPodSpec } from './etcd-pod-spec.js';
-import { summarizeEvent } from './events.js';
+import { summarizeEvent } from './event-summary.js';
 import type {
   ControlPlaneComponent,
   ControlPlaneNode,
@@ -17,7 +17,7 @@ import {
   type LeaseRef,
   OPENSHIFT_LAYOUT,
 } from './layout.js';
-import { summarizeLease } from './leases.js';
+import { summarizeLease } from './lease-summary.js';
 import { summarizeNode } from './nodes.js';
 
 /**

@@ -14,8 +14,13 @@ import {
 } from './collection.js';
 import { buildOfflineEvidence } from './offline-evidence.js';
 import { type Collected, createOfflineSink, type OfflineSink } from './offline-sink.js';
-import { readLines } from './read-lines.js';
-import { readCollection, sniffCollection } from './readers/index.js';
+import {
+  looksLikeClusterInfoDump,
+  readClusterInfoDumpStream,
+  readCollection,
+  sniffCollection,
+} from './readers/index.js';
+import { splitLines } from './readers/lines.js';
 import { buildTimeline } from './timeline.js';
 
 export type { TimelineEntry } from '../report/timeline.js';
@@ -79,7 +84,7 @@ async function readPath(
   if (path === '-') {
     if (!opts.stdin)
       throw new OfflineInputError('- means stdin, and there is no stdin here: give a file path');
-    return readLog('-', opts.stdin, sink, limits);
+    return readStdin(opts.stdin, sink, opts, limits);
   }
   const info = await stat(path).catch((err: NodeJS.ErrnoException) => {
     throw new OfflineInputError(
@@ -108,9 +113,33 @@ async function readPath(
   return readLog(path, gzipped ? stream.pipe(createGunzip()) : stream, sink, limits, info.size);
 }
 
+/** stdin is a pasted log, or `kubectl cluster-info dump` piped in: its first chunk says which. */
+async function readStdin(
+  stdin: NodeJS.ReadableStream,
+  sink: OfflineSink,
+  opts: AnalyzeOptions,
+  limits: ReadLimits,
+): Promise<CollectionSummary> {
+  const chunks = (stdin as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  const head = first.done ? Buffer.alloc(0) : Buffer.from(first.value);
+  const all = (async function* () {
+    yield head;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next())
+      yield Buffer.from(next.value);
+  })();
+  if (looksLikeClusterInfoDump(head))
+    return readClusterInfoDumpStream(all, sink, {
+      source: '-',
+      limits,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  return readLog('-', all, sink, limits);
+}
+
 async function readLog(
   path: string,
-  input: NodeJS.ReadableStream,
+  input: AsyncIterable<Buffer> | NodeJS.ReadableStream,
   sink: OfflineSink,
   limits: ReadLimits,
   size?: number,
@@ -118,7 +147,7 @@ async function readLog(
   const before = sink.collected().logs.length;
   await sink.log(
     { source: path, previous: false },
-    readLines(input as AsyncIterable<Buffer>, limits.maxLineBytes),
+    splitLines(input as AsyncIterable<Buffer>, limits.maxLineBytes),
   );
   const writers = sink
     .collected()

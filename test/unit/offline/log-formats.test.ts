@@ -5,7 +5,6 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { analyzePaths } from '../../../src/offline/analyze.js';
 import { unwrapLine } from '../../../src/offline/log-line.js';
-import { readLines } from '../../../src/offline/read-lines.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/offline/logs');
 const fixture = (name: string) => join(FIXTURES, name);
@@ -64,16 +63,6 @@ describe('one line, any wrapper: detected per line', () => {
       partial: true,
       text: 'part',
     });
-  });
-
-  it('cuts an endless line instead of holding it', async () => {
-    const lines: string[] = [];
-    for await (const l of readLines(
-      Readable.from([`${'x'.repeat(50)}\nshort\n`, 'y'.repeat(30), 'y'.repeat(30), '\nend']),
-      40,
-    ))
-      lines.push(l);
-    expect(lines).toEqual(['x'.repeat(40), 'short', 'y'.repeat(40), 'end']);
   });
 });
 
@@ -210,5 +199,45 @@ describe('analyze: several files, stdin, bad input', () => {
     expect(report.status).toBe('unknown');
     expect(report.findings).toEqual([]);
     expect(report.members).toEqual([]);
+  });
+});
+
+describe('analyze -: kubectl cluster-info dump piped in', () => {
+  it('is read as a dump, not as a log', async () => {
+    const pod = {
+      kind: 'Pod',
+      apiVersion: 'v1',
+      metadata: {
+        name: 'etcd-master-2',
+        namespace: 'kube-system',
+        labels: { component: 'etcd', tier: 'control-plane' },
+      },
+      spec: {
+        nodeName: 'master-2',
+        containers: [
+          {
+            name: 'etcd',
+            command: ['etcd', '--name=master-2', '--data-dir=/var/lib/etcd'],
+            volumeMounts: [{ name: 'etcd-data', mountPath: '/var/lib/etcd' }],
+          },
+        ],
+        volumes: [{ name: 'etcd-data', hostPath: { path: '/var/lib/etcd', type: 'DirectoryOrCreate' } }],
+      },
+      status: { phase: 'Running' },
+    };
+    const { readFile } = await import('node:fs/promises');
+    const log = (await readFile(fixture('zap-etcd-1.log'), 'utf8')).replaceAll('etcd-1', 'master-2');
+    const dump = [
+      JSON.stringify({ kind: 'NodeList', apiVersion: 'v1', items: [] }, null, 4),
+      JSON.stringify({ kind: 'PodList', apiVersion: 'v1', items: [pod] }, null, 4),
+      '==== START logs for container etcd of pod kube-system/etcd-master-2 ====',
+      log.trimEnd(),
+      '==== END logs for container etcd of pod kube-system/etcd-master-2 ====',
+      '',
+    ].join('\n');
+    const report = await analyzePaths(['-'], { stdin: Readable.from([Buffer.from(dump)]) });
+    expect(report.source).toEqual([expect.objectContaining({ kind: 'cluster-info-dump', path: '-' })]);
+    expect(report.findings[0]).toMatchObject({ cause: 'clock-skew', members: ['b366cbcd316c915f'] });
+    expect(report.findings[0]?.summary).toMatch(/off from master-2/);
   });
 });

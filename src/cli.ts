@@ -169,6 +169,24 @@ async function runDigestCommand(options: DigestOptions, io: CliIo): Promise<numb
   }
 }
 
+/** `analyze <path...>`: its logic lives in src/offline/analyze-command.ts. */
+function addAnalyzeCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('analyze')
+    .description(
+      'the same rules on collected evidence: log files (- for stdin), a must-gather, a kubectl cluster-info dump',
+    )
+    .argument(
+      '<path...>',
+      'log files (one per member), -, a must-gather directory or tarball, a cluster-info dump',
+    )
+    .option('--json', 'print the JSON report (the diagnose contract plus source and timeline)')
+    .option('--explain', 'print, for every rule, why it fired, stayed quiet or was not evaluated offline')
+    .action(async (paths: string[], options: AnalyzeCommandOptions) =>
+      setExit(exitCodeFor(await runAnalyzeCommand(paths, options, io))),
+    );
+}
+
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('etcd-doctor')
     .description('Names the root cause of etcd and Kubernetes control-plane incidents.')
@@ -199,20 +217,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   check('health', 'fast per-member health: reachable, leader, took, DB size, alarms');
   check('diagnose', 'every probe, then the rules: the root cause first, with evidence and remediation');
 
-  program
-    .command('analyze')
-    .description(
-      'the same rules on collected evidence: log files (- for stdin), a must-gather, a kubectl cluster-info dump',
-    )
-    .argument(
-      '<path...>',
-      'log files (one per member), -, a must-gather directory or tarball, a cluster-info dump',
-    )
-    .option('--json', 'print the JSON report (the diagnose contract plus source and timeline)')
-    .option('--explain', 'print, for every rule, why it fired, stayed quiet or was not evaluated offline')
-    .action(async (paths: string[], options: AnalyzeCommandOptions) =>
-      setExit(exitCodeFor(await runAnalyzeCommand(paths, options, io))),
-    );
+  addAnalyzeCommand(program, io, setExit);
 
   const role = (name: Role, description: string) => {
     program

@@ -159,6 +159,12 @@ function findingsBlocks(
   return blocks;
 }
 
+function membersOf(report: DiagnosisReport): string[] {
+  if (report.kind === 'analyze' && report.members.length === 0)
+    return ['_none in the collection (no etcd_info)_'];
+  return report.members.map(memberLine);
+}
+
 /** An offline analysis's timeline, compactly; its lines come from logs, so they are escaped. */
 function timelineBlocks(report: DiagnosisReport): Block[] {
   const blocks: Block[] = [];
@@ -192,7 +198,7 @@ function renderReport(view: ReportView): SlackMessage {
     context(
       `${answered} of ${report.probes.length} probes answered in ${formatMs(report.durationMs)} · ${report.collectedAt}`,
     ),
-    ...chunkLines(['*Members*', ...report.members.map(memberLine)]).map(section),
+    ...chunkLines(['*Members*', ...membersOf(report)]).map(section),
     { type: 'divider' },
     ...findingsBlocks(report, elements),
     ...timelineBlocks(report),

@@ -3,6 +3,7 @@ import { apiserverLatencyRule } from './apiserver-latency.js';
 import { clockSkewRule } from './clock-skew.js';
 import { clockSkewLogsRule } from './clock-skew-logs.js';
 import { controlPlaneRestartsRule } from './control-plane-restarts.js';
+import { controlPlaneRestartsLogsRule } from './control-plane-restarts-logs.js';
 import { corruptionRule } from './corruption.js';
 import { cpuStarvationRule } from './cpu-starvation.js';
 import { dbFragmentationRule } from './db-fragmentation.js';
@@ -58,4 +59,5 @@ export const collectedRules: readonly Rule[] = [
   dbQuotaLogsRule,
   slowDiskLogsRule,
   leaderChurnLogsRule,
+  controlPlaneRestartsLogsRule,
 ];

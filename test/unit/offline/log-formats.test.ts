@@ -100,6 +100,13 @@ describe('analyze: each format hand-written from its documentation names the cau
       ['etcd-master-3', 'etcd-master-1'],
       /cannot be reached on the peer port/,
     ],
+    // klog (k8s.io/klog header: Lmmdd hh:mm:ss.uuuuuu threadid file:line]) behind kubectl --timestamps
+    [
+      'kube-controller-manager.log',
+      'control-plane-restarts',
+      [],
+      /^kube-controller-manager lost its leader-election lease 2 times \(logs: leaderelection lost\)/,
+    ],
   ])('%s: %s', async (file, cause, members, summary) => {
     const report = await analyzePaths([fixture(file)]);
     expect(report.findings[0]).toMatchObject({ cause, members });
@@ -125,6 +132,20 @@ describe('analyze: each format hand-written from its documentation names the cau
     });
     const firsts = report.timeline.map((t) => t.firstSeenAt);
     expect(firsts).toEqual([...firsts].sort());
+  });
+
+  it('an etcd log and a controller-manager log: the slow disk explains the restarts', async () => {
+    const report = await analyzePaths([
+      fixture('capnslog-etcd-2.log'),
+      fixture('kube-controller-manager.log'),
+    ]);
+    expect(report.findings.map((f) => [f.cause, f.causedBy])).toEqual([
+      ['slow-disk', null],
+      ['control-plane-restarts', 'slow-disk'],
+    ]);
+    expect(report.findings[1]?.evidence[0]).toBe(
+      'kube-controller-manager: 2 × leaderelection lost, 12:15:35–12:16:45; 2 × failed to renew lease; 2 × etcdserver: request timed out',
+    );
   });
 
   it('live-only rules say offline in --explain', async () => {

@@ -24,19 +24,23 @@ export interface LabFault {
 const LOG_WAIT_MS = 45_000;
 const POLL_MS = 200;
 
-/** Resolves when `member`'s log has `text` (polled: the lab's log is a ring buffer, not an event source). */
+/**
+ * Resolves when `member`'s log has one of `texts` (zap and capnslog word it differently; polled:
+ * the lab's log is a ring buffer, not an event source).
+ */
 export async function waitForLog(
   lab: EtcdLab,
   member: string,
-  text: string,
+  texts: readonly string[],
   timeoutMs = LOG_WAIT_MS,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let i = 0; Date.now() < deadline && i < timeoutMs / POLL_MS; i++) {
-    if (lab.logs(member).includes(text)) return;
+    const log = lab.logs(member);
+    if (texts.some((t) => log.includes(t))) return;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
-  throw new Error(`${member} did not log "${text}" within ${timeoutMs} ms`);
+  throw new Error(`${member} did not log "${texts.join('" or "')}" within ${timeoutMs} ms`);
 }
 
 const plain = async () => ({ options: {}, dispose: async () => undefined });
@@ -57,7 +61,7 @@ export const LAB_FAULTS: LabFault[] = [
       const slow = await lab.slowDisk(victim, SLOW_DISK_DELAY_MS * 1000);
       try {
         const load = lab.writeLoad({ ratePerSecond: 20, durationMs: 6000, valueBytes: 256 });
-        await waitForLog(lab, victim, 'slow fdatasync', 20_000);
+        await waitForLog(lab, victim, ['slow fdatasync', 'sync duration of'], 20_000);
         const report = await doctor.run('lab', 'diagnose');
         await load;
         return report;
@@ -71,8 +75,8 @@ export const LAB_FAULTS: LabFault[] = [
     lab: plain,
     async run(lab, doctor) {
       await lab.kill('etcd-2');
-      await waitForLog(lab, 'etcd-1', 'peer became inactive');
-      await waitForLog(lab, 'etcd-3', 'peer became inactive');
+      await waitForLog(lab, 'etcd-1', ['became inactive']);
+      await waitForLog(lab, 'etcd-3', ['became inactive']);
       return doctor.run('lab', 'diagnose');
     },
   },
@@ -88,7 +92,7 @@ export const LAB_FAULTS: LabFault[] = [
       };
     },
     async run(lab, doctor) {
-      await waitForLog(lab, 'etcd-2', 'prober found high clock drift');
+      await waitForLog(lab, 'etcd-2', ['prober found high clock drift', 'clock difference against peer']);
       return doctor.run('lab', 'diagnose');
     },
   },
@@ -122,10 +126,14 @@ export interface FaultRun {
 }
 
 /** Starts a lab for the fault, runs it, writes the members' logs into `dir`, destroys the lab. */
-export async function runLabFault(fault: LabFault, dir: string): Promise<FaultRun | { skip: string }> {
+export async function runLabFault(
+  fault: LabFault,
+  dir: string,
+  logger: 'zap' | 'capnslog' = 'zap',
+): Promise<FaultRun | { skip: string }> {
   const setup = await fault.lab();
   if ('skip' in setup) return setup;
-  const lab = await startEtcdLab(setup.options);
+  const lab = await startEtcdLab({ ...setup.options, logger });
   const doctor = labDoctor(lab);
   try {
     const live = await fault.run(lab, doctor);

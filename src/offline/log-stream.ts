@@ -28,6 +28,9 @@ interface WriterState extends WriterLog {
   lastAt: string | undefined;
 }
 
+/** Writers one stream may be split into: a cluster's members and a few pods, with room to spare. */
+const MAX_WRITERS = 32;
+
 export interface StreamScanOptions {
   /** The writer name for lines without a prefix (the file name, the pod). */
   name: string;
@@ -58,7 +61,9 @@ export async function scanLogStream(
 
 function consume(raw: string, writers: Map<string, WriterState>, opts: StreamScanOptions): void {
   const u = unwrapLine(raw);
-  const name = u.source ?? opts.name;
+  // A prefix seen for the first time past the cap is not a new writer (text that only looks like one).
+  const prefixed = u.source !== undefined && (writers.has(u.source) || writers.size < MAX_WRITERS);
+  const name = prefixed && u.source !== undefined ? u.source : opts.name;
   let w = writers.get(name);
   if (!w) {
     w = newWriter(name);

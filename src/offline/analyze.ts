@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { diagnose } from '../diagnosis/diagnose.js';
 import { collectedRules, rules } from '../diagnosis/rules/index.js';
@@ -13,7 +13,7 @@ import {
   type ReadLimits,
 } from './collection.js';
 import { buildOfflineEvidence } from './offline-evidence.js';
-import { type Collected, createOfflineSink, type OfflineSink } from './offline-sink.js';
+import { type Collected, createOfflineSink, type OfflineSink, streamName } from './offline-sink.js';
 import {
   looksLikeClusterInfoDump,
   readClusterInfoDumpStream,
@@ -59,7 +59,8 @@ export async function analyzePaths(
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const source: CollectionSummary[] = [];
-  for (const path of paths) source.push(await readPath(path, sink, opts, limits));
+  const members = memberNames(paths);
+  for (const path of paths) source.push(await readPath(path, sink, opts, limits, members.get(path)));
   const collected = sink.collected();
   assertAnalysable(collected, paths);
   const evidence = buildOfflineEvidence(collected, labelOf(paths));
@@ -80,6 +81,7 @@ async function readPath(
   sink: OfflineSink,
   opts: AnalyzeOptions,
   limits: ReadLimits,
+  member?: string,
 ): Promise<CollectionSummary> {
   if (path === '-') {
     if (!opts.stdin)
@@ -110,7 +112,7 @@ async function readPath(
     );
   const gzipped = await isGzip(path);
   const stream = createReadStream(path);
-  return readLog(path, gzipped ? stream.pipe(createGunzip()) : stream, sink, limits, info.size);
+  return readLog(path, gzipped ? stream.pipe(createGunzip()) : stream, sink, limits, info.size, member);
 }
 
 /** stdin is a pasted log, or `kubectl cluster-info dump` piped in: its first chunk says which. */
@@ -143,10 +145,11 @@ async function readLog(
   sink: OfflineSink,
   limits: ReadLimits,
   size?: number,
+  member?: string,
 ): Promise<CollectionSummary> {
   const before = sink.collected().logs.length;
   await sink.log(
-    { source: path, previous: false },
+    { source: path, previous: false, ...(member ? { member } : {}) },
     splitLines(input as AsyncIterable<Buffer>, limits.maxLineBytes),
   );
   const writers = sink
@@ -177,6 +180,23 @@ function assertAnalysable(c: Collected, paths: readonly string[]): void {
   if (appLines > 0 || c.objects > 0 || Object.keys(c.etcdInfo).length > 0) return;
   const what = paths.length === 1 ? '' : ` in ${paths.join(', ')}`;
   throw new OfflineInputError(`no etcd log lines found${what}: is this the etcd container's log?`);
+}
+
+/**
+ * Files given together that a file name alone would merge (`m1/etcd.log`, `m2/etcd.log`) are
+ * named after their folder instead: one member per file.
+ */
+function memberNames(paths: readonly string[]): Map<string, string> {
+  const byName = new Map<string, string[]>();
+  for (const path of paths) {
+    if (path === '-') continue;
+    const name = streamName({ source: path, previous: false });
+    byName.set(name, [...(byName.get(name) ?? []), path]);
+  }
+  const names = new Map<string, string>();
+  for (const same of byName.values())
+    if (same.length > 1) for (const path of same) names.set(path, basename(dirname(resolve(path))) || path);
+  return names;
 }
 
 function labelOf(paths: readonly string[]): string {

@@ -134,6 +134,7 @@ function isComponent(name: string): name is ControlPlaneComponent {
 
 /** A log file is its member: `etcd-1.log` -> etcd-1, `/tmp/m2-etcd.txt.1` -> m2-etcd; stdin is `stdin`. */
 export function streamName(meta: LogStreamMeta): string {
+  if (meta.member) return meta.member;
   if (meta.pod) return meta.pod;
   if (meta.source === '-') return 'stdin';
   const name = basename(meta.source).replace(/(\.(log|txt|json|out|\d+))+$/i, '');

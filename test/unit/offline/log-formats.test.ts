@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -178,6 +178,19 @@ describe('analyze: several files, stdin, bad input', () => {
     expect(report.findings[0]).toMatchObject({ cause: 'clock-skew', members: ['etcd-3'] });
     expect(report.findings[0]?.summary).toMatch(/^etcd-3's clock is 10\.5 s off from etcd-1/);
     expect(report.source.map((s) => s.path)).toEqual([a, b]);
+  });
+
+  it('files of the same name are named after their folders', async () => {
+    const lab = join(import.meta.dirname, '../../fixtures/offline/lab/member-down');
+    const paths: string[] = [];
+    for (const m of ['etcd-1', 'etcd-2', 'etcd-3']) {
+      await mkdir(join(dir, m), { recursive: true });
+      await copyFile(join(lab, `${m}.log`), join(dir, m, 'etcd.log'));
+      paths.push(join(dir, m, 'etcd.log'));
+    }
+    const report = await analyzePaths(paths);
+    expect(report.findings[0]).toMatchObject({ cause: 'member-down', members: ['etcd-2'] });
+    expect(report.findings[0]?.summary).toMatch(/etcd-1 and etcd-3 lost it/);
   });
 
   it('reads - from stdin', async () => {

@@ -12,6 +12,8 @@ import { describeSignal, etcdSignalByMember } from './support-logs.js';
  * slow disk"): either in a member's log is a disk etcd cannot live with (KB F1).
  */
 export const FDATASYNC_LOG_LIMIT_S = 1;
+/** Late heartbeats without a slow fdatasync count only this often (inference: a loaded lab host logged 2). */
+export const HEARTBEAT_LATE_MIN = 10;
 
 /**
  * F1 slow data disk from the etcd logs, for collected evidence (`etcd-doctor analyze`), where
@@ -27,7 +29,12 @@ export const slowDiskLogsRule: Rule = {
     const fsync = etcdSignalByMember(evidence, (s) => s.signals.slowFdatasync);
     const late = etcdSignalByMember(evidence, (s) => s.signals.heartbeatLate);
     const took = etcdSignalByMember(evidence, (s) => s.signals.tookTooLong);
-    const slow = [...new Set([...fsync, ...late].map((s) => s.member))];
+    // Late heartbeats alone are weaker: a starved CPU or a loaded host delays them too (etcd
+    // says "likely from slow disk"); a few are noise, many are a warning, fdatasync is proof.
+    const lateOnly = late.filter(
+      (l) => l.count >= HEARTBEAT_LATE_MIN && !fsync.some((f) => f.member === l.member),
+    );
+    const slow = [...new Set([...fsync, ...lateOnly].map((s) => s.member))];
     const explain = [
       `etcd logs: slow fdatasync on ${fsync.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; late heartbeats on ${late.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'} (etcd logs fdatasync above ${FDATASYNC_LOG_LIMIT_S} s)`,
     ];
@@ -37,13 +44,16 @@ export const slowDiskLogsRule: Rule = {
       ...late.filter((s) => s.member === m).map((s) => `${m}: ${describeSignal(s, 'heartbeat sent late')}`),
       ...took.filter((s) => s.member === m).map((s) => `${m}: ${describeSignal(s, 'request took too long')}`),
     ];
-    const first = fsync[0] ?? late[0];
+    const first = fsync[0] ?? lateOnly[0];
     const finding: Finding = {
       cause: 'slow-disk',
-      severity: 'critical',
+      severity: fsync.length > 0 ? 'critical' : 'warning',
       members: slow,
       nodes: nodesOfMembers(evidence, slow),
-      summary: `${formatList(slow)} ${slow.length === 1 ? 'has a slow disk' : 'have slow disks'} (etcd logs: ${first ? describeSignal(first, first === fsync[0] ? 'slow fdatasync' : 'heartbeat sent late') : ''}; etcd warns above ${FDATASYNC_LOG_LIMIT_S} s)`,
+      summary:
+        fsync.length > 0
+          ? `${formatList(slow)} ${slow.length === 1 ? 'has a slow disk' : 'have slow disks'} (etcd logs: ${first ? describeSignal(first, 'slow fdatasync') : ''}; etcd warns above ${FDATASYNC_LOG_LIMIT_S} s)`
+          : `${formatList(slow)} sent heartbeats late (etcd logs: ${first ? describeSignal(first, 'heartbeat sent late') : ''}): etcd blames a slow disk; a starved CPU does the same`,
       evidence: [...slow.flatMap(lines), ...(first?.example ? [`e.g. ${first.example}`] : [])],
       steps: [
         ...slow.map((m) => ({

@@ -193,6 +193,16 @@ describe('analyze: several files, stdin, bad input', () => {
     expect(report.findings[0]?.summary).toMatch(/etcd-1 and etcd-3 lost it/);
   });
 
+  it('a few late heartbeats are not a slow disk: the leader churn they came with is the root cause', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const late =
+      '2022-03-01 09:05:00.100000 W | etcdserver: failed to send out heartbeat on time (exceeded the 100ms timeout for 240ms, to b366cbcd316c915f)\n';
+    const path = join(dir, 'etcd-1.log');
+    await writeFile(path, `${await readFile(fixture('docker-etcd-1.log'), 'utf8')}${late}${late}`);
+    const report = await analyzePaths([path]);
+    expect(report.findings.map((f) => f.cause)).toEqual(['leader-churn']);
+  });
+
   it('reads - from stdin', async () => {
     const { readFile } = await import('node:fs/promises');
     const stdin = Readable.from([await readFile(fixture('journald-master-2.log'))]);

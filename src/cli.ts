@@ -14,6 +14,7 @@ import { describeError, isEtcdDoctorError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
 import { type McpCommandOptions, runMcpCommand } from './mcp/mcp-command.js';
+import { type AnalyzeCommandOptions, runAnalyzeCommand } from './offline/analyze-command.js';
 import type { Evidence } from './probes/evidence.js';
 import type { DiagnosisReport } from './contracts/report-json.js';
 import { renderText } from './report/render-text.js';
@@ -167,6 +168,24 @@ async function runDigestCommand(options: DigestOptions, io: CliIo): Promise<numb
 const configOption = () =>
   new Option('-c, --config <file>', `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`);
 
+/** `analyze <path...>`: its logic lives in src/offline/analyze-command.ts. */
+function addAnalyzeCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('analyze')
+    .description(
+      'the same rules on collected evidence: log files (- for stdin), a must-gather, a kubectl cluster-info dump',
+    )
+    .argument(
+      '<path...>',
+      'log files (one per member), -, a must-gather directory or tarball, a cluster-info dump',
+    )
+    .option('--json', 'print the JSON report (the diagnose contract plus source and timeline)')
+    .option('--explain', 'print, for every rule, why it fired, stayed quiet or was not evaluated offline')
+    .action(async (paths: string[], options: AnalyzeCommandOptions) =>
+      setExit(exitCodeFor(await runAnalyzeCommand(paths, options, io))),
+    );
+}
+
 /** `etcd-doctor health <cluster>` and `etcd-doctor diagnose <cluster>`: one check, printed. */
 function addCheckCommands(program: Command, io: CliIo, setExit: (code: number) => void): void {
   const check = (name: CheckDepth, description: string) => {
@@ -196,6 +215,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .showHelpAfterError('(run etcd-doctor --help for usage)');
 
   addCheckCommands(program, io, setExit);
+  addAnalyzeCommand(program, io, setExit);
 
   const role = (name: Role, description: string) => {
     program

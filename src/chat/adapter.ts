@@ -52,10 +52,46 @@ export interface IncomingAction {
   respond(view: ChatView): Promise<void>;
 }
 
+/** A file a user shared with the bot: in Slack by id (the worker downloads it), in the shell by path. */
+export type SharedFile =
+  | { kind: 'slack'; id: string; name: string /** Bytes, when the event says. */; size?: number }
+  | { kind: 'local'; path: string; name: string };
+
+/**
+ * Files handed to the bot for offline analysis: dropped into a DM, or into a channel thread with a
+ * mention (Slack), or `analyze <path...>` (shell). `files` may be empty: the user is told what to do.
+ */
+export interface IncomingFiles {
+  channel: string;
+  user: string;
+  /** The message the files came with; a retried delivery of it carries the same id. */
+  messageId: string;
+  /** Where the answer goes: the thread the message is in, or the one it starts. */
+  thread?: MessageRef;
+  files: SharedFile[];
+  /** A reply in that thread. */
+  respond(view: ChatView): Promise<void>;
+}
+
 export interface ChatHandlers {
   /** Must not throw: adapters log a rejection and answer with a generic apology. */
   onCommand(command: IncomingCommand): Promise<void>;
   onAction(action: IncomingAction): Promise<void>;
+  /** Files to analyse offline; adapters that receive files only listen for them when it is set. */
+  onFiles?(files: IncomingFiles): Promise<void>;
+}
+
+/** Downloads a shared file into `dir` (private to this process), refusing one over `maxBytes`. */
+export interface FetchFileOptions {
+  dir: string;
+  maxBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface FetchedFile {
+  path: string;
+  name: string;
+  bytes: number;
 }
 
 export interface ChatAdapter {
@@ -72,6 +108,8 @@ export interface ChatAdapter {
   upload?(to: Destination, file: ChatFile): Promise<void>;
   /** The user ids in a user group (Slack `usergroups.users.list`), for remediation responders. */
   groupMembers?(groupId: string): Promise<string[]>;
+  /** A file shared with the bot (Slack `files.info` and its authenticated download). */
+  fetchFile?(fileId: string, opts: FetchFileOptions): Promise<FetchedFile>;
 }
 
 /**

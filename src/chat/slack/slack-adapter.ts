@@ -7,6 +7,7 @@ import type { Secret } from '../../secret.js';
 import type { ChatAdapter, ChatFile, Destination, MessageRef } from '../adapter.js';
 import { chunkLines, LIMITS } from './blocks.js';
 import { escapeMrkdwn } from './mrkdwn.js';
+import { downloadSlackFile, type SlackFileInfo } from './slack-file-download.js';
 import { renderSlackMessage } from './render-blocks.js';
 import { slackCall } from './slack-errors.js';
 import { toSlackLogger } from './slack-logger.js';
@@ -142,6 +143,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
           socketPingTimeoutMs: opts.socketPingTimeoutMs ?? 5000,
           ackDeadlineMs: opts.ackDeadlineMs ?? DEFAULT_ACK_DEADLINE_MS,
           ephemeral: (channel, user, view) => adapter.ephemeral({ channel }, user, view),
+          post: (to, view) => adapter.post(to, view),
         },
         handlers,
       );
@@ -228,6 +230,18 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
         client.usergroups.users.list({ usergroup: groupId }),
       );
       return res.users ?? [];
+    },
+    fetchFile(fileId, fetchOpts) {
+      const info = async (file: string) =>
+        (await call('files.info', () => client.files.info({ file }))).file as SlackFileInfo | undefined;
+      const apiUrl = opts.apiUrl ?? 'https://slack.com/api/';
+      // A large must-gather takes longer than one API call; the job's own timeout bounds it too.
+      const timeoutMs = 5 * 60_000;
+      return downloadSlackFile(
+        { botToken: opts.botToken.reveal(), info, apiUrl, timeoutMs },
+        fileId,
+        fetchOpts,
+      );
     },
   };
   return adapter;

@@ -1,4 +1,6 @@
+import { EtcdDoctorError } from '../errors.js';
 import type { ChatView } from '../report/chat-view.js';
+import { formatBytes } from '../report/format.js';
 
 /**
  * The chat adapter contract (bolt's Receiver, hubot's Adapter): every platform implements these few
@@ -129,3 +131,12 @@ export class ChatDeliveryError extends Error {
 /** Replies sent when a handler fails unexpectedly: the user gets words, never silence. */
 export const APOLOGY_TEXT =
   'Sorry, something went wrong while handling that. The error was logged; please try again.';
+
+/** The refusal for a shared file over the size limit (`bytes` when known), said the same by every adapter. */
+export function fileTooLarge(name: string, bytes: number | undefined, maxBytes: number): EtcdDoctorError {
+  const size = bytes === undefined ? 'larger than' : `${formatBytes(bytes)}, over`;
+  return new EtcdDoctorError(
+    'command_invalid',
+    `${name} is ${size} the ${formatBytes(maxBytes)} etcd-doctor takes from chat. Share the etcd container's log alone (or one log per member), or run \`etcd-doctor analyze <path>\` where the file is.`,
+  );
+}

@@ -24,6 +24,7 @@ import type { JobData } from '../queue/job-schemas.js';
 import { createJobWorker, type JobWorker } from '../queue/job-worker.js';
 import { createJobState } from '../state/job-state.js';
 import { createPlanStore } from '../state/plan-store.js';
+import { installOfflineAnalysis } from '../offline/install.js';
 import { createJobRunner } from '../worker/create-job-runner.js';
 import { routeJobs } from '../worker/route-jobs.js';
 import type { RemediationSettings } from '../remediation/settings.js';
@@ -184,6 +185,12 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       handlers: routeJobs(runner, {
         ...features.jobs,
         remediate: createRemediationJobHandler(remediationWiring(redis)),
+        analyze: installOfflineAnalysis({
+          chat: opts.chat,
+          config: opts.config,
+          logger: opts.logger,
+          worker: { state, workerId, sleep: (ms) => abortableSleep(ms) },
+        }).analyzeJob,
       }),
       clusterLocks: state,
       logger: opts.logger,
@@ -206,10 +213,10 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       prefix: opts.queuePrefix,
       ...pick(tuning, ['enqueueTimeoutMs', 'attempts', 'backoffMs']),
     });
-    requests = limitDiagnoses(createJobRequests(queue, state), createRateLimiter(redis, opts.queuePrefix), {
-      ...DEFAULT_DIAGNOSE_LIMITS,
-      ...tuning.diagnoseLimits,
-    });
+    const limiter = createRateLimiter(redis, opts.queuePrefix);
+    const limits = { ...DEFAULT_DIAGNOSE_LIMITS, ...tuning.diagnoseLimits };
+    requests = limitDiagnoses(createJobRequests(queue, state), limiter, limits);
+    const jobQueue = queue;
     // A worker in this process reports the depth from its own view of the queue.
     if (!worker) opts.metrics?.watchQueue(queue.name, queue.counts);
     const bot = createBot({
@@ -221,6 +228,12 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
       logger: opts.logger,
       digests: digests.service,
       remediation: createRemediationClickDeps(remediationWiring(redis)),
+      onFiles: installOfflineAnalysis({
+        chat: opts.chat,
+        config: opts.config,
+        logger: opts.logger,
+        bot: { enqueue: (data) => jobQueue.enqueue(data), limiter, limits },
+      }).onFiles,
     });
     await bot.start();
     stopBot = () => bot.stop();

@@ -12,10 +12,12 @@ export interface ExtraJobHandlers {
   /** Remediation buttons (src/remediation/run-job.ts). */
   remediate?: (job: RemediateJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** Offline analysis of shared files (src/offline/install.ts), and its answer when it failed for good. */
-  analyze?: {
-    run(job: AnalyzeJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
-    failed(jobId: string, job: AnalyzeJob, reason: string): Promise<void>;
-  };
+  analyze?:
+    | {
+        run(job: AnalyzeJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
+        failed(jobId: string, job: AnalyzeJob, reason: string): Promise<void>;
+      }
+    | undefined;
 }
 
 /** Digest and alert jobs go to their own handlers; every other kind to `base`. */

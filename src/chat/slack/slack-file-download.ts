@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EtcdDoctorError } from '../../errors.js';
-import { ChatDeliveryError, type FetchedFile, type FetchFileOptions } from '../adapter.js';
+import { ChatDeliveryError, type FetchedFile, type FetchFileOptions, fileTooLarge } from '../adapter.js';
 
 /** The fields of Slack's file object (files.info `file`) a download needs. */
 export interface SlackFileInfo {
@@ -29,20 +29,6 @@ const SCOPE_HINT =
   'the app needs the `files:read` scope (add it in the app manifest, reinstall the app, then share the file again)';
 
 const refuse = (message: string) => new EtcdDoctorError('command_invalid', message);
-
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(0)} KiB`;
-  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
-  return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
-}
-
-export function tooLarge(name: string, bytes: number | undefined, maxBytes: number): EtcdDoctorError {
-  const size = bytes === undefined ? 'larger than' : `${formatSize(bytes)}, over`;
-  return refuse(
-    `${name} is ${size} the ${formatSize(maxBytes)} etcd-doctor reads from Slack. Share the etcd container's log alone (or several logs, one per member), or run \`etcd-doctor analyze <path>\` where the file is.`,
-  );
-}
 
 /**
  * Whether a download URL belongs to Slack: same scheme and port as the Web API base, on its host or
@@ -142,7 +128,7 @@ export async function downloadSlackFile(
       `Slack gave no download for ${name} (an external or deleted file?); upload the file itself.`,
     );
   if (typeof file?.size === 'number' && file.size > opts.maxBytes)
-    throw tooLarge(name, file.size, opts.maxBytes);
+    throw fileTooLarge(name, file.size, opts.maxBytes);
   const signal = AbortSignal.any([
     AbortSignal.timeout(deps.timeoutMs),
     ...(opts.signal ? [opts.signal] : []),
@@ -157,7 +143,7 @@ export async function downloadSlackFile(
   const declared = Number(res.headers.get('content-length') ?? Number.NaN);
   if (declared > opts.maxBytes) {
     await res.body?.cancel().catch(() => undefined);
-    throw tooLarge(name, declared, opts.maxBytes);
+    throw fileTooLarge(name, declared, opts.maxBytes);
   }
   // The analysis names a member after its log file: keep the name (its safe characters) in a directory of its own.
   const own = join(opts.dir, fileId);
@@ -169,7 +155,7 @@ export async function downloadSlackFile(
       .replace(/^\.+/, '_')
       .slice(0, 100) || 'file',
   );
-  const counter = byteLimit(opts.maxBytes, () => tooLarge(name, undefined, opts.maxBytes));
+  const counter = byteLimit(opts.maxBytes, () => fileTooLarge(name, undefined, opts.maxBytes));
   const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
   await pipeline(body, counter, createWriteStream(path, { mode: 0o600, flags: 'wx' }), { signal });
   return { path, name, bytes: counter.bytes };

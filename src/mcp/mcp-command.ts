@@ -4,6 +4,7 @@ import { DEFAULT_CONFIG_PATH, loadConfig, parseEnv } from '../config/load-config
 import { createDoctor } from '../doctor.js';
 import { EtcdDoctorError } from '../errors.js';
 import { createLogger } from '../logger.js';
+import { mcpOfflineAnalysis } from '../offline/mcp-analysis.js';
 import type { OfflineAnalysis } from './analyze-tool.js';
 import { createRedisAuditReader } from './audit-tool.js';
 import { serveMcpStdio } from './serve-stdio.js';
@@ -40,7 +41,8 @@ export async function runMcpCommand(options: McpCommandOptions, io: McpCommandIo
       doctor,
       config,
       audit: createRedisAuditReader({ redisUrl: env.value.REDIS_URL, prefix: options.queuePrefix }),
-      ...(io.analysis ? { analysis: io.analysis } : {}),
+      // Over stdio the client runs on this machine as this user; mcp.analyzeRoots bounds it when set.
+      analysis: io.analysis ?? mcpOfflineAnalysis(config.mcp?.analyzeRoots),
       logger,
       input: io.stdin,
       output: io.stdoutStream,

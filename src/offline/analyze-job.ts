@@ -39,12 +39,9 @@ function label(job: AnalyzeJob): string {
   return names.join(', ');
 }
 
-/** The analysis names paths in its refusals: a download's private directory means nothing to the user. */
-function withoutDir(message: string, dir: string): string {
-  return message
-    .split(`${dir}/`)
-    .join('')
-    .replace(/\bF[A-Z0-9]{2,40}\//g, '');
+/** The analysis names paths in its answers: a download's private directory means nothing to the user. */
+function withoutDir(message: string): string {
+  return message.replace(/[^\s'"(]*etcd-doctor-analyze-[^/\s]+\/(?:F[A-Z0-9]{2,40}\/)?/g, '');
 }
 
 /**
@@ -93,7 +90,7 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       } catch (err) {
         // Anything else (Slack unavailable, a bug) is retried, then answered by failed().
         if (!isEtcdDoctorError(err)) throw err;
-        view = textView(withoutDir(describeError(err), dir), 'warning', {
+        view = textView(withoutDir(describeError(err)), 'warning', {
           title: `Could not analyse ${label(job)}`,
         });
       } finally {
@@ -105,7 +102,7 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       return { status };
     },
     async failed(jobId, job, reason) {
-      const view = textView(`Could not analyse ${label(job)}: ${reason}`, 'error');
+      const view = textView(`Could not analyse ${label(job)}: ${withoutDir(reason)}`, 'error');
       await once(jobId, job, view).catch((err: unknown) =>
         deps.logger.warn({ jobId, err: describeError(err) }, 'could not answer a failed analysis'),
       );

@@ -13,6 +13,7 @@ import { describeError, EtcdDoctorError, isEtcdDoctorError } from './errors.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
 import { type McpCommandOptions, runMcpCommand } from './mcp/mcp-command.js';
+import { type AnalyzeCommandOptions, runAnalyzeCommand } from './offline/analyze-command.js';
 import type { ProbeDepth } from './probes/collect-evidence.js';
 import type { Evidence } from './probes/evidence.js';
 import type { DiagnosisReport } from './report/diagnosis-report.js';
@@ -197,6 +198,21 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   };
   check('health', 'fast per-member health: reachable, leader, took, DB size, alarms');
   check('diagnose', 'every probe, then the rules: the root cause first, with evidence and remediation');
+
+  program
+    .command('analyze')
+    .description(
+      'the same rules on collected evidence: log files (- for stdin), a must-gather, a kubectl cluster-info dump',
+    )
+    .argument(
+      '<path...>',
+      'log files (one per member), -, a must-gather directory or tarball, a cluster-info dump',
+    )
+    .option('--json', 'print the JSON report (the diagnose contract plus source and timeline)')
+    .option('--explain', 'print, for every rule, why it fired, stayed quiet or was not evaluated offline')
+    .action(async (paths: string[], options: AnalyzeCommandOptions) =>
+      setExit(exitCodeFor(await runAnalyzeCommand(paths, options, io))),
+    );
 
   const role = (name: Role, description: string) => {
     program

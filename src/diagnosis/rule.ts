@@ -7,6 +7,11 @@ export interface RuleContext {
   now: number;
   /** What limits etcd-doctor's own view (diagnosis/view.ts); the engine fills it in. */
   view?: View;
+  /**
+   * The evidence was collected earlier (`etcd-doctor analyze`): rules that need a live reading
+   * (`Rule.live`) are reported as not evaluated instead of judging what is not there.
+   */
+  offline?: boolean;
 }
 
 export interface RuleResult {
@@ -39,5 +44,10 @@ export interface Rule {
    * event loop was stalled during the probes, the engine reports it as not evaluated instead.
    */
   readonly timesLatency?: boolean;
+  /**
+   * The live reading the rule judges (`the member clocks, read now`): on collected evidence it is
+   * not evaluated, with the reason `offline`.
+   */
+  readonly live?: string;
   evaluate(evidence: Evidence, ctx: RuleContext): RuleResult;
 }

@@ -3,6 +3,7 @@ import type { Cause, Finding, RemediationStep, Severity } from '../diagnosis/fin
 import { isLearner } from '../diagnosis/rules/support.js';
 import type { View } from '../diagnosis/view.js';
 import type { AccessProblemKind, Evidence, MemberEvidence, ProbeRecord } from '../probes/evidence.js';
+import type { TimelineEntry } from './timeline.js';
 
 /** Why etcd-doctor could not check a member (DESIGN.md: `reachable: null` and an `access` problem). */
 export interface MemberAccess {
@@ -58,15 +59,19 @@ export interface DiagnosisReport {
   members: MemberRow[];
   findings: FindingJson[];
   probes: ProbeRecord[];
-  kind: 'health' | 'diagnose';
+  kind: 'health' | 'diagnose' | 'analyze';
   collectedAt: string;
   explain?: RuleTrace[];
+  /** Offline analyses (`analyze`): when each signal was seen, oldest first. */
+  timeline?: TimelineEntry[];
+  /** Offline analyses: the rules that need a live reading, not evaluated. */
+  notEvaluated?: Array<{ rule: string; reason: string }>;
 }
 
 export function buildReport(
   evidence: Evidence,
   diagnosis: Diagnosis,
-  opts: { kind: 'health' | 'diagnose'; durationMs: number; explain?: boolean },
+  opts: { kind: DiagnosisReport['kind']; durationMs: number; explain?: boolean },
 ): DiagnosisReport {
   const report: DiagnosisReport = {
     cluster: evidence.cluster,
@@ -79,7 +84,18 @@ export function buildReport(
     collectedAt: new Date(evidence.collectedAt).toISOString(),
   };
   if (opts.explain) report.explain = diagnosis.trace;
+  if (opts.kind === 'analyze') report.notEvaluated = offlineSkips(diagnosis.trace);
   return report;
+}
+
+const OFFLINE_SKIP = /^not evaluated: offline \(it needs (.*)\)$/;
+
+/** The rules an offline analysis could not run, each with the live reading it needs. */
+function offlineSkips(trace: RuleTrace[]): Array<{ rule: string; reason: string }> {
+  return trace.flatMap((t) => {
+    const m = t.skipped ? OFFLINE_SKIP.exec(t.explain[0] ?? '') : null;
+    return m?.[1] ? [{ rule: t.rule, reason: m[1] }] : [];
+  });
 }
 
 function memberRow(m: MemberEvidence, evidence: Evidence, view: View): MemberRow {

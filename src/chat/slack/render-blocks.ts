@@ -12,6 +12,7 @@ import { progressText, STATUS_WORD } from '../../report/chat-view.js';
 import type { DiagnosisReport, FindingJson, MemberRow } from '../../report/diagnosis-report.js';
 import { formatBytes, formatList, formatMs } from '../../report/format.js';
 import { renderText } from '../../report/render-text.js';
+import { timelineLines } from '../../report/timeline.js';
 import type { ChatFile } from '../adapter.js';
 import { type Block, type ButtonElement, chunkLines, clip, fitBlocks, LIMITS } from './blocks.js';
 import { escapeMrkdwn, ownMrkdwn, slackLink } from './mrkdwn.js';
@@ -158,10 +159,26 @@ function findingsBlocks(
   return blocks;
 }
 
+/** An offline analysis's timeline, compactly; its lines come from logs, so they are escaped. */
+function timelineBlocks(report: DiagnosisReport): Block[] {
+  const blocks: Block[] = [];
+  if (report.timeline?.length) {
+    const lines = timelineLines(report.timeline, 8).map((l) => escapeMrkdwn(l));
+    blocks.push({ type: 'divider' }, ...chunkLines(['*Timeline* (UTC)', ...lines]).map(section));
+  }
+  if (report.notEvaluated?.length)
+    blocks.push(
+      context(
+        `Not evaluated offline (they need live readings): ${escapeMrkdwn(report.notEvaluated.map((n) => n.rule).join(', '))}`,
+      ),
+    );
+  return blocks;
+}
+
 function renderReport(view: ReportView): SlackMessage {
   const { report } = view;
   const elements = view.buttons.map((button, i) => ({ button, element: buttonElement(button, i) }));
-  const what = report.kind === 'diagnose' ? 'Diagnosis' : 'Health';
+  const what = report.kind === 'analyze' ? 'Analysis' : report.kind === 'diagnose' ? 'Diagnosis' : 'Health';
   const answered = report.probes.filter((p) => p.ok).length;
   const body: Block[] = [
     {
@@ -178,6 +195,7 @@ function renderReport(view: ReportView): SlackMessage {
     ...chunkLines(['*Members*', ...report.members.map(memberLine)]).map(section),
     { type: 'divider' },
     ...findingsBlocks(report, elements),
+    ...timelineBlocks(report),
   ];
   const global = elements.filter((e) => e.button.finding === null).map((e) => e.element);
   const tail: Block[] = global.length ? [{ type: 'actions', elements: global }] : [];

@@ -15,6 +15,7 @@ import { answered, clusterSize, failureOf, failureTolerance, isLearner, quorumOf
  */
 export const memberDownRule: Rule = {
   name: 'member-down',
+  live: 'the members answering now',
   cause: 'member-down',
   needs: [],
   explains: ['leader-churn', 'slow-reads', 'peer-network'],

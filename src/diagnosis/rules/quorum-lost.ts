@@ -16,6 +16,7 @@ import { clusterSize, failureOf, participating, quorumOf, votingMembers } from '
  */
 export const quorumLostRule: Rule = {
   name: 'quorum-lost',
+  live: 'the members answering now',
   cause: 'quorum-lost',
   needs: [],
   explains: ['member-down', 'leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency'],

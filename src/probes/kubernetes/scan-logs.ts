@@ -39,6 +39,8 @@ export interface PeerUnreachableStat {
   example: string;
   firstSeenAt?: string;
   lastSeenAt?: string;
+  /** When the reporter last logged the peer active again (`peer became active`) after a failure. */
+  lastActiveAt?: string;
 }
 
 export interface LogSignals {
@@ -176,6 +178,8 @@ const DB_SPACE = /database space exceeded|exceeded backend quota/;
 const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
 const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
 const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit index \d+/;
+const INACTIVE = /rafthttp: peer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
+const ACTIVE = /rafthttp: peer ([0-9a-f]+) became active/;
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
 
 function scanText(line: string, s: LogSignals): void {
@@ -185,8 +189,10 @@ function scanText(line: string, s: LogSignals): void {
   if (sync?.[1]) addDuration(s.slowFdatasync, sync[1], line);
   const clock = CLOCK.exec(line);
   if (clock?.[1] && clock[2]) addClockDrift(s, clock[1], clock[2], line);
-  const peer = COULD_NOT_CONNECT.exec(line);
+  const peer = COULD_NOT_CONNECT.exec(line) ?? INACTIVE.exec(line);
   if (peer?.[1]) addPeerUnreachable(s, peer[1], peer[2], line);
+  const active = ACTIVE.exec(line);
+  if (active?.[1]) markPeerActive(s, active[1], line);
   const renew = RENEW_FAILED.exec(line);
   if (renew) {
     addCount(s, 'leaseRenewFailed', line);
@@ -208,13 +214,13 @@ function scanText(line: string, s: LogSignals): void {
   for (const [pattern, key] of counted) if (pattern.test(line)) addCount(s, key, line);
 }
 
-interface ZapEntry {
+export interface ZapEntry {
   msg: string;
   fields: Record<string, unknown>;
 }
 
 /** A zap JSON entry, possibly after a prefix (`kubectl logs --timestamps`, crictl). */
-function parseZap(line: string): ZapEntry | undefined {
+export function parseZap(line: string): ZapEntry | undefined {
   const start = line.indexOf('{"');
   if (start < 0 || !line.endsWith('}')) return undefined;
   try {
@@ -239,6 +245,7 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals): void {
     addPeerUnreachable(s, str('remote-peer-id') ?? '?', str('error'), line);
   else if (msg.startsWith('peer became inactive'))
     addPeerUnreachable(s, str('peer-id') ?? '?', str('error'), line);
+  else if (msg === 'peer became active') markPeerActive(s, str('peer-id') ?? '?', line);
   else if (msg === 'starting local member') addCount(s, 'startingMember', line);
   else if (msg === 'restarting local member') addCount(s, 'restartingMember', line);
   // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
@@ -285,6 +292,13 @@ function addPeerUnreachable(s: LogSignals, peerId: string, error: string | undef
     stat.lastError = error.slice(0, EXAMPLE_CHARS);
     stat.address = DIAL_ADDRESS.exec(error)?.[1] ?? stat.address;
   }
+}
+
+/** A peer that failed and came back: only a failure before it counts as recovered. */
+function markPeerActive(s: LogSignals, peerId: string, line: string): void {
+  const stat = s.peerUnreachable.find((p) => p.peerId === peerId);
+  const at = stat ? lineTimestamp(line) : undefined;
+  if (stat && at) stat.lastActiveAt = at;
 }
 
 const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;

@@ -9,7 +9,6 @@ import { type ChatView, textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 import { answerOnce } from '../worker/answer-once.js';
 import { analyzePaths } from './analyze.js';
-import { offlineView } from './offline-view.js';
 
 export interface AnalyzeJobDeps {
   chat: ChatAdapter;
@@ -85,7 +84,8 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       let status = 'refused';
       try {
         const report = await analyzePaths(await paths(job, dir, info.signal), { signal: info.signal });
-        view = offlineView(report, label(job));
+        // The diagnose answer's shape (render-blocks: escaped, with the timeline); no buttons: no cluster to act on.
+        view = { kind: 'report', report, buttons: [] };
         status = report.status;
       } catch (err) {
         // Anything else (Slack unavailable, a bug) is retried, then answered by failed().

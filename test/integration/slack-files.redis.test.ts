@@ -133,9 +133,9 @@ describe('a file shared in a DM', () => {
   it('is downloaded with the bot token and answered in its thread with the root cause', async () => {
     const file = fake.shareFile({ name: 'etcd-master-2.log', content: slowDiskLog });
     const ts = await shareInDm([file], newUser());
-    const texts = await replies(DM, ts, /Offline analysis of/);
+    const texts = await replies(DM, ts, /Analysis of etcd-master-2\.log/);
     expect(texts[0]).toContain('Analysing etcd-master-2.log');
-    const answer = texts.find((t) => t.includes('Offline analysis of')) ?? '';
+    const answer = texts.find((t) => t.includes('Analysis of etcd-master-2.log')) ?? '';
     expect(answer).toMatch(/Root cause: `slow-disk`/);
     expect(answer).toContain('master-2');
     expect(answer).toContain('slow fdatasync');
@@ -221,8 +221,8 @@ describe('a file shared with a mention in a channel thread', () => {
     const parent = newTs();
     const file = fake.shareFile({ name: 'etcd-master-2.log', content: slowDiskLog });
     await mention(ALLOWED, { user: newUser(), parent, files: [file] });
-    const texts = await replies(ALLOWED, parent, /Offline analysis of/);
-    expect(texts.find((t) => t.includes('Offline analysis of'))).toMatch(/Root cause: `slow-disk`/);
+    const texts = await replies(ALLOWED, parent, /Analysis of etcd-master-2\.log/);
+    expect(texts.find((t) => t.includes('Analysis of etcd-master-2.log'))).toMatch(/Root cause: `slow-disk`/);
   });
 
   it('without a file, says to attach one to the mention', async () => {

@@ -4,13 +4,13 @@ import type { ConfigFile } from '../config/schema.js';
 import { describeError, EtcdDoctorError, isEtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { EnqueueOutcome } from '../queue/job-queue.js';
-import type { AnalyzeJob, JobData } from '../queue/job-schemas.js';
+import type { AnalyzeJob } from '../queue/job-schemas.js';
 import { textView } from '../report/chat-view.js';
 import type { RateLimiter } from '../state/rate-limit.js';
 
 export interface FileRequestDeps {
   config: ConfigFile;
-  enqueue(data: JobData): Promise<EnqueueOutcome>;
+  enqueue(job: AnalyzeJob): Promise<EnqueueOutcome>;
   limiter: RateLimiter;
   /** Analyses per user per window (the `/etcd diagnose` per-user limit by default). */
   limits: { perUser: number; windowMs: number };

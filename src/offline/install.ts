@@ -2,7 +2,7 @@ import type { ChatAdapter, ChatHandlers } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 import type { EnqueueOutcome } from '../queue/job-queue.js';
-import type { JobData } from '../queue/job-schemas.js';
+import type { AnalyzeJob } from '../queue/job-schemas.js';
 import type { JobState } from '../state/job-state.js';
 import type { RateLimiter } from '../state/rate-limit.js';
 import { type AnalyzeJobHandlers, createAnalyzeJob } from './analyze-job.js';
@@ -12,7 +12,7 @@ import { createFileRequests } from './file-requests.js';
 export const DEFAULT_MAX_FILE_BYTES = 250 * 1000 * 1000;
 
 export interface OfflineChatWiring {
-  enqueue(data: JobData): Promise<EnqueueOutcome>;
+  enqueue(job: AnalyzeJob): Promise<EnqueueOutcome>;
   limiter: RateLimiter;
   limits: { perUser: number; windowMs: number };
 }

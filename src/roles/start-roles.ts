@@ -216,7 +216,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
     const limiter = createRateLimiter(redis, opts.queuePrefix);
     const limits = { ...DEFAULT_DIAGNOSE_LIMITS, ...tuning.diagnoseLimits };
     requests = limitDiagnoses(createJobRequests(queue, state), limiter, limits);
-    const jobQueue = queue;
+    const jobRequests = requests;
     // A worker in this process reports the depth from its own view of the queue.
     if (!worker) opts.metrics?.watchQueue(queue.name, queue.counts);
     const bot = createBot({
@@ -232,7 +232,7 @@ export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles>
         chat: opts.chat,
         config: opts.config,
         logger: opts.logger,
-        bot: { enqueue: (data) => jobQueue.enqueue(data), limiter, limits },
+        bot: { enqueue: (job) => jobRequests.analyze(job), limiter, limits },
       }).onFiles,
     });
     await bot.start();

@@ -149,6 +149,17 @@ describe('a file shared in a DM', () => {
     for (const dir of left) await expect(readdir(join(tmpdir(), dir, file.id))).rejects.toThrow();
   });
 
+  it('shows a file name that holds Slack markup as text', async () => {
+    const file = fake.shareFile({ name: '<!channel> <@U0BOSS>.log', content: slowDiskLog });
+    const ts = await shareInDm([file], newUser());
+    await replies(DM, ts, /Analysis of/);
+    const sent = inThread(DM, ts)
+      .map((m) => `${m.text}\n${blocksText(m.blocks)}`)
+      .join('\n');
+    expect(sent).toContain('&lt;!channel&gt;');
+    expect(sent).not.toMatch(/<!channel>|<@U0BOSS>/);
+  });
+
   it('without a file, says what to drop', async () => {
     const ts = newTs();
     await fake.socketMode.sendEvent({

@@ -123,7 +123,7 @@ function kubectlPrefix(line: UnwrappedLine): boolean {
  * `-o short-iso`, `2024-01-31T16:54:41+0800 host etcd[9683]: <line>` (systemd journalctl(1)).
  */
 const JOURNALD_SHORT =
-  /^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d ([A-Za-z0-9][\w.-]*) [A-Za-z][\w.@-]*(?:\[\d+\])?: (.*)$/s;
+  /^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? ([A-Za-z0-9][\w.-]*) [A-Za-z][\w.@-]*(?:\[\d+\])?: (.*)$/s;
 const JOURNALD_ISO =
   /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)) ([A-Za-z0-9][\w.-]*) [A-Za-z][\w.@-]*(?:\[\d+\])?: (.*)$/s;
 

@@ -34,9 +34,12 @@ export const dbQuotaLogsRule: Rule = {
       severity: 'critical',
       members,
       nodes: [],
-      summary: `The database reached its space quota (NOSPACE): ${first ? `${first.member} logged ${describeSignal(first, 'database space exceeded')}` : `the apiserver logged ${clients.count} × mvcc: database space exceeded`}; etcd refuses writes until it is compacted, defragmented and the alarm disarmed`,
+      summary: `The database reached its space quota (NOSPACE): ${first ? `${first.member} logged ${describeSignal(first, 'NOSPACE line')}` : `the apiserver logged ${clients.count} × mvcc: database space exceeded`}; etcd refuses writes until it is compacted, defragmented and the alarm disarmed`,
       evidence: [
-        ...etcd.map((e) => `${e.member}: ${describeSignal(e, 'database space exceeded')}`),
+        ...etcd.map(
+          (e) =>
+            `${e.member}: ${describeSignal(e, 'NOSPACE line (database space exceeded, no space, alarm raised)')}`,
+        ),
         ...(clients.count > 0
           ? [`kube-apiserver logs: ${clients.count} × mvcc: database space exceeded${spanOf(apiserver)}`]
           : []),

@@ -174,7 +174,10 @@ const REQUEST_TIMED_OUT = /etcdserver: request timed out/;
 const LEADER_CHANGED = /etcdserver: leader changed/;
 const LEADERELECTION_LOST = /leaderelection lost/i;
 const RENEW_FAILED = /failed to renew lease(?: ([^\s:]+):|"[^\n]*?\block="([^"]+)")/i;
-const DB_SPACE = /database space exceeded|exceeded backend quota/;
+// `alarm raised` (NOSPACE) is logged by every member as the alarm applies (ETCD34 apply.go), and
+// `etcdserver: no space` by each refused apply; the quota message only where an apply hit it.
+const DB_SPACE =
+  /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE/;
 const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
 const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
 const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit index \d+/;

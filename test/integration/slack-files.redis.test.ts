@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -13,6 +13,7 @@ import {
   type SlackFileObject,
   startFakeSlack,
 } from '../support/fake-slack.js';
+import { mustGatherFiles, writeTarball } from '../support/offline-fixtures.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
 import { blocksText, shown } from '../support/slack-driver.js';
 
@@ -28,15 +29,15 @@ const DM = 'D0FILES01';
 const ALLOWED = 'C111';
 const ELSEWHERE = 'C0OTHER01';
 const MAX_BYTES = 64 * 1024;
-const SLOW_DISK_LOG = new URL(
-  '../fixtures/kube/leaderelection-restarts/logs/kube-system/etcd-master-2/etcd.log',
-  import.meta.url,
-);
+/** Real etcd logs the lab's members wrote under a 1.2 s fdatasync fault on etcd-1 (test/support/build-lab-log-fixtures.ts). */
+const LAB_SLOW_DISK = new URL('../fixtures/offline/lab/slow-disk/', import.meta.url);
+const SLOW_DISK_LOG = new URL('etcd-1.log', LAB_SLOW_DISK);
 
 let fake: FakeSlack;
 let chat: SlackAdapter;
 let roles: RunningRoles;
 let slowDiskLog: string;
+let scratch: string;
 const prefix = testPrefix('slack-files');
 let seq = 0;
 
@@ -96,11 +97,11 @@ function mention(
 beforeAll(async () => {
   fake = await startFakeSlack({ botUserId: 'W0FILEBOT' });
   slowDiskLog = await readFile(SLOW_DISK_LOG, 'utf8');
+  scratch = await mkdtemp(join(tmpdir(), 'etcd-doctor-slack-files-'));
   chat = createSlackAdapter({
     botToken: new Secret(BOT_TOKEN),
     appToken: new Secret('xapp-1-files'),
     apiUrl: fake.url,
-    socketPingTimeoutMs: 1000,
     retries: 0,
     logger: silentLogger,
   });
@@ -126,18 +127,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await roles?.stop();
   await fake?.close();
+  await rm(scratch, { recursive: true, force: true });
   await purgePrefix(prefix);
 });
 
 describe('a file shared in a DM', () => {
   it('is downloaded with the bot token and answered in its thread with the root cause', async () => {
-    const file = fake.shareFile({ name: 'etcd-master-2.log', content: slowDiskLog });
+    const file = fake.shareFile({ name: 'etcd-1.log', content: slowDiskLog });
     const ts = await shareInDm([file], newUser());
-    const texts = await replies(DM, ts, /Analysis of etcd-master-2\.log/);
-    expect(texts[0]).toContain('Analysing etcd-master-2.log');
-    const answer = texts.find((t) => t.includes('Analysis of etcd-master-2.log')) ?? '';
+    const texts = await replies(DM, ts, /Analysis of etcd-1\.log/);
+    expect(texts[0]).toContain('Analysing etcd-1.log');
+    const answer = texts.find((t) => t.includes('Analysis of etcd-1.log')) ?? '';
     expect(answer).toMatch(/Root cause: `slow-disk`/);
-    expect(answer).toContain('master-2');
+    expect(answer).toMatch(/`slow-disk`\* \(critical\) on etcd-1/);
     expect(answer).toContain('slow fdatasync');
     const downloads = fake.downloads().filter((d) => d.fileId === file.id);
     expect(downloads).toEqual([{ fileId: file.id, token: BOT_TOKEN, status: 200 }]);
@@ -147,6 +149,34 @@ describe('a file shared in a DM', () => {
       names.filter((n) => n.startsWith('etcd-doctor-analyze-')),
     );
     for (const dir of left) await expect(readdir(join(tmpdir(), dir, file.id))).rejects.toThrow();
+  });
+
+  it('takes one log per member in one message, and names the member with the slow disk', async () => {
+    const files = await Promise.all(
+      ['etcd-1.log', 'etcd-2.log', 'etcd-3.log'].map(async (name) =>
+        fake.shareFile({ name, content: await readFile(new URL(name, LAB_SLOW_DISK)) }),
+      ),
+    );
+    const ts = await shareInDm(files, newUser());
+    const texts = await replies(DM, ts, /Root cause/);
+    expect(texts[0]).toContain('Analysing etcd-1.log, etcd-2.log, etcd-3.log');
+    expect(texts.find((t) => t.includes('Root cause'))).toMatch(/`slow-disk`\* \(critical\) on etcd-1\b/);
+    expect(fake.downloads().filter((d) => files.some((f) => f.id === d.fileId))).toHaveLength(3);
+  });
+
+  it('reads a must-gather .tar.gz and names the member behind the root cause', async () => {
+    const tarball = await writeTarball(
+      join(scratch, 'must-gather.tar.gz'),
+      mustGatherFiles('leaderelection-restarts'),
+    );
+    const file = fake.shareFile({
+      name: 'must-gather.tar.gz',
+      content: await readFile(tarball),
+      mimetype: 'application/gzip',
+    });
+    const ts = await shareInDm([file], newUser());
+    const texts = await replies(DM, ts, /Root cause/);
+    expect(texts.find((t) => t.includes('Root cause'))).toMatch(/`slow-disk`\* \(critical\) on master-2\b/);
   });
 
   it('shows a file name that holds Slack markup as text', async () => {
@@ -230,10 +260,10 @@ describe('a file shared in a DM', () => {
 describe('a file shared with a mention in a channel thread', () => {
   it('is answered in that thread', async () => {
     const parent = newTs();
-    const file = fake.shareFile({ name: 'etcd-master-2.log', content: slowDiskLog });
+    const file = fake.shareFile({ name: 'etcd-1.log', content: slowDiskLog });
     await mention(ALLOWED, { user: newUser(), parent, files: [file] });
-    const texts = await replies(ALLOWED, parent, /Analysis of etcd-master-2\.log/);
-    expect(texts.find((t) => t.includes('Analysis of etcd-master-2.log'))).toMatch(/Root cause: `slow-disk`/);
+    const texts = await replies(ALLOWED, parent, /Analysis of etcd-1\.log/);
+    expect(texts.find((t) => t.includes('Analysis of etcd-1.log'))).toMatch(/Root cause: `slow-disk`/);
   });
 
   it('without a file, says to attach one to the mention', async () => {
@@ -254,7 +284,7 @@ describe('a file shared with a mention in a channel thread', () => {
 describe('input the analysis cannot use', () => {
   it('a file with no etcd lines gets the analysis’ answer, and a good file shared with it is still answered', async () => {
     const bad = fake.shareFile({ name: 'notes.txt', content: 'remember to buy milk\nand eggs\n' });
-    const good = fake.shareFile({ name: 'etcd-master-2.log', content: slowDiskLog });
+    const good = fake.shareFile({ name: 'etcd-1.log', content: slowDiskLog });
     const [badTs, goodTs] = await Promise.all([shareInDm([bad], newUser()), shareInDm([good], newUser())]);
     const texts = await replies(DM, badTs, /Could not analyse notes\.txt/);
     expect(texts.join('\n')).toMatch(/no etcd log lines/i);
@@ -266,6 +296,7 @@ describe('input the analysis cannot use', () => {
     const file = fake.shareFile({ name: 'must-gather.zip', content: zip, mimetype: 'application/zip' });
     const ts = await shareInDm([file], newUser());
     const texts = await replies(DM, ts, /Could not analyse must-gather\.zip/);
+    expect(texts.join('\n')).toMatch(/zip/i);
     expect(texts.join('\n')).not.toMatch(/etcd-doctor-analyze-|FFAKE/);
   });
 });

@@ -202,6 +202,28 @@ describe('a file shared in a DM', () => {
     });
     const texts = await replies(DM, ts, /Drop a file here/);
     expect(texts).toHaveLength(1);
+    // A reply in that thread without a file is conversation: no second answer.
+    const reply = newTs();
+    const user = newUser();
+    await fake.socketMode.sendEvent({
+      type: 'message',
+      channel: DM,
+      channel_type: 'im',
+      user,
+      text: 'thanks',
+      ts: reply,
+      thread_ts: ts,
+    });
+    await fake.socketMode.sendEvent({
+      type: 'message',
+      channel: DM,
+      channel_type: 'im',
+      user,
+      text: 'and now?',
+      ts: newTs(),
+    });
+    await fake.waitFor(() => fake.messages(DM).filter((m) => /Drop a file here/.test(m.text)).length >= 2);
+    expect(inThread(DM, ts)).toHaveLength(1);
   });
 
   it('refuses an empty file without downloading it', async () => {

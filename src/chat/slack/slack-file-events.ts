@@ -82,9 +82,11 @@ export function listenForFiles(
     }
   };
   app.event('message', async ({ event }) => {
-    const message = event as { channel_type?: string; subtype?: string; bot_id?: string };
+    const message = event as { channel_type?: string; subtype?: string; bot_id?: string; thread_ts?: string };
     // Only people in the bot's DMs; the bot's own uploads there (a long report) come back as file_share.
     if (message.channel_type !== 'im' || message.bot_id || !PERSON_SUBTYPES.has(message.subtype)) return;
+    // A reply without files in an answer's thread ("thanks") is conversation, not a request.
+    if (message.subtype !== 'file_share' && message.thread_ts) return;
     await handle(event, 'message.im');
   });
   app.event('app_mention', async ({ event }) => {

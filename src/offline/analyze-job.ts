@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatAdapter, Destination } from '../chat/adapter.js';
@@ -43,6 +43,22 @@ function withoutDir(message: string): string {
   return message.replace(/[^\s'"(]*etcd-doctor-analyze-[^/\s]+\/(?:F[A-Z0-9]{2,40}\/)?/g, '');
 }
 
+const DIR_PREFIX = 'etcd-doctor-analyze-';
+/** A download directory older than this belongs to a worker that died mid-job (jobs time out long before). */
+const STALE_DIR_MS = 60 * 60_000;
+
+/** Removes download directories a killed worker left behind (its `finally` never ran). */
+async function sweepStale(root: string, logger: Logger): Promise<void> {
+  const names = await readdir(root).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.startsWith(DIR_PREFIX))) {
+    const path = join(root, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info || Date.now() - info.mtimeMs < STALE_DIR_MS) continue;
+    await rm(path, { recursive: true, force: true }).catch(() => undefined);
+    logger.info({ path }, 'removed a stale offline-analysis download directory');
+  }
+}
+
 /**
  * The worker side of offline analysis: downloads the shared files into a private temp directory
  * (0700, files 0600), runs the rules on them, answers in the thread once, and removes the files.
@@ -76,10 +92,14 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
     return out;
   };
 
+  const root = deps.tmpRoot ?? tmpdir();
+  let swept: Promise<void> | undefined;
   return {
     async run(job, info) {
       const logger = withFields(deps.logger, { jobId: info.jobId, kind: 'analyze' });
-      const dir = await mkdtemp(join(deps.tmpRoot ?? tmpdir(), 'etcd-doctor-analyze-'));
+      swept ??= sweepStale(root, deps.logger);
+      await swept;
+      const dir = await mkdtemp(join(root, DIR_PREFIX));
       let view: ChatView;
       let status = 'refused';
       try {

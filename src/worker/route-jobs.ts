@@ -1,6 +1,6 @@
 import type { ChildJobs } from '../queue/child-jobs.js';
 import type { JobHandlers } from '../queue/job-handlers.js';
-import type { AlertJob, DigestJob, DigestPartJob, RemediateJob } from '../queue/job-schemas.js';
+import type { AlertJob, AnalyzeJob, DigestJob, DigestPartJob, RemediateJob } from '../queue/job-schemas.js';
 
 export interface ExtraJobHandlers {
   digest?: (
@@ -12,6 +12,13 @@ export interface ExtraJobHandlers {
   alert?: (job: AlertJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** Remediation buttons (src/remediation/remediation-job.ts). */
   remediate?: (job: RemediateJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
+  /** Offline analysis of shared files (src/offline/install.ts), and its answer when it failed for good. */
+  analyze?:
+    | {
+        run(job: AnalyzeJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
+        failed(jobId: string, job: AnalyzeJob, reason: string): Promise<void>;
+      }
+    | undefined;
 }
 
 /** Digest and alert jobs go to their own handlers; every other kind to `base`. */
@@ -22,8 +29,12 @@ export function routeJobs(base: JobHandlers, extra: ExtraJobHandlers): JobHandle
       if (data.kind === 'digest-part' && extra.digestPart) return extra.digestPart(data);
       if (data.kind === 'alert' && extra.alert) return extra.alert(data, info);
       if (data.kind === 'remediate' && extra.remediate) return extra.remediate(data, info);
+      if (data.kind === 'analyze' && extra.analyze) return extra.analyze.run(data, info);
       return base.run(data, info);
     },
-    failed: (jobId, data, reason) => base.failed(jobId, data, reason),
+    failed: (jobId, data, reason) =>
+      data?.kind === 'analyze' && extra.analyze
+        ? extra.analyze.failed(jobId, data, reason)
+        : base.failed(jobId, data, reason),
   };
 }

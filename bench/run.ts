@@ -7,6 +7,7 @@ import { benchDiagnosisTime } from './diagnosis-time.js';
 import { benchFleet, FLEET_1000 } from './fleet.js';
 import { benchHealth } from './health.js';
 import { benchNospaceRecovery } from './nospace-recovery.js';
+import { benchOfflineRead } from './offline-read.js';
 import { benchProbeCost } from './probe-cost.js';
 import { benchSlackFlow } from './slack-flow.js';
 import { benchWatchFleet } from './watch-fleet.js';
@@ -27,6 +28,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   'nospace-recovery': benchNospaceRecovery,
   charts: benchCharts,
   'watch-fleet': benchWatchFleet,
+  'offline-read': benchOfflineRead,
 };
 
 /** Goals from the issues that these numbers do not meet, and why (kept with the results). */

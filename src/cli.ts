@@ -3,12 +3,13 @@ import { DEFAULT_CONFIG_PATH, requireEnv } from './config/load-config.js';
 import type { CheckDepth } from './contracts/check-depth.js';
 import { describeError, isEtcdDoctorError } from './errors.js';
 import type { McpCommandOptions } from './mcp/mcp-command.js';
+import type { AnalyzeCommandOptions } from './offline/analyze-command.js';
 import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/role-options.js';
 import type { CheckOptions } from './cli/run-check.js';
 import type { DigestOptions } from './cli/run-digest-command.js';
 import type { RoleOptions } from './cli/run-role-command.js';
 import type { WatchOptions } from './cli/run-watch-command.js';
-import { type CliIo, EXIT } from './cli/io.js';
+import { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
 
 export { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
 
@@ -21,6 +22,28 @@ export { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
 /** `-c, --config <file>`: every command that reads the clusters file takes it (loadConfigFor). */
 const configOption = () =>
   new Option('-c, --config <file>', `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`);
+
+/** `analyze <path...>`: its logic lives in src/offline/analyze-command.ts. */
+function addAnalyzeCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('analyze')
+    .description(
+      'the same rules on collected evidence: log files (- for stdin), a must-gather, a kubectl cluster-info dump',
+    )
+    .argument(
+      '<path...>',
+      'log files (one per member), -, a must-gather directory or tarball, a cluster-info dump',
+    )
+    .option('--json', 'print the JSON report (the diagnose contract plus source and timeline)')
+    .option('--explain', 'print, for every rule, why it fired, stayed quiet or was not evaluated offline')
+    .action(async (paths: string[], options: AnalyzeCommandOptions) =>
+      setExit(
+        exitCodeFor(
+          await (await import('./offline/analyze-command.js')).runAnalyzeCommand(paths, options, io),
+        ),
+      ),
+    );
+}
 
 /** `etcd-doctor health <cluster>` and `etcd-doctor diagnose <cluster>`: one check, printed. */
 function addCheckCommands(program: Command, io: CliIo, setExit: (code: number) => void): void {
@@ -132,6 +155,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .showHelpAfterError('(run etcd-doctor --help for usage)');
 
   addCheckCommands(program, io, setExit);
+  addAnalyzeCommand(program, io, setExit);
 
   addRoleCommands(program, io, setExit);
   addWatchCommand(program, io, setExit);

@@ -27,6 +27,8 @@ export interface BotDeps {
   watch?: WatchStatus;
   /** Remediation buttons (src/remediation/handle-click.ts); without it they say they are not enabled. */
   remediation?: RemediationClickDeps;
+  /** Files shared for offline analysis (src/offline/install.ts); without it the chat does not listen for files. */
+  onFiles?: ChatHandlers['onFiles'];
 }
 
 export interface Bot {
@@ -72,6 +74,7 @@ export function createBot(deps: BotDeps): Bot {
       );
       await action.respond(reply);
     },
+    ...(deps.onFiles ? { onFiles: deps.onFiles } : {}),
   };
   return {
     handlers,

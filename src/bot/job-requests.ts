@@ -1,6 +1,7 @@
 import type { CheckDepth } from '../contracts/check-depth.js';
 import type { MessageRef } from '../chat/adapter.js';
 import type { JobQueue } from '../queue/job-queue.js';
+import type { AnalyzeJob } from '../queue/job-schemas.js';
 import type { JobState } from '../state/job-state.js';
 import { withDeadline } from '../timing.js';
 import { CHAT_REDIS_DEADLINE_MS } from './deadline.js';
@@ -19,6 +20,8 @@ interface Requester {
 export interface JobRequests {
   check(req: Requester & { depth: CheckDepth; cluster: string }): Promise<EnqueueReply>;
   status(req: Requester & { clusters: string[] }): Promise<EnqueueReply>;
+  /** Files to analyse offline (src/offline/); counted in `outstanding` like the others. */
+  analyze(job: AnalyzeJob): Promise<EnqueueReply>;
   /** Jobs this process queued that have not answered yet (the shell waits for them at end of input). */
   outstanding(): Promise<string[]>;
 }
@@ -44,6 +47,9 @@ export function createJobRequests(
     async status(req) {
       const data = { v: 1 as const, kind: 'status' as const, ...req, requestedAt: now() };
       return reply(await queue.enqueue(data));
+    },
+    async analyze(job) {
+      return reply(await queue.enqueue(job));
     },
     async outstanding() {
       for (const jobId of [...asked]) {

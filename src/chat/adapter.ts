@@ -1,4 +1,6 @@
+import { EtcdDoctorError } from '../errors.js';
 import type { ChatView } from '../report/chat-view.js';
+import { formatBytes } from '../report/format.js';
 
 /**
  * The chat adapter contract (bolt's Receiver, hubot's Adapter): every platform implements these few
@@ -52,10 +54,46 @@ export interface IncomingAction {
   respond(view: ChatView): Promise<void>;
 }
 
+/** A file a user shared with the bot: in Slack by id (the worker downloads it), in the shell by path. */
+export type SharedFile =
+  | { kind: 'slack'; id: string; name: string /** Bytes, when the event says. */; size?: number }
+  | { kind: 'local'; path: string; name: string };
+
+/**
+ * Files handed to the bot for offline analysis: dropped into a DM, or into a channel thread with a
+ * mention (Slack), or `analyze <path...>` (shell). `files` may be empty: the user is told what to do.
+ */
+export interface IncomingFiles {
+  channel: string;
+  user: string;
+  /** The message the files came with; a retried delivery of it carries the same id. */
+  messageId: string;
+  /** Where the answer goes: the thread the message is in, or the one it starts. */
+  thread?: MessageRef;
+  files: SharedFile[];
+  /** A reply in that thread. */
+  respond(view: ChatView): Promise<void>;
+}
+
 export interface ChatHandlers {
   /** Must not throw: adapters log a rejection and answer with a generic apology. */
   onCommand(command: IncomingCommand): Promise<void>;
   onAction(action: IncomingAction): Promise<void>;
+  /** Files to analyse offline; adapters that receive files only listen for them when it is set. */
+  onFiles?(files: IncomingFiles): Promise<void>;
+}
+
+/** Downloads a shared file into `dir` (private to this process), refusing one over `maxBytes`. */
+export interface FetchFileOptions {
+  dir: string;
+  maxBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface FetchedFile {
+  path: string;
+  name: string;
+  bytes: number;
 }
 
 export interface ChatAdapter {
@@ -72,6 +110,8 @@ export interface ChatAdapter {
   upload?(to: Destination, file: ChatFile): Promise<void>;
   /** The user ids in a user group (Slack `usergroups.users.list`), for remediation responders. */
   groupMembers?(groupId: string): Promise<string[]>;
+  /** A file shared with the bot (Slack `files.info` and its authenticated download). */
+  fetchFile?(fileId: string, opts: FetchFileOptions): Promise<FetchedFile>;
 }
 
 /**
@@ -91,3 +131,12 @@ export class ChatDeliveryError extends Error {
 /** Replies sent when a handler fails unexpectedly: the user gets words, never silence. */
 export const APOLOGY_TEXT =
   'Sorry, something went wrong while handling that. The error was logged; please try again.';
+
+/** The refusal for a shared file over the size limit (`bytes` when known), said the same by every adapter. */
+export function fileTooLarge(name: string, bytes: number | undefined, maxBytes: number): EtcdDoctorError {
+  const size = bytes === undefined ? 'larger than' : `${formatBytes(bytes)}, over`;
+  return new EtcdDoctorError(
+    'command_invalid',
+    `${name} is ${size} the ${formatBytes(maxBytes)} etcd-doctor takes from chat. Share the etcd container's log alone (or one log per member), or run \`etcd-doctor analyze <path>\` where the file is.`,
+  );
+}

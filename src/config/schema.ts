@@ -176,6 +176,26 @@ export const alertmanagerSettingsSchema = z.strictObject({
     .optional(),
 });
 
+/** Offline analysis of files shared in chat (issue 16). */
+export const offlineSettingsSchema = z.strictObject({
+  /** A file shared in chat larger than this is refused, before downloading when Slack gives its size (default 250 MB). */
+  maxFileBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(4 * 1024 ** 3)
+    .optional(),
+});
+
+/** `etcd-doctor mcp` and `/mcp`. */
+export const mcpSettingsSchema = z.strictObject({
+  /**
+   * Directories whose files (must-gathers, logs) the etcd_analyze tool may read. Over HTTP the
+   * caller is remote: without any, /mcp has no etcd_analyze tool. Over stdio they bound it too.
+   */
+  analyzeRoots: z.array(z.string().startsWith('/', { error: 'must be an absolute path' })).optional(),
+});
+
 export const configFileSchema = z
   .strictObject({
     clusters: z.array(clusterSchema).min(1, { error: 'needs at least one cluster' }),
@@ -185,6 +205,8 @@ export const configFileSchema = z
     alertmanager: alertmanagerSettingsSchema.optional(),
     /** The default watch interval of every cluster without its own `watch`. */
     watch: watchSettingsSchema.optional(),
+    offline: offlineSettingsSchema.optional(),
+    mcp: mcpSettingsSchema.optional(),
   })
   .superRefine((config, ctx) => {
     const seen = new Set<string>();

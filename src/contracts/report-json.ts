@@ -59,6 +59,24 @@ export interface FindingJson {
   unknowns: string[];
 }
 
+/** One signal on one member, as the collected evidence dates it (`timeline[]` in the JSON). */
+export interface TimelineEntry {
+  /** The log signal or object event (`slowFdatasync`, `leaderElected`, `containerExit`, ...). */
+  signal: string;
+  /** The member or node it was seen on, when known. */
+  member: string | null;
+  /** The peer a peer signal names (`clockDrift`, `peerUnreachable`). */
+  peer?: string;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  count: number;
+  /** The worst duration seen, for duration signals (`slow fdatasync` up to 4.0 s). */
+  maxSeconds?: number;
+}
+
+/** The report's `kind`: a live check (`health`, `diagnose`) or an offline analysis (`analyze`). */
+export type ReportKind = CheckDepth | 'analyze';
+
 /** `--json` output: `{ cluster, status, durationMs, members, findings, probes }` (DESIGN.md). */
 export interface DiagnosisReport {
   cluster: string;
@@ -67,7 +85,11 @@ export interface DiagnosisReport {
   members: MemberRow[];
   findings: FindingJson[];
   probes: ProbeRecord[];
-  kind: CheckDepth;
+  kind: ReportKind;
   collectedAt: string;
   explain?: RuleTrace[];
+  /** Offline analyses (`analyze`): when each signal was seen, oldest first. */
+  timeline?: TimelineEntry[];
+  /** Offline analyses: the rules that need a live reading, not evaluated. */
+  notEvaluated?: Array<{ rule: string; reason: string }>;
 }

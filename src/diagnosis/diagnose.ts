@@ -31,6 +31,10 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
   const ruleCtx: RuleContext = { ...ctx, view };
   const fired: Array<{ rule: Rule; finding: Finding }> = [];
   const trace: RuleTrace[] = rules.map((rule) => {
+    if (ctx.offline && rule.live) {
+      const explain = [`not evaluated: offline (it needs ${rule.live})`];
+      return { rule: rule.name, fired: false, skipped: true, explain };
+    }
     if (view.blind && rule.scope !== 'view') {
       const explain = [`not evaluated: etcd-doctor could not check any member (${blindReason(view)})`];
       return { rule: rule.name, fired: false, skipped: true, explain };

@@ -7,6 +7,11 @@ export interface RuleContext {
   now: number;
   /** What limits etcd-doctor's own view (diagnosis/view.ts); the engine fills it in. */
   view?: View;
+  /**
+   * The evidence was collected earlier (`etcd-doctor analyze`): rules that need a live reading
+   * (`Rule.live`) are reported as not evaluated instead of judging what is not there.
+   */
+  offline?: boolean;
 }
 
 export interface RuleResult {
@@ -44,5 +49,10 @@ export interface Rule {
    * were written for it alone ("find out what is behind it") and no longer fit.
    */
   stepsWhenExplained?(cause: Cause): RemediationStep[];
+  /**
+   * The live reading the rule judges (`the member clocks, read now`): on collected evidence it is
+   * not evaluated, with the reason `offline`.
+   */
+  readonly live?: string;
   evaluate(evidence: Evidence, ctx: RuleContext): RuleResult;
 }

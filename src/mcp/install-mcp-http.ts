@@ -4,6 +4,7 @@ import type { ConfigFile } from '../config/schema.js';
 import { createDoctor } from '../doctor.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
+import { mcpOfflineAnalysis } from '../offline/mcp-analysis.js';
 import type { Secret } from '../secret.js';
 import type { OfflineAnalysis } from './analyze-tool.js';
 import { createRedisAuditReader } from './audit-tool.js';
@@ -48,6 +49,9 @@ export function installMcpHttp(opts: McpHttpOptions): McpHttp {
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
   const audit = createRedisAuditReader({ redisUrl: opts.redisUrl, prefix: opts.queuePrefix });
+  // Remote callers read files only inside mcp.analyzeRoots: without them there is no etcd_analyze.
+  const roots = opts.config.mcp?.analyzeRoots ?? [];
+  const analysis = opts.analysis ?? (roots.length ? mcpOfflineAnalysis(roots) : undefined);
   const routes = mcpRoutes({
     token: opts.token,
     logger: opts.logger,
@@ -57,7 +61,7 @@ export function installMcpHttp(opts: McpHttpOptions): McpHttp {
         config: opts.config,
         audit,
         logger: opts.logger,
-        ...(opts.analysis ? { analysis: opts.analysis } : {}),
+        ...(analysis ? { analysis } : {}),
       }),
   });
   opts.logger.info({ path: '/mcp' }, 'serving MCP (Streamable HTTP) at /mcp behind MCP_TOKEN');

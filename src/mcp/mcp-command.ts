@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { loadConfigFor, requireEnv } from '../config/load-config.js';
 import { createDoctor } from '../doctor.js';
 import { createLogger } from '../logger.js';
+import { mcpOfflineAnalysis } from '../offline/mcp-analysis.js';
 import type { OfflineAnalysis } from './analyze-tool.js';
 import { createRedisAuditReader } from './audit-tool.js';
 import { serveMcpStdio } from './serve-stdio.js';
@@ -37,7 +38,8 @@ export async function runMcpCommand(options: McpCommandOptions, io: McpCommandIo
       doctor,
       config,
       audit: createRedisAuditReader({ redisUrl: env.REDIS_URL, prefix: options.queuePrefix }),
-      ...(io.analysis ? { analysis: io.analysis } : {}),
+      // Over stdio the client runs on this machine as this user; mcp.analyzeRoots bounds it when set.
+      analysis: io.analysis ?? mcpOfflineAnalysis(config.mcp?.analyzeRoots),
       logger,
       input: io.stdin,
       output: io.stdoutStream,

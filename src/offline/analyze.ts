@@ -1,18 +1,30 @@
-import type { DiagnosisReport } from '../report/diagnosis-report.js';
-import type { CollectionSummary, ReadLimits } from './collection.js';
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { diagnose } from '../diagnosis/diagnose.js';
+import { collectedRules, rules } from '../diagnosis/rules/index.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
+import { buildReport } from '../report/diagnosis-report.js';
+import type { TimelineEntry } from '../contracts/report-json.js';
+import {
+  type CollectionSummary,
+  DEFAULT_READ_LIMITS,
+  OfflineInputError,
+  type ReadLimits,
+} from './collection.js';
+import { buildOfflineEvidence } from './offline-evidence.js';
+import { type Collected, createOfflineSink, type OfflineSink, streamName } from './offline-sink.js';
+import {
+  looksLikeClusterInfoDump,
+  readClusterInfoDumpStream,
+  readCollection,
+  sniffCollection,
+} from './readers/index.js';
+import { splitLines } from './readers/lines.js';
+import { buildTimeline } from './timeline.js';
 
-/** One signal on one member, as the collected evidence dates it (`timeline[]` in the JSON). */
-export interface TimelineEntry {
-  /** The log signal or object event (`slowFdatasync`, `leaderChanged`, `restart`, ...). */
-  signal: string;
-  /** The member or node it was seen on, when known. */
-  member: string | null;
-  firstSeenAt: string;
-  lastSeenAt: string;
-  count: number;
-  /** The worst duration seen, for duration signals (`slow fdatasync` up to 4.0 s). */
-  maxSeconds?: number;
-}
+export type { TimelineEntry } from '../contracts/report-json.js';
 
 /** `etcd-doctor analyze --json`: the `diagnose --json` shape plus what was read and when things happened. */
 export interface OfflineReport extends DiagnosisReport {
@@ -35,7 +47,162 @@ export interface AnalyzeOptions {
  */
 export async function analyzePaths(
   paths: readonly string[],
-  _opts: AnalyzeOptions = {},
+  opts: AnalyzeOptions = {},
 ): Promise<OfflineReport> {
-  throw new Error(`offline analysis is not built yet (asked for ${paths.join(', ')})`);
+  if (paths.length === 0)
+    throw new OfflineInputError(
+      'give something to analyze: a log file, - for stdin, a must-gather (directory or .tar.gz) or a kubectl cluster-info dump',
+    );
+  const started = Date.now();
+  const limits = opts.limits ?? DEFAULT_READ_LIMITS;
+  const sink = createOfflineSink({
+    maxLineChars: limits.maxLineBytes,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  const source: CollectionSummary[] = [];
+  const members = memberNames(paths);
+  for (const path of paths) source.push(await readPath(path, sink, opts, limits, members.get(path)));
+  const collected = sink.collected();
+  assertAnalysable(collected, paths);
+  const evidence = buildOfflineEvidence(collected, labelOf(paths));
+  const diagnosis = diagnose(evidence, [...rules, ...collectedRules], {
+    now: evidence.collectedAt,
+    offline: true,
+  });
+  const report = buildReport(evidence, diagnosis, {
+    kind: 'analyze',
+    durationMs: Date.now() - started,
+    ...(opts.explain ? { explain: true } : {}),
+  });
+  return { ...report, source, timeline: buildTimeline(evidence) };
+}
+
+async function readPath(
+  path: string,
+  sink: OfflineSink,
+  opts: AnalyzeOptions,
+  limits: ReadLimits,
+  member?: string,
+): Promise<CollectionSummary> {
+  if (path === '-') {
+    if (!opts.stdin)
+      throw new OfflineInputError('- means stdin, and there is no stdin here: give a file path');
+    return readStdin(opts.stdin, sink, opts, limits);
+  }
+  const info = await stat(path).catch((err: NodeJS.ErrnoException) => {
+    throw new OfflineInputError(
+      err.code === 'ENOENT'
+        ? `${path}: no such file or directory`
+        : `${path}: cannot be read (${err.code ?? err.message})`,
+      { cause: err },
+    );
+  });
+  const kind = await sniffCollection(path);
+  if (kind) return readCollection(path, sink, { ...(opts.signal ? { signal: opts.signal } : {}), limits });
+  if (info.isDirectory())
+    throw new OfflineInputError(
+      `${path} is a directory but neither a must-gather nor a kubectl cluster-info dump: give the must-gather's root (or its .tar.gz), the cluster-info dump's --output-directory, or the log files themselves`,
+    );
+  if (info.size === 0)
+    throw new OfflineInputError(
+      `${path} is empty: give the etcd log itself (journalctl -u etcd, crictl logs <container>, kubectl logs -n kube-system etcd-<node>)`,
+    );
+  if (info.size > limits.maxTotalBytes)
+    throw new OfflineInputError(
+      `${path} is ${info.size} bytes, over the ${limits.maxTotalBytes}-byte limit: cut it (tail -n 200000)`,
+    );
+  const gzipped = await isGzip(path);
+  const stream = createReadStream(path);
+  return readLog(path, gzipped ? stream.pipe(createGunzip()) : stream, sink, limits, info.size, member);
+}
+
+/** stdin is a pasted log, or `kubectl cluster-info dump` piped in: its first chunk says which. */
+async function readStdin(
+  stdin: NodeJS.ReadableStream,
+  sink: OfflineSink,
+  opts: AnalyzeOptions,
+  limits: ReadLimits,
+): Promise<CollectionSummary> {
+  const chunks = (stdin as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  const head = first.done ? Buffer.alloc(0) : Buffer.from(first.value);
+  const all = (async function* () {
+    yield head;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next())
+      yield Buffer.from(next.value);
+  })();
+  if (looksLikeClusterInfoDump(head))
+    return readClusterInfoDumpStream(all, sink, {
+      source: '-',
+      limits,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  return readLog('-', all, sink, limits);
+}
+
+async function readLog(
+  path: string,
+  input: AsyncIterable<Buffer> | NodeJS.ReadableStream,
+  sink: OfflineSink,
+  limits: ReadLimits,
+  size?: number,
+  member?: string,
+): Promise<CollectionSummary> {
+  const before = sink.collected().logs.length;
+  await sink.log(
+    { source: path, previous: false, ...(member ? { member } : {}) },
+    splitLines(input as AsyncIterable<Buffer>, limits.maxLineBytes),
+  );
+  const writers = sink
+    .collected()
+    .logs.slice(before)
+    .map((l) => l.writer);
+  const bytes = writers.reduce((n, w) => n + w.bytes, 0);
+  if (writers.every((w) => w.lines === 0))
+    throw new OfflineInputError(
+      `${path === '-' ? 'stdin' : path} is empty: give the etcd log itself (journalctl -u etcd, crictl logs <container>, kubectl logs -n kube-system etcd-<node>)`,
+    );
+  return { kind: 'log', path, entries: writers.length, bytes: size ?? bytes, skipped: 0 };
+}
+
+async function isGzip(path: string): Promise<boolean> {
+  const file = await open(path);
+  try {
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
+  } finally {
+    await file.close();
+  }
+}
+
+/** Nothing etcd or Kubernetes said: a wrong file, answered in one line. */
+function assertAnalysable(c: Collected, paths: readonly string[]): void {
+  const appLines = c.logs.reduce((n, l) => n + l.writer.etcdLines + l.writer.klogLines, 0);
+  if (appLines > 0 || c.objects > 0 || Object.keys(c.etcdInfo).length > 0) return;
+  const what = paths.length === 1 ? '' : ` in ${paths.join(', ')}`;
+  throw new OfflineInputError(`no etcd log lines found${what}: is this the etcd container's log?`);
+}
+
+/**
+ * Files given together that a file name alone would merge (`m1/etcd.log`, `m2/etcd.log`) are
+ * named after their folder instead: one member per file.
+ */
+function memberNames(paths: readonly string[]): Map<string, string> {
+  const byName = new Map<string, string[]>();
+  for (const path of paths) {
+    if (path === '-') continue;
+    const name = streamName({ source: path, previous: false });
+    byName.set(name, [...(byName.get(name) ?? []), path]);
+  }
+  const names = new Map<string, string>();
+  for (const same of byName.values())
+    if (same.length > 1) for (const path of same) names.set(path, basename(dirname(resolve(path))) || path);
+  return names;
+}
+
+function labelOf(paths: readonly string[]): string {
+  const names = paths.map((p) => (p === '-' ? 'stdin' : basename(p.replace(/\/+$/, '')) || p));
+  return names.length <= 3
+    ? names.join(', ')
+    : `${names.slice(0, 2).join(', ')} and ${names.length - 2} more`;
 }

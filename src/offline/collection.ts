@@ -24,6 +24,8 @@ export interface LogStreamMeta {
   node?: string;
   /** `previous.log` (the container's last run before a restart). */
   previous: boolean;
+  /** The member a plain log file speaks for, when its file name alone would not tell (`m1/etcd.log`, `m2/etcd.log`). */
+  member?: string;
 }
 
 /** A Kubernetes object as `kubectl -o json` or `oc adm must-gather` wrote it (plain JSON, dates as strings). */

@@ -96,8 +96,33 @@ export const watchJobSchema = z.strictObject({
   intervalSeconds: z.number().int().min(5),
 });
 
+/**
+ * Collected evidence to analyse offline (src/offline/): files shared in Slack, downloaded by the
+ * worker, or (from the shell only, where chat and worker are one process) paths on this host.
+ */
+export const analyzeJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('analyze'),
+  source: z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('slack'),
+      files: z
+        .array(z.strictObject({ id: z.string().regex(/^F[A-Z0-9]{2,40}$/), name: z.string().max(255) }))
+        .min(1)
+        .max(10),
+    }),
+    z.strictObject({ kind: z.literal('local'), paths: z.array(z.string().min(1).max(4096)).min(1).max(20) }),
+  ]),
+  /** The message the files came with (its Slack `ts`): a retried event joins the same job. */
+  requestId: z.string().min(1).max(64),
+  /** The thread to answer in (`thread_ts`), when there is one. */
+  thread: z.string().max(64).optional(),
+  ...requester,
+});
+
 export const jobDataSchema = z.discriminatedUnion('kind', [
   remediateJobSchema,
+  analyzeJobSchema,
   checkJobSchema,
   statusJobSchema,
   digestJobSchema,
@@ -113,6 +138,7 @@ export type DigestPartJob = z.infer<typeof digestPartJobSchema>;
 export type AlertJob = z.infer<typeof alertJobSchema>;
 export type RemediateJob = z.infer<typeof remediateJobSchema>;
 export type WatchJob = z.infer<typeof watchJobSchema>;
+export type AnalyzeJob = z.infer<typeof analyzeJobSchema>;
 export type JobData = z.infer<typeof jobDataSchema>;
 
 /** While a job with this id waits or runs, an equal request joins it instead of queueing another. */
@@ -129,6 +155,8 @@ export function deduplicationId(job: JobData): string {
     case 'digest-part':
       // Parts are added by their digest with fixed job ids, never through the deduplicating queue.
       return `digest-part:${job.channel}:${job.requestedAt}:${job.clusters[0]}`;
+    case 'analyze':
+      return `analyze:${job.channel}:${job.requestId}`;
     case 'alert':
       // Every notification counts (firing, then resolved): never merge two.
       return `alert:${job.cluster}:${job.status}:${job.requestedAt}:${job.groupKey}`;

@@ -113,7 +113,7 @@ export function progressText(view: ProgressView): string {
 export function verdictView(report: DiagnosisReport): VerdictView {
   return {
     kind: 'verdict',
-    depth: report.kind,
+    depth: report.kind === 'health' ? 'health' : 'diagnose',
     cluster: report.cluster,
     status: report.status,
     headline: headline(report),

@@ -1,18 +1,14 @@
-import type { CheckDepth } from '../contracts/check-depth.js';
-import type { DiagnosisReport, FindingJson, MemberRow } from '../contracts/report-json.js';
-import type { Diagnosis } from '../diagnosis/diagnose.js';
+import type { DiagnosisReport, FindingJson, MemberRow, ReportKind } from '../contracts/report-json.js';
+import type { Diagnosis, RuleTrace } from '../diagnosis/diagnose.js';
 import type { Finding } from '../diagnosis/finding.js';
 import { isLearner } from '../diagnosis/support/members.js';
 import type { View } from '../diagnosis/view.js';
 import type { Evidence, MemberEvidence } from '../probes/evidence.js';
 
-// Kept for importers on branches that predate contracts/report-json.ts (src/offline, issue 16).
-export type { DiagnosisReport } from '../contracts/report-json.js';
-
 export function buildReport(
   evidence: Evidence,
   diagnosis: Diagnosis,
-  opts: { kind: CheckDepth; durationMs: number; explain?: boolean },
+  opts: { kind: ReportKind; durationMs: number; explain?: boolean },
 ): DiagnosisReport {
   const report: DiagnosisReport = {
     cluster: evidence.cluster,
@@ -25,7 +21,18 @@ export function buildReport(
     collectedAt: new Date(evidence.collectedAt).toISOString(),
   };
   if (opts.explain) report.explain = diagnosis.trace;
+  if (opts.kind === 'analyze') report.notEvaluated = offlineSkips(diagnosis.trace);
   return report;
+}
+
+const OFFLINE_SKIP = /^not evaluated: offline \(it needs (.*)\)$/;
+
+/** The rules an offline analysis could not run, each with the live reading it needs. */
+function offlineSkips(trace: RuleTrace[]): Array<{ rule: string; reason: string }> {
+  return trace.flatMap((t) => {
+    const m = t.skipped ? OFFLINE_SKIP.exec(t.explain[0] ?? '') : null;
+    return m?.[1] ? [{ rule: t.rule, reason: m[1] }] : [];
+  });
 }
 
 function memberRow(m: MemberEvidence, evidence: Evidence, view: View): MemberRow {

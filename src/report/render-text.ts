@@ -1,6 +1,13 @@
 import type { DiagnosisReport, MemberRow } from '../contracts/report-json.js';
 import { type RemediationStep, VIEW_CAUSES } from '../diagnosis/finding.js';
 import { formatBytes, formatMs } from './format.js';
+import { timelineLines } from './timeline.js';
+
+const TITLE: Record<DiagnosisReport['kind'], string> = {
+  health: 'Health',
+  diagnose: 'Diagnosis',
+  analyze: 'Analysis',
+};
 
 const STATUS_WORD: Record<DiagnosisReport['status'], string> = {
   healthy: 'HEALTHY',
@@ -20,12 +27,17 @@ export interface ReportTextOptions {
 /** Plain-text report for the CLI and the shell adapter: member table, then findings, root cause first. */
 export function renderText(report: DiagnosisReport, opts: ReportTextOptions = {}): string {
   const lines = [
-    `${report.kind === 'health' ? 'Health' : 'Diagnosis'} of ${report.cluster}: ${STATUS_WORD[report.status]} (${formatMs(report.durationMs)})`,
+    `${TITLE[report.kind]} of ${report.cluster}: ${STATUS_WORD[report.status]} (${formatMs(report.durationMs)})`,
     '',
-    ...memberTable(report.members),
+    ...(report.kind === 'analyze' && report.members.length === 0
+      ? ['Members: no etcd_info in the collection (member status unknown, never read as down)']
+      : memberTable(report.members)),
   ];
   if (report.findings.length === 0) {
-    lines.push('', 'No problems found.');
+    lines.push(
+      '',
+      report.kind === 'analyze' ? 'Nothing in the collection points at a problem.' : 'No problems found.',
+    );
   }
   report.findings.forEach((f, i) => {
     const label = VIEW_CAUSES.has(f.cause)
@@ -47,6 +59,7 @@ export function renderText(report: DiagnosisReport, opts: ReportTextOptions = {}
       lines.push(`  ${n + 1}. ${s.text}${button ? ` -> ${button}` : ''}`);
     });
   });
+  lines.push(...offlineLines(report));
   if (report.explain) {
     lines.push('', 'Rules:');
     for (const t of report.explain) {
@@ -94,4 +107,17 @@ function fsyncCell(m: MemberRow): string {
   if (m.walFsyncP99Ms !== null) return formatMs(m.walFsyncP99Ms);
   if (m.walFsyncSamples !== null) return `idle (${m.walFsyncSamples} fsyncs)`;
   return '-';
+}
+
+/** The timeline and the rules not evaluated offline, compactly. */
+function offlineLines(report: DiagnosisReport): string[] {
+  const lines: string[] = [];
+  if (report.timeline?.length)
+    lines.push('', 'Timeline (UTC):', ...timelineLines(report.timeline).map((l) => `  ${l}`));
+  if (report.notEvaluated?.length)
+    lines.push(
+      '',
+      `Not evaluated offline (they need live readings): ${report.notEvaluated.map((n) => n.rule).join(', ')}`,
+    );
+  return lines;
 }

@@ -3,6 +3,7 @@ import { createBot } from '../bot/create-bot.js';
 import { createJobRequests, type JobRequests } from '../bot/job-requests.js';
 import { DEFAULT_DIAGNOSE_LIMITS, limitDiagnoses } from '../commands/diagnose-limits.js';
 import type { DigestFeature } from '../digest/install.js';
+import { installOfflineAnalysis } from '../offline/install.js';
 import { createJobQueue, type JobQueue } from '../queue/job-queue.js';
 import { installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
@@ -21,7 +22,8 @@ export interface BotRole {
 
 /**
  * The bot role: takes chat commands and button clicks, answers what needs no probe at once, and
- * queues the rest (checks rate-limited per user and cluster, remediation after its checks).
+ * queues the rest (checks rate-limited per user and cluster, remediation after its checks, files
+ * shared for offline analysis limited per user).
  */
 export async function startBot(
   base: RoleBase,
@@ -34,14 +36,22 @@ export async function startBot(
     prefix: opts.queuePrefix,
     ...pick(tuning, ['enqueueTimeoutMs', 'attempts', 'backoffMs']),
   });
+  const limiter = createRateLimiter(redis, opts.queuePrefix);
+  const limits = { ...DEFAULT_DIAGNOSE_LIMITS, ...tuning.diagnoseLimits };
   const requests = limitDiagnoses(
     createJobRequests(queue, createJobState(redis, opts.queuePrefix)),
-    createRateLimiter(redis, opts.queuePrefix),
-    { ...DEFAULT_DIAGNOSE_LIMITS, ...tuning.diagnoseLimits },
+    limiter,
+    limits,
   );
   // A worker in this process reports the depth from its own view of the queue.
   if (!features.hasWorker) opts.metrics?.watchQueue(queue.name, queue.counts);
   const remediation = installRemediation(remediationOptions(base, redis, (data) => queue.enqueue(data)));
+  const offline = installOfflineAnalysis({
+    chat: opts.chat,
+    config: opts.config,
+    logger: opts.logger,
+    bot: { enqueue: (job) => requests.analyze(job), limiter, limits },
+  });
   const bot = createBot({
     chat: opts.chat,
     doctor: base.doctor,
@@ -52,6 +62,7 @@ export async function startBot(
     digests: features.digests.service,
     watch: createWatchStatus(redis, opts.queuePrefix, opts.config),
     remediation: remediation.clicks,
+    ...(offline.onFiles ? { onFiles: offline.onFiles } : {}),
   });
   await bot.start();
   return { queue, requests, stop: () => bot.stop() };

@@ -7,9 +7,11 @@ import type { DigestFeature } from '../digest/install.js';
 import { installHistory } from '../history/install.js';
 import type { JobData } from '../queue/job-schemas.js';
 import { createJobWorker, type JobWorker } from '../queue/job-worker.js';
+import { installOfflineAnalysis } from '../offline/install.js';
 import { installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createPlanStore } from '../state/plan-store.js';
+import { abortableSleep } from '../timing.js';
 import { createJobRunner } from '../worker/create-job-runner.js';
 import { installWatch } from '../watch/install.js';
 import { routeJobs } from '../worker/route-jobs.js';
@@ -18,8 +20,8 @@ import { remediationOptions } from './remediation-options.js';
 
 /**
  * The worker role: takes jobs off the queue and answers them. Checks and diagnoses go to the job
- * runner, through a doctor that records history; digests, alert triage and remediation buttons go to
- * their features' handlers.
+ * runner, through a doctor that records history; digests, alert triage, remediation buttons and
+ * the offline analysis of shared files go to their features' handlers.
  */
 export function startWorker(
   base: RoleBase,
@@ -41,6 +43,12 @@ export function startWorker(
   // The plain doctor: watch checks go to the minute history, not the digest's 30-day one.
   const watch = installWatch({ redis, prefix, config, doctor: base.doctor, chat, plans, logger, now });
   void watch.reconcile();
+  const offline = installOfflineAnalysis({
+    chat,
+    config,
+    logger,
+    worker: { state, workerId, sleep: (ms) => abortableSleep(ms) },
+  });
 
   const runner = createJobRunner({
     doctor,
@@ -56,7 +64,13 @@ export function startWorker(
     redis: base.redis,
     prefix,
     workerName: workerId,
-    handlers: routeJobs(runner, { ...digests, ...alerts.jobs, ...remediation.jobs, ...watch.jobs }),
+    handlers: routeJobs(runner, {
+      ...digests,
+      ...alerts.jobs,
+      ...remediation.jobs,
+      ...watch.jobs,
+      analyze: offline.analyzeJob,
+    }),
     clusterLocks: state,
     logger,
     ...(opts.metrics ? { metrics: opts.metrics } : {}),

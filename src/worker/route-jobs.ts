@@ -1,6 +1,13 @@
 import type { ChildJobs } from '../queue/child-jobs.js';
 import type { JobHandlers } from '../queue/job-handlers.js';
-import type { AlertJob, DigestJob, DigestPartJob, RemediateJob, WatchJob } from '../queue/job-schemas.js';
+import type {
+  AlertJob,
+  AnalyzeJob,
+  DigestJob,
+  DigestPartJob,
+  RemediateJob,
+  WatchJob,
+} from '../queue/job-schemas.js';
 
 export interface ExtraJobHandlers {
   digest?: (
@@ -14,6 +21,13 @@ export interface ExtraJobHandlers {
   remediate?: (job: RemediateJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** A watched cluster's scheduled check (src/watch/). */
   watch?: (job: WatchJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
+  /** Offline analysis of shared files (src/offline/install.ts), and its answer when it failed for good. */
+  analyze?:
+    | {
+        run(job: AnalyzeJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
+        failed(jobId: string, job: AnalyzeJob, reason: string): Promise<void>;
+      }
+    | undefined;
 }
 
 /** Digest and alert jobs go to their own handlers; every other kind to `base`. */
@@ -25,8 +39,12 @@ export function routeJobs(base: JobHandlers, extra: ExtraJobHandlers): JobHandle
       if (data.kind === 'alert' && extra.alert) return extra.alert(data, info);
       if (data.kind === 'remediate' && extra.remediate) return extra.remediate(data, info);
       if (data.kind === 'watch' && extra.watch) return extra.watch(data, info);
+      if (data.kind === 'analyze' && extra.analyze) return extra.analyze.run(data, info);
       return base.run(data, info);
     },
-    failed: (jobId, data, reason) => base.failed(jobId, data, reason),
+    failed: (jobId, data, reason) =>
+      data?.kind === 'analyze' && extra.analyze
+        ? extra.analyze.failed(jobId, data, reason)
+        : base.failed(jobId, data, reason),
   };
 }

@@ -6,6 +6,7 @@ import {
   validateBlocks,
   validateModalView,
 } from './fake-slack-blocks.js';
+import { FakeSharedFiles } from './fake-slack-files.js';
 import type { ParsedRequest } from './fake-slack-request.js';
 
 /** A message as it stands after posts, updates and deletes. */
@@ -127,14 +128,23 @@ export class FakeWorkspace {
   #seq = 0;
   private readonly config: WorkspaceConfig;
 
+  /** Files people shared (files.info and the authenticated download). */
+  readonly shared: FakeSharedFiles;
+
   constructor(config: WorkspaceConfig) {
     this.config = config;
+    this.shared = new FakeSharedFiles({
+      teamId: config.teamId,
+      origin: config.origin,
+      mintId: (prefix) => this.mintId(prefix),
+    });
   }
 
   reset(): void {
     for (const list of [this.messages, this.ephemerals, this.files, this.views]) list.length = 0;
     this.#uploads.clear();
     this.#triggers.clear();
+    this.shared.reset();
   }
 
   /** Channel ID for an ID, `#name` or `name`; a user ID maps to the app's DM with that user (inference). */
@@ -183,6 +193,7 @@ export class FakeWorkspace {
     'usergroups.users.list': (req) => this.#usergroupUsers(req),
     'files.getUploadURLExternal': (req) => this.#getUploadUrl(req),
     'files.completeUploadExternal': (req) => this.#completeUpload(req),
+    'files.info': (req) => this.shared.info(req.params),
   };
 
   #authTest(): ApiResult {

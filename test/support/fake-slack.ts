@@ -21,7 +21,10 @@ import {
   type FakeMessage,
   type FakeView,
 } from './fake-slack-workspace.js';
+import type { RecordedDownload, SharedFileInput, SlackFileObject } from './fake-slack-files.js';
 import { createFakeSocketMode, type FakeSocketMode, type SocketModeServer } from './fake-socket-mode.js';
+
+export type { RecordedDownload, SharedFileInput, SlackFileObject } from './fake-slack-files.js';
 
 export type { FakeEphemeral, FakeFile, FakeMessage, FakeView } from './fake-slack-workspace.js';
 export type { DisconnectReason, FakeSocketMode } from './fake-socket-mode.js';
@@ -69,6 +72,12 @@ export interface FakeSlack {
   views(): FakeView[];
   responses(): RecordedResponse[];
   setUserGroup(id: string, users: string[]): void;
+  /** A file a person shared: its file object, for an event's `files`; files.info and the download serve it. */
+  shareFile(input: SharedFileInput): SlackFileObject;
+  /** The next download of this file answers a redirect to `location`. */
+  redirectDownload(fileId: string, location: string): void;
+  /** Every GET of a shared file's URL, with the bearer token it carried. */
+  downloads(): RecordedDownload[];
   /** The next `times` (default 1) calls of `method` get this answer instead of the real one. */
   failNext(method: string, response: ScriptedFailure, times?: number): void;
   /**
@@ -208,6 +217,18 @@ class FakeSlackServer implements FakeSlack {
     this.#userGroups.set(id, [...users]);
   }
 
+  shareFile(input: SharedFileInput): SlackFileObject {
+    return this.#workspace.shared.share(input);
+  }
+
+  redirectDownload(fileId: string, location: string): void {
+    this.#workspace.shared.redirect(fileId, location);
+  }
+
+  downloads(): RecordedDownload[] {
+    return this.#workspace.shared.downloads();
+  }
+
   failNext(method: string, response: ScriptedFailure, times = 1): void {
     const queue = this.#failures.get(method) ?? [];
     for (let i = 0; i < times; i += 1) queue.push(response);
@@ -253,6 +274,9 @@ class FakeSlackServer implements FakeSlack {
       return this.#upload(rest, req, res, raw);
     if (req.method === 'POST' && area === 'response' && rest !== undefined)
       return this.#response(rest, req, res, raw);
+    // A shared file's url_private(_download): /files-pri/<team>-<file id>/[download/]<name>.
+    if (req.method === 'GET' && url.pathname.startsWith('/files-pri/'))
+      return this.#workspace.shared.download(url.pathname.slice('/files-pri/'.length), req, res);
     sendText(res, 404, 'Not Found');
   }
 

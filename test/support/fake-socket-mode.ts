@@ -23,6 +23,11 @@ export interface FakeSocketMode {
   sendSlashCommand(payload: Record<string, string>): Promise<unknown>;
   /** An `interactive` envelope (block_actions, view_submission, ...); adds trigger_id/response_url if absent. */
   sendInteractive(payload: object): Promise<unknown>;
+  /**
+   * An `events_api` envelope around `event` (shape of sample socket-mode.envelope.events_api.json):
+   * an `event_callback` with a fresh event_id; resolves with the ack's payload.
+   */
+  sendEvent(event: Record<string, unknown>): Promise<unknown>;
   /** Sends `{"type":"disconnect","reason":...}` to every open connection, then closes them (code 1000). */
   disconnect(reason?: DisconnectReason): void;
   /** Destroys every open connection's TCP socket without a close frame. */
@@ -130,6 +135,36 @@ class SocketModeFake implements SocketModeServer {
     if (out.type === 'block_actions') out.response_url ??= this.deps.newResponseUrl();
     // Sample socket-mode.envelope.interactive.shortcut.json: accepts_response_payload false.
     return this.sendEnvelope({ payload: out, type: 'interactive', accepts_response_payload: false });
+  }
+
+  sendEvent(event: Record<string, unknown>): Promise<unknown> {
+    const eventTs = typeof event.ts === 'string' ? event.ts : `${Date.now() / 1000}`;
+    const payload = {
+      token: 'verification-token',
+      team_id: this.deps.teamId,
+      api_app_id: this.deps.appId,
+      event: { event_ts: eventTs, ...event },
+      type: 'event_callback',
+      event_id: `Ev${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`,
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [
+        {
+          enterprise_id: null,
+          team_id: this.deps.teamId,
+          user_id: 'U222',
+          is_bot: true,
+          is_enterprise_install: false,
+        },
+      ],
+      is_ext_shared_channel: false,
+    };
+    return this.sendEnvelope({
+      payload,
+      type: 'events_api',
+      accepts_response_payload: false,
+      retry_attempt: 0,
+      retry_reason: '',
+    });
   }
 
   disconnect(reason: DisconnectReason = 'refresh_requested'): void {

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import {
@@ -57,6 +57,10 @@ function hint(buttons: number): string {
     ? `Type /etcd help for the commands, or a button number ([1] to [${buttons}]) to press it.`
     : 'Type /etcd help for the commands.';
 }
+/** `analyze <path...>`: collected evidence on this machine, analysed offline (issue 16). */
+const ANALYZE = /^(?:\/etcd\s+)?analyze(?:\s+(.*))?$/i;
+const ANALYZE_USAGE =
+  'Usage: analyze <path...>  a must-gather (directory or .tar.gz), a `kubectl cluster-info dump`, or etcd log files (one per member)';
 
 /**
  * The default chat when no Slack tokens are set (as in Hubot and Errbot): commands typed in a
@@ -90,10 +94,26 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     return Promise.resolve();
   };
 
+  const analyzeLine = async (handlers: ChatHandlers, words: string): Promise<void> => {
+    const paths = words.split(/\s+/).filter(Boolean);
+    if (!handlers.onFiles) return print('Offline analysis is not available in this shell.');
+    if (!paths.length) return print(ANALYZE_USAGE);
+    messageSeq += 1;
+    await handlers.onFiles({
+      channel,
+      user,
+      messageId: `shell-${messageSeq}-${Date.now()}`,
+      files: paths.map((p) => ({ kind: 'local' as const, path: resolve(p), name: basename(p) })),
+      respond: respondWith,
+    });
+  };
+
   const handleLine = async (handlers: ChatHandlers, raw: string): Promise<void> => {
     const line = raw.trim();
     if (line === '') return;
     if (!opts.interactive) print(`> ${line}`);
+    const analyze = ANALYZE.exec(line);
+    if (analyze) return analyzeLine(handlers, analyze[1] ?? '');
     const command = COMMAND.exec(line);
     if (command) {
       const text = command[1] ?? command[2] ?? '';

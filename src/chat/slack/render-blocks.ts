@@ -12,6 +12,7 @@ import { progressText, STATUS_WORD } from '../../report/chat-view.js';
 import type { DiagnosisReport, FindingJson, MemberRow } from '../../contracts/report-json.js';
 import { formatBytes, formatList, formatMs } from '../../report/format.js';
 import { renderText } from '../../report/render-text.js';
+import { timelineLines } from '../../report/timeline.js';
 import type { ChatFile } from '../adapter.js';
 import { type Block, type ButtonElement, chunkLines, clip, fitBlocks, LIMITS } from './blocks.js';
 import { escapeMrkdwn, ownMrkdwn, slackLink } from './mrkdwn.js';
@@ -158,10 +159,32 @@ function findingsBlocks(
   return blocks;
 }
 
+function membersOf(report: DiagnosisReport): string[] {
+  if (report.kind === 'analyze' && report.members.length === 0)
+    return ['_none in the collection (no etcd_info)_'];
+  return report.members.map(memberLine);
+}
+
+/** An offline analysis's timeline, compactly; its lines come from logs, so they are escaped. */
+function timelineBlocks(report: DiagnosisReport): Block[] {
+  const blocks: Block[] = [];
+  if (report.timeline?.length) {
+    const lines = timelineLines(report.timeline, 8).map((l) => escapeMrkdwn(l));
+    blocks.push({ type: 'divider' }, ...chunkLines(['*Timeline* (UTC)', ...lines]).map(section));
+  }
+  if (report.notEvaluated?.length)
+    blocks.push(
+      context(
+        `Not evaluated offline (they need live readings): ${escapeMrkdwn(report.notEvaluated.map((n) => n.rule).join(', '))}`,
+      ),
+    );
+  return blocks;
+}
+
 function renderReport(view: ReportView): SlackMessage {
   const { report } = view;
   const elements = view.buttons.map((button, i) => ({ button, element: buttonElement(button, i) }));
-  const what = report.kind === 'diagnose' ? 'Diagnosis' : 'Health';
+  const what = report.kind === 'analyze' ? 'Analysis' : report.kind === 'diagnose' ? 'Diagnosis' : 'Health';
   const answered = report.probes.filter((p) => p.ok).length;
   const body: Block[] = [
     {
@@ -175,9 +198,10 @@ function renderReport(view: ReportView): SlackMessage {
     context(
       `${answered} of ${report.probes.length} probes answered in ${formatMs(report.durationMs)} · ${report.collectedAt}`,
     ),
-    ...chunkLines(['*Members*', ...report.members.map(memberLine)]).map(section),
+    ...chunkLines(['*Members*', ...membersOf(report)]).map(section),
     { type: 'divider' },
     ...findingsBlocks(report, elements),
+    ...timelineBlocks(report),
   ];
   const global = elements.filter((e) => e.button.finding === null).map((e) => e.element);
   const tail: Block[] = global.length ? [{ type: 'actions', elements: global }] : [];

@@ -1,9 +1,17 @@
 import type { Server } from 'node:http';
 import type { ChatView } from '../../report/chat-view.js';
 import type { Secret } from '../../secret.js';
-import type { ChatAdapter, ChatFile, Destination, MessageRef } from '../adapter.js';
+import type {
+  ChatAdapter,
+  ChatFile,
+  Destination,
+  FetchedFile,
+  FetchFileOptions,
+  MessageRef,
+} from '../adapter.js';
 import { chunkLines, LIMITS } from './blocks.js';
 import { escapeMrkdwn } from './mrkdwn.js';
+import { downloadSlackFile, type SlackFileInfo } from './slack-file-download.js';
 import { renderSlackMessage } from './render-blocks.js';
 import { createSlackWebApi, type SlackWebApi, type SlackWebApiOptions } from './slack-web-api.js';
 import { type HttpRoute, type StartedReceiver, startSlackReceiver } from './slack-receiver.js';
@@ -60,6 +68,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
           socketPingTimeoutMs: opts.socketPingTimeoutMs ?? 5000,
           ackDeadlineMs: opts.ackDeadlineMs ?? DEFAULT_ACK_DEADLINE_MS,
           ephemeral: (channel, user, view) => adapter.ephemeral({ channel }, user, view),
+          post: (to, view) => adapter.post(to, view),
         },
         handlers,
       );
@@ -109,12 +118,8 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
       );
     },
     upload: (to, file) => uploadFile(api, to, file),
-    async groupMembers(groupId) {
-      const res = await call('usergroups.users.list', () =>
-        client.usergroups.users.list({ usergroup: groupId }),
-      );
-      return res.users ?? [];
-    },
+    groupMembers: (groupId) => groupMembers(api, groupId),
+    fetchFile: (fileId, fetchOpts) => fetchFile(opts, api, fileId, fetchOpts),
   };
   return adapter;
 }
@@ -168,6 +173,29 @@ async function uploadFile(api: SlackWebApi, to: Destination, file: ChatFile): Pr
       ? client.filesUploadV2({ ...common, channel_id: to.channel, thread_ts: thread.ts })
       : client.filesUploadV2({ ...common, channel_id: to.channel }),
   );
+}
+
+/** The user ids in a user group (remediation responders). */
+async function groupMembers(api: SlackWebApi, groupId: string): Promise<string[]> {
+  const res = await api.call('usergroups.users.list', () =>
+    api.client.usergroups.users.list({ usergroup: groupId }),
+  );
+  return res.users ?? [];
+}
+
+/** A file shared with the bot: files.info, then url_private_download with the bot token. */
+function fetchFile(
+  opts: SlackAdapterOptions,
+  api: SlackWebApi,
+  fileId: string,
+  fetchOpts: FetchFileOptions,
+): Promise<FetchedFile> {
+  const info = async (file: string) =>
+    (await api.call('files.info', () => api.client.files.info({ file }))).file as SlackFileInfo | undefined;
+  const apiUrl = opts.apiUrl ?? 'https://slack.com/api/';
+  // A large must-gather takes longer than one API call; the job's own timeout bounds it too.
+  const timeoutMs = 5 * 60_000;
+  return downloadSlackFile({ botToken: opts.botToken.reveal(), info, apiUrl, timeoutMs }, fileId, fetchOpts);
 }
 
 /** Where the HTTP receiver listens, once started (HTTP mode). */

@@ -11,8 +11,9 @@ import {
 import { z } from 'zod';
 import type { Logger } from '../../logger.js';
 import { type ChatView, textView } from '../../report/chat-view.js';
-import { APOLOGY_TEXT, type ChatHandlers, type MessageRef } from '../adapter.js';
+import { APOLOGY_TEXT, type ChatHandlers, type Destination, type MessageRef } from '../adapter.js';
 import { ACTION_ID_PREFIX, renderSlackMessage } from './render-blocks.js';
+import { listenForFiles } from './slack-file-events.js';
 import { toSlackLogger } from './slack-logger.js';
 
 /** An extra HTTP route beside /slack/events (health checks, metrics). */
@@ -38,6 +39,8 @@ export interface ReceiverOptions {
   ackDeadlineMs: number;
   /** A private reply after the ack is no longer possible (chat.postEphemeral). */
   ephemeral: (channel: string, user: string, view: ChatView) => Promise<void>;
+  /** A message in a channel or thread (the answer to a shared file). */
+  post: (to: Destination, view: ChatView) => Promise<unknown>;
 }
 
 export interface StartedReceiver {
@@ -186,6 +189,9 @@ export async function startSlackReceiver(
       }
     },
   );
+
+  // Files dropped into a DM, or into a thread with a mention (offline analysis).
+  if (handlers.onFiles) listenForFiles(app, handlers.onFiles, { logger: opts.logger, post: opts.post });
 
   const started = opts.appToken ? await app.start() : await app.start(opts.listen);
   const server = opts.appToken ? undefined : (started as Server);

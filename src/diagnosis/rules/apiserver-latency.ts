@@ -31,6 +31,7 @@ interface Signal {
  */
 export const apiserverLatencyRule: Rule = {
   name: 'apiserver-latency',
+  live: 'reads through the apiserver, timed now',
   cause: 'apiserver-latency',
   needs: ['kubernetes'],
   explains: ['control-plane-restarts'],

@@ -83,10 +83,12 @@ export const clockSkewLogsRule: Rule = {
       };
     }
     const skewed = blame(reports);
-    const worst =
-      reports.filter((r) => skewed.includes(r.peer)).sort((a, b) => b.maxSeconds - a.maxSeconds)[0] ??
-      reports[0];
-    const reporters = unique(reports.filter((r) => skewed.includes(r.peer)).map((r) => r.reporter));
+    const involved = reports.filter((r) => skewed.includes(r.peer) || skewed.includes(r.reporter));
+    const worst = [...involved].sort((a, b) => b.maxSeconds - a.maxSeconds)[0] ?? reports[0];
+    // The members the skewed one disagrees with: those that logged it, or those it logged.
+    const reporters = unique(involved.map((r) => (skewed.includes(r.peer) ? r.reporter : r.peer))).filter(
+      (m) => !skewed.includes(m),
+    );
     const finding: Finding = {
       cause: 'clock-skew',
       severity: 'warning',
@@ -181,10 +183,18 @@ function merge(reports: ClockDriftReport[]): ClockDriftReport[] {
 }
 
 /**
- * The peer named by the most reporters; with one reporter naming one peer, both clocks are
- * suspect but the line names the peer, so the peer is reported.
+ * The member in the most reporter/peer pairs: every other member disagrees with it, whether they
+ * logged it or it logged them (etcd 3.4 logs the drift only on the member whose clock is ahead,
+ * against each peer: etcd-fault-signatures.md). On a tie, the peer named by the most reporters;
+ * with one reporter naming one peer, both clocks are suspect but the line names the peer.
  */
 function blame(reports: ClockDriftReport[]): string[] {
+  const pairs = new Map<string, number>();
+  for (const r of reports)
+    for (const m of new Set([r.peer, r.reporter])) pairs.set(m, (pairs.get(m) ?? 0) + 1);
+  const most = Math.max(...pairs.values());
+  const central = [...pairs.entries()].filter(([, n]) => n === most).map(([m]) => m);
+  if (central.length === 1) return central;
   const votes = new Map<string, number>();
   for (const r of reports) votes.set(r.peer, (votes.get(r.peer) ?? 0) + 1);
   const max = Math.max(...votes.values());

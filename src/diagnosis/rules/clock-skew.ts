@@ -19,6 +19,7 @@ interface Reading {
  */
 export const clockSkewRule: Rule = {
   name: 'clock-skew',
+  live: 'the member clocks, read now',
   cause: 'clock-skew',
   needs: ['clock'],
   explains: ['leader-churn'],

@@ -38,6 +38,7 @@ interface Starved {
  */
 export const cpuStarvationRule: Rule = {
   name: 'cpu-starvation',
+  live: 'round trips timed now',
   cause: 'cpu-starvation',
   needs: ['metrics'],
   timesLatency: true,

@@ -3,12 +3,16 @@ import { apiserverLatencyRule } from './apiserver-latency.js';
 import { clockSkewRule } from './clock-skew.js';
 import { clockSkewLogsRule } from './clock-skew-logs.js';
 import { controlPlaneRestartsRule } from './control-plane-restarts.js';
+import { controlPlaneRestartsLogsRule } from './control-plane-restarts-logs.js';
 import { corruptionRule } from './corruption.js';
 import { cpuStarvationRule } from './cpu-starvation.js';
 import { dbFragmentationRule } from './db-fragmentation.js';
 import { dbQuotaRule } from './db-quota.js';
+import { dbQuotaLogsRule } from './db-quota-logs.js';
 import { leaderChurnRule } from './leader-churn.js';
+import { leaderChurnLogsRule } from './leader-churn-logs.js';
 import { memberDownRule } from './member-down.js';
+import { memberDownLogsRule } from './member-down-logs.js';
 import { noAccessRule } from './no-access.js';
 import { observerLoadRule } from './observer-load.js';
 import { nonDurableStorageRule } from './non-durable-storage.js';
@@ -16,6 +20,7 @@ import { peerNetworkRule } from './peer-network.js';
 import { peerNetworkLogsRule } from './peer-network-logs.js';
 import { quorumLostRule } from './quorum-lost.js';
 import { slowDiskRule } from './slow-disk.js';
+import { slowDiskLogsRule } from './slow-disk-logs.js';
 import { slowReadsRule } from './slow-reads.js';
 import { staticPodMissingRule } from './static-pod-missing.js';
 import { unreachableFromHereRule } from './unreachable-from-here.js';
@@ -42,4 +47,17 @@ export const rules: readonly Rule[] = [
   noAccessRule,
   unreachableFromHereRule,
   observerLoadRule,
+];
+
+/**
+ * Rules for collected evidence only (`etcd-doctor analyze`): they read the logs where a live rule
+ * reads members, /metrics windows and alarms, and stand in for those rules (marked `live`), which
+ * are then not evaluated. Live, the live rules decide.
+ */
+export const collectedRules: readonly Rule[] = [
+  memberDownLogsRule,
+  dbQuotaLogsRule,
+  slowDiskLogsRule,
+  leaderChurnLogsRule,
+  controlPlaneRestartsLogsRule,
 ];

@@ -29,6 +29,7 @@ interface ChurnReading {
  */
 export const leaderChurnRule: Rule = {
   name: 'leader-churn',
+  live: 'a /metrics window of leader changes',
   cause: 'leader-churn',
   needs: ['metrics'],
   explains: ['control-plane-restarts', 'apiserver-latency'],

@@ -16,6 +16,7 @@ import { answered, clusterSize, failureOf, isLearner } from '../support/members.
  */
 export const memberDownRule: Rule = {
   name: 'member-down',
+  live: 'the members answering now',
   cause: 'member-down',
   needs: [],
   explains: ['leader-churn', 'slow-reads', 'peer-network'],

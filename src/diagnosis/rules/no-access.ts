@@ -11,6 +11,7 @@ import { assessView, type UnseenMember } from '../view.js';
  */
 export const noAccessRule: Rule = {
   name: 'no-access',
+  live: 'an access check from etcd-doctor',
   cause: 'no-access',
   needs: [],
   rank: 90,

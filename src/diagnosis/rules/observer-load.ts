@@ -10,6 +10,7 @@ import { assessView } from '../view.js';
  */
 export const observerLoadRule: Rule = {
   name: 'observer-load',
+  live: "etcd-doctor's own load while it probes",
   cause: 'observer-load',
   needs: [],
   rank: 92,

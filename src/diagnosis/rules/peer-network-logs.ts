@@ -3,6 +3,7 @@ import { formatList } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { answered, memberNameById } from '../support/members.js';
+import { membersDownInLogs } from './member-down-logs.js';
 import {
   dataOf,
   formatAge,
@@ -59,6 +60,9 @@ export const peerNetworkLogsRule: Rule = {
   evaluate(evidence, ctx) {
     // A peer that does not answer us either is down, not cut off: member-down reports it.
     const down = new Set(evidence.members.filter((m) => !answered(m)).map((m) => m.target.name));
+    // Gone by the logs (its own log stops, or dials are refused) and not answering now: member-down-logs.
+    const answering = new Set(evidence.members.filter(answered).map((m) => m.target.name));
+    for (const d of membersDownInLogs(evidence)) if (!answering.has(d.member)) down.add(d.member);
     const reports = merge(peerFailureReports(evidence)).filter((r) => !down.has(r.peer));
     // Any /metrics that arrived counts: etcd creates a peer's failure counter on its first failure,
     // and a young member has no round-trip samples yet, so no peer series means no failure.

@@ -25,6 +25,7 @@ interface PeerProblem {
  */
 export const peerNetworkRule: Rule = {
   name: 'peer-network',
+  live: 'a /metrics window of peer traffic',
   cause: 'peer-network',
   needs: ['metrics'],
   explains: ['leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency'],

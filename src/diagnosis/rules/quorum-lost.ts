@@ -17,6 +17,7 @@ import { clusterSize, failureOf, participating, votingMembers } from '../support
  */
 export const quorumLostRule: Rule = {
   name: 'quorum-lost',
+  live: 'the members answering now',
   cause: 'quorum-lost',
   needs: [],
   explains: ['member-down', 'leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency'],

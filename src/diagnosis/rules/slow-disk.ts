@@ -46,6 +46,7 @@ interface DiskReading {
  */
 export const slowDiskRule: Rule = {
   name: 'slow-disk',
+  live: 'a /metrics window of wal fsync latency',
   cause: 'slow-disk',
   needs: ['metrics'],
   explains: ['leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency', 'peer-network'],

@@ -19,6 +19,7 @@ export const CRITICAL_READ_MS = 1000;
  */
 export const slowReadsRule: Rule = {
   name: 'slow-reads',
+  live: 'a linearizable read timed now',
   cause: 'slow-reads',
   needs: ['health'],
   timesLatency: true,

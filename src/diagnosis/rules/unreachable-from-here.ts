@@ -14,6 +14,7 @@ import { plural } from '../support/kubernetes.js';
  */
 export const unreachableFromHereRule: Rule = {
   name: 'unreachable-from-here',
+  live: 'the network path from etcd-doctor, now',
   cause: 'unreachable-from-here',
   needs: [],
   rank: 91,

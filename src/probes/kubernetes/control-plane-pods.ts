@@ -1,6 +1,7 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { Probe } from '../probe.js';
-import { type KubeProbeContext, type ListedPod, toEpochMs } from './context.js';
+import type { KubeProbeContext, ListedPod } from './context.js';
+import { toEpochMs } from './epoch.js';
 import type { ControlPlaneContainer, ControlPlanePod } from './evidence.js';
 
 /** kubelet sets it on the API copy of a static pod (k8s.io/api core/v1 MirrorPodAnnotationKey). */

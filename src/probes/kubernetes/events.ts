@@ -1,6 +1,6 @@
-import type { CoreV1Event } from '@kubernetes/client-node';
 import { type Probe, ProbeError } from '../probe.js';
-import { type KubeProbeContext, toEpochMs } from './context.js';
+import type { KubeProbeContext } from './context.js';
+import { summarizeEvent } from './event-summary.js';
 import type { WarningEvent } from './evidence.js';
 import { kubeCall } from './kube-call.js';
 
@@ -55,23 +55,4 @@ export async function listWarningEvents(
   return list.items.map(summarizeEvent);
 }
 
-export function summarizeEvent(e: CoreV1Event): WarningEvent {
-  const lastSeen =
-    toEpochMs(e.lastTimestamp) ??
-    toEpochMs(e.series?.lastObservedTime) ??
-    toEpochMs(e.eventTime) ??
-    toEpochMs(e.firstTimestamp);
-  return {
-    namespace: e.metadata?.namespace ?? '',
-    reason: e.reason ?? '',
-    message: (e.message ?? '').split('\n')[0]?.slice(0, 300) ?? '',
-    count: e.series?.count ?? e.count ?? 1,
-    lastSeen,
-    object: {
-      kind: e.involvedObject?.kind,
-      name: e.involvedObject?.name,
-      namespace: e.involvedObject?.namespace,
-    },
-    host: e.reportingInstance || e.source?.host || undefined,
-  };
-}
+export { summarizeEvent } from './event-summary.js';

@@ -1,6 +1,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import type { Probe } from '../probe.js';
-import { type KubeProbeContext, toEpochMs } from './context.js';
+import type { KubeProbeContext } from './context.js';
+import { toEpochMs } from './epoch.js';
 import type { ControlPlaneNode, NodeConditionState, NodeConditionType } from './evidence.js';
 
 const CONDITIONS: readonly NodeConditionType[] = [

@@ -39,6 +39,8 @@ export interface PeerUnreachableStat {
   example: string;
   firstSeenAt?: string;
   lastSeenAt?: string;
+  /** When the reporter last logged the peer active again (`peer became active`) after a failure. */
+  lastActiveAt?: string;
 }
 
 export interface LogSignals {
@@ -111,28 +113,19 @@ export function scanLogText(text: string): LogSignals {
 /** Adds one line's matches to `signals`. */
 export function scanLine(line: string, signals: LogSignals): void {
   const zap = parseZap(line);
-  const before = new Map(stats(signals).map((st) => [st, st.count]));
-  if (zap) scanZap(zap, line, signals);
-  scanText(line, signals);
+  const touched: Seen[] = [];
+  if (zap) scanZap(zap, line, signals, touched);
+  scanText(line, signals, touched);
   // Only a line that matched needs its time: stamp the stats it just counted.
-  const matched = stats(signals).filter((st) => st.count !== (before.get(st) ?? 0));
-  const at = matched.length > 0 ? lineTimestamp(line, zap) : undefined;
+  const at = touched.length > 0 ? lineTimestamp(line, zap) : undefined;
   if (!at) return;
-  for (const st of matched) {
+  for (const st of touched) {
     st.firstSeenAt ??= at;
     if (!st.lastSeenAt || at > st.lastSeenAt) st.lastSeenAt = at;
   }
 }
 
 type Seen = { count: number; firstSeenAt?: string; lastSeenAt?: string };
-
-function stats(s: LogSignals): Seen[] {
-  return [
-    ...Object.values(s).filter((v): v is CountStat => !Array.isArray(v)),
-    ...s.clockDrift,
-    ...s.peerUnreachable,
-  ];
-}
 
 const KUBECTL_TIMESTAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) /;
 const CAPNSLOG_TIMESTAMP = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?) /;
@@ -172,49 +165,57 @@ const REQUEST_TIMED_OUT = /etcdserver: request timed out/;
 const LEADER_CHANGED = /etcdserver: leader changed/;
 const LEADERELECTION_LOST = /leaderelection lost/i;
 const RENEW_FAILED = /failed to renew lease(?: ([^\s:]+):|"[^\n]*?\block="([^"]+)")/i;
-const DB_SPACE = /database space exceeded|exceeded backend quota/;
+// `alarm raised` (NOSPACE) is logged by every member as the alarm applies (ETCD34 apply.go), and
+// `etcdserver: no space` by each refused apply; the quota message only where an apply hit it.
+const DB_SPACE =
+  /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE/;
 const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
 const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
 const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit index \d+/;
+const INACTIVE = /rafthttp: peer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
+const ACTIVE = /rafthttp: peer ([0-9a-f]+) became active/;
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
 
-function scanText(line: string, s: LogSignals): void {
+const COUNTED: ReadonlyArray<[RegExp, CountKey]> = [
+  [HEARTBEAT, 'heartbeatLate'],
+  [ELECTED, 'leaderElected'],
+  [LOST, 'leaderLost'],
+  [REQUEST_TIMED_OUT, 'requestTimedOut'],
+  [LEADER_CHANGED, 'leaderChanged'],
+  [LEADERELECTION_LOST, 'leaderElectionLost'],
+  [DB_SPACE, 'databaseSpaceExceeded'],
+  [TOCOMMIT, 'tocommitOutOfRange'],
+  [STARTING, 'startingMember'],
+  [RESTARTING, 'restartingMember'],
+];
+
+function scanText(line: string, s: LogSignals, touched: Seen[]): void {
   const took = TOOK_TOO_LONG.exec(line) ?? LEGACY_APPLY.exec(line);
-  if (took?.[1]) addDuration(s.tookTooLong, took[1], line);
+  if (took?.[1]) touched.push(addDuration(s.tookTooLong, took[1], line));
   const sync = SYNC_DURATION.exec(line);
-  if (sync?.[1]) addDuration(s.slowFdatasync, sync[1], line);
+  if (sync?.[1]) touched.push(addDuration(s.slowFdatasync, sync[1], line));
   const clock = CLOCK.exec(line);
-  if (clock?.[1] && clock[2]) addClockDrift(s, clock[1], clock[2], line);
-  const peer = COULD_NOT_CONNECT.exec(line);
-  if (peer?.[1]) addPeerUnreachable(s, peer[1], peer[2], line);
+  if (clock?.[1] && clock[2]) touched.push(addClockDrift(s, clock[1], clock[2], line));
+  const peer = COULD_NOT_CONNECT.exec(line) ?? INACTIVE.exec(line);
+  if (peer?.[1]) touched.push(addPeerUnreachable(s, peer[1], peer[2], line));
+  const active = ACTIVE.exec(line);
+  if (active?.[1]) markPeerActive(s, active[1], line);
   const renew = RENEW_FAILED.exec(line);
   if (renew) {
-    addCount(s, 'leaseRenewFailed', line);
+    touched.push(addCount(s, 'leaseRenewFailed', line));
     const lease = renew[1] ?? renew[2];
     if (lease && !s.leaseRenewFailed.leases.includes(lease)) s.leaseRenewFailed.leases.push(lease);
   }
-  const counted: Array<[RegExp, CountKey]> = [
-    [HEARTBEAT, 'heartbeatLate'],
-    [ELECTED, 'leaderElected'],
-    [LOST, 'leaderLost'],
-    [REQUEST_TIMED_OUT, 'requestTimedOut'],
-    [LEADER_CHANGED, 'leaderChanged'],
-    [LEADERELECTION_LOST, 'leaderElectionLost'],
-    [DB_SPACE, 'databaseSpaceExceeded'],
-    [TOCOMMIT, 'tocommitOutOfRange'],
-    [STARTING, 'startingMember'],
-    [RESTARTING, 'restartingMember'],
-  ];
-  for (const [pattern, key] of counted) if (pattern.test(line)) addCount(s, key, line);
+  for (const [pattern, key] of COUNTED) if (pattern.test(line)) touched.push(addCount(s, key, line));
 }
 
-interface ZapEntry {
+export interface ZapEntry {
   msg: string;
   fields: Record<string, unknown>;
 }
 
 /** A zap JSON entry, possibly after a prefix (`kubectl logs --timestamps`, crictl). */
-function parseZap(line: string): ZapEntry | undefined {
+export function parseZap(line: string): ZapEntry | undefined {
   const start = line.indexOf('{"');
   if (start < 0 || !line.endsWith('}')) return undefined;
   try {
@@ -228,28 +229,32 @@ function parseZap(line: string): ZapEntry | undefined {
 }
 
 /** zap messages and field names: ETCD34/35 wal.go, util.go, raft.go, probing_status.go, peer_status.go. */
-function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals): void {
+function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched: Seen[]): void {
   const str = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined);
-  if (msg === 'slow fdatasync') addDuration(s.slowFdatasync, str('took') ?? '', line);
-  else if (msg === 'apply request took too long') addDuration(s.tookTooLong, str('took') ?? '', line);
-  else if (msg.startsWith('leader failed to send out heartbeat on time')) addCount(s, 'heartbeatLate', line);
+  if (msg === 'slow fdatasync') touched.push(addDuration(s.slowFdatasync, str('took') ?? '', line));
+  else if (msg === 'apply request took too long')
+    touched.push(addDuration(s.tookTooLong, str('took') ?? '', line));
+  else if (msg.startsWith('leader failed to send out heartbeat on time'))
+    touched.push(addCount(s, 'heartbeatLate', line));
   else if (msg === 'prober found high clock drift')
-    addClockDrift(s, str('remote-peer-id') ?? '?', str('clock-drift') ?? '', line);
+    touched.push(addClockDrift(s, str('remote-peer-id') ?? '?', str('clock-drift') ?? '', line));
   else if (msg === 'prober detected unhealthy status')
-    addPeerUnreachable(s, str('remote-peer-id') ?? '?', str('error'), line);
+    touched.push(addPeerUnreachable(s, str('remote-peer-id') ?? '?', str('error'), line));
   else if (msg.startsWith('peer became inactive'))
-    addPeerUnreachable(s, str('peer-id') ?? '?', str('error'), line);
-  else if (msg === 'starting local member') addCount(s, 'startingMember', line);
-  else if (msg === 'restarting local member') addCount(s, 'restartingMember', line);
+    touched.push(addPeerUnreachable(s, str('peer-id') ?? '?', str('error'), line));
+  else if (msg === 'peer became active') markPeerActive(s, str('peer-id') ?? '?', line);
+  else if (msg === 'starting local member') touched.push(addCount(s, 'startingMember', line));
+  else if (msg === 'restarting local member') touched.push(addCount(s, 'restartingMember', line));
   // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
 }
 
-function addCount(s: LogSignals, key: CountKey, line: string): void {
+function addCount(s: LogSignals, key: CountKey, line: string): Seen {
   s[key].count++;
   s[key].example = line.slice(0, EXAMPLE_CHARS);
+  return s[key];
 }
 
-function addDuration(stat: DurationStat, durationText: string, line: string): void {
+function addDuration(stat: DurationStat, durationText: string, line: string): Seen {
   const seconds = parseGoDuration(durationText);
   stat.count++;
   if (seconds !== undefined && (stat.maxSeconds === undefined || seconds >= stat.maxSeconds)) {
@@ -257,9 +262,10 @@ function addDuration(stat: DurationStat, durationText: string, line: string): vo
     stat.example = line.slice(0, EXAMPLE_CHARS);
   }
   stat.example ??= line.slice(0, EXAMPLE_CHARS);
+  return stat;
 }
 
-function addClockDrift(s: LogSignals, peerId: string, driftText: string, line: string): void {
+function addClockDrift(s: LogSignals, peerId: string, driftText: string, line: string): Seen {
   const seconds = Math.abs(parseGoDuration(driftText) ?? Number.NaN);
   let stat = s.clockDrift.find((d) => d.peerId === peerId);
   if (!stat) {
@@ -271,9 +277,10 @@ function addClockDrift(s: LogSignals, peerId: string, driftText: string, line: s
     stat.maxSeconds = seconds;
     stat.example = line.slice(0, EXAMPLE_CHARS);
   }
+  return stat;
 }
 
-function addPeerUnreachable(s: LogSignals, peerId: string, error: string | undefined, line: string): void {
+function addPeerUnreachable(s: LogSignals, peerId: string, error: string | undefined, line: string): Seen {
   let stat = s.peerUnreachable.find((p) => p.peerId === peerId);
   if (!stat) {
     stat = { peerId, count: 0, lastError: undefined, address: undefined, example: '' };
@@ -285,6 +292,14 @@ function addPeerUnreachable(s: LogSignals, peerId: string, error: string | undef
     stat.lastError = error.slice(0, EXAMPLE_CHARS);
     stat.address = DIAL_ADDRESS.exec(error)?.[1] ?? stat.address;
   }
+  return stat;
+}
+
+/** A peer that failed and came back: only a failure before it counts as recovered. */
+function markPeerActive(s: LogSignals, peerId: string, line: string): void {
+  const stat = s.peerUnreachable.find((p) => p.peerId === peerId);
+  const at = stat ? lineTimestamp(line) : undefined;
+  if (stat && at) stat.lastActiveAt = at;
 }
 
 const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;

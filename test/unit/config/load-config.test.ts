@@ -35,6 +35,22 @@ describe('parseConfigText', () => {
     });
   });
 
+  it('takes offline.maxFileBytes and mcp.analyzeRoots, and names a relative root', () => {
+    const base = 'clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379] }\n';
+    const parsed = parseConfigText(
+      `${base}offline: { maxFileBytes: 1000000 }\nmcp: { analyzeRoots: [/srv/gathers] }\n`,
+      'f.yaml',
+    );
+    expect(parsed.ok && [parsed.value.offline, parsed.value.mcp]).toEqual([
+      { maxFileBytes: 1000000 },
+      { analyzeRoots: ['/srv/gathers'] },
+    ]);
+    expect(parseConfigText(`${base}mcp: { analyzeRoots: [gathers] }\n`, 'f.yaml')).toEqual({
+      ok: false,
+      error: 'f.yaml: mcp.analyzeRoots[0]: must be an absolute path',
+    });
+  });
+
   it('names an unknown field', () => {
     const text = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379], endpoint: x }\n`;
     const parsed = parseConfigText(text, 'f.yaml');

@@ -15,6 +15,11 @@ const manifestSchema = z.object({
     description: z.string().max(140).optional(),
   }),
   features: z.object({
+    app_home: z.object({
+      home_tab_enabled: z.boolean(),
+      messages_tab_enabled: z.boolean(),
+      messages_tab_read_only_enabled: z.boolean(),
+    }),
     bot_user: z.object({ display_name: z.string().min(1).max(80), always_online: z.boolean() }),
     slash_commands: z
       .array(
@@ -31,6 +36,7 @@ const manifestSchema = z.object({
   }),
   oauth_config: z.object({ scopes: z.object({ bot: z.array(z.string()) }) }),
   settings: z.object({
+    event_subscriptions: z.object({ request_url: z.url().optional(), bot_events: z.array(z.string()) }),
     interactivity: z.object({ is_enabled: z.boolean(), request_url: z.url().optional() }),
     org_deploy_enabled: z.boolean(),
     socket_mode_enabled: z.boolean(),
@@ -50,11 +56,26 @@ describe('Slack app manifest', () => {
 
   it('asks for the scopes the bot uses, and no more', () => {
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([
+      'app_mentions:read',
       'chat:write',
       'commands',
+      'files:read',
       'files:write',
+      'im:history',
       'usergroups:read',
     ]);
+  });
+
+  it('subscribes to the events offline triage listens for, with the DM open to messages', () => {
+    // message.im needs im:history, app_mention needs app_mentions:read (docs.slack.dev/reference/events).
+    expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual([
+      'app_mention',
+      'message.im',
+    ]);
+    expect(manifest.features.app_home).toMatchObject({
+      messages_tab_enabled: true,
+      messages_tab_read_only_enabled: false,
+    });
   });
 
   it('enables interactivity (buttons) and Socket Mode', () => {
@@ -62,9 +83,9 @@ describe('Slack app manifest', () => {
     expect(manifest.settings.socket_mode_enabled).toBe(true);
   });
 
-  it('documents HTTP mode: both request URLs point at /slack/events', () => {
+  it('documents HTTP mode: the three request URLs (command, interactivity, events) point at /slack/events', () => {
     const urls = [...text.matchAll(/#\s*(?:url|request_url): (\S+)/g)].map((m) => m[1]);
-    expect(urls).toHaveLength(2);
+    expect(urls).toHaveLength(3);
     for (const url of urls) expect(url).toMatch(/^https:\/\/.+\/slack\/events$/);
   });
 });

@@ -1,0 +1,124 @@
+import type { Evidence } from '../../probes/evidence.js';
+import { formatList } from '../../report/format.js';
+import type { Finding, Severity } from '../finding.js';
+import type { Rule } from '../rule.js';
+import { memberNameById } from '../support/members.js';
+import { failureTolerance, quorumOf } from '../support/quorum.js';
+import { kubernetesOf, memberOfScan, scansOf, unique } from '../support/kubernetes.js';
+import { earliest, formatSpan, latest } from '../support/logs.js';
+
+/** A killed member's last line and its peers' first failure to reach it lie this close (inference: the lab saw < 1 s). */
+export const LOG_END_GRACE_MS = 5000;
+
+export interface LoggedDown {
+  member: string;
+  reporters: string[];
+  /** When the peers first logged it unreachable, and last did. */
+  firstFailureAt: string | undefined;
+  lastFailureAt: string | undefined;
+  /** Its own log's last line, when its log is in the collection. */
+  ownLastLineAt: string | undefined;
+  lastError: string | undefined;
+  refused: boolean;
+}
+
+/**
+ * Members the etcd logs show gone: their peers lost them (`peer became inactive`, failed health
+ * checks) and never logged them active again, and either the member's own log stops there or
+ * the peers' dials are refused (the process is gone; etcd-fault-signatures.md). A member whose
+ * log goes on is cut off, not down: peer-network-logs reports it.
+ */
+export function membersDownInLogs(evidence: Evidence): LoggedDown[] {
+  const scans = scansOf(kubernetesOf(evidence), 'etcd');
+  const byPeer = new Map<string, LoggedDown>();
+  for (const scan of scans) {
+    const reporter = memberOfScan(evidence, scan);
+    for (const p of scan.signals.peerUnreachable) {
+      if (p.lastActiveAt && (!p.lastSeenAt || p.lastActiveAt >= p.lastSeenAt)) continue;
+      const member = memberNameById(evidence, p.peerId);
+      const seen = byPeer.get(member);
+      byPeer.set(member, {
+        member,
+        reporters: unique([...(seen?.reporters ?? []), reporter]),
+        firstFailureAt: earliest(seen?.firstFailureAt, p.firstSeenAt),
+        lastFailureAt: latest(seen?.lastFailureAt, p.lastSeenAt),
+        ownLastLineAt: undefined,
+        lastError: p.lastError ?? seen?.lastError,
+        refused: (seen?.refused ?? false) || /connection refused/.test(p.lastError ?? ''),
+      });
+    }
+  }
+  return [...byPeer.values()].flatMap((d) => {
+    const own = scans.filter((s) => !s.previous && memberOfScan(evidence, s) === d.member);
+    const ownLast = own.map((s) => s.lastLineAt).reduce(latest, undefined);
+    const stopped =
+      ownLast && d.firstFailureAt && Date.parse(ownLast) <= Date.parse(d.firstFailureAt) + LOG_END_GRACE_MS;
+    if (own.length > 0 ? !stopped : !d.refused) return [];
+    return [{ ...d, ownLastLineAt: ownLast }];
+  });
+}
+
+/**
+ * A member down, from the etcd logs of collected evidence (`etcd-doctor analyze`). Live, the
+ * member-down rule asks the members themselves. A member with no log and no peer naming it is
+ * not in the collection: nothing is said about it.
+ */
+export const memberDownLogsRule: Rule = {
+  name: 'member-down-logs',
+  cause: 'member-down',
+  needs: ['kubernetes'],
+  explains: ['leader-churn', 'slow-reads', 'peer-network'],
+  rank: 10,
+  evaluate(evidence) {
+    const down = membersDownInLogs(evidence);
+    const size = clusterSizeInLogs(evidence);
+    const explain = [
+      `${down.length} members lost by their peers and not back by the end of the logs (of ${size} seen)`,
+    ];
+    if (down.length === 0) return { explain };
+    const names = down.map((d) => d.member);
+    const up = size - down.length;
+    const tolerance = failureTolerance(size, up);
+    const severity: Severity = tolerance <= 0 ? 'critical' : 'warning';
+    const finding: Finding = {
+      cause: 'member-down',
+      severity,
+      members: names,
+      nodes: [],
+      summary: `${formatList(names)} ${names.length === 1 ? 'is' : 'are'} down (etcd logs): ${down.map(describe).join('; ')}`,
+      evidence: [
+        ...down.map(
+          (d) =>
+            `${formatList(d.reporters)} lost ${d.member} ${formatSpan(d.firstFailureAt, d.lastFailureAt)}${d.lastError ? ` (${d.lastError})` : ''} and did not log it active again`,
+        ),
+        ...down.flatMap((d) => (d.ownLastLineAt ? [`${d.member}'s own log ends at ${d.ownLastLineAt}`] : [])),
+        `quorum ${quorumOf(size)} of ${size} members seen in the logs; failure tolerance left: ${tolerance}`,
+      ],
+      steps: [
+        {
+          text: `Check the etcd process and node of ${formatList(names)} (journalctl -u etcd, crictl ps -a, kubectl -n kube-system logs etcd-<node> --previous)`,
+        },
+        {
+          text: 'If the member is lost for good: remove it first, then add the replacement (etcd FAQ, runtime-configuration "Replace a failed machine")',
+        },
+      ],
+      unknowns: [
+        'only logs: the members were not asked; this is what their logs said at the end of the collection',
+      ],
+    };
+    return { finding, explain: [...explain, `fired: ${formatList(names)}`] };
+  },
+};
+
+function describe(d: LoggedDown): string {
+  const own = d.ownLastLineAt ? `its log ends at ${d.ownLastLineAt.slice(11, 19)} and ` : '';
+  const refused = d.refused && !d.ownLastLineAt ? ', connections refused' : '';
+  return `${own}${formatList(d.reporters)} lost it${refused}`;
+}
+
+/** Voters in the member list (from etcd_info or the logs' `added member` lines), else the members seen. */
+function clusterSizeInLogs(evidence: Evidence): number {
+  const listed = evidence.memberList.ok ? evidence.memberList.data.filter((m) => !m.isLearner).length : 0;
+  const seen = unique(scansOf(kubernetesOf(evidence), 'etcd').map((s) => memberOfScan(evidence, s))).length;
+  return Math.max(listed, seen);
+}

@@ -1,0 +1,131 @@
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChatAdapter, Destination } from '../chat/adapter.js';
+import { describeError, EtcdDoctorError, isEtcdDoctorError } from '../errors.js';
+import { type Logger, withFields } from '../logger.js';
+import type { AnalyzeJob } from '../queue/job-schemas.js';
+import { type ChatView, textView } from '../report/chat-view.js';
+import type { JobState } from '../state/job-state.js';
+import { answerOnce } from '../worker/answer-once.js';
+import { analyzePaths } from './analyze.js';
+
+export interface AnalyzeJobDeps {
+  chat: ChatAdapter;
+  state: Pick<JobState, 'claimAnswer' | 'markAnswered' | 'releaseAnswer'>;
+  workerId: string;
+  logger: Logger;
+  maxFileBytes: number;
+  /** Where private download directories are made. Default the OS temp dir. */
+  tmpRoot?: string;
+  sleep: (ms: number) => Promise<void>;
+}
+
+export interface AnalyzeJobHandlers {
+  run(job: AnalyzeJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
+  failed(jobId: string, job: AnalyzeJob, reason: string): Promise<void>;
+}
+
+function destination(job: AnalyzeJob): Destination {
+  return job.thread
+    ? { channel: job.channel, thread: { channel: job.channel, ts: job.thread } }
+    : { channel: job.channel };
+}
+
+function label(job: AnalyzeJob): string {
+  const names =
+    job.source.kind === 'slack' ? job.source.files.map((f) => f.name) : job.source.paths.map((p) => p);
+  return names.join(', ');
+}
+
+/** The analysis names paths in its answers: a download's private directory means nothing to the user. */
+function withoutDir(message: string): string {
+  return message.replace(/[^\s'"(]*etcd-doctor-analyze-[^/\s]+\/(?:F[A-Z0-9]{2,40}\/)?/g, '');
+}
+
+const DIR_PREFIX = 'etcd-doctor-analyze-';
+/** A download directory older than this belongs to a worker that died mid-job (jobs time out long before). */
+const STALE_DIR_MS = 60 * 60_000;
+
+/** Removes download directories a killed worker left behind (its `finally` never ran). */
+async function sweepStale(root: string, logger: Logger): Promise<void> {
+  const names = await readdir(root).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.startsWith(DIR_PREFIX))) {
+    const path = join(root, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info || Date.now() - info.mtimeMs < STALE_DIR_MS) continue;
+    await rm(path, { recursive: true, force: true }).catch(() => undefined);
+    logger.info({ path }, 'removed a stale offline-analysis download directory');
+  }
+}
+
+/**
+ * The worker side of offline analysis: downloads the shared files into a private temp directory
+ * (0700, files 0600), runs the rules on them, answers in the thread once, and removes the files.
+ * Bad input (an OfflineInputError or a download refusal) is the answer itself, not a failure.
+ */
+export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
+  const once = (jobId: string, job: AnalyzeJob, view: ChatView) =>
+    answerOnce(jobId, () => deps.chat.post(destination(job), view), {
+      state: deps.state,
+      workerId: deps.workerId,
+      leaseMs: 120_000,
+      waitMs: 5000,
+      sleep: deps.sleep,
+    });
+
+  const paths = async (job: AnalyzeJob, dir: string, signal: AbortSignal): Promise<string[]> => {
+    if (job.source.kind === 'local') {
+      // Paths on this host come only from the shell, where the person typing owns the machine.
+      if (deps.chat.kind !== 'shell')
+        throw new EtcdDoctorError(
+          'command_invalid',
+          'Paths on the etcd-doctor host are read only from the shell.',
+        );
+      return job.source.paths;
+    }
+    const fetch = deps.chat.fetchFile?.bind(deps.chat);
+    if (!fetch) throw new EtcdDoctorError('command_invalid', 'This chat cannot hand files to etcd-doctor.');
+    const out: string[] = [];
+    for (const file of job.source.files)
+      out.push((await fetch(file.id, { dir, maxBytes: deps.maxFileBytes, signal })).path);
+    return out;
+  };
+
+  const root = deps.tmpRoot ?? tmpdir();
+  let swept: Promise<void> | undefined;
+  return {
+    async run(job, info) {
+      const logger = withFields(deps.logger, { jobId: info.jobId, kind: 'analyze' });
+      swept ??= sweepStale(root, deps.logger);
+      await swept;
+      const dir = await mkdtemp(join(root, DIR_PREFIX));
+      let view: ChatView;
+      let status = 'refused';
+      try {
+        const report = await analyzePaths(await paths(job, dir, info.signal), { signal: info.signal });
+        // The diagnose answer's shape (render-blocks: escaped, with the timeline); no buttons: no cluster to act on.
+        view = { kind: 'report', report, buttons: [] };
+        status = report.status;
+      } catch (err) {
+        // Anything else (Slack unavailable, a bug) is retried, then answered by failed().
+        if (!isEtcdDoctorError(err)) throw err;
+        view = textView(withoutDir(describeError(err)), 'warning', {
+          title: `Could not analyse ${label(job)}`,
+        });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+      if (info.signal.aborted) return { status: 'abandoned' };
+      await once(info.jobId, job, view);
+      logger.info({ status, files: label(job) }, 'offline analysis answered');
+      return { status };
+    },
+    async failed(jobId, job, reason) {
+      const view = textView(`Could not analyse ${label(job)}: ${withoutDir(reason)}`, 'error');
+      await once(jobId, job, view).catch((err: unknown) =>
+        deps.logger.warn({ jobId, err: describeError(err) }, 'could not answer a failed analysis'),
+      );
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import type { ChatAdapter, ChatHandlers } from '../chat/adapter.js';
+import type { ConfigFile } from '../config/schema.js';
+import type { Logger } from '../logger.js';
+import type { EnqueueOutcome } from '../queue/job-queue.js';
+import type { AnalyzeJob } from '../queue/job-schemas.js';
+import type { JobState } from '../state/job-state.js';
+import type { RateLimiter } from '../state/rate-limit.js';
+import { type AnalyzeJobHandlers, createAnalyzeJob } from './analyze-job.js';
+import { createFileRequests } from './file-requests.js';
+
+/** Files larger than this are refused in chat (before downloading when Slack gives the size). */
+export const DEFAULT_MAX_FILE_BYTES = 250 * 1000 * 1000;
+
+export interface OfflineChatWiring {
+  enqueue(job: AnalyzeJob): Promise<EnqueueOutcome>;
+  limiter: RateLimiter;
+  limits: { perUser: number; windowMs: number };
+}
+
+export interface OfflineWorkerWiring {
+  state: Pick<JobState, 'claimAnswer' | 'markAnswered' | 'releaseAnswer'>;
+  workerId: string;
+  sleep: (ms: number) => Promise<void>;
+  tmpRoot?: string;
+}
+
+export interface OfflineDeps {
+  chat: ChatAdapter;
+  config: ConfigFile;
+  logger: Logger;
+  /** The bot and serve roles: files shared in chat become `analyze` jobs. */
+  bot?: OfflineChatWiring;
+  /** The worker and serve roles: `analyze` jobs download, analyse and answer. */
+  worker?: OfflineWorkerWiring;
+}
+
+export interface OfflineFeature {
+  onFiles?: NonNullable<ChatHandlers['onFiles']>;
+  analyzeJob?: AnalyzeJobHandlers;
+}
+
+/**
+ * Offline triage in chat (issue 16): a file dropped into a DM with the bot, or into a thread with
+ * a mention, is analysed by a worker and answered in that thread; the shell's `analyze <path...>`
+ * takes the same path. Each role passes what it has.
+ */
+export function installOfflineAnalysis(deps: OfflineDeps): OfflineFeature {
+  const maxFileBytes = deps.config.offline?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const feature: OfflineFeature = {};
+  if (deps.bot)
+    feature.onFiles = createFileRequests({
+      config: deps.config,
+      enqueue: deps.bot.enqueue,
+      limiter: deps.bot.limiter,
+      limits: deps.bot.limits,
+      maxFileBytes,
+      logger: deps.logger,
+    });
+  if (deps.worker)
+    feature.analyzeJob = createAnalyzeJob({
+      chat: deps.chat,
+      logger: deps.logger,
+      maxFileBytes,
+      ...deps.worker,
+    });
+  return feature;
+}

@@ -1,0 +1,42 @@
+import { OfflineInputError, type ReadLimits } from '../collection.js';
+
+/** `8 GiB`, `64 MiB`: the cap as a human reads it. */
+export function formatBytes(bytes: number): string {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/**
+ * Counts the uncompressed bytes one read takes in, all entries together: the gzip-bomb cap. A
+ * tarball's bytes are counted as they leave gunzip, before any entry is looked at, so a skipped
+ * entry (binary, outside the archive) counts too.
+ */
+export class ByteBudget {
+  #used = 0;
+
+  constructor(
+    readonly input: string,
+    readonly limits: ReadLimits,
+  ) {}
+
+  get used(): number {
+    return this.#used;
+  }
+
+  take(bytes: number): void {
+    this.#used += bytes;
+    if (this.#used > this.limits.maxTotalBytes) {
+      throw new OfflineInputError(
+        `${this.input} unpacks to more than ${formatBytes(this.limits.maxTotalBytes)}, over the ` +
+          `${formatBytes(this.limits.maxTotalBytes)} limit for one input: give the etcd and control-plane ` +
+          'parts only (namespaces/openshift-etcd, etcd_info/ and cluster-scoped-resources/core/nodes of a must-gather)',
+      );
+    }
+  }
+}

@@ -62,101 +62,150 @@ const ANALYZE = /^(?:\/etcd\s+)?analyze(?:\s+(.*))?$/i;
 const ANALYZE_USAGE =
   'Usage: analyze <path...>  a must-gather (directory or .tar.gz), a `kubectl cluster-info dump`, or etcd log files (one per member)';
 
+/** Numbers the buttons of every answer shown, [1], [2], ..., for typing the number to press one. */
+function createButtonBoard() {
+  const pressables = new Map<number, Pressable>();
+  let shown = 0;
+  return {
+    /** The view as text, its buttons numbered on from the last answer's. */
+    render(view: ChatView, message?: MessageRef): string {
+      return renderViewText(view, {
+        button: (button) => {
+          shown += 1;
+          pressables.set(shown, message ? { button, message } : { button });
+          return `[${shown}] ${button.label}`;
+        },
+      });
+    },
+    get(number: number): Pressable | undefined {
+      return pressables.get(number);
+    },
+    /** How many buttons have been shown so far (the highest number). */
+    get shown(): number {
+      return shown;
+    },
+  };
+}
+
+/** One shell's state, shared by its line handling and its ChatAdapter methods. */
+interface ShellSession {
+  opts: ShellAdapterOptions;
+  channel: string;
+  user: string;
+  screen: Screen;
+  buttons: ReturnType<typeof createButtonBoard>;
+  /** Messages posted and analyses asked for so far: numbers the next one. */
+  messageSeq: number;
+  respondWith: (view: ChatView) => Promise<void>;
+}
+
+async function analyzeLine(session: ShellSession, handlers: ChatHandlers, words: string): Promise<void> {
+  const paths = words.split(/\s+/).filter(Boolean);
+  if (!handlers.onFiles) return session.screen.print('Offline analysis is not available in this shell.');
+  if (!paths.length) return session.screen.print(ANALYZE_USAGE);
+  session.messageSeq += 1;
+  await handlers.onFiles({
+    channel: session.channel,
+    user: session.user,
+    messageId: `shell-${session.messageSeq}-${Date.now()}`,
+    files: paths.map((p) => ({ kind: 'local' as const, path: resolve(p), name: basename(p) })),
+    respond: session.respondWith,
+  });
+}
+
+/** A button number typed: press that button. */
+async function pressButton(session: ShellSession, handlers: ChatHandlers, line: string): Promise<void> {
+  // A script presses buttons of answers it has not seen yet: let those answers arrive first.
+  if (!session.opts.interactive) await session.opts.whenIdle?.();
+  const pressed = session.buttons.get(Number(line));
+  if (!pressed) return session.screen.print(`There is no button [${line}]. ${hint(session.buttons.shown)}`);
+  const { button, message } = pressed;
+  await handlers.onAction({
+    actionId: button.action,
+    value: button.value,
+    channel: session.channel,
+    user: session.user,
+    ...(message ? { message } : {}),
+    respond: session.respondWith,
+  });
+}
+
+async function handleLine(session: ShellSession, handlers: ChatHandlers, raw: string): Promise<void> {
+  const line = raw.trim();
+  if (line === '') return;
+  if (!session.opts.interactive) session.screen.print(`> ${line}`);
+  const analyze = ANALYZE.exec(line);
+  if (analyze) return analyzeLine(session, handlers, analyze[1] ?? '');
+  const command = COMMAND.exec(line);
+  if (command) {
+    const text = command[1] ?? command[2] ?? '';
+    await handlers.onCommand({
+      text,
+      channel: session.channel,
+      user: session.user,
+      respond: session.respondWith,
+    });
+    return;
+  }
+  if (/^\d+$/.test(line)) return pressButton(session, handlers, line);
+  session.screen.print(hint(session.buttons.shown));
+}
+
+/** Reads lines until EOF or `exit`, then waits for the answers still due (`whenIdle`). */
+async function readLoop(session: ShellSession, handlers: ChatHandlers, reader: Interface): Promise<void> {
+  const { screen, opts } = session;
+  screen.prompt(reader);
+  for await (const line of reader) {
+    screen.busy();
+    if (/^(exit|quit)$/i.test(line.trim())) break;
+    try {
+      await handleLine(session, handlers, line);
+    } catch {
+      screen.print(APOLOGY_TEXT);
+    }
+    screen.prompt(reader);
+  }
+  screen.busy();
+  reader.close();
+  if (opts.interactive) screen.print(opts.farewell ?? FAREWELL);
+  await opts.whenIdle?.();
+}
+
+/** A picture cannot show in a terminal: it is written to a file, and the shell prints where. */
+async function writeUpload(opts: ShellAdapterOptions, seq: number, file: ChatFile): Promise<string> {
+  const dir = opts.fileDir ?? join(tmpdir(), 'etcd-doctor-files');
+  const path = join(dir, `${seq}-${file.filename.replace(/[^\w.-]+/g, '_')}`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path, file.content);
+  return path;
+}
+
 /**
  * The default chat when no Slack tokens are set (as in Hubot and Errbot): commands typed in a
  * terminal, answers printed as text, buttons numbered [1], [2], ... and pressed by typing the number.
  */
 export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
-  const channel = opts.channel ?? 'shell';
-  const user = opts.user ?? 'you';
-  const buttons = new Map<number, Pressable>();
-  let messageSeq = 0;
-  let buttonSeq = 0;
+  const screen = createScreen(opts.output, opts.interactive);
+  const buttons = createButtonBoard();
+  const print = screen.print;
+  const session: ShellSession = {
+    opts,
+    channel: opts.channel ?? 'shell',
+    user: opts.user ?? 'you',
+    screen,
+    buttons,
+    messageSeq: 0,
+    respondWith: (view) => {
+      print(buttons.render(view));
+      return Promise.resolve();
+    },
+  };
   let fileSeq = 0;
   let rl: Interface | undefined;
-  const screen = createScreen(opts.output, opts.interactive);
-  const print = screen.print;
   let markFinished: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
     markFinished = resolve;
   });
-
-  const render = (view: ChatView, message?: MessageRef): string =>
-    renderViewText(view, {
-      button: (button) => {
-        buttonSeq += 1;
-        buttons.set(buttonSeq, message ? { button, message } : { button });
-        return `[${buttonSeq}] ${button.label}`;
-      },
-    });
-  const respondWith = (view: ChatView): Promise<void> => {
-    print(render(view));
-    return Promise.resolve();
-  };
-
-  const analyzeLine = async (handlers: ChatHandlers, words: string): Promise<void> => {
-    const paths = words.split(/\s+/).filter(Boolean);
-    if (!handlers.onFiles) return print('Offline analysis is not available in this shell.');
-    if (!paths.length) return print(ANALYZE_USAGE);
-    messageSeq += 1;
-    await handlers.onFiles({
-      channel,
-      user,
-      messageId: `shell-${messageSeq}-${Date.now()}`,
-      files: paths.map((p) => ({ kind: 'local' as const, path: resolve(p), name: basename(p) })),
-      respond: respondWith,
-    });
-  };
-
-  const handleLine = async (handlers: ChatHandlers, raw: string): Promise<void> => {
-    const line = raw.trim();
-    if (line === '') return;
-    if (!opts.interactive) print(`> ${line}`);
-    const analyze = ANALYZE.exec(line);
-    if (analyze) return analyzeLine(handlers, analyze[1] ?? '');
-    const command = COMMAND.exec(line);
-    if (command) {
-      const text = command[1] ?? command[2] ?? '';
-      await handlers.onCommand({ text, channel, user, respond: respondWith });
-      return;
-    }
-    if (/^\d+$/.test(line)) {
-      // A script presses buttons of answers it has not seen yet: let those answers arrive first.
-      if (!opts.interactive) await opts.whenIdle?.();
-      const pressed = buttons.get(Number(line));
-      if (!pressed) return print(`There is no button [${line}]. ${hint(buttonSeq)}`);
-      const { button, message } = pressed;
-      await handlers.onAction({
-        actionId: button.action,
-        value: button.value,
-        channel,
-        user,
-        ...(message ? { message } : {}),
-        respond: respondWith,
-      });
-      return;
-    }
-    print(hint(buttonSeq));
-  };
-
-  const readLoop = async (handlers: ChatHandlers, reader: Interface): Promise<void> => {
-    screen.prompt(reader);
-    for await (const line of reader) {
-      screen.busy();
-      if (/^(exit|quit)$/i.test(line.trim())) break;
-      try {
-        await handleLine(handlers, line);
-      } catch {
-        print(APOLOGY_TEXT);
-      }
-      screen.prompt(reader);
-    }
-    screen.busy();
-    reader.close();
-    if (opts.interactive) print(opts.farewell ?? FAREWELL);
-    await opts.whenIdle?.();
-    markFinished();
-  };
 
   return {
     kind: 'shell',
@@ -173,41 +222,37 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
         rl?.close();
       });
       if (opts.interactive) print(opts.greeting ?? GREETING);
-      void readLoop(handlers, rl).catch(() => markFinished());
+      void readLoop(session, handlers, rl).then(
+        () => markFinished(),
+        () => markFinished(),
+      );
     },
     async stop() {
       rl?.close();
     },
     async post(to: Destination, view: ChatView) {
-      messageSeq += 1;
-      const ref: MessageRef = {
-        channel: to.channel,
-        ts: String(messageSeq),
-        link: `shell message #${messageSeq}`,
-      };
+      session.messageSeq += 1;
+      const seq = session.messageSeq;
+      const ref: MessageRef = { channel: to.channel, ts: String(seq), link: `shell message #${seq}` };
       const where = to.thread ? ` (reply to #${to.thread.ts})` : '';
-      print(`#${messageSeq}${where} ${render(view, ref)}`);
+      print(`#${seq}${where} ${buttons.render(view, ref)}`);
       return ref;
     },
     async update(ref, view) {
       // Progress ticks would flood a transcript; a terminal shows them as they come.
       if (view.kind === 'progress' && !opts.interactive) return;
-      print(`#${ref.ts} (updated) ${render(view, ref)}`);
+      print(`#${ref.ts} (updated) ${buttons.render(view, ref)}`);
     },
     async ephemeral(_to, _user, view) {
-      print(render(view));
+      print(buttons.render(view));
     },
     async upload(to, file: ChatFile) {
       if (typeof file.content === 'string') {
         print(`(file ${file.filename}: ${file.title})\n${file.content}`);
         return;
       }
-      // A terminal cannot show a picture: write it to a file and print where it is.
       fileSeq += 1;
-      const dir = opts.fileDir ?? join(tmpdir(), 'etcd-doctor-files');
-      const path = join(dir, `${fileSeq}-${file.filename.replace(/[^\w.-]+/g, '_')}`);
-      await mkdir(dir, { recursive: true });
-      await writeFile(path, file.content);
+      const path = await writeUpload(opts, fileSeq, file);
       print(`(file${to.thread ? `, reply to #${to.thread.ts}` : ''}) ${file.title}: ${path}`);
     },
   };
@@ -218,6 +263,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
  * (progress, answers from the worker) goes above it, and the prompt comes back below with
  * whatever was being typed. Piped output is plain lines.
  */
+type Screen = ReturnType<typeof createScreen>;
+
 function createScreen(output: Writable, interactive: boolean) {
   /** The prompt is on screen, waiting for a line. */
   let waitingOn: Interface | undefined;

@@ -114,22 +114,11 @@ function ackBody(view: ChatView) {
   return { response_type: 'ephemeral' as const, text, blocks };
 }
 
-export async function startSlackReceiver(
-  opts: ReceiverOptions,
-  handlers: ChatHandlers,
-): Promise<StartedReceiver> {
-  const receiver = buildReceiver(opts);
-  const app = new App({
-    token: opts.botToken,
-    receiver,
-    clientOptions: opts.clientOptions,
-    logger: toSlackLogger(opts.logger),
-    convoStore: false,
-  });
-  app.error(async (error) => {
-    opts.logger.error({ err: error.message }, 'slack: listener failed');
-  });
-
+/**
+ * The slash command: acked with the first answer (a private reply), or empty by the ack deadline;
+ * later answers go out as chat.postEphemeral.
+ */
+function listenForCommand(app: App, opts: ReceiverOptions, handlers: ChatHandlers): void {
   app.command(opts.command, async ({ command, ack }) => {
     const parsed = slashCommandSchema.safeParse(command);
     if (!parsed.success) {
@@ -164,7 +153,10 @@ export async function startSlackReceiver(
       await ackOnce().catch(() => undefined);
     }
   });
+}
 
+/** Our buttons (action ids under ACTION_ID_PREFIX): acked at once, answered privately. */
+function listenForActions(app: App, opts: ReceiverOptions, handlers: ChatHandlers): void {
   app.action<BlockAction<ButtonAction>>(
     { type: 'block_actions', action_id: new RegExp(`^${ACTION_ID_PREFIX.replace('.', '\\.')}`) },
     async ({ ack, body, action }) => {
@@ -189,6 +181,26 @@ export async function startSlackReceiver(
       }
     },
   );
+}
+
+export async function startSlackReceiver(
+  opts: ReceiverOptions,
+  handlers: ChatHandlers,
+): Promise<StartedReceiver> {
+  const receiver = buildReceiver(opts);
+  const app = new App({
+    token: opts.botToken,
+    receiver,
+    clientOptions: opts.clientOptions,
+    logger: toSlackLogger(opts.logger),
+    convoStore: false,
+  });
+  app.error(async (error) => {
+    opts.logger.error({ err: error.message }, 'slack: listener failed');
+  });
+
+  listenForCommand(app, opts, handlers);
+  listenForActions(app, opts, handlers);
 
   // Files dropped into a DM, or into a thread with a mention (offline analysis).
   if (handlers.onFiles) listenForFiles(app, handlers.onFiles, { logger: opts.logger, post: opts.post });

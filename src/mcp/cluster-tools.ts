@@ -129,12 +129,14 @@ async function checkCluster(
   explain: boolean,
   extra: Parameters<typeof progressOf>[0],
 ): Promise<DiagnosisReport> {
-  const onProgress = progressOf(extra);
-  return doctor.run(cluster, depth, {
+  const progress = progressOf(extra);
+  const report = await doctor.run(cluster, depth, {
     explain,
     signal: extra.signal,
-    ...(onProgress ? { onProgress } : {}),
+    ...(progress ? { onProgress: progress.onProgress } : {}),
   });
+  await progress?.done();
+  return report;
 }
 
 async function statusOfAll(doctor: Doctor, signal: AbortSignal) {

@@ -59,18 +59,35 @@ export async function runTool(
   }
 }
 
-/** Progress notifications for a client that asked for them (a `progressToken`): probes done of total. */
-export function progressOf(
-  extra: ToolExtra,
-): ((p: { done: number; total: number; probe: { name: string } }) => void) | undefined {
+/**
+ * Progress notifications for a client that asked for them (a `progressToken`): probes done of
+ * total, sent as probes finish. `done()` is awaited before the result goes out: it says the run is
+ * complete (total of total) when the last probe's notification did not say so, so a client's
+ * progress never stops short of the answer it then receives.
+ */
+export function progressOf(extra: ToolExtra):
+  | {
+      onProgress: (p: { done: number; total: number; probe: { name: string } }) => void;
+      done: () => Promise<void>;
+    }
+  | undefined {
   const progressToken = extra._meta?.progressToken;
   if (progressToken === undefined) return undefined;
-  return ({ done, total, probe }) => {
-    void extra
+  let last = { done: 0, total: 0 };
+  const send = (progress: number, total: number, message: string) =>
+    extra
       .sendNotification({
         method: 'notifications/progress',
-        params: { progressToken, progress: done, total, message: `${probe.name} done` },
+        params: { progressToken, progress, total, message },
       })
       .catch(() => undefined);
+  return {
+    onProgress: ({ done, total, probe }) => {
+      last = { done, total };
+      void send(done, total, `${probe.name} done`);
+    },
+    done: async () => {
+      if (last.total > 0 && last.done < last.total) await send(last.total, last.total, 'report ready');
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readStatus } from './etcd-ops.js';
 import { allocateFreePorts } from './free-ports.js';
+import { logTail, type MemberProcess } from './member-process.js';
 import type { LabContext } from './lab-control.js';
 import { type LabMember, labMember, memberArgs, planMember, spawnMember } from './member-plan.js';
 import type { CommandResult } from './run-command.js';
@@ -30,7 +31,7 @@ export async function addLearner(ctx: LabContext, etcdctl: Etcdctl): Promise<Lab
   ctx.processes.set(plan.name, proc);
   const member = labMember(plan, proc);
   ctx.members.push(member);
-  const memberId = await waitUntilFollowing(ctx, plan.clientUrl, () => proc.running);
+  const memberId = await waitUntilFollowing(ctx, plan.clientUrl, proc);
   ctx.memberIds.set(plan.name, memberId);
   return member;
 }
@@ -48,18 +49,31 @@ async function memberAdd(etcdctl: Etcdctl, name: string, peerUrl: string, endpoi
   }
 }
 
+/**
+ * On a loaded CI host a joining learner sometimes exits in its first seconds (seen once in three
+ * full runs); started again on its data dir, it joins. At most this many restarts, each said.
+ */
+const JOIN_RESTARTS = 2;
+
 /** A learner's /health fails by design (it serves no linearizable read); its Status names a leader once it follows. */
-async function waitUntilFollowing(
-  ctx: LabContext,
-  clientUrl: string,
-  running: () => boolean,
-): Promise<string> {
+async function waitUntilFollowing(ctx: LabContext, clientUrl: string, proc: MemberProcess): Promise<string> {
   const giveUpAt = Date.now() + SYNC_TIMEOUT_MS;
+  let restarts = 0;
   while (Date.now() < giveUpAt) {
-    if (!running()) throw new Error(`the learner at ${clientUrl} exited while joining`);
+    if (!proc.running) {
+      if (restarts >= JOIN_RESTARTS)
+        throw new Error(`the learner at ${clientUrl} exited while joining${logTail(proc)}`);
+      restarts += 1;
+      process.stderr.write(
+        `lab: the learner at ${clientUrl} exited while joining; starting it again${logTail(proc)}\n`,
+      );
+      proc.start();
+    }
     const status = await readStatus(clientUrl, 1000, ctx.pki?.material);
     if (status && status.leaderId !== '0') return status.memberId;
     await sleep(200);
   }
-  throw new Error(`the learner at ${clientUrl} did not follow a leader within ${SYNC_TIMEOUT_MS} ms`);
+  throw new Error(
+    `the learner at ${clientUrl} did not follow a leader within ${SYNC_TIMEOUT_MS} ms${logTail(proc)}`,
+  );
 }

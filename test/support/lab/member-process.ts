@@ -131,7 +131,7 @@ async function assertStillRunning(member: MemberProcess, clientUrl: string): Pro
 const ERROR_LINE = /"level":"(fatal|panic|error)"|error|flag provided but not defined/i;
 
 /** The member's last error lines (or last lines), because why it failed is said there. */
-function logTail(member: MemberProcess): string {
+export function logTail(member: MemberProcess): string {
   const lines = member.logs().trimEnd().split('\n');
   const errors = lines.filter((line) => ERROR_LINE.test(line));
   const tail = (errors.length > 0 ? errors : lines).slice(-3).filter((line) => line !== '');

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
-import { procState, waitForState } from '../support/proc-state.js';
+import { procState, waitForStopped, waitForState } from '../support/proc-state.js';
 
 /**
  * The lab against real etcd: one 3-member cluster with a 16 MiB quota. The tests run in file
@@ -106,6 +106,8 @@ describe('etcd lab', () => {
     const other = lab.members.find((m) => m.name !== hung.name && m.pid !== undefined);
     lab.stop(hung.name);
     try {
+      // The kernel's word that the process stopped comes first (CI once got an answer right after the signal).
+      expect(await waitForStopped(hung.pid ?? -1, 2000)).toMatch(/^[Tt]$/);
       expect(await health(hung.clientUrl, 1000)).toBe('failed: TimeoutError');
       expect(await health(other?.clientUrl ?? '', 1000)).toBe('true');
     } finally {

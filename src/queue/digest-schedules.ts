@@ -1,6 +1,5 @@
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { DEFAULT_QUEUE_NAME } from './job-queue.js';
+import { openSchedulerQueue } from './job-queue.js';
 import type { DigestJob } from './job-schemas.js';
 
 /** How a channel's digest repeats: a daily cron in a time zone, or (tests, demos) every N ms. */
@@ -36,11 +35,7 @@ export function createDigestSchedules(opts: {
   prefix: string;
   name?: string;
 }): DigestSchedules {
-  const queue = new Queue(opts.name ?? DEFAULT_QUEUE_NAME, {
-    connection: opts.connection,
-    prefix: opts.prefix,
-  });
-  queue.on('error', () => undefined); // the connection logs its own errors
+  const queue = openSchedulerQueue(opts);
   const jobOptions = {
     attempts: 3,
     backoff: { type: 'exponential', delay: 2000 },

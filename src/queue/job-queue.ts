@@ -38,6 +38,16 @@ export interface JobQueue {
 
 export const QUEUE_UNAVAILABLE = 'the queue is unavailable (Redis does not answer), try again in a minute';
 
+/** The jobs queue as the schedulers use it (digest, watch): no default job options, errors left to the connection's log. */
+export function openSchedulerQueue(opts: { connection: Redis; prefix: string; name?: string }): Queue {
+  const queue = new Queue(opts.name ?? DEFAULT_QUEUE_NAME, {
+    connection: opts.connection,
+    prefix: opts.prefix,
+  });
+  queue.on('error', () => undefined); // the connection logs its own errors
+  return queue;
+}
+
 export function createJobQueue(opts: JobQueueOptions): JobQueue {
   const queue = new Queue(opts.name ?? DEFAULT_QUEUE_NAME, {
     connection: opts.connection,

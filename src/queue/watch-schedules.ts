@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { DEFAULT_QUEUE_NAME } from './job-queue.js';
+import { openSchedulerQueue } from './job-queue.js';
 import type { WatchJob } from './job-schemas.js';
 
 const PREFIX = 'watch-';
@@ -35,11 +34,7 @@ export function createWatchSchedules(opts: {
   prefix: string;
   name?: string;
 }): WatchSchedules {
-  const queue = new Queue(opts.name ?? DEFAULT_QUEUE_NAME, {
-    connection: opts.connection,
-    prefix: opts.prefix,
-  });
-  queue.on('error', () => undefined); // the connection logs its own errors
+  const queue = openSchedulerQueue(opts);
   const jobOptions = {
     // A check that fails is not retried: the next one comes within an interval.
     attempts: 1,

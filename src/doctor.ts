@@ -88,7 +88,8 @@ export function createDoctor(deps: DoctorDeps): Doctor {
     async run(name, depth, opts = {}) {
       const cluster = doctor.cluster(name);
       opts.signal?.throwIfAborted();
-      await loadModulesFor(cluster, depth);
+      const loading = loadModulesFor(cluster, depth);
+      if (loading) await loading;
       const started = performance.now();
       const collectedAt = now();
       const endRun = load.begin(hostsOf(cluster));
@@ -191,11 +192,10 @@ async function runOnClients(
   const kubernetes = vantageP ? await untilAborted(vantageP, opts.signal) : undefined;
   const observer = at.endObserving();
   // The evidence is complete here and read-only from now on: rules, report and history see one value.
-  const evidence: Evidence = {
-    ...(await withKubernetes({ ...collected, collectedAt }, kubernetes)),
-    ...(observer ? { observer } : {}),
-  };
-  const diagnosis = diagnose(evidence, rules, { now: now() });
+  const etcdEvidence: Evidence = { ...collected, collectedAt, ...(observer ? { observer } : {}) };
+  const evidence = kubernetes ? await withKubernetes(etcdEvidence, kubernetes) : etcdEvidence;
+  // Without --explain the rules' explain lines are never shown: they are not written.
+  const diagnosis = diagnose(evidence, rules, { now: now(), explain: opts.explain ?? false });
   opts.onEvidence?.(evidence);
   const report = buildReport(evidence, diagnosis, {
     kind: depth,
@@ -211,7 +211,13 @@ async function runOnClients(
  * when it has `kubernetes`), loaded before its observer window opens: a first load blocks the
  * event loop for ~100-800 ms, which the window would count as etcd-doctor's own load.
  */
-async function loadModulesFor(cluster: ClusterConfig, depth: CheckDepth): Promise<void> {
+function loadModulesFor(cluster: ClusterConfig, depth: CheckDepth): Promise<void> | undefined {
+  // A health check of a cluster without Kubernetes loads nothing: no promise to wait for.
+  if (depth === 'health' && !cluster.kubernetes) return undefined;
+  return loadModules(cluster, depth);
+}
+
+async function loadModules(cluster: ClusterConfig, depth: CheckDepth): Promise<void> {
   // One load per process, one module after the other: concurrent runs share it (and Jest's ESM
   // loader fails imports of overlapping graphs started at once).
   if (depth !== 'health') {
@@ -256,9 +262,8 @@ function kubernetesEvidenceOf(
 /** The etcd evidence with the Kubernetes evidence and its probe records added. */
 async function withKubernetes(
   evidence: Evidence,
-  kubernetes: Outcome<KubernetesEvidence> | undefined,
+  kubernetes: Outcome<KubernetesEvidence>,
 ): Promise<Evidence> {
-  if (!kubernetes) return evidence;
   // Loaded already: the outcome came from this module.
   const { kubernetesProbeRecords } = await import('./probes/kubernetes/collect.js');
   return {

@@ -39,8 +39,12 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
       const explain = [`not evaluated: etcd-doctor could not check any member (${blindReason(view)})`];
       return { rule: rule.name, fired: false, skipped: true, explain };
     }
-    const missing = missingEvidence(evidence, rule.needs);
-    if (missing) return { rule: rule.name, fired: false, skipped: true, explain: [missing] };
+    const missing = lacksEvidence(evidence, rule.needs);
+    if (missing) {
+      // Without --explain nobody reads why: the reason is not written (a health check skips 13 rules).
+      const explain = ctx.explain === false ? [] : [missingEvidence(evidence, rule.needs) ?? ''];
+      return { rule: rule.name, fired: false, skipped: true, explain };
+    }
     if (rule.timesLatency && view.observer.distortion) {
       const explain = [`not evaluated: ${view.observer.distortion}`];
       return { rule: rule.name, fired: false, skipped: true, explain };
@@ -61,6 +65,12 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
 function blindReason(view: View): string {
   const reasons = [...new Set(view.unseen.map((u) => u.access?.reason ?? u.why))];
   return reasons.slice(0, 2).join('; ') || 'no member answered';
+}
+
+/** True when some kind of evidence the rule needs arrived from no member (missingEvidence says which). */
+function lacksEvidence(evidence: Evidence, needs: readonly EvidenceKind[]): boolean {
+  for (const kind of needs) if (!hasAny(evidence, kind)) return true;
+  return false;
 }
 
 /** A rule is skipped only when none of a kind of evidence it needs arrived from any member. */

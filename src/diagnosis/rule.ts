@@ -12,6 +12,19 @@ export interface RuleContext {
    * (`Rule.live`) are reported as not evaluated instead of judging what is not there.
    */
   offline?: boolean;
+  /**
+   * False: nobody reads the rules' explain lines (no `--explain`), so a rule may skip writing them
+   * (explainLines). Undefined counts as true: tests and `--explain` get every line.
+   */
+  explain?: boolean;
+}
+
+/**
+ * A rule's explain lines, written only when they are read: the per-member lines of the Status and
+ * read rules (sizes, percentages, times) were the largest part of a warm health check's rule time.
+ */
+export function explainLines(ctx: RuleContext, lines: () => string[]): string[] {
+  return ctx.explain === false ? [] : lines();
 }
 
 export interface RuleResult {

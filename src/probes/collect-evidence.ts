@@ -19,7 +19,7 @@ import type {
 import { skipped } from './outcome.js';
 import type { MemberProbeContext, ScrapeMemory } from './member-context.js';
 import { createMemberHealthProbe } from './member-health.js';
-import { normalizeUrl, sameUrl, toHexId } from './member-ids.js';
+import { hostOf, normalizeUrl, pathOf, sameUrl, toHexId } from './member-ids.js';
 import { createMemberListProbe } from './member-list.js';
 import { createMemberStatusProbe } from './member-status.js';
 import { createMetricsProbe } from './metrics.js';
@@ -69,7 +69,9 @@ export const FIXED_REQUESTS_PER_MEMBER = 5;
 export const MAX_REQUESTS_PER_MEMBER = FIXED_REQUESTS_PER_MEMBER + MAX_SAMPLES;
 export const BUSY_CLOCK_SAMPLES = 4;
 
-/** Member probes per depth, in the order they appear in reports. */
+type MemberProbes = ReturnType<typeof memberProbes>;
+
+/** Member probes per depth, in the order they appear in reports (made once a run, shared by its members). */
 function memberProbes(opts: CollectOptions) {
   const health = createMemberHealthProbe(opts.timeoutMs);
   const status = createMemberStatusProbe(opts.timeoutMs);
@@ -132,12 +134,13 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
   void memberListP.then((list) => {
     for (const target of configured) nameFromList(target, list);
   });
-  const configuredP = configured.map((target) => probeMember(target, opts, record, memberListP));
+  const probes = memberProbes(opts);
+  const configuredP = configured.map((target) => probeMember(target, opts, probes, record, memberListP));
 
   const memberList = await memberListP;
   const discovered = memberList.ok ? discoverTargets(memberList.data, configured, opts.cluster) : [];
   total += countProbes(opts.depth, discovered.length) - countProbes(opts.depth, 0);
-  const discoveredP = discovered.map((target) => probeMember(target, opts, record, memberListP));
+  const discoveredP = discovered.map((target) => probeMember(target, opts, probes, record, memberListP));
   const members = await Promise.all([...configuredP, ...discoveredP]);
   const notStarted = memberList.ok ? notStartedMembers(memberList.data, opts) : [];
 
@@ -155,7 +158,7 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
 function initialTarget(cluster: ClusterConfig, endpoint: string, index: number): MemberTarget {
   const metricsUrl = cluster.etcd.metricsUrls?.[index] ?? `${endpoint.replace(/\/+$/, '')}/metrics`;
   return {
-    name: new URL(endpoint).host,
+    name: hostOf(endpoint),
     endpoint,
     metricsUrl: withMetricsPath(metricsUrl),
     id: undefined,
@@ -165,8 +168,7 @@ function initialTarget(cluster: ClusterConfig, endpoint: string, index: number):
 
 /** `http://127.0.0.1:2381` means its /metrics; a URL with a path is taken as given. */
 function withMetricsPath(url: string): string {
-  const u = new URL(url);
-  return u.pathname === '/' ? `${url.replace(/\/+$/, '')}/metrics` : url;
+  return pathOf(url) === '/' ? `${url.replace(/\/+$/, '')}/metrics` : url;
 }
 
 /** Members the list knows that the config did not name: probe them too, through their client URL. */
@@ -217,6 +219,7 @@ function notStartedMembers(list: MemberInfo[], opts: CollectOptions): MemberEvid
 async function probeMember(
   target: MemberTarget,
   opts: CollectOptions,
+  probes: MemberProbes,
   record: (name: string, outcome: Outcome<unknown>) => ProbeRecord,
   memberListP: Promise<Outcome<MemberInfo[]>>,
 ): Promise<MemberEvidence> {
@@ -231,13 +234,11 @@ async function probeMember(
     // A watch check is cheap by design: few clock samples, as on a busy digest.
     clockSamples: opts.busy || opts.scrapes ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
   };
-  const probes = memberProbes(opts);
   // Status is answered locally, without consensus: when it fails, find out why at once, while
   // the other probes of this member still run.
   let accessP: Promise<AccessProblem | undefined> | undefined;
   const mine: ProbeRecord[] = [];
-  const run = async <T>(probe: Probe<MemberProbeContext, T> | undefined): Promise<Outcome<T>> => {
-    if (!probe) return skipped('not asked');
+  const run = async <T>(probe: Probe<MemberProbeContext, T>): Promise<Outcome<T>> => {
     const outcome = await runProbe(probe, ctx, {
       subject: () => subjectOf(target),
       now: opts.now,
@@ -249,11 +250,12 @@ async function probeMember(
     mine.push(record(`${probe.kind} ${target.name}`, outcome));
     return outcome;
   };
+  // The read goes first: it is the slower of the two (it needs the leader), and the run waits for it.
   const [health, status, metrics, clock] = await Promise.all([
     run(probes.health),
     run(probes.status),
-    run(probes.metrics),
-    run(probes.clock),
+    probes.metrics ? run(probes.metrics) : skipped('not asked'),
+    probes.clock ? run(probes.clock) : skipped('not asked'),
   ]);
   const list = await memberListP;
   nameFromList(target, list, status.ok ? status.data.memberId : undefined);
@@ -317,9 +319,7 @@ function nameFromList(target: MemberTarget, list: Outcome<MemberInfo[]>, memberI
 }
 
 function subjectOf(target: MemberTarget): string {
-  return target.name === new URL(target.endpoint).host
-    ? target.endpoint
-    : `${target.name} (${target.endpoint})`;
+  return target.name === hostOf(target.endpoint) ? target.endpoint : `${target.name} (${target.endpoint})`;
 }
 
 /** `memberID:8e9e05c52164694d alarm:NOSPACE` strings in Status.errors, as alarm evidence. */

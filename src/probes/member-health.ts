@@ -16,8 +16,11 @@ export function createMemberHealthProbe(timeoutMs: number): Probe<MemberProbeCon
     kind: 'health',
     asks: 'a linearizable read',
     timeoutMs,
+    takesNoSignal: true,
     async collect(ctx) {
-      await warmUp(ctx, timeoutMs);
+      // A warm client sends its read at once, before the member's Status (no await in between):
+      // the linearizable read is the slower of the two, and the run waits for the slowest answer.
+      if (!warmed.has(ctx.clients.kv)) await warmUp(ctx, timeoutMs);
       if (ctx.target.isLearner) return timedRead(ctx, timeoutMs, true);
       try {
         return await timedRead(ctx, timeoutMs, false);
@@ -61,7 +64,6 @@ function round(ms: number): number {
 const warmed = new WeakSet<object>();
 
 async function warmUp(ctx: MemberProbeContext, timeoutMs: number): Promise<void> {
-  if (warmed.has(ctx.clients.kv)) return;
   try {
     await ctx.clients.kv.get('health').serializable(true).options(deadline(ctx.now, timeoutMs)).string();
   } catch (err) {

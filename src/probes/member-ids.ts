@@ -1,6 +1,22 @@
-/** etcd3 returns uint64 ids as decimal strings; etcdctl's table output and logs use hex. */
+/**
+ * etcd3 returns uint64 ids as decimal strings; etcdctl's table output and logs use hex. A cluster's
+ * ids never change, and every Status carries three (member, cluster, leader): the hex of a decimal
+ * string is kept (bounded like the URL caches below) instead of a BigInt parse each time.
+ */
 export function toHexId(id: string | number | bigint | undefined): string {
   if (id === undefined || id === '' || id === null) return '0';
+  if (typeof id !== 'string') return hexOf(id);
+  const known = hexIds.get(id);
+  if (known !== undefined) return known;
+  if (hexIds.size >= URL_CACHE_SIZE) hexIds.clear();
+  const hex = hexOf(id);
+  hexIds.set(id, hex);
+  return hex;
+}
+
+const hexIds = new Map<string, string>();
+
+function hexOf(id: string | number | bigint): string {
   try {
     return BigInt(id).toString(16);
   } catch {
@@ -14,21 +30,31 @@ export function sameUrl(a: string, b: string): boolean {
 }
 
 /**
- * Every run compares each member's URLs with the config's (a few dozen calls): parsing a URL each
- * time was a tenth of a warm health check's own CPU. Bounded, so a digest over many clusters cannot
- * grow it past NORMALIZED_CACHE_SIZE entries.
+ * Every run compares each member's URLs with the config's (a few dozen calls) and names its targets
+ * by host: parsing a URL each time was a tenth of a warm health check's own CPU. Bounded, so a
+ * digest over many clusters cannot grow one past URL_CACHE_SIZE entries.
  */
-const normalized = new Map<string, string>();
-const NORMALIZED_CACHE_SIZE = 4096;
+const URL_CACHE_SIZE = 4096;
 
-export function normalizeUrl(url: string): string {
-  const known = normalized.get(url);
-  if (known !== undefined) return known;
-  if (normalized.size >= NORMALIZED_CACHE_SIZE) normalized.clear();
-  const value = parseNormalized(url);
-  normalized.set(url, value);
-  return value;
+function cached(parse: (url: string) => string): (url: string) => string {
+  const known = new Map<string, string>();
+  return (url) => {
+    const hit = known.get(url);
+    if (hit !== undefined) return hit;
+    if (known.size >= URL_CACHE_SIZE) known.clear();
+    const value = parse(url);
+    known.set(url, value);
+    return value;
+  };
 }
+
+export const normalizeUrl = cached(parseNormalized);
+
+/** `http://127.0.0.1:2379` -> `127.0.0.1:2379` (throws on a URL that does not parse, as URL does). */
+export const hostOf = cached((url) => new URL(url).host);
+
+/** `http://127.0.0.1:2381` -> `/`, `http://127.0.0.1:2381/metrics` -> `/metrics`. */
+export const pathOf = cached((url) => new URL(url).pathname);
 
 function parseNormalized(url: string): string {
   try {

@@ -9,6 +9,7 @@ export function createMemberStatusProbe(timeoutMs: number): Probe<MemberProbeCon
     kind: 'status',
     asks: 'Status',
     timeoutMs,
+    takesNoSignal: true,
     async collect(ctx) {
       const res = await ctx.clients.maintenance.maintenance.status(deadline(ctx.now, timeoutMs));
       return {

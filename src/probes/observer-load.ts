@@ -44,7 +44,8 @@ export function startObserverWindow(now: () => number = performance.now.bind(per
       if (load) return load;
       histogram.disable();
       load = loadOf(histogram, concurrentRuns, Math.round(now() - started));
-      histogram.reset();
+      // A window shorter than the resolution (a warm health check) holds no sample: nothing to reset.
+      if (histogram.count > 0 || histogram.exceeds > 0) histogram.reset();
       if (idle.length < MAX_IDLE_HISTOGRAMS) idle.push(histogram);
       return load;
     },

@@ -7,6 +7,12 @@ export interface Probe<Ctx, T> {
   /** What the probe asks, for messages: `did not answer Status`. */
   readonly asks: string;
   readonly timeoutMs: number;
+  /**
+   * The probe never reads the signal (its gRPC calls carry their own deadline): runProbe passes one
+   * that never aborts instead of making an AbortController per call (health and Status, six a warm
+   * health check).
+   */
+  readonly takesNoSignal?: boolean;
   collect(ctx: Ctx, signal: AbortSignal): Promise<T>;
 }
 
@@ -90,64 +96,78 @@ export function cleanErrorText(text: string): string {
 
 /**
  * Runs one probe under its own deadline. It never throws: a timeout or an error becomes
- * failure evidence, so one hung member can never cost the rest of the report.
+ * failure evidence, so one hung member can never cost the rest of the report. One promise and one
+ * timer per probe (a warm health check runs six): no race of helper promises.
  */
-export async function runProbe<Ctx, T>(
+export function runProbe<Ctx, T>(
   probe: Probe<Ctx, T>,
   ctx: Ctx,
   options: RunProbeOptions,
 ): Promise<Outcome<T>> {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? probe.timeoutMs;
-  const controller = new AbortController();
+  const run = options.signal;
+  const controller = probe.takesNoSignal ? undefined : new AbortController();
   const started = now();
   const subject = () => (typeof options.subject === 'function' ? options.subject() : options.subject);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => afterPendingIo(() => resolve('timeout')), timeoutMs);
+  const failed = (failure: ProbeFailure): Outcome<T> => ({ ok: false, failure, durationMs: now() - started });
+  const timedOut = () =>
+    failed({
+      kind: 'timeout',
+      message: `${subject()} did not answer ${probe.asks} in ${formatSeconds(timeoutMs)}`,
+    });
+  return new Promise<Outcome<T>>((resolve) => {
+    let settled = false;
+    const settle = (outcome: () => Outcome<T>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      run?.removeEventListener('abort', onAbort);
+      resolve(outcome());
+    };
+    const onAbort = () => {
+      controller?.abort(run?.reason);
+      settle(() =>
+        failed({
+          kind: 'skipped',
+          message: `${subject()} was not asked ${probe.asks}: the check was cancelled`,
+        }),
+      );
+    };
+    const timer = setTimeout(
+      () =>
+        afterPendingIo(() => {
+          if (settled) return;
+          controller?.abort();
+          settle(timedOut);
+        }),
+      timeoutMs,
+    );
+    if (run?.aborted) return onAbort();
+    run?.addEventListener('abort', onAbort, { once: true });
+    collectOnce(probe, ctx, controller?.signal ?? NEVER_ABORTED).then(
+      (data) => settle(() => ({ ok: true, data, durationMs: now() - started })),
+      // The gRPC deadline is set to the same timeout and can fire a moment before our timer does.
+      (err) =>
+        settle(() =>
+          err instanceof ProbeTimeoutError || GRPC_DEADLINE.test(errorText(err))
+            ? timedOut()
+            : failed(toFailure(err, subject(), probe.asks)),
+        ),
+    );
   });
-  const cancelled = whenAborted(options.signal, controller);
-  const timedOut = (): Outcome<T> => {
-    const message = `${subject()} did not answer ${probe.asks} in ${formatSeconds(timeoutMs)}`;
-    return { ok: false, failure: { kind: 'timeout', message }, durationMs: now() - started };
-  };
-  try {
-    const result = await Promise.race([probe.collect(ctx, controller.signal), timeout, cancelled.promise]);
-    if (result === 'cancelled') {
-      const message = `${subject()} was not asked ${probe.asks}: the check was cancelled`;
-      return { ok: false, failure: { kind: 'skipped', message }, durationMs: now() - started };
-    }
-    if (result === 'timeout') {
-      controller.abort();
-      return timedOut();
-    }
-    return { ok: true, data: result as T, durationMs: now() - started };
-  } catch (err) {
-    // The gRPC deadline is set to the same timeout and can fire a moment before our timer does.
-    if (err instanceof ProbeTimeoutError || GRPC_DEADLINE.test(errorText(err))) return timedOut();
-    return { ok: false, failure: toFailure(err, subject(), probe.asks), durationMs: now() - started };
-  } finally {
-    clearTimeout(timer);
-    cancelled.dispose();
-  }
 }
 
-/** Resolves 'cancelled' (and aborts the probe's own controller) when the run's signal aborts. */
-function whenAborted(
-  signal: AbortSignal | undefined,
-  controller: AbortController,
-): { promise: Promise<'cancelled'>; dispose(): void } {
-  if (!signal) return { promise: new Promise(() => undefined), dispose: () => undefined };
-  let onAbort = (): void => undefined;
-  const promise = new Promise<'cancelled'>((resolve) => {
-    onAbort = () => {
-      controller.abort(signal.reason);
-      resolve('cancelled');
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+/** The signal of a probe that declares `takesNoSignal`: it never aborts. */
+const NEVER_ABORTED = new AbortController().signal;
+
+/** The probe's answer as a promise, also when `collect` throws before returning one. */
+function collectOnce<Ctx, T>(probe: Probe<Ctx, T>, ctx: Ctx, signal: AbortSignal): Promise<T> {
+  try {
+    return probe.collect(ctx, signal);
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /**

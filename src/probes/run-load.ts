@@ -1,7 +1,21 @@
 import type { ClusterConfig } from '../config/schema.js';
 
-/** The hosts of a cluster's configured endpoints (`127.0.0.1`), to count our own load on them. */
+/**
+ * The hosts of a cluster's configured endpoints (`127.0.0.1`), to count our own load on them. Kept
+ * per config object: every run asks, twice, and a config is never changed in place.
+ */
 export function hostsOf(cluster: ClusterConfig): string[] {
+  let hosts = hostsByCluster.get(cluster);
+  if (!hosts) {
+    hosts = parseHosts(cluster);
+    hostsByCluster.set(cluster, hosts);
+  }
+  return hosts;
+}
+
+const hostsByCluster = new WeakMap<ClusterConfig, string[]>();
+
+function parseHosts(cluster: ClusterConfig): string[] {
   return [
     ...new Set(
       (cluster.etcd.endpoints ?? []).flatMap((e) => {

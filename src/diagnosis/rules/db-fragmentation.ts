@@ -1,7 +1,7 @@
 import type { MemberEvidence } from '../../probes/evidence.js';
 import { formatBytes, formatList, formatPercent } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
-import type { Rule } from '../rule.js';
+import { explainLines, type Rule } from '../rule.js';
 import { DEFAULT_QUOTA_BYTES, QUOTA_CRITICAL, QUOTA_INFO } from './db-quota.js';
 
 /** CEOP defragcontroller.go: defragment when fragmentation >= 45 % and dbSize >= 100 MB. */
@@ -31,11 +31,13 @@ export const dbFragmentationRule: Rule = {
   needs: ['status'],
   rank: 12,
   explains: ['db-quota'],
-  evaluate(evidence) {
+  evaluate(evidence, ctx) {
     const readings = evidence.members.flatMap(readingOf);
-    const explain = readings.map(
-      (r) =>
-        `${r.name}: db ${formatBytes(r.db)}, in use ${formatBytes(r.inUse)}, fragmentation ${formatPercent(r.fragmentation)}, ${formatPercent(r.db / r.quota)} of quota (fires at >= ${formatPercent(FRAGMENTATION_LIMIT)} with db >= ${formatBytes(MIN_DB_SIZE_BYTES)} or >= ${formatPercent(QUOTA_INFO)} of quota)`,
+    const explain = explainLines(ctx, () =>
+      readings.map(
+        (r) =>
+          `${r.name}: db ${formatBytes(r.db)}, in use ${formatBytes(r.inUse)}, fragmentation ${formatPercent(r.fragmentation)}, ${formatPercent(r.db / r.quota)} of quota (fires at >= ${formatPercent(FRAGMENTATION_LIMIT)} with db >= ${formatBytes(MIN_DB_SIZE_BYTES)} or >= ${formatPercent(QUOTA_INFO)} of quota)`,
+      ),
     );
     const fragmented = readings.filter(
       (r) => r.fragmentation >= FRAGMENTATION_LIMIT && (r.db >= MIN_DB_SIZE_BYTES || nearQuota(r)),

@@ -1,6 +1,6 @@
 import { formatBytes, formatList, formatPercent } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
-import type { Rule } from '../rule.js';
+import { explainLines, type Rule } from '../rule.js';
 
 /** etcdserver/quota.go DefaultQuotaBytes: 2 GiB when --quota-backend-bytes is not set. */
 export const DEFAULT_QUOTA_BYTES = 2 * 1024 ** 3;
@@ -20,7 +20,7 @@ export const dbQuotaRule: Rule = {
   needs: ['status'],
   rank: 15,
   explains: ['control-plane-restarts', 'apiserver-latency'],
-  evaluate(evidence) {
+  evaluate(evidence, ctx) {
     const nospace = evidence.alarms.ok ? evidence.alarms.data.filter((a) => a.alarm === 'NOSPACE') : [];
     const usage = evidence.members.flatMap((m) => {
       if (!m.status.ok) return [];
@@ -35,13 +35,13 @@ export const dbQuotaRule: Rule = {
         },
       ];
     });
-    const explain = [
+    const explain = explainLines(ctx, () => [
       `alarms: ${nospace.length ? 'NOSPACE' : 'none'}${evidence.alarms.ok ? '' : ` (${evidence.alarms.failure.message})`}`,
       ...usage.map(
         (u) =>
           `${u.name}: db ${formatBytes(u.db)} of quota ${formatBytes(u.quota)} = ${formatPercent(u.db / u.quota)} (info ${formatPercent(QUOTA_INFO)}, warning ${formatPercent(QUOTA_WARNING)}, critical ${formatPercent(QUOTA_CRITICAL)})`,
       ),
-    ];
+    ]);
     const worst = [...usage].sort((a, b) => b.db / b.quota - a.db / a.quota)[0];
     const ratio = worst ? worst.db / worst.quota : 0;
     if (nospace.length === 0 && ratio <= QUOTA_INFO) return { explain };

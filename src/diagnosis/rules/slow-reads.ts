@@ -1,7 +1,7 @@
 import type { MemberEvidence } from '../../probes/evidence.js';
 import { formatList, formatMs } from '../../report/format.js';
 import type { Finding, RemediationStep, Severity } from '../finding.js';
-import type { Rule } from '../rule.js';
+import { explainLines, type Rule } from '../rule.js';
 
 /**
  * F5 slow linearizable reads (incident e: `took = 1.3s`). etcdctl applies no latency threshold
@@ -30,11 +30,13 @@ export const slowReadsRule: Rule = {
       action: 'rerun',
     },
   ],
-  evaluate(evidence) {
+  evaluate(evidence, ctx) {
     const reads = evidence.members.flatMap((m) => (m.health.ok ? [{ m, tookMs: m.health.data.tookMs }] : []));
-    const explain = reads.map(
-      ({ m, tookMs }) =>
-        `${m.target.name}: linearizable read took ${formatMs(tookMs)} (slow from ${formatMs(SLOW_READ_MS)})`,
+    const explain = explainLines(ctx, () =>
+      reads.map(
+        ({ m, tookMs }) =>
+          `${m.target.name}: linearizable read took ${formatMs(tookMs)} (slow from ${formatMs(SLOW_READ_MS)})`,
+      ),
     );
     const slow = reads.filter((r) => r.tookMs >= SLOW_READ_MS).sort((a, b) => b.tookMs - a.tookMs);
     if (slow.length === 0) return { explain };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
+import { skipped } from '../../../src/probes/outcome.js';
 import type { Rule } from '../../../src/diagnosis/rule.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence.js';
@@ -130,6 +131,50 @@ describe('diagnose with the real rules', () => {
     expect(slowDisk?.explain[0]).toContain(
       'no metrics evidence arrived (etcd refused /metrics with HTTP 403)',
     );
+  });
+
+  // A health check without --explain: the explain lines are not written, the verdict is the same.
+  it('without explain reaches the same findings and status, and skips the per-member lines', () => {
+    const notAsked = skipped('not asked');
+    const fragmented = ok({
+      memberId: 'a2',
+      clusterId: 'c1',
+      version: '3.4.23',
+      dbSizeBytes: 1_800_000_000,
+      dbSizeInUseBytes: 400_000_000,
+      leaderId: 'a1',
+      raftTerm: 2,
+      raftIndex: 100,
+      raftAppliedIndex: 100,
+      revision: 50,
+      isLearner: false,
+      errors: [],
+    });
+    const health = { metrics: notAsked, clock: notAsked };
+    const evidence = clusterEvidence({
+      'etcd-1': health,
+      'etcd-2': { ...health, status: fragmented },
+      'etcd-3': { ...health, health: ok({ tookMs: 1300 }) },
+    });
+    const explained = diagnose(evidence, rules, ctx);
+    const quiet = diagnose(evidence, rules, { ...ctx, explain: false });
+    expect(explained.findings.map((f) => f.cause)).toEqual(
+      expect.arrayContaining(['db-fragmentation', 'db-quota', 'slow-reads']),
+    );
+    expect(quiet.findings).toEqual(explained.findings);
+    expect(quiet.status).toBe(explained.status);
+    expect(quiet.trace.map(({ rule, fired, skipped }) => ({ rule, fired, skipped }))).toEqual(
+      explained.trace.map(({ rule, fired, skipped }) => ({ rule, fired, skipped })),
+    );
+    expect(explained.trace.find((t) => t.rule === 'db-fragmentation')?.explain[1]).toContain(
+      'etcd-2: db 1.8 GB, in use 400 MB, fragmentation 78 %',
+    );
+    // The per-member lines and the reasons for skipped rules are what is left out; one-line
+    // summaries (quorum-lost's count) are cheap and stay.
+    const perMember = ['db-fragmentation', 'db-quota', 'slow-reads'];
+    const left = quiet.trace.filter((t) => t.skipped || perMember.includes(t.rule));
+    expect(left.length).toBeGreaterThan(perMember.length);
+    expect(left.flatMap((t) => t.explain)).toEqual([]);
   });
 });
 

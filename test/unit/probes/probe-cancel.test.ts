@@ -40,4 +40,35 @@ describe('runProbe with the run signal', () => {
       data: 'ok',
     });
   });
+
+  it('a probe that takes no signal (health, Status) is still cancelled at once, and never asked once cancelled', async () => {
+    let asked = 0;
+    const hung: Probe<undefined, string> = {
+      kind: 'health',
+      asks: 'a linearizable read',
+      timeoutMs: 3000,
+      takesNoSignal: true,
+      collect: () => {
+        asked += 1;
+        return new Promise<string>(() => undefined);
+      },
+    };
+    const run = new AbortController();
+    const outcome = runProbe(hung, undefined, { subject: 'etcd-2', signal: run.signal });
+    setTimeout(() => run.abort(new Error('client gave up')), 20);
+    await expect(outcome).resolves.toMatchObject({
+      ok: false,
+      failure: {
+        kind: 'skipped',
+        message: 'etcd-2 was not asked a linearizable read: the check was cancelled',
+      },
+    });
+    await expect(runProbe(hung, undefined, { subject: 'etcd-2', signal: run.signal })).resolves.toMatchObject(
+      {
+        ok: false,
+        failure: { kind: 'skipped' },
+      },
+    );
+    expect(asked).toBe(1);
+  });
 });

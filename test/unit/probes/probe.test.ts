@@ -57,4 +57,18 @@ describe('runProbe', () => {
       failure: { kind: 'error', message: 'etcd-1 failed Status: 7 PERMISSION_DENIED' },
     });
   });
+
+  it('a probe that throws before it returns a promise fails like one that rejects', async () => {
+    const outcome = await runProbe(
+      probe(() => {
+        throw new Error('7 PERMISSION_DENIED');
+      }),
+      undefined,
+      { subject: 'etcd-1' },
+    );
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: { kind: 'error', message: 'etcd-1 failed Status: 7 PERMISSION_DENIED' },
+    });
+  });
 });

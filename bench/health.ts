@@ -31,22 +31,26 @@ function etcdctl(bin: string, endpoints: string[]): Promise<void> {
   });
 }
 
-/** Each function's wall times, `rounds` rounds of `block` runs, in an order rotated every round. */
+/** Each function's wall times and process CPU per run, `rounds` rounds of `block` runs, in an order rotated every round. */
 export async function interleaved(
   fns: Array<() => Promise<unknown>>,
   rounds: number,
   block: number,
-): Promise<number[][]> {
-  const times = fns.map((): number[] => []);
+): Promise<Array<{ times: number[]; cpuMs: number }>> {
+  const out = fns.map(() => ({ times: [] as number[], cpuMs: 0 }));
   for (const fn of fns) for (let i = 0; i < 10; i++) await fn();
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < fns.length; k++) {
       const at = (r + k) % fns.length;
       const fn = fns[at] as () => Promise<unknown>;
-      for (let i = 0; i < block; i++) times[at]?.push(await timeIt(fn));
+      const slot = out[at] as { times: number[]; cpuMs: number };
+      const cpu = process.cpuUsage();
+      for (let i = 0; i < block; i++) slot.times.push(await timeIt(fn));
+      const used = process.cpuUsage(cpu);
+      slot.cpuMs += (used.user + used.system) / 1000;
     }
   }
-  return times;
+  return out.map((o) => ({ times: o.times, cpuMs: o.cpuMs / o.times.length }));
 }
 
 export async function benchHealth(): Promise<string> {
@@ -56,7 +60,7 @@ export async function benchHealth(): Promise<string> {
   try {
     const etcdctlBin = (await findEtcdctlBinary()) ?? 'etcdctl';
     const loadBefore = loadavg()[0] ?? 0;
-    const [ours = [], rawGet = [], rawGetStatus = []] = await interleaved(
+    const [oursRun, rawGetRun, rawGetStatusRun] = await interleaved(
       [
         () => doctor.run('lab', 'health'),
         () => Promise.all(raw.map((c) => c.get('health').string())),
@@ -66,23 +70,28 @@ export async function benchHealth(): Promise<string> {
       ROUNDS,
       BLOCK,
     );
+    const ours = oursRun?.times ?? [];
+    const rawGet = rawGetRun?.times ?? [];
+    const rawGetStatus = rawGetStatusRun?.times ?? [];
+    const cpu = (r: { cpuMs: number } | undefined) => ms(r?.cpuMs ?? Number.NaN);
     const cli = await sample(20, 2, () => etcdctl(etcdctlBin, lab.endpoints));
     const members = lab.endpoints.length;
     const overGet = (median(ours) - median(rawGet)) / members;
     const overGetStatus = (median(ours) - median(rawGetStatus)) / members;
     const statusCost = (median(rawGetStatus) - median(rawGet)) / members;
-    const line = (what: string, t: number[]) => row([what, ms(median(t)), ms(percentile(t, 90)), t.length]);
+    const line = (what: string, t: number[], cpuPerRun = 'n/a') =>
+      row([what, ms(median(t)), ms(percentile(t, 90)), cpuPerRun, t.length]);
     return [
       '## Health latency (3 local members)',
       '',
-      row(['what', 'median', 'p90', 'runs']),
-      row(['---', '---', '---', '---']),
-      line('etcd-doctor warm health, all 3 members (in-process)', ours),
-      line('raw etcd3 linearizable get, 3 members concurrently', rawGet),
-      line('raw etcd3 get + Status, 3 members concurrently', rawGetStatus),
+      row(['what', 'median', 'p90', 'CPU per run', 'runs']),
+      row(['---', '---', '---', '---', '---']),
+      line('etcd-doctor warm health, all 3 members (in-process)', ours, cpu(oursRun)),
+      line('raw etcd3 linearizable get, 3 members concurrently', rawGet, cpu(rawGetRun)),
+      line('raw etcd3 get + Status, 3 members concurrently', rawGetStatus, cpu(rawGetStatusRun)),
       line('`etcdctl endpoint health --cluster` (whole process)', cli),
       '',
-      `- The three in-process rows ran interleaved (${ROUNDS} rounds of ${BLOCK} runs each, the order rotating).`,
+      `- The three in-process rows ran interleaved (${ROUNDS} rounds of ${BLOCK} runs each, the order rotating); CPU per run is this process's (user + system, all threads, GC included), steadier than wall time on a loaded host.`,
       `- Our overhead per member: ${ms(overGet)} over the raw get (issue 18's goal: 0.3 ms), ${ms(overGetStatus)} over the raw get + Status. Status itself costs ${ms(statusCost)} per member over the raw get.`,
       `- Load average (1 min): ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]?.toFixed(1)} at the end (2 shared cores).`,
       `- etcdctl / etcd-doctor warm health: ${(median(cli) / median(ours)).toFixed(1)}× (goal: above 1×).`,

@@ -116,14 +116,19 @@ export function runProbe<Ctx, T>(
       kind: 'timeout',
       message: `${subject()} did not answer ${probe.asks} in ${formatSeconds(timeoutMs)}`,
     });
-  return new Promise<Outcome<T>>((resolve) => {
+  return new Promise<Outcome<T>>((resolve, reject) => {
     let settled = false;
     const settle = (outcome: () => Outcome<T>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       run?.removeEventListener('abort', onAbort);
-      resolve(outcome());
+      // Writing the outcome can only throw on a bug (a subject that cannot be named): say so.
+      try {
+        resolve(outcome());
+      } catch (err) {
+        reject(err);
+      }
     };
     const onAbort = () => {
       controller?.abort(run?.reason);

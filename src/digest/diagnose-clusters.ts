@@ -1,7 +1,7 @@
 import type { Doctor } from '../doctor.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { describeError } from '../errors.js';
-import { type DayTrends, dayTrends } from '../history/day-trends.js';
+import type { DayTrends } from '../history/day-trends.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
 import type { MinuteHistory } from '../state/minute-history.js';
 import { clusterCostBytes, type MemoryBudget } from './memory-budget.js';
@@ -25,7 +25,7 @@ export interface ClusterDiagnosisDeps {
   budget: MemoryBudget;
   now: () => number;
   /** The watch's minute history: a watched cluster's day comes from it, with one scrape per member. */
-  minutes?: Pick<MinuteHistory, 'rollups'>;
+  minutes?: Pick<MinuteHistory, 'day'>;
   /** The watch's kept /metrics scrapes (state/watch-state.ts), read and never written by a digest. */
   watchScrapes?: (cluster: string) => ScrapeMemory;
 }
@@ -65,8 +65,7 @@ function readOnly(scrapes: ScrapeMemory | undefined): ScrapeMemory {
 /** The day of minute history of a watched cluster (its 5-minute roll-ups); undefined when there is none. */
 async function dayOf(deps: ClusterDiagnosisDeps, cluster: string): Promise<DayTrends | undefined> {
   if (!deps.minutes) return undefined;
-  const rollups = await deps.minutes.rollups(cluster, deps.now() - DAY_MS).catch(() => []);
-  return dayTrends(rollups);
+  return deps.minutes.day(cluster, deps.now() - DAY_MS).catch(() => undefined);
 }
 
 /**

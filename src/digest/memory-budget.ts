@@ -17,13 +17,13 @@ export interface MemoryBudget {
 /**
  * What one member costs while its cluster is diagnosed with `keepClients: false`: its gRPC channel
  * (http2 session, grpc-js subchannel and call state), its HTTP agent socket, the /metrics lines
- * the filter keeps and the parsed snapshots, and its share of the report. Measured on the
- * 1,000-cluster bench (docs/BENCHMARKS.md "Digest over 1000 clusters"); an estimate, on purpose
- * on the high side.
+ * the filter keeps and the parsed snapshots, and its share of the report. bench/digest-memory.ts
+ * (100 3-member clusters on one lab at once, at load 11-15) measured 218-393 KiB of heap and
+ * 289-604 KiB of RSS per member over idle: an estimate near the heap's high end.
  */
-export const MEMBER_COST_BYTES = 640 * 1024;
-/** A cluster's own share (clients' pool entry, evidence, rules, history writes). */
-export const CLUSTER_COST_BYTES = 256 * 1024;
+export const MEMBER_COST_BYTES = 384 * 1024;
+/** A cluster's own share (clients' pool entry, evidence, rules, history writes, its day of minute history). */
+export const CLUSTER_COST_BYTES = 128 * 1024;
 
 /** The estimated bytes one cluster of `members` holds while it is diagnosed. */
 export function clusterCostBytes(members: number): number {
@@ -32,7 +32,7 @@ export function clusterCostBytes(members: number): number {
 
 /**
  * The default budget: a quarter of the V8 heap limit (`--max-old-space-size`; 256 MiB in the
- * worker Deployment gives 64 MiB, about 30 clusters of 3 members at once), the rest left to the
+ * worker Deployment gives 64 MiB, about 50 clusters of 3 members at once), the rest left to the
  * worker's other jobs, the digest's results and garbage not yet collected.
  */
 export function defaultBudgetBytes(heapLimitBytes = getHeapStatistics().heap_size_limit): number {

@@ -49,7 +49,7 @@ export interface DigestRunnerDeps {
   /** The budget itself, when the caller shares one (tests watch it). */
   budget?: MemoryBudget;
   /** The watch's minute history: a watched cluster's trends of the day, and one scrape per member. */
-  minutes?: Pick<MinuteHistory, 'rollups'>;
+  minutes?: Pick<MinuteHistory, 'day'>;
   /** The watch's kept scrapes per cluster, read only (the window of the digest's one scrape). */
   watchScrapes?: (cluster: string) => ScrapeMemory;
   /**

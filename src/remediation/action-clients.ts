@@ -13,6 +13,22 @@ export interface ActionClientDeps {
   rerun(cluster: string, depth: CheckDepth): Promise<void>;
 }
 
+let kubernetesPreloaded = false;
+
+/**
+ * Loads the Kubernetes client and the endpoint discovery once per process, in the background (a
+ * failed load is seen again, and reported, by the action that needs it).
+ */
+export function preloadKubernetesModules(): void {
+  if (kubernetesPreloaded) return;
+  kubernetesPreloaded = true;
+  void Promise.all([
+    import('../clients/kubernetes.js'),
+    import('../probes/kubernetes/discover-etcd-endpoints.js'),
+    import('@kubernetes/client-node'),
+  ]).catch(() => undefined);
+}
+
 /** Fresh clients per run, created on first use: a remediation never shares a probe's channels. */
 export function createActionClients(
   cluster: ClusterConfig,

@@ -157,7 +157,7 @@ export const digestSettingsSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(1000).optional(),
   /**
    * MiB the clusters diagnosed at once may hold per worker process, estimated per member
-   * (digest/memory-budget.ts; default a quarter of the V8 heap limit: 64 MiB at --max-old-space-size=256).
+   * (digest/memory-budget.ts; default a sixth of the V8 heap limit: ~43 MiB at --max-old-space-size=256).
    */
   memoryBudgetMiB: z.number().int().min(8).max(65_536).optional(),
   /** A digest of more clusters than this shares them out among the workers, this many per job (default 50). */

@@ -31,12 +31,14 @@ export function clusterCostBytes(members: number): number {
 }
 
 /**
- * The default budget: a quarter of the V8 heap limit (`--max-old-space-size`; 256 MiB in the
- * worker Deployment gives 64 MiB, about 50 clusters of 3 members at once), the rest left to the
- * worker's other jobs, the digest's results and garbage not yet collected.
+ * The default budget: a sixth of the V8 heap limit (`--max-old-space-size`; 256 MiB in the
+ * worker Deployment gives about 43 MiB, 34 clusters of 3 members at once), the rest left to the
+ * worker's other jobs, the digest's results and garbage not yet collected. A quarter (51 at once)
+ * peaked at 274 MiB RSS on the 1,000-cluster bench from an idle 149 MiB, over the 256 MiB goal;
+ * the digest is CPU-bound there, so fewer at once costs little time.
  */
 export function defaultBudgetBytes(heapLimitBytes = getHeapStatistics().heap_size_limit): number {
-  return Math.max(16 * 1024 * 1024, Math.floor(heapLimitBytes / 4));
+  return Math.max(16 * 1024 * 1024, Math.floor(heapLimitBytes / 6));
 }
 
 export function createMemoryBudget(budgetBytes: number, maxRuns = Number.POSITIVE_INFINITY): MemoryBudget {

@@ -43,7 +43,7 @@ export interface DigestRunnerDeps {
   concurrency?: number;
   /**
    * Bytes the clusters diagnosed at once may hold, in this process (every digest and `digest-part`
-   * job shares it; memory-budget.ts). Default: a quarter of the V8 heap limit.
+   * job shares it; memory-budget.ts). Default: a sixth of the V8 heap limit.
    */
   memoryBudgetBytes?: number;
   /** The budget itself, when the caller shares one (tests watch it). */

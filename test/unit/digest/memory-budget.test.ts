@@ -76,8 +76,8 @@ describe('the digest memory budget', () => {
     expect(most).toBe(2);
   });
 
-  it('defaults to a quarter of the heap limit, and costs grow with members', () => {
-    expect(defaultBudgetBytes(256 * 1024 * 1024)).toBe(64 * 1024 * 1024);
+  it('defaults to a sixth of the heap limit, and costs grow with members', () => {
+    expect(defaultBudgetBytes(256 * 1024 * 1024)).toBe(Math.floor((256 * 1024 * 1024) / 6));
     expect(clusterCostBytes(5)).toBeGreaterThan(clusterCostBytes(3));
   });
 });

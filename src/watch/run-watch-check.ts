@@ -18,7 +18,12 @@ export interface WatchCheckDeps {
   history: MinuteHistory;
   state: WatchState;
   /** Opens, updates and resolves the cluster's incident after each check (incident-runner.ts). */
-  afterCheck?: (cluster: string, report: DiagnosisReport, streak: Streak) => Promise<unknown>;
+  afterCheck?: (
+    cluster: string,
+    report: DiagnosisReport,
+    streak: Streak,
+    evidence: Evidence | undefined,
+  ) => Promise<unknown>;
   logger: Logger;
 }
 
@@ -51,7 +56,7 @@ export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promi
     await deps.history.record(job.cluster, sample);
     // The streak is saved before the incident acts on it, so a check that dies posting still counts.
     await deps.state.saveLastCheck(job.cluster, check, ttlMs);
-    await deps.afterCheck?.(job.cluster, report, streak);
+    await deps.afterCheck?.(job.cluster, report, streak, evidence);
     deps.logger.debug({ cluster: job.cluster, status: check.status, causes: check.causes }, 'watch check');
     return check;
   };

@@ -21,11 +21,13 @@ export function startWorkerProcess(opts: {
   slackApiUrl: string;
   /** NODE_OPTIONS for the worker, e.g. the deployment's heap limit. */
   nodeOptions?: string;
+  /** Another Redis than the shared one (a test's own, to restart it). */
+  redisUrl?: string;
 }): WorkerProcess {
   const child = spawn(process.execPath, ['bin/etcd-doctor.js', 'worker', '--queue-prefix', opts.prefix], {
     env: {
       PATH: process.env.PATH ?? '',
-      REDIS_URL,
+      REDIS_URL: opts.redisUrl ?? REDIS_URL,
       ETCD_DOCTOR_CONFIG: opts.configPath,
       SLACK_BOT_TOKEN: 'xoxb-1-worker',
       SLACK_API_URL: opts.slackApiUrl,

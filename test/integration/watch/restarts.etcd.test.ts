@@ -78,6 +78,17 @@ async function waitFor(pred: () => boolean, timeoutMs: number, what: string): Pr
   }
 }
 
+/** The incident root's ts as Redis holds it, once it holds one (undefined past `timeoutMs`). */
+async function savedRoot(timeoutMs: number): Promise<string | undefined> {
+  const incidents = createIncidents(redis, prefix);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ts = (await incidents.get('local'))?.root?.ts;
+    if (ts !== undefined || Date.now() > deadline) return ts;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 beforeAll(async () => {
   [lab, fake, store] = await Promise.all([startEtcdLab(), startFakeSlack(), startPrivateRedis()]);
   // Commands wait out the restart instead of failing.
@@ -120,8 +131,8 @@ describe('the watch across restarts', () => {
     const [root] = roots();
     if (!root) throw new Error('no root');
     expect(messageText(root)).toMatch(new RegExp(`INCIDENT: member-down on ${first}`));
-    const incident = await createIncidents(redis, prefix).get('local');
-    expect(incident?.root?.ts).toBe(root.ts);
+    // The worker saves the root right after Slack answers the post.
+    expect(await savedRoot(10_000)).toBe(root.ts);
 
     // (a) The worker dies between two checks; a new one carries on the same incident.
     await checks(1);
@@ -134,7 +145,7 @@ describe('the watch across restarts', () => {
     await store.restart();
     await checks(2, 90_000);
     expect(roots()).toHaveLength(1);
-    expect((await createIncidents(redis, prefix).get('local'))?.root?.ts).toBe(root.ts);
+    expect(await savedRoot(10_000)).toBe(root.ts);
 
     // Still the same thread: a second member down loses quorum, and the root says so.
     await lab.kill(second);

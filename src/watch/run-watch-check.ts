@@ -11,6 +11,13 @@ import type { LastCheck, WatchState } from '../state/watch-state.js';
 /** Kept scrapes and the last check outlive a few missed checks, then go (a stale window would mislead). */
 const KEEP_INTERVALS = 3;
 const KEEP_GRACE_MS = 60_000;
+/**
+ * A cluster checked this often keeps its gRPC channels and HTTP agent open between checks (the
+ * next check is warm); one checked less often closes them after each check. Measured with 200
+ * clusters at 60 s in one compiled worker (bench/watch-fleet.ts, docs/BENCHMARKS.md): the kept
+ * clients were most of the peak RSS, and reopening them once a minute costs little CPU.
+ */
+export const KEEP_CLIENTS_UNDER_S = 30;
 
 export interface WatchCheckDeps {
   /** The plain doctor, not the recording one: the 30-day digest history keeps one sample per diagnosis. */
@@ -37,6 +44,7 @@ export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promi
     const ttlMs = job.intervalSeconds * 1000 * KEEP_INTERVALS + KEEP_GRACE_MS;
     let evidence: Evidence | undefined;
     const report = await deps.doctor.run(job.cluster, 'diagnose', {
+      keepClients: job.intervalSeconds < KEEP_CLIENTS_UNDER_S,
       scrapes: deps.state.scrapes(job.cluster, ttlMs),
       onEvidence: (e) => {
         evidence = e;

@@ -34,6 +34,8 @@ export function startWorkerProcess(opts: {
       PORT: '0',
       LOG_LEVEL: 'info',
       ...(opts.nodeOptions ? { NODE_OPTIONS: opts.nodeOptions } : {}),
+      // `ETCD_DOCTOR_COMPILED=1` runs dist/ (bin/etcd-doctor.js), as a bench of the image wants.
+      ...(process.env.ETCD_DOCTOR_COMPILED ? { ETCD_DOCTOR_COMPILED: process.env.ETCD_DOCTOR_COMPILED } : {}),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

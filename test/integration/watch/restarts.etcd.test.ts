@@ -150,11 +150,15 @@ describe('the watch across restarts', () => {
     // Still the same thread: a second member down loses quorum, and the root says so.
     await lab.kill(second);
     await waitFor(() => /INCIDENT: quorum-lost/.test(messageText(roots()[0] ?? root)), 60_000, 'the update');
-    expect(
-      replies(root).some((m) =>
-        /Changed: now quorum-lost \(critical\), was member-down/.test(messageText(m)),
-      ),
-    ).toBe(true);
+    // The root is edited first, then the thread says what changed.
+    await waitFor(
+      () =>
+        replies(root).some((m) =>
+          /Changed: now quorum-lost \(critical\), was member-down/.test(messageText(m)),
+        ),
+      10_000,
+      'the change said in the thread',
+    );
     expect(roots()).toHaveLength(1);
 
     // Both back: three healthy checks resolve that same root.

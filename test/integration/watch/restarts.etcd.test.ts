@@ -171,8 +171,10 @@ describe('the watch across restarts', () => {
     );
     expect(roots()).toHaveLength(1);
     expect(roots()[0]?.ts).toBe(root.ts);
-    expect(replies(root).some((m) => /healthy for 3 checks in a row: resolved/.test(messageText(m)))).toBe(
-      true,
+    await waitFor(
+      () => replies(root).some((m) => /healthy for 3 checks in a row: resolved/.test(messageText(m))),
+      10_000,
+      'resolved said in the thread',
     );
   }, 420_000);
 });

@@ -10,6 +10,7 @@ import type { PlanStore } from '../state/plan-store.js';
 import { reportButtons } from '../worker/report-buttons.js';
 import { decideIncident, type IncidentSubject, type Streak } from './incident-decision.js';
 import { incidentOpenView, incidentResolvedView } from './incident-view.js';
+import type { CheckContext } from './run-watch-check.js';
 
 export interface IncidentRunnerDeps {
   chat: Pick<ChatAdapter, 'post' | 'update'>;
@@ -91,8 +92,9 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
     cluster: string,
     report: DiagnosisReport,
     streak: Streak,
-    evidence?: Evidence,
+    context: CheckContext = {},
   ): Promise<IncidentOutcome> => {
+    const { evidence } = context;
     const channel = deps.channelOf(cluster);
     if (!channel) return 'no-channel';
     if (await deps.isSnoozed(cluster)) return 'snoozed';
@@ -102,7 +104,7 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
       await deps.incidents.close(cluster, current.id);
       current = undefined;
     }
-    const action = decideIncident(report, streak, current);
+    const action = decideIncident(report, streak, current, context.previousRoot);
     if (action.kind === 'open') return open(cluster, channel, action.subject, report, evidence);
     if (!current) return 'none';
     if (action.kind === 'update') return update(current, action.subject, cluster, report);

@@ -1,7 +1,7 @@
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { Doctor } from '../doctor.js';
 import { summarizeCheck } from '../history/minute-sample.js';
-import { nextStreak, type Streak } from './incident-decision.js';
+import { nextStreak, rootCauseOf, type Streak } from './incident-decision.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
 import type { WatchJob } from '../queue/job-schemas.js';
@@ -19,6 +19,14 @@ const KEEP_GRACE_MS = 60_000;
  */
 export const KEEP_CLIENTS_UNDER_S = 30;
 
+/** What an incident needs of a check besides its report. */
+export interface CheckContext {
+  /** The evidence behind the report (the incident's chart is drawn from it). */
+  evidence?: Evidence | undefined;
+  /** The root cause of the check before this one, if it had one. */
+  previousRoot?: string | undefined;
+}
+
 export interface WatchCheckDeps {
   /** The plain doctor, not the recording one: the 30-day digest history keeps one sample per diagnosis. */
   doctor: Doctor;
@@ -29,7 +37,7 @@ export interface WatchCheckDeps {
     cluster: string,
     report: DiagnosisReport,
     streak: Streak,
-    evidence: Evidence | undefined,
+    context: CheckContext,
   ) => Promise<unknown>;
   logger: Logger;
 }
@@ -64,7 +72,10 @@ export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promi
     await deps.history.record(job.cluster, sample);
     // The streak is saved before the incident acts on it, so a check that dies posting still counts.
     await deps.state.saveLastCheck(job.cluster, check, ttlMs);
-    await deps.afterCheck?.(job.cluster, report, streak, evidence);
+    await deps.afterCheck?.(job.cluster, report, streak, {
+      evidence,
+      previousRoot: previous && rootCauseOf(previous.causes),
+    });
     deps.logger.debug({ cluster: job.cluster, status: check.status, causes: check.causes }, 'watch check');
     return check;
   };

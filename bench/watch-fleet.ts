@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { createMinuteHistory } from '../src/state/minute-history.js';
+import { deployedNodeOptions } from './fleet.js';
 import { startFakeSlack } from '../test/support/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis-prefix.js';
@@ -66,7 +67,9 @@ export async function benchWatchFleet(): Promise<string> {
     return { name: `c${i}`, etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } };
   });
   await writeFile(configPath, stringify({ clusters, watch: { intervalSeconds: INTERVAL_S } }));
-  const worker = startWorkerProcess({ configPath, prefix, slackApiUrl: fake.url });
+  // As deployed: the worker Deployment's NODE_OPTIONS (its heap cap), as the digest fleet bench runs.
+  const nodeOptions = process.env.FLEET_NODE_OPTIONS ?? (await deployedNodeOptions());
+  const worker = startWorkerProcess({ configPath, prefix, slackApiUrl: fake.url, nodeOptions });
   try {
     const pid = worker.child.pid ?? 0;
     const history = createMinuteHistory(redis, prefix, Date.now);
@@ -97,6 +100,7 @@ export async function benchWatchFleet(): Promise<string> {
       `| peak RSS (VmHWM) | ${rss.toFixed(0)} MiB | ≤ 300 MiB |`,
       `| RSS over the ${MEASURE_INTERVALS} intervals (max, last) | ${steady.max.toFixed(0)}, ${steady.last.toFixed(0)} MiB | |`,
       `| worker | ${process.env.ETCD_DOCTOR_COMPILED === '1' ? 'compiled (dist/)' : 'bin/etcd-doctor.js (dist/ if fresh, else tsx)'} | |`,
+      `| NODE_OPTIONS | \`${nodeOptions || 'none'}\` | |`,
       `| load average at the end | ${loadavg()
         .map((l) => l.toFixed(1))
         .join(', ')} | |`,

@@ -13,7 +13,8 @@ import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.j
  * same real 3-member lab, configured as two clusters). Events counted in a window (late
  * heartbeats, slow applies, leader changes, failed peer sends) are judged as rates, so a 60 s
  * window's background of late heartbeats on a busy host is not CPU starvation
- * (src/diagnosis/support/window-rate.ts).
+ * (src/diagnosis/support/window-rate.ts). With the bare counts of before (one event in any window)
+ * this test failed here on 2026-12-02 at load ~15: a 60 s check of the healthy lab said cpu-starvation.
  */
 
 const CHANNEL = 'C0QUIET';

@@ -18,7 +18,7 @@ import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.j
  */
 
 const CHANNEL = 'C0QUIET';
-const SLOW_CHECKS = 4;
+const SLOW_CHECKS = 3;
 /** Causes raised by counted window events: none belongs in a healthy cluster's minute. */
 const COUNTED = ['cpu-starvation', 'leader-churn', 'peer-network'];
 

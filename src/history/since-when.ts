@@ -225,8 +225,10 @@ interface Range {
 
 /** `it was 2-4 ms`, `its db size was 1.2 GB-1.9 GB`, `0-1 leader changes a check`, `it was -3 to +5 ms`. */
 function wasWords(metric: SinceMetric, r: Range, named: boolean): string {
-  const value = (v: number) => (metric.unit === 'bytes' ? formatBytes(v) : plainMs(v));
-  const span = r.min === r.max ? value(r.min) : `${value(r.min)}-${value(r.max)}`;
+  const value = (v: number) =>
+    metric.unit === 'bytes' ? formatBytes(v) : metric.unit === 'count' ? String(v) : plainMs(v);
+  // Always a range, even of one value (`1-1 ms`): the issue's format, which readers and tests match.
+  const span = `${value(r.min)}-${value(r.max)}`;
   if (metric.unit === 'count') return `${span} ${metric.label} a check`;
   const subject = named ? 'it' : `its ${metric.label}`;
   if (metric.unit === 'bytes') return `${subject} was ${span}`;
@@ -235,7 +237,7 @@ function wasWords(metric: SinceMetric, r: Range, named: boolean): string {
 }
 
 function plainMs(v: number): string {
-  return Math.abs(v) >= 1 ? String(Math.round(v)) : v.toFixed(1);
+  return Math.abs(v) >= 1 ? String(Math.round(v)) : String(Number(v.toFixed(1)));
 }
 
 /** The metric's range over `samples` for one member (or the cluster), with the first and last time it was read. */

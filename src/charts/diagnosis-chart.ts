@@ -111,7 +111,8 @@ export function historyChart(
     cluster: evidence.cluster,
     metric: h.metric ?? pick.metric,
     unit: pick.unit,
-    period: `over the last hour of watch checks (${hhmm(from)}-${hhmm(now)} UTC, ${hour.length} checks)`,
+    // Short: the subtitle adds the threshold, and a subtitle wider than the plot widens the image.
+    period: `over the last hour (${hhmm(from)}-${hhmm(now)} UTC, ${hour.length} watch checks)`,
     series,
     threshold: h.threshold ?? pick.threshold,
     highlight,

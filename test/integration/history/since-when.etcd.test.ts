@@ -184,7 +184,7 @@ describe('since when, from a slow disk that starts mid-history', () => {
     await fake.waitFor((f) => f.files().length === 1, 30_000);
     const [file] = fake.files();
     const alt = new RegExp(
-      `^Line chart of wal fsync p99 per member of local over the last hour of watch checks \\((\\d\\d):(\\d\\d)-(\\d\\d):(\\d\\d) UTC, (\\d+) checks\\): ${victim} peak \\d+ ms`,
+      `^Line chart of wal fsync p99 per member of local over the last hour \\((\\d\\d):(\\d\\d)-(\\d\\d):(\\d\\d) UTC, (\\d+) watch checks\\): ${victim} peak \\d+ ms`,
     ).exec(file?.alt_txt ?? '');
     if (!alt) throw new Error(`alt text: ${file?.alt_txt}`);
     // An hour from end to end, holding the injected checks and the watch's own.
@@ -251,6 +251,8 @@ describe('since when, from a slow disk that starts mid-history', () => {
       await writeFile(process.env.README_CHART ?? join(dir, 'chart.png'), image.png);
       const img = decodePng(image.png);
       expect([img.width, img.height]).toEqual([image.widthPx, image.heightPx]);
+      // The plot fills the picture: nothing (a long subtitle) widens it past the plot and its axis.
+      expect(img.width).toBeLessThan(plot.x + plot.width + 80);
       const { plot } = image;
       const drawn = Object.values(image.colors).flatMap((c) => pixelsOf(img, c, plot));
       const xs = drawn.map(([x]) => x);

@@ -251,9 +251,9 @@ describe('since when, from a slow disk that starts mid-history', () => {
       await writeFile(process.env.README_CHART ?? join(dir, 'chart.png'), image.png);
       const img = decodePng(image.png);
       expect([img.width, img.height]).toEqual([image.widthPx, image.heightPx]);
+      const { plot } = image;
       // The plot fills the picture: nothing (a long subtitle) widens it past the plot and its axis.
       expect(img.width).toBeLessThan(plot.x + plot.width + 80);
-      const { plot } = image;
       const drawn = Object.values(image.colors).flatMap((c) => pixelsOf(img, c, plot));
       const xs = drawn.map(([x]) => x);
       // The axis is the hour: the first check in it is drawn where its time falls, the latest at the right.

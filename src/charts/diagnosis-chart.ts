@@ -112,7 +112,7 @@ export function historyChart(
     metric: h.metric ?? pick.metric,
     unit: pick.unit,
     // Short: the subtitle adds the threshold, and a subtitle wider than the plot widens the image.
-    period: `over the last hour (${hhmm(from)}-${hhmm(now)} UTC, ${hour.length} watch checks)`,
+    period: `over the last hour, ${hhmm(from)}-${hhmm(now)} UTC`,
     series,
     threshold: h.threshold ?? pick.threshold,
     highlight,

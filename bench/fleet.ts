@@ -98,7 +98,7 @@ async function usedMemory(redis: Redis): Promise<number> {
 }
 
 /** The worker Deployment's NODE_OPTIONS (its heap cap), so the workers here run as deployed. */
-async function deployedNodeOptions(): Promise<string> {
+export async function deployedNodeOptions(): Promise<string> {
   const manifest = parse(await readFile('deploy/kubernetes/base/deployment-worker.yaml', 'utf8')) as {
     spec: { template: { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } } };
   };

@@ -8,7 +8,8 @@ import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { ChartImage } from './chart-data.js';
 import type { ChartRenderer } from './chart-renderer.js';
 import { type DigestCluster, digestPanels } from './digest-chart.js';
-import { diagnosisChart, HISTORY_CHART_MS } from './diagnosis-chart.js';
+import { diagnosisChart, HISTORY_CHART_MS, memberChart } from './diagnosis-chart.js';
+import type { Cause } from '../diagnosis/finding.js';
 
 export interface ChartPosterDeps {
   chat: Pick<ChatAdapter, 'upload'>;
@@ -61,6 +62,27 @@ export function historyFor(
   return deps.history
     ? readHistory(deps.history, cluster, now, logger, HISTORY_CHART_MS)
     : Promise.resolve([]);
+}
+
+/**
+ * Posts the chart of one cause's metric for `members` (highlighted), whatever the report found: a
+ * watch incident's chart on open and on resolve, where the resolving check has nothing to chart.
+ * Over the last hour of minute history when `deps.history` holds it, else the check's window.
+ */
+export type CauseChartPoster = (
+  to: Destination,
+  subject: { cause: Cause; members: readonly string[] },
+  evidence: Evidence,
+  logger: Logger,
+) => Promise<void>;
+
+export function createCauseChartPoster(deps: ChartPosterDeps): CauseChartPoster {
+  return async (to, subject, evidence, logger) => {
+    const now = deps.now?.() ?? Date.now();
+    const samples = await historyFor(deps, evidence.cluster, now, logger);
+    const chart = memberChart(subject.cause, subject.members, evidence, samples, now);
+    await drawAndUpload(deps, to, () => deps.renderer.member(chart), logger);
+  };
 }
 
 export function createDigestChartPoster(deps: ChartPosterDeps): DigestChartPoster {

@@ -64,7 +64,14 @@ export function installWatch(opts: {
       return sinceWhen(series, subject.cause, subject.members[0], now);
     },
     ...(opts.renderer
-      ? { postChart: createCauseChartPoster({ chat: opts.chat, renderer: opts.renderer }) }
+      ? {
+          postChart: createCauseChartPoster({
+            chat: opts.chat,
+            renderer: opts.renderer,
+            history,
+            now: opts.now,
+          }),
+        }
       : {}),
     logger: opts.logger,
     now: opts.now,

@@ -78,12 +78,18 @@ function chartsIn(root: FakeMessage | undefined): FakeFile[] {
   return fake.files().filter((f) => root && f.thread_ts === root.ts && f.filename.endsWith('.png'));
 }
 
-/** A real PNG of the fsync p99 per member, with a title and alt text naming the slow one, its bar the tallest. */
+/**
+ * A real PNG of the fsync p99 per member over the last hour of the watch's minute history (the
+ * watch has checked before the incident opens), with a title and alt text naming the slow one,
+ * its line the highest.
+ */
 function expectSlowMemberStandsOut(chart: FakeFile | undefined, victim: string): void {
   if (!chart) throw new Error('no chart in the incident thread');
   expect(chart.title).toMatch(new RegExp(`wal fsync p99 per member \\(${victim} above 10 ms\\)`));
   expect(chart.alt_txt).toMatch(
-    new RegExp(`^Bar chart of wal fsync p99 per member of local .*${victim} [\\d.]+ ms`),
+    new RegExp(
+      `^Line chart of wal fsync p99 per member of local over the last hour, \\d\\d:\\d\\d-\\d\\d:\\d\\d UTC: ${victim} peak [\\d.]+ ms`,
+    ),
   );
   const img = decodePng(chart.bytes);
   expect(img.width).toBeGreaterThan(400);

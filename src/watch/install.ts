@@ -6,6 +6,7 @@ import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import { sinceWhen } from '../history/since-when.js';
+import { SINCE_WHEN_LOOKBACK_MS } from '../history/since-when-report.js';
 import type { Logger } from '../logger.js';
 import { createWatchSchedules } from '../queue/watch-schedules.js';
 import { createIncidents } from '../state/incidents.js';
@@ -17,9 +18,6 @@ import type { ExtraJobHandlers } from '../worker/route-jobs.js';
 import { createIncidentRunner } from './incident-runner.js';
 import { createWatchCheck } from './run-watch-check.js';
 import { watchedClusters } from './watched-clusters.js';
-
-/** How far back "since when" looks: the full-resolution day, then roll-ups. */
-const SINCE_WHEN_LOOKBACK_MS = 24 * 3600_000;
 
 export interface WatchFeature {
   /** The worker's `watch` job handler. */

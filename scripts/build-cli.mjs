@@ -124,6 +124,10 @@ export function bundleOptions(outdir = OUT_DIR) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
+    // A third less for Node to read and scan; names stay, so stack traces read as before (and
+    // --enable-source-maps maps them to the sources).
+    minifyWhitespace: true,
+    minifySyntax: true,
     sourcemap: 'linked',
     sourcesContent: false,
     metafile: true,

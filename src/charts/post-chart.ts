@@ -6,7 +6,8 @@ import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { ChartImage } from './chart-data.js';
 import type { ChartRenderer } from './chart-renderer.js';
 import { type DigestCluster, digestPanels } from './digest-chart.js';
-import { diagnosisChart } from './diagnosis-chart.js';
+import { diagnosisChart, windowChart } from './diagnosis-chart.js';
+import type { Cause } from '../diagnosis/finding.js';
 
 export interface ChartPosterDeps {
   chat: Pick<ChatAdapter, 'upload'>;
@@ -40,6 +41,24 @@ export function createChartPoster(deps: ChartPosterDeps): ChartPoster {
   return async (to, report, evidence, logger) => {
     const chart = evidence && deps.chat.upload ? diagnosisChart(report, evidence) : undefined;
     if (chart) await drawAndUpload(deps, to, () => deps.renderer.member(chart), logger);
+  };
+}
+
+/**
+ * Posts the chart of one cause's metric for `members` (highlighted), whatever the report found: a
+ * watch incident's chart on open and on resolve, where the resolving check has nothing to chart.
+ */
+export type CauseChartPoster = (
+  to: Destination,
+  subject: { cause: Cause; members: readonly string[] },
+  evidence: Evidence,
+  logger: Logger,
+) => Promise<void>;
+
+export function createCauseChartPoster(deps: ChartPosterDeps): CauseChartPoster {
+  return async (to, subject, evidence, logger) => {
+    const chart = windowChart(subject.cause, subject.members, evidence);
+    await drawAndUpload(deps, to, () => deps.renderer.member(chart), logger);
   };
 }
 

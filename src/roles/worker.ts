@@ -41,7 +41,17 @@ export function startWorker(
   const alerts = installAlerts({ redis, prefix, config, chat, doctor, plans, renderer, logger, now });
   const remediation = installRemediation(remediationOptions(base, redis, features.enqueue));
   // The plain doctor: watch checks go to the minute history, not the digest's 30-day one.
-  const watch = installWatch({ redis, prefix, config, doctor: base.doctor, chat, plans, logger, now });
+  const watch = installWatch({
+    redis,
+    prefix,
+    config,
+    doctor: base.doctor,
+    chat,
+    plans,
+    renderer,
+    logger,
+    now,
+  });
   void watch.reconcile();
   const offline = installOfflineAnalysis({
     chat,

@@ -1,4 +1,6 @@
 import type { ChatAdapter } from '../chat/adapter.js';
+import type { ChartRenderer } from '../charts/chart-renderer.js';
+import { createCauseChartPoster } from '../charts/post-chart.js';
 import type { Redis } from '../clients/redis.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
@@ -42,6 +44,8 @@ export function installWatch(opts: {
   doctor: Doctor;
   chat: ChatAdapter;
   plans: Pick<PlanStore, 'save'>;
+  /** Draws the incident charts; none: incidents post no chart. */
+  renderer?: ChartRenderer;
   logger: Logger;
   now: () => number;
 }): WatchFeature {
@@ -59,6 +63,9 @@ export function installWatch(opts: {
       const series = await history.series(cluster, now - SINCE_WHEN_LOOKBACK_MS);
       return sinceWhen(series, subject.cause, subject.members[0], now);
     },
+    ...(opts.renderer
+      ? { postChart: createCauseChartPoster({ chat: opts.chat, renderer: opts.renderer }) }
+      : {}),
     logger: opts.logger,
     now: opts.now,
   });

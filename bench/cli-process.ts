@@ -11,7 +11,7 @@ import { median, ms, percentile, row } from './stats.js';
  * `etcd-doctor health lab` as a person runs it: a whole process (Node start, module load, config,
  * three members probed, the table printed, exit), beside `etcdctl endpoint health --cluster` on the
  * same lab in the same run, alternating. Wall time from here; peak RSS from GNU time (%M) for both.
- * The CLI runs the compiled dist/ (`npm run bench` builds first); issue 18's goal: <= 300 ms, <= 100 MiB.
+ * The CLI runs the bundle dist/cli/ (`npm run bench` builds first); issue 18's goal: <= 300 ms, <= 100 MiB.
  */
 const RUNS = 15;
 const TIME = '/usr/bin/time';
@@ -49,7 +49,7 @@ function line(what: string, runs: ProcessRun[]): string {
 }
 
 export async function benchCliProcess(): Promise<string> {
-  if (!existsSync('dist/src/main.js') || !existsSync(TIME))
+  if (!existsSync('dist/cli/main.js') || !existsSync(TIME))
     return '## CLI as a whole process\n\nSkipped: needs `npm run build` (dist/) and GNU time at /usr/bin/time.\n';
   const lab = await startEtcdLab();
   const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-bench-cli-'));
@@ -83,7 +83,7 @@ export async function benchCliProcess(): Promise<string> {
       '',
       row(['what', 'median wall', 'p90 wall', 'median peak RSS', 'max peak RSS', 'runs']),
       row(['---', '---', '---', '---', '---', '---']),
-      line('`etcd-doctor health lab` (compiled dist/)', ours),
+      line('`etcd-doctor health lab` (bundle dist/cli/)', ours),
       line('`etcdctl endpoint health --cluster`', theirs),
       '',
       `- Load average (1 min) ${loadBefore} before, ${load()} after` +

@@ -6,6 +6,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { parse, stringify } from 'yaml';
 import { configFileSchema } from '../src/config/schema.js';
+import type { MinuteSample } from '../src/history/minute-sample.js';
 import { createSubscriptionStore } from '../src/state/subscriptions.js';
 import { allocateFreePorts } from '../test/support/lab/free-ports.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
@@ -36,6 +37,12 @@ export interface FleetShape {
   workers: number[];
   /** digest.concurrency; unset: the digest's own default. */
   concurrency?: number;
+  /**
+   * The lab clusters are watched: each has a day of minute history (288 five-minute roll-ups of
+   * 5 checks, seeded into Redis before the digest), so the digest reads its trends from there and
+   * scrapes each member once instead of twice around the 3 s window.
+   */
+  watched?: boolean;
 }
 
 export const FLEET_200: FleetShape = {
@@ -47,12 +54,75 @@ export const FLEET_200: FleetShape = {
 };
 /** Issue 18: 1,000 clusters in one process (990 on the two labs, 10 refusing), <= 30 s, <= 256 MiB. */
 export const FLEET_1000: FleetShape = { clusters: 1000, closed: 10, blackhole: 0, workers: [1] };
+/** The same fleet, watched (a day of minute history per lab cluster). */
+export const FLEET_1000_WATCHED: FleetShape = { ...FLEET_1000, watched: true };
+
+const DAY_MS = 24 * 3600_000;
+const ROLLUP_MS = 5 * 60_000;
+
+/** A 5-minute roll-up of 5 healthy checks of a 3-member lab, as the watch stores it (bucket bounds in ms). */
+function seededRollup(t: number): MinuteSample {
+  return {
+    v: 1,
+    t,
+    n: 5,
+    s: 'healthy',
+    m: ['etcd-1', 'etcd-2', 'etcd-3'].map((name) => [
+      name,
+      1.9,
+      3.8,
+      0.5,
+      0,
+      2_000_000,
+      1_200_000,
+      4.2,
+      0.3,
+      [
+        [0.5, 220],
+        [1, 310],
+        [2, 140],
+        [4, 22],
+        [8, 3],
+      ],
+      [
+        [1, 90],
+        [2, 160],
+        [4, 40],
+        [8, 6],
+      ],
+      [
+        [0.2, 6],
+        [0.4, 3],
+        [0.8, 1],
+      ],
+    ]),
+    f: [],
+  };
+}
+
+/** A day of roll-ups for each cluster, written straight into the watch's keys (minute-history.ts). */
+async function seedMinuteHistory(redis: Redis, prefix: string, clusters: string[]): Promise<void> {
+  const end = Date.now() - (Date.now() % ROLLUP_MS);
+  for (const cluster of clusters) {
+    const multi = redis.multi();
+    for (let t = end - DAY_MS + ROLLUP_MS; t <= end; t += ROLLUP_MS)
+      multi.zadd(`${prefix}:minutes5:${cluster}`, t, JSON.stringify(seededRollup(t)));
+    await multi.exec();
+  }
+}
 
 interface FleetRun {
   workers: number;
   wallMs: number;
   /** Per worker process: peak RSS (VmHWM), CPU seconds used during the digest, parts it ran. */
-  perWorker: Array<{ peakRssMiB: number; cpuSeconds: number; parts: number; fdsAfter: number }>;
+  perWorker: Array<{
+    peakRssMiB: number;
+    /** VmHWM before the digest was queued: start-up and idle. */
+    startRssMiB: number;
+    cpuSeconds: number;
+    parts: number;
+    fdsAfter: number;
+  }>;
   redisDeltaBytes: number;
   lines: number;
 }
@@ -98,7 +168,7 @@ async function usedMemory(redis: Redis): Promise<number> {
 }
 
 /** The worker Deployment's NODE_OPTIONS (its heap cap), so the workers here run as deployed. */
-async function deployedNodeOptions(): Promise<string> {
+export async function deployedNodeOptions(): Promise<string> {
   const manifest = parse(await readFile('deploy/kubernetes/base/deployment-worker.yaml', 'utf8')) as {
     spec: { template: { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } } };
   };
@@ -150,6 +220,8 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
           );
         });
         fake.reset();
+        const lab = clusters.filter((c) => c.etcd.metricsUrls).map((c) => c.name);
+        if (shape.watched) await seedMinuteHistory(redis, prefix, lab);
         await createSubscriptionStore(redis, prefix).save({
           v: 1,
           channel: CHANNEL,
@@ -161,6 +233,7 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
           // Subscribed just now: no earlier slot was missed, so no catch-up digest runs beside this one.
           createdAt: Date.now(),
         });
+        // After the seeding: the delta is what the digest itself leaves in Redis.
         const before = await usedMemory(redis);
         const cpuBefore = await Promise.all(procs.map((p) => procUsage(p.child.pid ?? 0)));
         const schedules = createDigestSchedules({ connection: redis, prefix });
@@ -188,6 +261,7 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
           wallMs,
           perWorker: procs.map((p, i) => ({
             peakRssMiB: usage[i]?.peakRssMiB ?? 0,
+            startRssMiB: cpuBefore[i]?.peakRssMiB ?? 0,
             fdsAfter: usage[i]?.fds ?? 0,
             cpuSeconds: (usage[i]?.cpuSeconds ?? 0) - (cpuBefore[i]?.cpuSeconds ?? 0),
             // Worker names are host:pid:id (src/roles/worker.ts).
@@ -206,9 +280,9 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
     const list = (r: FleetRun, f: (w: FleetRun['perWorker'][number]) => string) =>
       r.perWorker.map(f).join(' + ');
     return [
-      `## Digest over ${CLUSTERS} clusters`,
+      `## Digest over ${CLUSTERS} clusters${shape.watched ? ', watched (a day of minute history each)' : ''}`,
       '',
-      `${CLUSTERS - CLOSED - BLACKHOLE} clusters on two real local 3-member labs, ${CLOSED} on closed ports, ${BLACKHOLE} on a listener that never answers; probe timeout 3 s, metrics window 3 s, ${shape.concurrency ?? 'the default'} clusters at once, ${PART_SIZE} per \`digest-part\` job. Workers are separate \`etcd-doctor worker\` processes (the compiled dist/, as in the image) with the worker Deployment's NODE_OPTIONS (\`${nodeOptions || 'none'}\`). Wall time is from queueing the digest job to the digest message in (fake) Slack. Target: < 30 s.`,
+      `${shape.watched ? 'Each lab cluster has a day of minute history in Redis (288 five-minute roll-ups, seeded), so the digest reads its trends there and scrapes each member once, with no metrics window. ' : ''}${CLUSTERS - CLOSED - BLACKHOLE} clusters on two real local 3-member labs, ${CLOSED} on closed ports, ${BLACKHOLE} on a listener that never answers; probe timeout 3 s, metrics window 3 s, ${shape.concurrency ?? 'the memory budget (digest.memoryBudgetMiB default: a sixth of the heap limit) decides how many'} clusters at once, ${PART_SIZE} per \`digest-part\` job. Workers are separate \`etcd-doctor worker\` processes (the compiled dist/, as in the image) with the worker Deployment's NODE_OPTIONS (\`${nodeOptions || 'none'}\`). Wall time is from queueing the digest job to the digest message in (fake) Slack. Target: < 30 s.`,
       '',
       row([
         'workers',
@@ -217,11 +291,12 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
         'parts per worker',
         'CPU s per worker',
         'peak RSS per worker',
+        'peak RSS before the digest',
         'open fds after',
         'Redis used_memory delta',
         'root lines',
       ]),
-      row(['---', '---', '---', '---', '---', '---', '---', '---', '---']),
+      row(['---', '---', '---', '---', '---', '---', '---', '---', '---', '---']),
       ...runs.map((r) =>
         row([
           r.workers,
@@ -230,6 +305,7 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
           list(r, (w) => String(w.parts)),
           list(r, (w) => w.cpuSeconds.toFixed(1)),
           list(r, (w) => `${w.peakRssMiB.toFixed(0)} MiB`),
+          list(r, (w) => `${w.startRssMiB.toFixed(0)} MiB`),
           list(r, (w) => String(w.fdsAfter)),
           `${(r.redisDeltaBytes / 1024).toFixed(0)} KiB`,
           r.lines,

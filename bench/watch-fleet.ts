@@ -1,10 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { createMinuteHistory } from '../src/state/minute-history.js';
+import { deployedNodeOptions } from './fleet.js';
 import { startFakeSlack } from '../test/support/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis-prefix.js';
@@ -26,9 +27,32 @@ async function cpuSeconds(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function peakRssMiB(pid: number): Promise<number> {
+async function statusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+}
+
+const peakRssMiB = (pid: number) => statusMiB(pid, 'VmHWM');
+
+/** The worker's RSS every second until `stop` resolves: the steady state, apart from start-up. */
+function sampleRss(pid: number): { stop(): Promise<{ max: number; last: number }> } {
+  let max = 0;
+  let last = 0;
+  const timer = setInterval(() => {
+    statusMiB(pid, 'VmRSS').then(
+      (mib) => {
+        last = mib;
+        max = Math.max(max, mib);
+      },
+      () => undefined,
+    );
+  }, 1000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      return { max, last };
+    },
+  };
 }
 
 export async function benchWatchFleet(): Promise<string> {
@@ -43,7 +67,9 @@ export async function benchWatchFleet(): Promise<string> {
     return { name: `c${i}`, etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } };
   });
   await writeFile(configPath, stringify({ clusters, watch: { intervalSeconds: INTERVAL_S } }));
-  const worker = startWorkerProcess({ configPath, prefix, slackApiUrl: fake.url });
+  // As deployed: the worker Deployment's NODE_OPTIONS (its heap cap), as the digest fleet bench runs.
+  const nodeOptions = process.env.FLEET_NODE_OPTIONS ?? (await deployedNodeOptions());
+  const worker = startWorkerProcess({ configPath, prefix, slackApiUrl: fake.url, nodeOptions });
   try {
     const pid = worker.child.pid ?? 0;
     const history = createMinuteHistory(redis, prefix, Date.now);
@@ -58,8 +84,10 @@ export async function benchWatchFleet(): Promise<string> {
     while ((await checked()) < CLUSTERS && Date.now() < warmDeadline)
       await new Promise((r) => setTimeout(r, 1000));
     const before = { cpu: await cpuSeconds(pid), at: Date.now(), checks: await checked() };
+    const rssSamples = sampleRss(pid);
     await new Promise((r) => setTimeout(r, MEASURE_INTERVALS * INTERVAL_S * 1000));
     const after = { cpu: await cpuSeconds(pid), at: Date.now(), checks: await checked() };
+    const steady = await rssSamples.stop();
     const cores = (after.cpu - before.cpu) / ((after.at - before.at) / 1000);
     const rss = await peakRssMiB(pid);
     const checks = after.checks - before.checks;
@@ -70,6 +98,12 @@ export async function benchWatchFleet(): Promise<string> {
       '|---|---|---|',
       `| CPU over ${MEASURE_INTERVALS} intervals | ${cores.toFixed(3)} core | ≤ 0.5 core |`,
       `| peak RSS (VmHWM) | ${rss.toFixed(0)} MiB | ≤ 300 MiB |`,
+      `| RSS over the ${MEASURE_INTERVALS} intervals (max, last) | ${steady.max.toFixed(0)}, ${steady.last.toFixed(0)} MiB | |`,
+      `| worker | ${process.env.ETCD_DOCTOR_COMPILED === '1' ? 'compiled (dist/)' : 'bin/etcd-doctor.js (dist/ if fresh, else tsx)'} | |`,
+      `| NODE_OPTIONS | \`${nodeOptions || 'none'}\` | |`,
+      `| load average at the end | ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(', ')} | |`,
       `| checks in the window | ${checks} (expected ${CLUSTERS * MEASURE_INTERVALS}) | |`,
       `| CPU per check | ${(((after.cpu - before.cpu) / Math.max(1, checks)) * 1000).toFixed(1)} ms | |`,
       '',

@@ -57,7 +57,12 @@ function addCheckCommands(program: Command, io: CliIo, setExit: (code: number) =
     if (name === 'diagnose')
       cmd
         .option('--explain', 'print, for every rule, why it fired or not')
-        .option('--chart <file>', "also write a PNG chart of the finding's metric per member");
+        .option('--chart <file>', "also write a PNG chart of the finding's metric per member")
+        .option(
+          '--queue-prefix <prefix>',
+          "Redis key prefix of the deployment whose watch history (since when, the chart's last hour) a watched cluster's diagnosis reads",
+          DEFAULT_QUEUE_PREFIX,
+        );
     cmd.action(async (cluster: string, options: CheckOptions) =>
       setExit(await (await import('./cli/run-check.js')).runCheck(name, cluster, options, io)),
     );

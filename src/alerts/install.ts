@@ -1,5 +1,6 @@
 import type { ChartRenderer } from '../charts/chart-renderer.js';
 import { createChartPoster } from '../charts/post-chart.js';
+import { createMinuteHistory } from '../state/minute-history.js';
 import type { ChatAdapter } from '../chat/adapter.js';
 import type { Redis } from '../clients/redis.js';
 import type { ConfigFile } from '../config/schema.js';
@@ -51,7 +52,12 @@ export function installAlerts(opts: {
     coalesceMs,
     logger: opts.logger,
     now: opts.now,
-    postChart: createChartPoster({ chat: opts.chat, renderer: opts.renderer }),
+    postChart: createChartPoster({
+      chat: opts.chat,
+      renderer: opts.renderer,
+      history: createMinuteHistory(opts.redis, opts.prefix, opts.now),
+      now: opts.now,
+    }),
     incidentRoot: async (cluster) => (await incidents.get(cluster))?.root,
     noteRoot: (cluster, root) => incidents.noteAlertRoot(cluster, root, windowMinutes * 60_000),
   });

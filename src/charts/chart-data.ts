@@ -38,6 +38,8 @@ export interface MemberChart {
   threshold?: ChartThreshold;
   /** The members the finding names: drawn in warm colours and thicker, the rest in cool ones. */
   highlight: readonly string[];
+  /** A line chart's time axis, epoch ms (the last hour of history); default: the data's extent. */
+  xDomain?: readonly [number, number];
 }
 
 /** A rendered chart, ready to upload. */

@@ -3,14 +3,15 @@ import {
   LEADER_CHANGES_PERIOD_S,
   STARTUP_ELECTIONS,
 } from '../diagnosis/rules/leader-churn.js';
-import { STALL_MEAN_RTT_MS } from '../diagnosis/rules/cpu-starvation.js';
+import { STALL_MEAN_RTT_MS, STALLED_READ_MS } from '../diagnosis/rules/cpu-starvation.js';
 import { PEER_RTT_P99_LIMIT_S } from '../diagnosis/rules/peer-network.js';
 import { BACKEND_COMMIT_P99_LIMIT_S, isSlow, WAL_FSYNC_P99_LIMIT_S } from '../diagnosis/rules/slow-disk.js';
 import type { Cause } from '../diagnosis/finding.js';
 import type { Evidence, LatencySummary, MemberEvidence } from '../probes/evidence.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
+import { COL, type MinuteSample } from '../history/minute-sample.js';
 import { formatMs } from '../report/format.js';
-import type { ChartPoint, ChartThreshold, ChartUnit, MemberChart } from './chart-data.js';
+import type { ChartPoint, ChartSeries, ChartThreshold, ChartUnit, MemberChart } from './chart-data.js';
 
 /** The causes whose metric shows the problem member by member. */
 export const CHARTED_CAUSES: readonly Cause[] = [
@@ -29,17 +30,112 @@ interface MetricPick {
   /** Over what time the numbers were measured (the probe window unless the histogram says otherwise). */
   period: (evidence: Evidence) => string;
   read: (member: MemberEvidence, evidence: Evidence) => Reading | undefined;
+  /** The same measure in the minute history, when it keeps one (src/history/minute-sample.ts). */
+  history?: HistoryPick;
 }
+
+/** A metric's column in the minute history, as the chart over the last hour draws it. */
+interface HistoryPick {
+  col: (typeof COL)[keyof typeof COL];
+  /** Another metric than the probe window's (the history keeps no GET /version times). */
+  metric?: string;
+  threshold?: ChartThreshold;
+  /** Leader changes are counted per check; the rule counts them over 15 min. */
+  perPeriodMs?: number;
+  /** The diagnosis's own reading, appended as the latest point when it measures the same thing. */
+  appendWindow?: boolean;
+}
+
+/** The chart over history shows this much of it: the issue's "last hour". */
+export const HISTORY_CHART_MS = 3600_000;
+/** Fewer checks than this in the hour draw no line: the probe window's bars say more. */
+const MIN_HISTORY_POINTS = 2;
 
 /**
  * The chart for a diagnosis thread: the metric of its highest-ranked slow-disk, peer-network,
  * leader-churn or cpu-starvation finding, per member, with the finding's members highlighted.
  * Undefined when no finding has such a metric (a chart of nothing wrong would only distract).
  */
-export function diagnosisChart(report: DiagnosisReport, evidence: Evidence): MemberChart | undefined {
+export function diagnosisChart(
+  report: DiagnosisReport,
+  evidence: Evidence,
+  samples: readonly MinuteSample[] = [],
+  now: number = evidence.collectedAt,
+): MemberChart | undefined {
   const finding = report.findings.find((f) => CHARTED_CAUSES.includes(f.cause));
   if (!finding) return undefined;
-  return windowChart(finding.cause, finding.members, evidence);
+  return memberChart(finding.cause, finding.members, evidence, samples, now);
+}
+
+/**
+ * `cause`'s metric per member over the last hour of minute history when the history holds it (at
+ * least two checks), else over the probe window (windowChart). What diagnoses and incidents draw.
+ */
+export function memberChart(
+  cause: Cause,
+  highlight: readonly string[],
+  evidence: Evidence,
+  samples: readonly MinuteSample[],
+  now: number,
+): MemberChart {
+  return historyChart(cause, highlight, evidence, samples, now) ?? windowChart(cause, highlight, evidence);
+}
+
+/** The chart over the last hour of history, or undefined when the hour holds too little of the metric. */
+export function historyChart(
+  cause: Cause,
+  highlight: readonly string[],
+  evidence: Evidence,
+  samples: readonly MinuteSample[],
+  now: number,
+): MemberChart | undefined {
+  const pick = pickMetric(cause, highlight, evidence);
+  const h = pick.history;
+  const from = now - HISTORY_CHART_MS;
+  const hour = samples.filter((s) => s.t >= from && s.t <= now);
+  if (!h || hour.length === 0) return undefined;
+  const names = [
+    ...new Set([...evidence.members.map((m) => m.target.name), ...hour.flatMap((s) => s.m.map((m) => m[0]))]),
+  ];
+  const series = names.map((name): ChartSeries => {
+    const points = historyPoints(hour, name, h);
+    const member = evidence.members.find((m) => m.target.name === name);
+    const reading = h.appendWindow && member ? pick.read(member, evidence) : undefined;
+    const last = points.at(-1)?.atMs ?? Number.NEGATIVE_INFINITY;
+    if (reading && evidence.collectedAt > last)
+      points.push({ atMs: evidence.collectedAt, value: reading.value });
+    return { name, points };
+  });
+  if (series.every((s) => s.points.length < MIN_HISTORY_POINTS)) return undefined;
+  return {
+    cluster: evidence.cluster,
+    metric: h.metric ?? pick.metric,
+    unit: pick.unit,
+    // Short: the subtitle adds the threshold, and a subtitle wider than the plot widens the image.
+    period: `over the last hour, ${hhmm(from)}-${hhmm(now)} UTC`,
+    series,
+    threshold: h.threshold ?? pick.threshold,
+    highlight,
+    xDomain: [from, now],
+  };
+}
+
+function historyPoints(hour: readonly MinuteSample[], name: string, h: HistoryPick): ChartPoint[] {
+  const raw = hour.flatMap((s) => {
+    const v = s.m.find((m) => m[0] === name)?.[h.col];
+    return typeof v === 'number' ? [{ atMs: s.t, value: v }] : [];
+  });
+  const period = h.perPeriodMs;
+  if (period === undefined) return raw;
+  // The rule's own measure: the changes of the checks in the period up to each point.
+  return raw.map((p) => ({
+    atMs: p.atMs,
+    value: raw.filter((q) => q.atMs > p.atMs - period && q.atMs <= p.atMs).reduce((n, q) => n + q.value, 0),
+  }));
+}
+
+function hhmm(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 16);
 }
 
 /**
@@ -106,6 +202,7 @@ const WAL_FSYNC: MetricPick = {
   threshold: { value: WAL_FSYNC_P99_LIMIT_S * 1000, label: 'etcd FAQ: p99 < 10 ms' },
   period: windowPeriod,
   read: (m) => (m.metrics.ok ? latencyReading(m.metrics.data.walFsync, 'fsyncs') : undefined),
+  history: { col: COL.fsyncP99Ms, appendWindow: true },
 };
 
 // etcd FAQ: backend commit p99 < 25 ms (slow-disk.ts BACKEND_COMMIT_P99_LIMIT_S).
@@ -115,6 +212,7 @@ const BACKEND_COMMIT: MetricPick = {
   threshold: { value: BACKEND_COMMIT_P99_LIMIT_S * 1000, label: 'etcd FAQ: p99 < 25 ms' },
   period: windowPeriod,
   read: (m) => (m.metrics.ok ? latencyReading(m.metrics.data.backendCommit, 'commits') : undefined),
+  history: { col: COL.commitP99Ms, appendWindow: true },
 };
 
 // MIXIN etcdMemberCommunicationSlow: peer round trip p99 > 150 ms (peer-network.ts).
@@ -132,6 +230,8 @@ const PEER_RTT: MetricPick = {
     const worst = Math.max(...peers.map((p) => p.rttP99Seconds ?? 0));
     return { value: worst * 1000, note: `${failures} failed sends in the window` };
   },
+  // The watch keeps each check's p99 to the slowest peer (the window's, not since start).
+  history: { col: COL.peerRttP99Ms },
 };
 
 // MIXIN etcdHighNumberOfLeaderChanges: >= 4 in 15 min (leader-churn.ts).
@@ -156,6 +256,11 @@ const LEADER_CHANGES: MetricPick = {
       note: `${data.deltas.leaderChanges} in the window, ${sinceStart} since start`,
     };
   },
+  history: {
+    col: COL.leaderChanges,
+    metric: 'leader changes in 15 min',
+    perPeriodMs: LEADER_CHANGES_PERIOD_S * 1000,
+  },
 };
 
 // cpu-starvation.ts STALL_MEAN_RTT_MS (inference, measured): a trivial GET /version averaging 30 ms.
@@ -171,4 +276,10 @@ const VERSION_RTT: MetricPick = {
           note: `slowest ${formatMs(m.clock.data.maxRttMs)} of ${m.clock.data.samples}`,
         }
       : undefined,
+  // The history keeps no GET /version times: each check's linearizable read, which a stall slows too.
+  history: {
+    col: COL.tookMs,
+    metric: 'linearizable read',
+    threshold: { value: STALLED_READ_MS, label: `a stalled read from ${STALLED_READ_MS} ms` },
+  },
 };

@@ -132,12 +132,14 @@ function lineLayers(
       w: chart.highlight.includes(s.name) ? HIGHLIGHT_LINE_WIDTH : LINE_WIDTH,
     })),
   );
-  const spanMs = Math.max(0, ...rows.map((r) => r.at)) - Math.min(...rows.map((r) => r.at));
+  const spanMs = chart.xDomain
+    ? chart.xDomain[1] - chart.xDomain[0]
+    : Math.max(0, ...rows.map((r) => r.at)) - Math.min(...rows.map((r) => r.at));
   const x = {
     field: 'at',
     type: 'temporal',
     title: null,
-    scale: { type: 'utc' },
+    scale: { type: 'utc', ...(chart.xDomain ? { domain: [...chart.xDomain] } : {}) },
     // Times are UTC, like the rest of the report: an on-call rota spans time zones.
     axis: {
       labelExpr: `utcFormat(datum.value, '${spanMs > 2 * DAY_MS ? '%b %d' : '%H:%M'}')`,

@@ -2,17 +2,23 @@ import type { ChatAdapter, Destination } from '../chat/adapter.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
+import type { MinuteSample } from '../history/minute-sample.js';
+import { type HistoryReader, readHistory } from '../history/since-when-report.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { ChartImage } from './chart-data.js';
 import type { ChartRenderer } from './chart-renderer.js';
 import { type DigestCluster, digestPanels } from './digest-chart.js';
-import { diagnosisChart } from './diagnosis-chart.js';
+import { diagnosisChart, HISTORY_CHART_MS, memberChart } from './diagnosis-chart.js';
+import type { Cause } from '../diagnosis/finding.js';
 
 export interface ChartPosterDeps {
   chat: Pick<ChatAdapter, 'upload'>;
   renderer: ChartRenderer;
   /** The chart is given up after this long (Slack retries a failing upload for minutes). Default 30 s. */
   deadlineMs?: number;
+  /** The watch's minute history: with it, charts span its last hour (else the probe window). */
+  history?: HistoryReader;
+  now?: () => number;
 }
 
 /** Posts a diagnosis's chart into its thread; resolves whether or not that worked. */
@@ -38,8 +44,44 @@ const DEFAULT_DEADLINE_MS = 30_000;
  */
 export function createChartPoster(deps: ChartPosterDeps): ChartPoster {
   return async (to, report, evidence, logger) => {
-    const chart = evidence && deps.chat.upload ? diagnosisChart(report, evidence) : undefined;
+    if (!evidence || !deps.chat.upload) return;
+    const now = deps.now?.() ?? Date.now();
+    const samples = await historyFor(deps, report.cluster, now, logger);
+    const chart = diagnosisChart(report, evidence, samples, now);
     if (chart) await drawAndUpload(deps, to, () => deps.renderer.member(chart), logger);
+  };
+}
+
+/** The cluster's minute history for a chart (none without a history, or when it fails or is slow). */
+export function historyFor(
+  deps: Pick<ChartPosterDeps, 'history'>,
+  cluster: string,
+  now: number,
+  logger: Logger,
+): Promise<MinuteSample[]> {
+  return deps.history
+    ? readHistory(deps.history, cluster, now, logger, HISTORY_CHART_MS)
+    : Promise.resolve([]);
+}
+
+/**
+ * Posts the chart of one cause's metric for `members` (highlighted), whatever the report found: a
+ * watch incident's chart on open and on resolve, where the resolving check has nothing to chart.
+ * Over the last hour of minute history when `deps.history` holds it, else the check's window.
+ */
+export type CauseChartPoster = (
+  to: Destination,
+  subject: { cause: Cause; members: readonly string[] },
+  evidence: Evidence,
+  logger: Logger,
+) => Promise<void>;
+
+export function createCauseChartPoster(deps: ChartPosterDeps): CauseChartPoster {
+  return async (to, subject, evidence, logger) => {
+    const now = deps.now?.() ?? Date.now();
+    const samples = await historyFor(deps, evidence.cluster, now, logger);
+    const chart = memberChart(subject.cause, subject.members, evidence, samples, now);
+    await drawAndUpload(deps, to, () => deps.renderer.member(chart), logger);
   };
 }
 

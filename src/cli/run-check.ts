@@ -1,9 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { loadConfigFor } from '../config/load-config.js';
+import { loadConfigFor, requireEnv } from '../config/load-config.js';
+import type { ConfigFile } from '../config/schema.js';
 import type { CheckDepth } from '../contracts/check-depth.js';
 import { createDoctor } from '../doctor.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
+import type { MinuteSample } from '../history/minute-sample.js';
 import type { Evidence } from '../probes/evidence.js';
 import { renderText } from '../report/render-text.js';
+import { DEFAULT_QUEUE_PREFIX } from '../roles/role-options.js';
 import { type CliIo, exitCodeFor } from './io.js';
 
 export interface CheckOptions {
@@ -12,6 +16,8 @@ export interface CheckOptions {
   explain?: boolean;
   /** diagnose only: also write a PNG chart of the finding's metric here. */
   chart?: string;
+  /** diagnose only: the deployment's Redis key prefix, where the watch keeps its minute history. */
+  queuePrefix?: string;
 }
 
 /** `etcd-doctor health|diagnose <cluster>`: one check, printed. Loads no chat, queue or Redis code. */
@@ -25,20 +31,45 @@ export async function runCheck(
   const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
   try {
     let evidence: Evidence | undefined;
-    const report = await doctor.run(clusterName, depth, {
+    const checked = await doctor.run(clusterName, depth, {
       explain: options.explain ?? false,
       onEvidence: (e) => {
         evidence = e;
       },
     });
+    const { report, samples } = await withHistory(checked, config, options, io);
     io.stdout(options.json ? JSON.stringify(report, null, 2) : renderText(report));
     // On stderr, so --json output stays one JSON document. Vega and resvg load only for --chart.
     if (options.chart && evidence) {
       const { saveChart } = await import('../charts/save-chart.js');
-      io.stderr(await saveChart(options.chart, report, evidence, writeFile));
+      io.stderr(await saveChart(options.chart, report, evidence, writeFile, samples));
     }
     return exitCodeFor(report);
   } finally {
     await doctor.close();
   }
+}
+
+/**
+ * A diagnosis of a watched cluster says since when, from the watch's minute history in Redis (and
+ * its chart spans the history's last hour). Unwatched clusters have none: ioredis is not loaded.
+ */
+async function withHistory(
+  report: DiagnosisReport,
+  config: ConfigFile,
+  options: CheckOptions,
+  io: CliIo,
+): Promise<{ report: DiagnosisReport; samples: MinuteSample[] }> {
+  const cluster = config.clusters.find((c) => c.name === report.cluster);
+  const watched = (cluster?.watch?.intervalSeconds ?? config.watch?.intervalSeconds) !== undefined;
+  if (report.kind !== 'diagnose' || !watched) return { report, samples: [] };
+  const [{ readCheckHistory }, { addSinceWhen }] = await Promise.all([
+    import('./check-history.js'),
+    import('../history/since-when-report.js'),
+  ]);
+  const now = Date.now();
+  const prefix = options.queuePrefix ?? DEFAULT_QUEUE_PREFIX;
+  const { samples, note } = await readCheckHistory(requireEnv(io.env).REDIS_URL, prefix, report.cluster, now);
+  if (note) io.stderr(`etcd-doctor: ${note}`);
+  return { report: addSinceWhen(report, samples, now), samples };
 }

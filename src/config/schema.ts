@@ -153,8 +153,13 @@ export const historySettingsSchema = z.strictObject({
 
 /** The daily digest. */
 export const digestSettingsSchema = z.strictObject({
-  /** Clusters diagnosed at once per digest (default 200). */
+  /** At most this many clusters diagnosed at once per worker process (default: no cap beyond memoryBudgetMiB). */
   concurrency: z.number().int().min(1).max(1000).optional(),
+  /**
+   * MiB the clusters diagnosed at once may hold per worker process, estimated per member
+   * (digest/memory-budget.ts; default a sixth of the V8 heap limit: ~43 MiB at --max-old-space-size=256).
+   */
+  memoryBudgetMiB: z.number().int().min(8).max(65_536).optional(),
   /** A digest of more clusters than this shares them out among the workers, this many per job (default 50). */
   partSize: z.number().int().min(1).max(1000).optional(),
   /** A slot sent this long after its time is marked late (default 10). */

@@ -57,6 +57,28 @@ export interface FindingJson {
   causedBy: Cause | null;
   steps: RemediationStep[];
   unknowns: string[];
+  /**
+   * Since when, from the watch's minute history: one entry per member the finding names (or one
+   * for the cluster), only when the history's latest check shows the same cause. Absent without
+   * history (the cluster is not watched, or Redis did not answer in time): never invented.
+   */
+  since?: SinceWhenJson[];
+}
+
+/** `etcd-2 wal fsync p99 above 10 ms since 02:13 (47 min; 14:00-02:12 it was 2-4 ms)`, with its parts. */
+export interface SinceWhenJson {
+  /** null: the finding names no member (leader churn): the cluster. */
+  member: string | null;
+  cause: string;
+  /** The first watch check of the current run of checks that found the cause. */
+  startedAt: string;
+  minutes: number;
+  /** What the history measured for it (`wal fsync p99`); null when it keeps no metric for the cause. */
+  metric: string | null;
+  /** The metric over the checks before the run, when it was read. */
+  before: { from: string; to: string; min: number; max: number; unit: 'ms' | 'bytes' | 'count' } | null;
+  /** The sentence every view shows. */
+  text: string;
 }
 
 /** One signal on one member, as the collected evidence dates it (`timeline[]` in the JSON). */

@@ -10,6 +10,8 @@ import type { ChatView } from '../report/chat-view.js';
 import { renderViewText } from '../report/render-view-text.js';
 import { channelAllowsByName, createDigestRunner, type DigestResult } from './run-digest.js';
 import { createSubscriptionStore, type SubscriptionStore } from '../state/subscriptions.js';
+import { createMinuteHistory } from '../state/minute-history.js';
+import { createWatchState } from '../state/watch-state.js';
 
 export interface DigestNowOptions {
   config: ConfigFile;
@@ -62,6 +64,10 @@ export async function runDigestNow(opts: DigestNowOptions): Promise<DigestResult
     workerId: 'cli',
     now: opts.now,
     ...(opts.config.digest?.concurrency ? { concurrency: opts.config.digest.concurrency } : {}),
+    ...(opts.config.digest?.memoryBudgetMiB
+      ? { memoryBudgetBytes: opts.config.digest.memoryBudgetMiB * 1024 * 1024 }
+      : {}),
+    ...(opts.redis ? watchHistoryOf(opts.redis, opts.prefix, opts.now) : {}),
   });
   const results: DigestResult[] = [];
   for (const channel of channels) {
@@ -70,6 +76,15 @@ export async function runDigestNow(opts: DigestNowOptions): Promise<DigestResult
     );
   }
   return results;
+}
+
+/** With Redis, the watch's minute history and kept scrapes (read only), as a worker's digest has. */
+function watchHistoryOf(redis: Redis, prefix: string, now: () => number) {
+  const state = createWatchState(redis, prefix);
+  return {
+    minutes: createMinuteHistory(redis, prefix, now),
+    watchScrapes: (cluster: string) => state.scrapes(cluster, 0),
+  };
 }
 
 /** Prints what would be posted: the root, then each thread reply indented under a rule. */

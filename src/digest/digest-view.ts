@@ -1,4 +1,5 @@
 import type { Status } from '../diagnosis/diagnose.js';
+import type { DayTrends } from '../history/day-trends.js';
 import { largestDb, worstTookMs } from '../history/history-sample.js';
 import type { HistorySample } from '../history/history-sample.js';
 import { baseline, type DailySeries, dailySeries, sparkline, TREND_DAYS, trend } from '../history/trends.js';
@@ -8,7 +9,14 @@ import { formatBytes, formatList, formatMs } from '../report/format.js';
 
 /** What the digest learned about one cluster: a report, or why there is none. */
 export type ClusterOutcome =
-  | { cluster: string; ok: true; report: DiagnosisReport; samples: HistorySample[] }
+  | {
+      cluster: string;
+      ok: true;
+      report: DiagnosisReport;
+      samples: HistorySample[];
+      /** The day from the watch's minute history, when the cluster is watched (history/day-trends.ts). */
+      day?: DayTrends;
+    }
   | { cluster: string; ok: false; reason: string };
 
 /** Emoji that read the same in Slack and in a terminal. */
@@ -48,6 +56,41 @@ function arrows(series: Array<number | null>, floor: number): string {
   return `1d${trend(today, series[TREND_DAYS - 2] ?? null, floor)} 7d${trend(today, baseline(series), floor)}`;
 }
 
+/** `day p99 of 1,440 checks`: where a trend of today comes from. */
+function daySource(day: DayTrends): string {
+  return `day p99 of ${day.checks.toLocaleString('en-US')} check${day.checks === 1 ? '' : 's'}`;
+}
+
+const orNa = (v: number | null | undefined, f: (n: number) => string): string =>
+  v === null || v === undefined ? 'n/a' : f(v);
+
+/**
+ * Today's values: from the day of minute history when the cluster is watched (the day's p99 from
+ * every check's buckets, every election of the day), else from the digest's own diagnosis.
+ */
+function todayParts(o: Extract<ClusterOutcome, { ok: true }>, series: DailySeries): string[] {
+  const last = TREND_DAYS - 1;
+  const day = o.day;
+  if (day && day.fsyncP99Ms !== null) series.fsyncP99Ms[last] = day.fsyncP99Ms;
+  if (day && day.leaderChanges !== null) series.leaderChanges[last] = day.leaderChanges;
+  const fsync = series.fsyncP99Ms[last];
+  const leaders = series.leaderChanges[last];
+  const fromDay = day && day.fsyncP99Ms !== null ? ` (${daySource(day)})` : '';
+  const parts = [
+    `fsync p99 ${orNa(fsync, formatMs)}${fromDay} ${arrows(series.fsyncP99Ms, FSYNC_FLOOR_MS)} ${sparkline(series.fsyncP99Ms)}`,
+  ];
+  if (day && (day.commitP99Ms !== null || day.peerRttP99Ms !== null))
+    parts.push(
+      `commit p99 ${orNa(day.commitP99Ms, formatMs)} · peer RTT p99 ${orNa(day.peerRttP99Ms, formatMs)}`,
+    );
+  const leaderSource =
+    day && day.leaderChanges !== null ? ` (in ${day.checks.toLocaleString('en-US')} checks)` : '';
+  parts.push(
+    `leader changes ${orNa(leaders, String)}${leaderSource} ${arrows(series.leaderChanges, LEADER_FLOOR)} ${sparkline(series.leaderChanges)}`,
+  );
+  return parts;
+}
+
 /** One line per cluster: status, root cause, key numbers, trends and sparklines. */
 export function digestLine(o: ClusterOutcome, now: number): string {
   if (!o.ok) return `${EMOJI.failed} *${o.cluster}* could not be checked: ${o.reason}`;
@@ -57,17 +100,9 @@ export function digestLine(o: ClusterOutcome, now: number): string {
   const what = root
     ? `${STATUS_WORD[report.status]}: \`${root.cause}\`${root.members.length ? ` on ${formatList(root.members)}` : ''}`
     : STATUS_WORD[report.status];
-  const parts = [`${EMOJI[report.status]} *${report.cluster}* ${what}`];
-  const fsync = series.fsyncP99Ms[TREND_DAYS - 1];
-  parts.push(
-    `fsync p99 ${fsync === null || fsync === undefined ? 'n/a' : formatMs(fsync)} ${arrows(series.fsyncP99Ms, FSYNC_FLOOR_MS)} ${sparkline(series.fsyncP99Ms)}`,
-  );
-  const leaders = series.leaderChanges[TREND_DAYS - 1];
-  parts.push(
-    `leader changes ${leaders === null || leaders === undefined ? 'n/a' : leaders} ${arrows(series.leaderChanges, LEADER_FLOOR)} ${sparkline(series.leaderChanges)}`,
-  );
+  const parts = [`${EMOJI[report.status]} *${report.cluster}* ${what}`, ...todayParts(o, series)];
   const latest = o.samples.at(-1);
-  const db = latest ? largestDb(latest) : null;
+  const db = o.day?.db ?? (latest ? largestDb(latest) : null);
   if (db) {
     const inUse =
       db.inUseBytes !== null && db.sizeBytes > 0
@@ -140,7 +175,11 @@ export function digestMessages(
   if (overflow.length) lines.push(`…and ${overflow.length} more clusters, listed in the thread.`);
   if (header.missing.length) lines.push(`Not in the config any more: ${header.missing.join(', ')}.`);
   lines.push(
-    '_Trends: 1d against yesterday, 7d against the median of the 7 days before; sparklines show 8 days, today last._',
+    `_Trends: 1d against yesterday, 7d against the median of the 7 days before; sparklines show 8 days, today last.${
+      outcomes.some((o) => o.ok && o.day)
+        ? ' For watched clusters today is the day of watch checks (p99 from their stored histogram buckets).'
+        : ''
+    }_`,
   );
   const title = `etcd daily digest${header.late ? ' (late)' : ''}: ${outcomes.length} cluster${outcomes.length === 1 ? '' : 's'}, ${summary}`;
   const worst = sorted[0] ? statusOf(sorted[0]) : 'healthy';

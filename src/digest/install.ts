@@ -7,7 +7,9 @@ import type { Doctor } from '../doctor.js';
 import type { Logger } from '../logger.js';
 import { createDigestSchedules, slotOfSchedulerJob } from '../queue/digest-schedules.js';
 import type { HistoryStore } from '../state/history-store.js';
+import { createMinuteHistory } from '../state/minute-history.js';
 import { createSubscriptionStore } from '../state/subscriptions.js';
+import { createWatchState } from '../state/watch-state.js';
 import type { ExtraJobHandlers } from '../worker/route-jobs.js';
 import { createDigestService, type DigestService } from './digest-service.js';
 import { channelAllowsByName, createDigestRunner } from './run-digest.js';
@@ -56,6 +58,7 @@ export function installDigests(opts: {
   return {
     service,
     jobs(worker) {
+      const watchState = createWatchState(opts.redis, opts.prefix);
       const runDigest = createDigestRunner({
         doctor: worker.doctor,
         history: worker.history,
@@ -66,7 +69,12 @@ export function installDigests(opts: {
         workerId: worker.workerId,
         now: opts.now,
         postChart: createDigestChartPoster({ chat: opts.chat, renderer: worker.renderer }),
+        // A watched cluster's day comes from the watch's minute history, with one scrape per member.
+        minutes: createMinuteHistory(opts.redis, opts.prefix, opts.now),
+        // Read only (the ttl is for writes, which the digest never makes).
+        watchScrapes: (cluster) => watchState.scrapes(cluster, 0),
         ...(digest?.concurrency ? { concurrency: digest.concurrency } : {}),
+        ...(digest?.memoryBudgetMiB ? { memoryBudgetBytes: digest.memoryBudgetMiB * 1024 * 1024 } : {}),
         ...(digest?.partSize ? { partSize: digest.partSize } : {}),
         ...(lateAfter ? { lateAfterMs: lateAfter * 60_000 } : {}),
       });

@@ -10,16 +10,24 @@ import type { Logger } from '../logger.js';
 import type { DigestJob, DigestPartJob } from '../queue/job-schemas.js';
 import { type ChildJobs, isParked } from '../queue/child-jobs.js';
 import { textView } from '../report/chat-view.js';
-import type { DiagnosisReport } from '../contracts/report-json.js';
 import { chunkBy, groupLines } from './chunk.js';
 import { briefLines, type ClusterOutcome, digestMessages, sortOutcomes, statusOf } from './digest-view.js';
 import { mapConcurrent } from './map-concurrent.js';
+import {
+  type ClusterDiagnosisDeps,
+  diagnoseClusters,
+  MAX_THREAD_REPORTS,
+  type PartOutcome,
+} from './diagnose-clusters.js';
+import { createMemoryBudget, defaultBudgetBytes, type MemoryBudget } from './memory-budget.js';
+import type { MinuteHistory } from '../state/minute-history.js';
+import type { ScrapeMemory } from '../probes/member-context.js';
 import { formatTimeOfDay } from './schedule.js';
 import type { Subscription, SubscriptionStore } from '../state/subscriptions.js';
 
 export interface DigestRunnerDeps {
-  /** A Doctor that records every diagnosis in `history` (withHistory). */
-  doctor: Pick<Doctor, 'run' | 'clusterNames'>;
+  /** A Doctor that records every diagnosis in `history` (withHistory); `cluster` gives member counts for the budget. */
+  doctor: Pick<Doctor, 'run' | 'clusterNames'> & Partial<Pick<Doctor, 'cluster'>>;
   history: Pick<HistoryStore, 'samples'>;
   subscriptions: Pick<SubscriptionStore, 'get' | 'claimSlot' | 'markSent' | 'releaseSlot'>;
   chat: Pick<ChatAdapter, 'post'>;
@@ -28,8 +36,22 @@ export interface DigestRunnerDeps {
   logger: Logger;
   workerId: string;
   now: () => number;
-  /** Clusters diagnosed at once. Default 200: probes wait on the network, each bounded by its timeout. */
+  /**
+   * At most this many clusters diagnosed at once in this process, whatever the memory budget
+   * allows. Default: no cap beyond the budget.
+   */
   concurrency?: number;
+  /**
+   * Bytes the clusters diagnosed at once may hold, in this process (every digest and `digest-part`
+   * job shares it; memory-budget.ts). Default: a sixth of the V8 heap limit.
+   */
+  memoryBudgetBytes?: number;
+  /** The budget itself, when the caller shares one (tests watch it). */
+  budget?: MemoryBudget;
+  /** The watch's minute history: a watched cluster's trends of the day, and one scrape per member. */
+  minutes?: Pick<MinuteHistory, 'day'>;
+  /** The watch's kept scrapes per cluster, read only (the window of the digest's one scrape). */
+  watchScrapes?: (cluster: string) => ScrapeMemory;
   /**
    * A digest of more clusters than this hands them out to the workers as `digest-part` jobs of this
    * many each (when it runs on a worker), so a second worker process shares the work. Default 50.
@@ -54,13 +76,10 @@ export type DigestResult =
     }
   | { sent: false; channel: string; slotMs: number | undefined; reason: 'already-sent' | 'unsubscribed' };
 
-/** What a `digest-part` job returns for each of its clusters (history is read by the digest itself). */
-export type PartOutcome =
-  | { cluster: string; ok: true; report: DiagnosisReport }
-  | { cluster: string; ok: false; reason: string };
+export type { PartOutcome };
 
-/** Full reports in the thread for this many unhealthy clusters; the rest get a brief summary. */
-const MAX_THREAD_REPORTS = 10;
+/** History reads at once when the outcomes are collected (each a few small samples). */
+const HISTORY_READS = 50;
 const HISTORY_DAYS_MS = 9 * 24 * 3600_000;
 
 /**
@@ -69,16 +88,16 @@ const HISTORY_DAYS_MS = 9 * 24 * 3600_000;
  * first (SET NX on `digest:<channel>:<slot>`), so replicas and catch-up never send it twice.
  */
 export function createDigestRunner(deps: DigestRunnerDeps) {
-  const concurrency = deps.concurrency ?? 200;
   const lateAfterMs = deps.lateAfterMs ?? 10 * 60_000;
 
   const partSize = deps.partSize ?? 50;
+  const clusterDeps = clusterDiagnosisDeps(deps);
 
-  const diagnose = (names: string[]) => diagnoseEach(deps.doctor, names, concurrency);
+  const diagnose = (names: string[]) => diagnoseClusters(clusterDeps, names);
 
   /** Each diagnosed cluster's history samples, for the digest's trends. */
   const addSamples = (outcomes: PartOutcome[]): Promise<ClusterOutcome[]> =>
-    mapConcurrent(outcomes, concurrency, async (o): Promise<ClusterOutcome> => {
+    mapConcurrent(outcomes, HISTORY_READS, async (o): Promise<ClusterOutcome> => {
       if (!o.ok) return o;
       const samples = await deps.history.samples(o.cluster, deps.now() - HISTORY_DAYS_MS).catch(() => []);
       return { ...o, samples };
@@ -147,24 +166,20 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
   return Object.assign(runDigest, { runPart });
 }
 
-/** Diagnoses each cluster, `concurrency` at a time; a cluster that could not be diagnosed says why. */
-function diagnoseEach(
-  doctor: DigestRunnerDeps['doctor'],
-  names: string[],
-  concurrency: number,
-): Promise<PartOutcome[]> {
-  return mapConcurrent(names, concurrency, async (cluster): Promise<PartOutcome> => {
-    try {
-      // Once a day per cluster: do not keep hundreds of clusters' connections open in between.
-      return {
-        cluster,
-        ok: true,
-        report: await doctor.run(cluster, 'diagnose', { keepClients: false }),
-      };
-    } catch (err) {
-      return { cluster, ok: false, reason: describeError(err) };
-    }
-  });
+/** What each cluster's diagnosis needs; the budget is this runner's (one per worker process). */
+function clusterDiagnosisDeps(deps: DigestRunnerDeps): ClusterDiagnosisDeps {
+  return {
+    doctor: deps.doctor,
+    now: deps.now,
+    budget:
+      deps.budget ??
+      createMemoryBudget(
+        deps.memoryBudgetBytes ?? defaultBudgetBytes(),
+        deps.concurrency ?? Number.POSITIVE_INFINITY,
+      ),
+    ...(deps.minutes ? { minutes: deps.minutes } : {}),
+    ...(deps.watchScrapes ? { watchScrapes: deps.watchScrapes } : {}),
+  };
 }
 
 /**
@@ -225,7 +240,8 @@ function isPartOutcome(v: unknown): v is PartOutcome {
   const o = v as Record<string, unknown>;
   return (
     typeof o.cluster === 'string' &&
-    (o.ok === true ? typeof o.report === 'object' && o.report !== null : typeof o.reason === 'string')
+    (o.ok === true ? typeof o.report === 'object' && o.report !== null : typeof o.reason === 'string') &&
+    (o.day === undefined || (typeof o.day === 'object' && o.day !== null))
   );
 }
 

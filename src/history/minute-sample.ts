@@ -16,9 +16,24 @@ const buckets = z.array(z.tuple([z.number().nullable(), z.number().int().nonnega
 
 /**
  * [name, walFsyncP99Ms, backendCommitP99Ms, peerRttP99Ms, leaderChanges (in the window),
- *  dbSizeBytes, dbSizeInUseBytes, tookMs, clockOffsetMs, walFsyncBuckets]
+ *  dbSizeBytes, dbSizeInUseBytes, tookMs, clockOffsetMs, walFsyncBuckets, backendCommitBuckets,
+ *  peerRttBuckets]. The last two came later (the digest's day p99s): samples stored before them
+ * have ten columns and still parse.
  */
-export const minuteMemberSchema = z.tuple([z.string(), num, num, num, num, num, num, num, num, buckets]);
+export const minuteMemberSchema = z.tuple([
+  z.string(),
+  num,
+  num,
+  num,
+  num,
+  num,
+  num,
+  num,
+  num,
+  buckets,
+  buckets.optional(),
+  buckets.optional(),
+]);
 
 export const minuteSampleSchema = z.strictObject({
   v: z.literal(1),
@@ -47,6 +62,8 @@ export const COL = {
   tookMs: 7,
   clockOffsetMs: 8,
   fsyncBuckets: 9,
+  commitBuckets: 10,
+  peerRttBuckets: 11,
 } as const;
 
 const ms = (v: number | null | undefined): number | null =>
@@ -76,6 +93,8 @@ export function summarizeCheck(report: DiagnosisReport, evidence: Evidence | und
         ms(row.tookMs),
         row.clockOffsetMs,
         data?.walFsyncWindow ? bucketCounts(data.walFsyncWindow) : [],
+        data?.backendCommitWindow ? bucketCounts(data.backendCommitWindow) : [],
+        data?.peerRttWindow ? bucketCounts(data.peerRttWindow) : [],
       ];
     }),
     f: report.findings.map((f) => [f.cause, f.severity, f.members]),
@@ -164,6 +183,8 @@ function mergeMember(a: MinuteMember, b: MinuteMember): MinuteMember {
     max(a[7], b[7]),
     wider(a[8], b[8]),
     mergeBuckets(a[9], b[9]),
+    mergeBuckets(a[10] ?? [], b[10] ?? []),
+    mergeBuckets(a[11] ?? [], b[11] ?? []),
   ];
 }
 

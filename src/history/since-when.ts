@@ -1,10 +1,106 @@
-import { COL, type MinuteSample } from './minute-sample.js';
+import type { SinceWhenJson } from '../contracts/report-json.js';
+import { CLOCK_DRIFT_LIMIT_MS } from '../diagnosis/rules/clock-skew.js';
+import { STALLED_READ_MS } from '../diagnosis/rules/cpu-starvation.js';
+import { PEER_RTT_P99_LIMIT_S } from '../diagnosis/rules/peer-network.js';
+import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from '../diagnosis/rules/slow-disk.js';
+import { formatBytes, formatMs } from '../report/format.js';
+import { COL, type MinuteMember, type MinuteSample } from './minute-sample.js';
 
-/** The metric that shows a cause, with the limit its rule uses (src/diagnosis/rules). */
-const METRIC_OF: Record<string, { col: 1 | 2 | 3; label: string; limitMs: number }> = {
-  // etcd FAQ: wal fsync p99 below 10 ms (rules/slow-disk.ts).
-  'slow-disk': { col: COL.fsyncP99Ms, label: 'wal fsync p99', limitMs: 10 },
+type Unit = NonNullable<SinceWhenJson['before']>['unit'];
+
+/**
+ * The minute-history column that shows a cause, and the limit its rule uses (the rule's own
+ * constant, src/diagnosis/rules). `limit` undefined: the rule's bound is not in the history (the
+ * quota), so the head names the cause in words and the metric only gives the earlier range.
+ */
+export interface SinceMetric {
+  col: (typeof COL)[keyof typeof COL];
+  /** `wal fsync p99`: how the text and the chart name it. */
+  label: string;
+  unit: Unit;
+  limit?: number;
+  /** `above 10 ms`: what the limit says of the metric, in the head of the text. */
+  beyond?: string;
+  /** `slow-disk`: when the latest reading does not cross the limit (the rule fired on something else). */
+  words: string;
+}
+
+const ms = (limit: number) => formatMs(limit);
+
+// etcd FAQ: wal fsync p99 below 10 ms (rules/slow-disk.ts).
+const WAL_FSYNC: SinceMetric = {
+  col: COL.fsyncP99Ms,
+  label: 'wal fsync p99',
+  unit: 'ms',
+  limit: WAL_FSYNC_P99_LIMIT_S * 1000,
+  beyond: `above ${ms(WAL_FSYNC_P99_LIMIT_S * 1000)}`,
+  words: 'slow disk',
 };
+// etcd FAQ: backend commit p99 below 25 ms (rules/slow-disk.ts).
+const BACKEND_COMMIT: SinceMetric = {
+  col: COL.commitP99Ms,
+  label: 'backend commit p99',
+  unit: 'ms',
+  limit: BACKEND_COMMIT_P99_LIMIT_S * 1000,
+  beyond: `above ${ms(BACKEND_COMMIT_P99_LIMIT_S * 1000)}`,
+  words: 'slow disk',
+};
+
+/** Per cause; slow-disk is its fsync unless only commits were slow (as the rule reads it). */
+const METRICS: Record<string, SinceMetric | ((row: MinuteMember | undefined) => SinceMetric)> = {
+  'slow-disk': (row) => {
+    const over = (col: number, limit: number) => ((row?.[col] as number | null) ?? 0) > limit;
+    const commitsOnly =
+      over(COL.commitP99Ms, BACKEND_COMMIT_P99_LIMIT_S * 1000) &&
+      !over(COL.fsyncP99Ms, WAL_FSYNC_P99_LIMIT_S * 1000);
+    return commitsOnly ? BACKEND_COMMIT : WAL_FSYNC;
+  },
+  // MIXIN etcdMemberCommunicationSlow: peer round trip p99 above 150 ms (rules/peer-network.ts).
+  'peer-network': {
+    col: COL.peerRttP99Ms,
+    label: 'peer round trip p99',
+    unit: 'ms',
+    limit: PEER_RTT_P99_LIMIT_S * 1000,
+    beyond: `above ${ms(PEER_RTT_P99_LIMIT_S * 1000)}`,
+    words: 'slow or failing peer links',
+  },
+  // etcd warns above 1 s of clock difference (rules/clock-skew.ts); the history keeps the offset against ours.
+  'clock-skew': {
+    col: COL.clockOffsetMs,
+    label: 'clock offset',
+    unit: 'ms',
+    limit: CLOCK_DRIFT_LIMIT_MS,
+    beyond: `beyond ±${ms(CLOCK_DRIFT_LIMIT_MS)}`,
+    words: 'clock skew',
+  },
+  // A linearizable read slower than 0.5 s corroborates a stall (rules/cpu-starvation.ts STALLED_READ_MS).
+  'cpu-starvation': {
+    col: COL.tookMs,
+    label: 'linearizable read',
+    unit: 'ms',
+    limit: STALLED_READ_MS,
+    beyond: `above ${ms(STALLED_READ_MS)}`,
+    words: 'CPU starvation',
+  },
+  // The quota is not in the history: the head says what the rule found, the range the db size.
+  'db-quota': {
+    col: COL.dbSizeBytes,
+    label: 'db size',
+    unit: 'bytes',
+    words: 'a database near or at its quota',
+  },
+  // MIXIN etcdHighNumberOfLeaderChanges (rules/leader-churn.ts): counted, not bounded, per check.
+  'leader-churn': { col: COL.leaderChanges, label: 'leader changes', unit: 'count', words: 'leader churn' },
+};
+
+/** The metric that shows `cause` on `member` in the latest sample, if the history has one. */
+export function sinceMetric(cause: string, latest: MinuteMember | undefined): SinceMetric | undefined {
+  const m = METRICS[cause];
+  return typeof m === 'function' ? m(latest) : m;
+}
+
+/** A history whose newest sample is older than this says nothing about now (the watch stopped). */
+export const STALE_HISTORY_MS = 15 * 60_000;
 
 function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 16);
@@ -15,46 +111,141 @@ function minutes(ms: number): string {
   return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
 }
 
-function formatMs(v: number): string {
-  return v >= 1 ? String(Math.round(v)) : v.toFixed(1);
+function hasCause(sample: MinuteSample, cause: string, member: string | undefined): boolean {
+  return sample.f.some(
+    ([c, , members]) =>
+      c === cause && (member === undefined || members.length === 0 || members.includes(member)),
+  );
 }
 
-function hasCause(sample: MinuteSample, cause: string, member: string | undefined): boolean {
-  return sample.f.some(([c, , members]) => c === cause && (member === undefined || members.includes(member)));
+const rowOf = (s: MinuteSample | undefined, member: string) => s?.m.find((m) => m[COL.name] === member);
+
+/** A member's reading, or for the cluster (no member) the largest of any member's. */
+function readingOf(s: MinuteSample, member: string | undefined, col: number): number | undefined {
+  const values = s.m
+    .filter((m) => member === undefined || m[COL.name] === member)
+    .map((m) => m[col])
+    .filter((v): v is number => typeof v === 'number');
+  if (values.length === 0) return undefined;
+  return col === COL.clockOffsetMs
+    ? values.reduce((a, b) => (Math.abs(b) > Math.abs(a) ? b : a))
+    : Math.max(...values);
 }
 
 /**
- * "Since when", from the minute history (oldest first): when the current run of checks that found
- * `cause` (on `member`) began, how long ago, and what the metric that shows it read before:
- * `etcd-2 wal fsync p99 above 10 ms since 02:13 (47 min; 14:00-02:12 it was 2-4 ms)`.
- * Undefined when the latest sample does not show the cause (nothing to date).
+ * "Since when", from the minute history (oldest first): when the current run of checks whose
+ * findings name `cause` (on `member`) began, how long ago, and what the metric that shows it read
+ * before: `etcd-2 wal fsync p99 above 10 ms since 02:13 (47 min; 14:00-02:12 it was 2-4 ms)`.
+ * Undefined when the latest sample does not show the cause, or is stale (nothing to date: no
+ * invented since-when).
  */
+export function findSinceWhen(
+  samples: readonly MinuteSample[],
+  cause: string,
+  member: string | undefined,
+  now: number,
+): SinceWhenJson | undefined {
+  let start = samples.length;
+  while (start > 0 && hasCause(samples[start - 1] as MinuteSample, cause, member)) start -= 1;
+  const first = samples[start];
+  const latest = samples.at(-1);
+  if (first === undefined || latest === undefined || now - latest.t > STALE_HISTORY_MS) return undefined;
+  const metric = sinceMetric(cause, member ? rowOf(latest, member) : undefined);
+  const before = metric ? range(samples.slice(0, start), member, metric.col) : undefined;
+  const said = head(samples.slice(start), cause, member, metric);
+  const was =
+    before && metric
+      ? `; ${clock(before.from)}-${clock(before.to)} ${wasWords(metric, before, said.named)}`
+      : '';
+  const text = `${said.text} since ${clock(first.t)} (${minutes(now - first.t)}${was})`;
+  return {
+    member: member ?? null,
+    cause,
+    startedAt: new Date(first.t).toISOString(),
+    minutes: Math.max(0, Math.round((now - first.t) / 60_000)),
+    metric: metric?.label ?? null,
+    before:
+      before && metric
+        ? {
+            from: new Date(before.from).toISOString(),
+            to: new Date(before.to).toISOString(),
+            min: before.min,
+            max: before.max,
+            unit: metric.unit,
+          }
+        : null,
+    text,
+  };
+}
+
+/** The text alone, for an incident's root message (src/watch/install.ts). */
 export function sinceWhen(
-  samples: MinuteSample[],
+  samples: readonly MinuteSample[],
   cause: string,
   member: string | undefined,
   now: number,
 ): string | undefined {
-  let start = samples.length;
-  while (start > 0 && hasCause(samples[start - 1] as MinuteSample, cause, member)) start -= 1;
-  const first = samples[start];
-  if (first === undefined) return undefined;
-  const metric = METRIC_OF[cause];
-  const who = member ?? 'the cluster';
-  const head = metric ? `${who} ${metric.label} above ${metric.limitMs} ms` : `${cause} on ${who}`;
-  const before = metric && member ? range(samples.slice(0, start), member, metric.col) : undefined;
-  const was = before
-    ? `; ${clock(before.from)}-${clock(before.to)} it was ${formatMs(before.min)}-${formatMs(before.max)} ms`
-    : '';
-  return `${head} since ${clock(first.t)} (${minutes(now - first.t)}${was})`;
+  return findSinceWhen(samples, cause, member, now)?.text;
 }
 
-/** The metric's range over `samples` for one member, with the first and last time it was read. */
-function range(samples: MinuteSample[], member: string, col: 1 | 2 | 3) {
-  let out: { from: number; to: number; min: number; max: number } | undefined;
+/**
+ * `etcd-2 wal fsync p99 above 10 ms` when the latest reading crosses the rule's limit (`named`: the
+ * metric is in the head), the leader's changes counted over the run, else the cause in words
+ * (`slow disk on etcd-2`).
+ */
+function head(
+  run: readonly MinuteSample[],
+  cause: string,
+  member: string | undefined,
+  metric: SinceMetric | undefined,
+): { text: string; named: boolean } {
+  const who = member ?? 'the cluster';
+  if (!metric) return { text: `${cause} on ${who}`, named: false };
+  const latest = run.at(-1);
+  const now = latest ? readingOf(latest, member, metric.col) : undefined;
+  if (metric.limit !== undefined && metric.beyond && now !== undefined && Math.abs(now) > metric.limit)
+    return { text: `${who} ${metric.label} ${metric.beyond}`, named: true };
+  if (metric.unit === 'count') {
+    const total = run.reduce((n, s) => n + (readingOf(s, member, metric.col) ?? 0), 0);
+    const times = `${total} time${total === 1 ? '' : 's'}`;
+    return {
+      text: member ? `the leader changed ${times} as ${member} saw it` : `the leader changed ${times}`,
+      named: true,
+    };
+  }
+  return { text: `${metric.words} on ${who}`, named: false };
+}
+
+interface Range {
+  from: number;
+  to: number;
+  min: number;
+  max: number;
+}
+
+/** `it was 2-4 ms`, `its db size was 1.2 GB-1.9 GB`, `0-1 leader changes a check`, `it was -3 to +5 ms`. */
+function wasWords(metric: SinceMetric, r: Range, named: boolean): string {
+  const value = (v: number) =>
+    metric.unit === 'bytes' ? formatBytes(v) : metric.unit === 'count' ? String(v) : plainMs(v);
+  // Always a range, even of one value (`1-1 ms`): the issue's format, which readers and tests match.
+  const span = `${value(r.min)}-${value(r.max)}`;
+  if (metric.unit === 'count') return `${span} ${metric.label} a check`;
+  const subject = named ? 'it' : `its ${metric.label}`;
+  if (metric.unit === 'bytes') return `${subject} was ${span}`;
+  const signed = (v: number) => `${v > 0 ? '+' : ''}${plainMs(v)}`;
+  return `${subject} was ${r.min < 0 ? `${signed(r.min)} to ${signed(r.max)}` : span} ms`;
+}
+
+function plainMs(v: number): string {
+  return Math.abs(v) >= 1 ? String(Math.round(v)) : String(Number(v.toFixed(1)));
+}
+
+/** The metric's range over `samples` for one member (or the cluster), with the first and last time it was read. */
+function range(samples: readonly MinuteSample[], member: string | undefined, col: number): Range | undefined {
+  let out: Range | undefined;
   for (const s of samples) {
-    const v = s.m.find((m) => m[COL.name] === member)?.[col];
-    if (v === null || v === undefined) continue;
+    const v = readingOf(s, member, col);
+    if (v === undefined) continue;
     out = out
       ? { from: out.from, to: s.t, min: Math.min(out.min, v), max: Math.max(out.max, v) }
       : { from: s.t, to: s.t, min: v, max: v };

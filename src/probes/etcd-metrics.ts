@@ -73,6 +73,10 @@ export interface EtcdMetricsWindow {
   backendCommit: QuantileSummary;
   /** The wal fsync histogram of the window itself (absent without an earlier scrape, or after a reset): the minute history keeps its buckets. */
   walFsyncWindow?: Histogram;
+  /** The backend commit histogram of the window (same conditions as walFsyncWindow). */
+  backendCommitWindow?: Histogram;
+  /** Every peer's RTT histogram of the window, added up (bucket layouts agree: one etcd binary). */
+  peerRttWindow?: Histogram;
   /** RTT p99 is over the whole since-start histogram: etcd adds one sample per peer only every ~30 s. */
   peers: Array<{
     peerId: string;
@@ -227,11 +231,19 @@ export function compareSnapshots(
     const summary = summarizeLatency(earlier && pick(earlier), pick(after), { minSamples });
     return { ...summary, windowSeconds: summary.source === 'window' ? windowSeconds : undefined };
   };
-  const fsyncWindow =
-    earlier?.walFsync && after.walFsync ? histogramDelta(earlier.walFsync, after.walFsync) : undefined;
+  const delta = (pick: (s: EtcdMetricsSnapshot) => Histogram | undefined): Histogram | undefined => {
+    const a = earlier && pick(earlier);
+    const b = pick(after);
+    return a && b ? histogramDelta(a, b) : undefined;
+  };
+  const fsyncWindow = delta((s) => s.walFsync);
+  const commitWindow = delta((s) => s.backendCommit);
+  const rttWindow = earlier ? peerRttDelta(earlier, after) : undefined;
   return {
     windowSeconds,
     ...(fsyncWindow ? { walFsyncWindow: fsyncWindow } : {}),
+    ...(commitWindow ? { backendCommitWindow: commitWindow } : {}),
+    ...(rttWindow ? { peerRttWindow: rttWindow } : {}),
     walFsync: latency((s) => s.walFsync),
     backendCommit: latency((s) => s.backendCommit),
     peers: comparePeers(earlier, after),
@@ -244,6 +256,27 @@ export function compareSnapshots(
     // The two gauges are read one after the other, so applied can briefly pass committed.
     applyBacklog: Math.max(0, after.counters.proposalsCommitted - after.counters.proposalsApplied),
   };
+}
+
+/** The window's RTT observations of every peer in one histogram (the minute history keeps its buckets). */
+function peerRttDelta(before: EtcdMetricsSnapshot, after: EtcdMetricsSnapshot): Histogram | undefined {
+  let total: Histogram | undefined;
+  for (const [peerId, h] of Object.entries(after.peerRtt)) {
+    const old = before.peerRtt[peerId];
+    const d = old ? histogramDelta(old, h) : undefined;
+    if (!d) continue;
+    if (!total) total = d;
+    else if (
+      d.buckets.every((b, i) => total?.buckets[i]?.le === b.le) &&
+      d.buckets.length === total.buckets.length
+    )
+      total = {
+        buckets: total.buckets.map((b, i) => ({ le: b.le, count: b.count + (d.buckets[i]?.count ?? 0) })),
+        sum: total.sum + d.sum,
+        count: total.count + d.count,
+      };
+  }
+  return total;
 }
 
 function comparePeers(

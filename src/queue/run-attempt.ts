@@ -152,18 +152,22 @@ interface RunWatch {
 }
 
 /**
- * A run its attempt gave up on (timed out, let go at shutdown) goes on until its probes end; the log
- * says when, so an operator (or a test) knows it is over. Watch `work` before racing it: for a run
+ * A run its attempt gave up on (timed out, let go at shutdown) is told by the attempt's signal and
+ * stops its probes (a run that ignores the signal goes on until they end); the log says when and how, so an operator (or a test) knows it is over. Watch `work` before racing it: for a run
  * that ends normally, this sees the end before the attempt does.
  */
 function watchRun(work: Promise<unknown>, logger: Logger): RunWatch {
   let runOver = false;
   let abandoned = false;
-  const ended = () => {
+  // `ended`: the run came to its end anyway; `stopped`: it gave up when its attempt's signal aborted.
+  const ended = (how: 'ended' | 'stopped') => {
     runOver = true;
-    if (abandoned) logger.info({}, 'an abandoned run has ended');
+    if (abandoned) logger.info({ how }, 'an abandoned run has ended');
   };
-  work.then(ended, ended);
+  work.then(
+    () => ended('ended'),
+    () => ended('stopped'),
+  );
   return {
     attemptOver() {
       abandoned = !runOver;

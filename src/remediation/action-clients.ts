@@ -1,9 +1,8 @@
 import type { CheckDepth } from '../contracts/check-depth.js';
 import { createEtcdClients, type EtcdClients, loadEtcdTls } from '../clients/etcd-clients.js';
-import { type KubernetesClients, loadKubernetesClients } from '../clients/kubernetes.js';
+import type { KubernetesClients } from '../clients/kubernetes.js';
 import { type ClusterConfig, RESERVED_ENV_PREFIXES } from '../config/schema.js';
 import { EtcdDoctorError } from '../errors.js';
-import { discoverEtcdEndpoints } from '../probes/kubernetes/discover-etcd-endpoints.js';
 import type { ActionClients } from './action.js';
 
 export interface ActionClientDeps {
@@ -12,6 +11,22 @@ export interface ActionClientDeps {
   /** The composition root's env; only the variable named by `tickets.credentialEnv` is read. */
   env: Record<string, string | undefined>;
   rerun(cluster: string, depth: CheckDepth): Promise<void>;
+}
+
+let kubernetesPreloaded = false;
+
+/**
+ * Loads the Kubernetes client and the endpoint discovery once per process, in the background (a
+ * failed load is seen again, and reported, by the action that needs it).
+ */
+export function preloadKubernetesModules(): void {
+  if (kubernetesPreloaded) return;
+  kubernetesPreloaded = true;
+  void Promise.all([
+    import('../clients/kubernetes.js'),
+    import('../probes/kubernetes/discover-etcd-endpoints.js'),
+    import('@kubernetes/client-node'),
+  ]).catch(() => undefined);
 }
 
 /** Fresh clients per run, created on first use: a remediation never shares a probe's channels. */
@@ -28,9 +43,13 @@ export function createActionClients(
         'action_failed',
         `cluster ${cluster.name} has no kubernetes: section in the config`,
       );
-    kube ??= loadKubernetesClients(k8s, {
-      readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
-    });
+    // Loaded when an action needs it: a static import put the Kubernetes client (~60 MiB RSS)
+    // into every worker's start-up, with Kubernetes configured or not.
+    kube ??= import('../clients/kubernetes.js').then(({ loadKubernetesClients }) =>
+      loadKubernetesClients(k8s, {
+        readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
+      }),
+    );
     return kube;
   };
   return {
@@ -38,7 +57,9 @@ export function createActionClients(
       etcd ??= (async () => {
         const endpoints =
           cluster.etcd.endpoints ??
-          (await discoverEtcdEndpoints(await loadKube(), {
+          (await (
+            await import('../probes/kubernetes/discover-etcd-endpoints.js')
+          ).discoverEtcdEndpoints(await loadKube(), {
             timeoutMs: 5000,
             ...(cluster.kubernetes?.distribution ? { distribution: cluster.kubernetes.distribution } : {}),
           }));

@@ -7,7 +7,7 @@ import { EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { JobData, RemediateJob } from '../queue/job-schemas.js';
 import { createPlanStore } from '../state/plan-store.js';
-import { createActionClients } from './action-clients.js';
+import { createActionClients, preloadKubernetesModules } from './action-clients.js';
 import { createRemediationState } from '../state/remediation-state.js';
 import { createRemediationRunner } from './remediation-job.js';
 import type { ClickDeps } from './handle-click.js';
@@ -52,6 +52,9 @@ export interface RemediationFeature {
  * (\`jobs.remediate\`). Both sides share the plan store, the per-cluster state and the audit trail.
  */
 export function installRemediation(w: RemediationOptions): RemediationFeature {
+  // With a cluster that has Kubernetes, its client loads now (in the background), not inside an
+  // action's lock; without one, never (~60 MiB of RSS a worker does not need).
+  if (w.config.clusters.some((c) => c.kubernetes)) preloadKubernetesModules();
   return { jobs: { remediate: remediationJobHandler(w) }, clicks: clickDeps(w) };
 }
 

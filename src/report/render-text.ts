@@ -52,6 +52,8 @@ export function renderText(report: DiagnosisReport, opts: ReportTextOptions = {}
       `${label}: ${f.cause} [${f.severity}]${f.members.length ? ` on ${f.members.join(', ')}` : ''}`,
     );
     lines.push(`  ${f.summary}`);
+    // Since when, from the watch's minute history (src/history/since-when.ts).
+    for (const since of f.since ?? []) lines.push(`  History: ${since.text}`);
     for (const e of f.evidence) lines.push(`  - ${e}`);
     for (const u of f.unknowns) lines.push(`  ? ${u}`);
     f.steps.forEach((s, n) => {

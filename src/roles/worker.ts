@@ -5,11 +5,13 @@ import { createChartRenderer } from '../charts/chart-renderer.js';
 import { createChartPoster } from '../charts/post-chart.js';
 import type { DigestFeature } from '../digest/install.js';
 import { installHistory } from '../history/install.js';
+import { withSinceWhen } from '../history/since-when-report.js';
 import type { JobData } from '../queue/job-schemas.js';
 import { createJobWorker, type JobWorker } from '../queue/job-worker.js';
 import { installOfflineAnalysis } from '../offline/install.js';
 import { installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
+import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { abortableSleep } from '../timing.js';
 import { createJobRunner } from '../worker/create-job-runner.js';
@@ -36,12 +38,24 @@ export function startWorker(
   const renderer = createChartRenderer();
 
   const history = installHistory({ redis, prefix, config, doctor: base.doctor, logger, now });
-  const doctor = history.doctor;
+  // Diagnoses say since when, from the watch's minute history; its charts span its last hour.
+  const minutes = createMinuteHistory(redis, prefix, now);
+  const doctor = withSinceWhen(history.doctor, minutes, logger, now);
   const digests = features.digests.jobs({ doctor, history: history.store, workerId, renderer });
   const alerts = installAlerts({ redis, prefix, config, chat, doctor, plans, renderer, logger, now });
   const remediation = installRemediation(remediationOptions(base, redis, features.enqueue));
   // The plain doctor: watch checks go to the minute history, not the digest's 30-day one.
-  const watch = installWatch({ redis, prefix, config, doctor: base.doctor, chat, plans, logger, now });
+  const watch = installWatch({
+    redis,
+    prefix,
+    config,
+    doctor: base.doctor,
+    chat,
+    plans,
+    renderer,
+    logger,
+    now,
+  });
   void watch.reconcile();
   const offline = installOfflineAnalysis({
     chat,
@@ -57,7 +71,7 @@ export function startWorker(
     plans,
     logger,
     workerId,
-    postChart: createChartPoster({ chat, renderer }),
+    postChart: createChartPoster({ chat, renderer, history: minutes, now }),
     ...pick(tuning, ['progressIntervalMs']),
   });
   const worker = createJobWorker({

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { type DayTrends, dayTrendsOfText } from '../history/day-trends.js';
 import { type MinuteSample, minuteSampleSchema, rollUp } from '../history/minute-sample.js';
 
 /**
@@ -17,6 +18,11 @@ export interface MinuteHistory {
    * chart over a week or a "since when" that reaches past a day reads.
    */
   series(cluster: string, sinceMs: number): Promise<MinuteSample[]>;
+  /**
+   * The day's trends from the roll-ups of periods starting at or after `sinceMs` (the digest's),
+   * folded as they are read: no day of parsed samples is held. Undefined without any.
+   */
+  day(cluster: string, sinceMs: number): Promise<DayTrends | undefined>;
   /** Bytes Redis uses for the cluster's minute history (both keys, MEMORY USAGE). */
   memoryBytes(cluster: string): Promise<number>;
 }
@@ -85,6 +91,8 @@ export function createMinuteHistory(
       const older = await read(five(cluster), sinceMs, `(${firstFull - retention.rollupPeriodMs}`);
       return [...older, ...samples];
     },
+    day: async (cluster, sinceMs) =>
+      dayTrendsOfText(await redis.zrangebyscore(five(cluster), sinceMs, '+inf')),
     async memoryBytes(cluster) {
       let total = 0;
       for (const key of [full(cluster), five(cluster)]) {

@@ -44,6 +44,14 @@ function opensAtOnce(findings: FindingJson[]): boolean {
   );
 }
 
+/**
+ * The root cause of a check as `/etcd watch` keeps it (its warning-or-worse causes, root first):
+ * the first that is about the cluster, not our view of it (as actionableFindings).
+ */
+export function rootCauseOf(causes: ReadonlyArray<readonly [string, readonly string[]]>): string | undefined {
+  return causes.find(([cause]) => !VIEW_CAUSES.has(cause as never))?.[0];
+}
+
 /** The new streak after one check: bad counts actionable checks, good counts healthy ones. */
 export function nextStreak(report: DiagnosisReport, streak: Streak): Streak {
   if (actionableFindings(report).length > 0) return { bad: streak.bad + 1, good: 0 };
@@ -55,12 +63,16 @@ export function nextStreak(report: DiagnosisReport, streak: Streak): Streak {
 /**
  * What the incident does after a check: open on the second bad check in a row (the first when the
  * cluster is down or full), update when the root cause or its severity changed, resolve after
- * three healthy checks in a row, nothing otherwise (an unchanged check posts nothing).
+ * three healthy checks in a row, nothing otherwise (an unchanged check posts nothing). A new root
+ * cause is posted, like an open, once two checks in a row name it (`previousRoot` is the one
+ * before), or at once when it is a member down, quorum lost or NOSPACE: a single check that names
+ * another cause (a burst of late heartbeats as a slowed disk recovers) does not rewrite the thread.
  */
 export function decideIncident(
   report: DiagnosisReport,
   streak: Streak,
   open: IncidentSubject | undefined,
+  previousRoot?: string,
 ): IncidentAction {
   const findings = actionableFindings(report);
   const root = findings[0];
@@ -73,8 +85,11 @@ export function decideIncident(
   if (streak.good >= RESOLVE_AFTER_CHECKS) return { kind: 'resolve' };
   if (!root) return { kind: 'none' };
   const subject = subjectOf(root);
-  const changed = subject.cause !== open.cause || subject.severity !== open.severity;
-  return changed ? { kind: 'update', subject } : { kind: 'none' };
+  if (subject.cause !== open.cause) {
+    const confirmed = subject.cause === previousRoot || opensAtOnce(findings);
+    return confirmed ? { kind: 'update', subject } : { kind: 'none' };
+  }
+  return subject.severity !== open.severity ? { kind: 'update', subject } : { kind: 'none' };
 }
 
 function subjectOf(f: FindingJson): IncidentSubject {

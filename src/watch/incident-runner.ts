@@ -1,4 +1,7 @@
-import type { ChatAdapter } from '../chat/adapter.js';
+import type { ChatAdapter, MessageRef } from '../chat/adapter.js';
+import type { CauseChartPoster } from '../charts/post-chart.js';
+import { CAUSES, type Cause } from '../diagnosis/finding.js';
+import type { Evidence } from '../probes/evidence.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { Logger } from '../logger.js';
 import { textView } from '../report/chat-view.js';
@@ -7,6 +10,7 @@ import type { PlanStore } from '../state/plan-store.js';
 import { reportButtons } from '../worker/report-buttons.js';
 import { decideIncident, type IncidentSubject, type Streak } from './incident-decision.js';
 import { incidentOpenView, incidentResolvedView } from './incident-view.js';
+import type { CheckContext } from './run-watch-check.js';
 
 export interface IncidentRunnerDeps {
   chat: Pick<ChatAdapter, 'post' | 'update'>;
@@ -18,6 +22,8 @@ export interface IncidentRunnerDeps {
   channelOf: (cluster: string) => string | undefined;
   /** The "since when" line of the root cause, from the minute history. */
   sinceWhen?: (cluster: string, subject: IncidentSubject) => Promise<string | undefined>;
+  /** Uploads the chart of the incident's metric into its thread, on open and on resolve (src/charts). */
+  postChart?: CauseChartPoster;
   logger: Logger;
   now: () => number;
 }
@@ -41,6 +47,7 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
     channel: string,
     subject: IncidentSubject,
     report: DiagnosisReport,
+    evidence: Evidence | undefined,
   ) => {
     const at = deps.now();
     const incident: Incident = { id: `${cluster}-${at}`, ...subject, openedAt: at, updatedAt: at };
@@ -54,6 +61,8 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
     incident.shared = alertRoot !== undefined;
     await deps.incidents.save(cluster, incident);
     await post(incident, report, channel);
+    // Text first: the chart follows the diagnosis into the thread.
+    await chartIn(deps, incident.root, incident, evidence);
     return 'opened' as const;
   };
 
@@ -79,7 +88,13 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
     return 'updated' as const;
   };
 
-  return async (cluster: string, report: DiagnosisReport, streak: Streak): Promise<IncidentOutcome> => {
+  return async (
+    cluster: string,
+    report: DiagnosisReport,
+    streak: Streak,
+    context: CheckContext = {},
+  ): Promise<IncidentOutcome> => {
+    const { evidence } = context;
     const channel = deps.channelOf(cluster);
     if (!channel) return 'no-channel';
     if (await deps.isSnoozed(cluster)) return 'snoozed';
@@ -89,17 +104,22 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
       await deps.incidents.close(cluster, current.id);
       current = undefined;
     }
-    const action = decideIncident(report, streak, current);
-    if (action.kind === 'open') return open(cluster, channel, action.subject, report);
+    const action = decideIncident(report, streak, current, context.previousRoot);
+    if (action.kind === 'open') return open(cluster, channel, action.subject, report, evidence);
     if (!current) return 'none';
     if (action.kind === 'update') return update(current, action.subject, cluster, report);
-    if (action.kind === 'resolve') return resolve(deps, current, cluster);
+    if (action.kind === 'resolve') return resolve(deps, current, cluster, evidence);
     return 'none';
   };
 }
 
 /** The root says resolved, with the duration (posted in a shared alert thread instead of editing its root). */
-async function resolve(deps: IncidentRunnerDeps, incident: Incident, cluster: string): Promise<'resolved'> {
+async function resolve(
+  deps: IncidentRunnerDeps,
+  incident: Incident,
+  cluster: string,
+  evidence: Evidence | undefined,
+): Promise<'resolved'> {
   const now = deps.now();
   if (incident.root) {
     const view = incidentResolvedView(cluster, incident, now);
@@ -110,7 +130,27 @@ async function resolve(deps: IncidentRunnerDeps, incident: Incident, cluster: st
       { channel: incident.root.channel, thread: incident.root },
       textView(`${cluster} has been healthy for 3 checks in a row: resolved.`, 'success'),
     );
+    // The same metric, now back under its line, for the members the incident was about.
+    await chartIn(deps, incident.root, incident, evidence);
   }
   await deps.incidents.close(cluster, incident.id);
   return 'resolved';
+}
+
+/** The incident's chart in its thread; a chart that cannot be drawn or uploaded is logged, never thrown. */
+async function chartIn(
+  deps: IncidentRunnerDeps,
+  root: MessageRef | undefined,
+  subject: { cause: string; members: string[] },
+  evidence: Evidence | undefined,
+): Promise<void> {
+  if (!root || !evidence || !deps.postChart) return;
+  const cause = CAUSES.find((c): c is Cause => c === subject.cause);
+  if (!cause) return;
+  await deps.postChart(
+    { channel: root.channel, thread: root },
+    { cause, members: subject.members },
+    evidence,
+    deps.logger,
+  );
 }

@@ -1,9 +1,12 @@
 import type { ChatAdapter } from '../chat/adapter.js';
+import type { ChartRenderer } from '../charts/chart-renderer.js';
+import { createCauseChartPoster } from '../charts/post-chart.js';
 import type { Redis } from '../clients/redis.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import { sinceWhen } from '../history/since-when.js';
+import { SINCE_WHEN_LOOKBACK_MS } from '../history/since-when-report.js';
 import type { Logger } from '../logger.js';
 import { createWatchSchedules } from '../queue/watch-schedules.js';
 import { createIncidents } from '../state/incidents.js';
@@ -15,9 +18,6 @@ import type { ExtraJobHandlers } from '../worker/route-jobs.js';
 import { createIncidentRunner } from './incident-runner.js';
 import { createWatchCheck } from './run-watch-check.js';
 import { watchedClusters } from './watched-clusters.js';
-
-/** How far back "since when" looks: the full-resolution day, then roll-ups. */
-const SINCE_WHEN_LOOKBACK_MS = 24 * 3600_000;
 
 export interface WatchFeature {
   /** The worker's `watch` job handler. */
@@ -42,6 +42,8 @@ export function installWatch(opts: {
   doctor: Doctor;
   chat: ChatAdapter;
   plans: Pick<PlanStore, 'save'>;
+  /** Draws the incident charts; none: incidents post no chart. */
+  renderer?: ChartRenderer;
   logger: Logger;
   now: () => number;
 }): WatchFeature {
@@ -59,6 +61,16 @@ export function installWatch(opts: {
       const series = await history.series(cluster, now - SINCE_WHEN_LOOKBACK_MS);
       return sinceWhen(series, subject.cause, subject.members[0], now);
     },
+    ...(opts.renderer
+      ? {
+          postChart: createCauseChartPoster({
+            chat: opts.chat,
+            renderer: opts.renderer,
+            history,
+            now: opts.now,
+          }),
+        }
+      : {}),
     logger: opts.logger,
     now: opts.now,
   });

@@ -85,7 +85,9 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
     let report: Awaited<ReturnType<Doctor['run']>>;
     let evidence: Evidence | undefined;
     try {
+      // A timed-out attempt is abandoned: its signal stops the probes instead of letting them run on.
       report = await deps.doctor.run(job.cluster, job.depth, {
+        signal,
         onProgress: ({ done, total }) => progress.push({ done, total }),
         onEvidence: (e) => {
           evidence = e;

@@ -35,7 +35,7 @@ interface Run {
   stdout: string;
   stderr: string;
   packages: Set<string>;
-  /** `compiled dist/` or `sources through tsx`: what bin/etcd-doctor.js chose (dist/ fresh or not). */
+  /** `bundle dist/cli/`, `compiled dist/src/` or `sources through tsx`: what bin/etcd-doctor.js chose. */
   mode: string;
 }
 
@@ -53,11 +53,35 @@ async function runRecorded(dir: string, args: string[]): Promise<Run> {
     },
   );
   const urls = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
-  const packages = new Set(
-    urls.flatMap((u) => [...u.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].map((m) => m[1] ?? '')),
-  );
-  const mode = urls.some((u) => u.includes('/dist/src/')) ? 'compiled dist/' : 'sources through tsx';
+  const bundled = await bundledPackages(urls);
+  const packages = new Set([
+    ...urls.flatMap((u) => [...u.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].map((m) => m[1] ?? '')),
+    ...bundled,
+  ]);
+  const mode = urls.some((u) => u.includes('/dist/cli/'))
+    ? 'bundle dist/cli/'
+    : urls.some((u) => u.includes('/dist/src/'))
+      ? 'compiled dist/src/'
+      : 'sources through tsx';
   return { code, stdout, stderr, packages, mode };
+}
+
+/**
+ * The packages inside the bundle files that were loaded (scripts/build-cli.mjs bundles a few
+ * packages into dist/cli/ and writes which file holds which to dist/cli/packages.json), so a
+ * forbidden package counts as loaded whether it came from node_modules/ or from the bundle.
+ */
+async function bundledPackages(urls: string[]): Promise<string[]> {
+  const files = urls.flatMap((u) => /\/dist\/cli\/([^/]+\.js)$/.exec(u)?.[1] ?? []);
+  if (files.length === 0) return [];
+  const manifest = JSON.parse(
+    await readFile(join(process.cwd(), 'dist/cli/packages.json'), 'utf8'),
+  ) as Record<string, string[]>;
+  return files.flatMap((f) => {
+    const inside = manifest[f];
+    if (!inside) throw new Error(`dist/cli/${f} is not in dist/cli/packages.json: a stale build?`);
+    return inside;
+  });
 }
 
 describe('the CLI loads only what a command needs', () => {

@@ -226,8 +226,12 @@ describe('job worker', () => {
         (c) => roots(c).length === 1 && repliesTo(c, roots(c)[0] as MemoryMessage).length === 1,
         10_000,
       );
-      // The abandoned run finishes its probes after 2.5 s and must not answer a second time.
-      await w.logs.waitFor('an abandoned run has ended', { fields: { jobId }, timeoutMs: 10_000 });
+      // The abandoned run is stopped by its attempt's signal (its probes of the stopped member would
+      // otherwise go on for 2.5 s more) and must not answer a second time.
+      await w.logs.waitFor('an abandoned run has ended', {
+        fields: { jobId, how: 'stopped' },
+        timeoutMs: 10_000,
+      });
       const root = roots(chat)[0] as MemoryMessage;
       expect(repliesTo(chat, root).map((m) => m.text)).toEqual([
         'Could not finish the diagnosis of local: it did not finish within 1 s',

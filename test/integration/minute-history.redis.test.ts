@@ -41,6 +41,16 @@ function check(t: number, slowMs = 3): MinuteSample {
             [2, 70],
             [4, 25],
           ],
+      // Backend commit and (both peers') RTT buckets of the check's window.
+      [
+        [2, 60],
+        [4, 30],
+        [8, 5],
+      ],
+      [
+        [0.4, 3],
+        [0.8, 1],
+      ],
     ]),
     f: slowMs > 10 ? [['slow-disk', 'warning', ['etcd-2']]] : [],
   };

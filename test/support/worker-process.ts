@@ -21,17 +21,21 @@ export function startWorkerProcess(opts: {
   slackApiUrl: string;
   /** NODE_OPTIONS for the worker, e.g. the deployment's heap limit. */
   nodeOptions?: string;
+  /** Another Redis than the shared one (a test's own, to restart it). */
+  redisUrl?: string;
 }): WorkerProcess {
   const child = spawn(process.execPath, ['bin/etcd-doctor.js', 'worker', '--queue-prefix', opts.prefix], {
     env: {
       PATH: process.env.PATH ?? '',
-      REDIS_URL,
+      REDIS_URL: opts.redisUrl ?? REDIS_URL,
       ETCD_DOCTOR_CONFIG: opts.configPath,
       SLACK_BOT_TOKEN: 'xoxb-1-worker',
       SLACK_API_URL: opts.slackApiUrl,
       PORT: '0',
       LOG_LEVEL: 'info',
       ...(opts.nodeOptions ? { NODE_OPTIONS: opts.nodeOptions } : {}),
+      // `ETCD_DOCTOR_COMPILED=1` runs dist/ (bin/etcd-doctor.js), as a bench of the image wants.
+      ...(process.env.ETCD_DOCTOR_COMPILED ? { ETCD_DOCTOR_COMPILED: process.env.ETCD_DOCTOR_COMPILED } : {}),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -103,6 +103,7 @@ function findingBlocks(f: FindingJson, label: string, buttons: ButtonElement[]):
   const lines = [
     `*${label}: \`${f.cause}\`* (${f.severity})${where}`,
     escapeMrkdwn(f.summary),
+    ...(f.since ?? []).map((s) => `:hourglass_flowing_sand: *History:* ${escapeMrkdwn(s.text)}`),
     ...f.evidence.map((e) => `• ${escapeMrkdwn(e)}`),
     ...f.unknowns.map((u) => `• _not known:_ ${escapeMrkdwn(u)}`),
   ];

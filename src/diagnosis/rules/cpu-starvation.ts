@@ -3,6 +3,12 @@ import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js'
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { nodesOfMembers } from '../support/kubernetes.js';
+import {
+  LATE_HEARTBEAT_RATE,
+  PEER_SEND_FAILURE_RATE,
+  SLOW_APPLY_RATE,
+  tooManyEvents,
+} from '../support/window-rate.js';
 import { nodePressureEvidence } from './node-pressure.js';
 import { isSlow, WAL_FSYNC_P99_LIMIT_S } from './slow-disk.js';
 
@@ -101,14 +107,20 @@ function starvedMember(m: MemberEvidence, all: MemberEvidence[]): Starved[] {
     (fsyncP99 === undefined || (data.walFsync.meanSeconds ?? 0) >= UNIFORM_SLOW_RATIO * fsyncP99);
   if (uniformlySlow) return [];
   const stall = stalledAnswers(m, all);
-  if (!stall && (!fastDisk || data.peers.some((p) => p.sentFailuresInWindow > 0))) return [];
+  const w = data.windowSeconds;
+  const peersFailing = data.peers.some((p) =>
+    tooManyEvents(p.sentFailuresInWindow, w, PEER_SEND_FAILURE_RATE),
+  );
+  if (!stall && (!fastDisk || peersFailing)) return [];
   const signals = stall ? [stall] : [];
-  if (data.deltas.slowApply > 0) {
+  // Counted events are judged as rates: one in the 3 s probe, their share of a longer watch window
+  // (support/window-rate.ts; KB §1.1 F11: `apply request took too long`, heartbeat warnings).
+  if (tooManyEvents(data.deltas.slowApply, w, SLOW_APPLY_RATE)) {
     signals.push(
       `${data.deltas.slowApply} applies over 100 ms in ${data.windowSeconds} s (etcd warns above 100 ms)`,
     );
   }
-  if (data.deltas.heartbeatSendFailures > 0)
+  if (tooManyEvents(data.deltas.heartbeatSendFailures, w, LATE_HEARTBEAT_RATE))
     signals.push(`${data.deltas.heartbeatSendFailures} late heartbeats in ${data.windowSeconds} s`);
   if (data.applyBacklog > APPLY_BACKLOG_LIMIT)
     signals.push(`${data.applyBacklog} proposals committed but not applied (limit a few thousand)`);

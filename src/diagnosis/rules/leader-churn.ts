@@ -3,6 +3,7 @@ import { formatList } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule, RuleContext } from '../rule.js';
 import { answered, participating } from '../support/members.js';
+import { LEADER_CHANGE_RATE, tooManyEvents } from '../support/window-rate.js';
 
 /** MIXIN etcdHighNumberOfLeaderChanges: increase(leader_changes_seen_total[15m]) >= 4. */
 export const LEADER_CHANGES_LIMIT = 4;
@@ -17,6 +18,8 @@ export const STARTUP_ELECTIONS = 1;
 interface ChurnReading {
   name: string;
   inWindow: number;
+  /** The window's changes come at the alert's rate or faster (support/window-rate.ts): one in a few minutes. */
+  churnInWindow: boolean;
   sinceStart: number;
   uptimeS: number | undefined;
   perPeriod: number;
@@ -44,7 +47,7 @@ export const leaderChurnRule: Rule = {
     );
     const noLeader =
       evidence.members.filter(answered).length > 0 && evidence.members.filter(participating).length === 0;
-    const churning = worst !== undefined && (worst.inWindow > 0 || worst.perPeriod >= LEADER_CHANGES_LIMIT);
+    const churning = worst !== undefined && (worst.churnInWindow || worst.perPeriod >= LEADER_CHANGES_LIMIT);
     if (!churning && !noLeader) return { explain };
     const severity: Severity =
       noLeader || (worst?.perPeriod ?? 0) >= 2 * LEADER_CHANGES_LIMIT ? 'critical' : 'warning';
@@ -58,7 +61,7 @@ export const leaderChurnRule: Rule = {
         : `The leader keeps changing: ${worst?.inWindow ? `${worst.inWindow} changes during the probe window, ` : ''}${worst?.sinceStart ?? 0} since ${worst?.name ?? 'the member'} started; clients see \`etcdserver: leader changed\``,
       evidence: [
         ...readings
-          .filter((r) => r.inWindow > 0 || r.perPeriod >= LEADER_CHANGES_LIMIT)
+          .filter((r) => r.churnInWindow || r.perPeriod >= LEADER_CHANGES_LIMIT)
           .map(
             (r) =>
               `${r.name}: ${r.inWindow} leader changes in the probe window, ${r.sinceStart} since it started ${formatAge(r.uptimeS)} ago (alert etcdHighNumberOfLeaderChanges: >= 4 in 15 min)`,
@@ -93,6 +96,7 @@ function churnOf(m: MemberEvidence, ctx: RuleContext): ChurnReading[] {
     {
       name: m.target.name,
       inWindow: data.deltas.leaderChanges,
+      churnInWindow: tooManyEvents(data.deltas.leaderChanges, data.windowSeconds, LEADER_CHANGE_RATE),
       sinceStart,
       uptimeS: uptimeS && Math.round(uptimeS),
       perPeriod,

@@ -5,6 +5,7 @@ import type { Rule } from '../rule.js';
 import { assessView } from '../view.js';
 import { answered } from '../support/members.js';
 import { memberNameById } from '../support/members.js';
+import { PEER_SEND_FAILURE_RATE, tooManyEvents } from '../support/window-rate.js';
 
 /** MIXIN etcdMemberCommunicationSlow: p99 peer round trip > 0.15 s. (OpenShift docs ask < 50 ms.) */
 export const PEER_RTT_P99_LIMIT_S = 0.15;
@@ -91,7 +92,14 @@ function peerProblems(
     const to = memberNameById(evidence, peer.peerId);
     if (!up.has(to)) return [];
     const out: PeerProblem[] = [];
-    if (peer.sentFailuresInWindow > 0) {
+    // MIXIN etcdMembersDown's rate of failed sends (support/window-rate.ts), scaled to the window.
+    if (
+      tooManyEvents(
+        peer.sentFailuresInWindow,
+        m.metrics.ok ? m.metrics.data.windowSeconds : 0,
+        PEER_SEND_FAILURE_RATE,
+      )
+    ) {
       out.push({
         from: m.target.name,
         to,

@@ -7,6 +7,7 @@ import { assessView } from '../view.js';
 import { nodesOfMembers } from '../support/kubernetes.js';
 import { nodePressureEvidence, slowDiskLogEvidence } from './node-pressure.js';
 import { failureOf } from '../support/members.js';
+import { LATE_HEARTBEAT_RATE, tooManyEvents } from '../support/window-rate.js';
 
 /** WEB faq.md: "wal_fsync_duration_seconds" p99 should be below 10 ms. */
 export const WAL_FSYNC_P99_LIMIT_S = 0.01;
@@ -35,6 +36,8 @@ interface DiskReading {
   fsync: LatencySummary;
   commit: LatencySummary;
   heartbeatFailures: number;
+  /** Late heartbeats at a rate that means trouble (support/window-rate.ts), not one in a busy minute. */
+  lateHeartbeats: boolean;
   slowApplies: number;
   slow: boolean;
 }
@@ -60,6 +63,7 @@ export const slowDiskRule: Rule = {
         fsync: m.walFsync,
         commit: m.backendCommit,
         heartbeatFailures: m.deltas.heartbeatSendFailures,
+        lateHeartbeats: tooManyEvents(m.deltas.heartbeatSendFailures, m.windowSeconds, LATE_HEARTBEAT_RATE),
         slowApplies: m.deltas.slowApply,
         slow:
           isSlow(m.walFsync, WAL_FSYNC_P99_LIMIT_S) || isSlow(m.backendCommit, BACKEND_COMMIT_P99_LIMIT_S),
@@ -116,7 +120,7 @@ function severityOf(slow: DiskReading[]): Severity {
       (r.fsync.p99Seconds ?? 0) > WAL_FSYNC_CRITICAL_S ||
       (r.fsync.meanSeconds ?? 0) > WAL_FSYNC_MEAN_CRITICAL_S ||
       (r.commit.p99Seconds ?? 0) > BACKEND_COMMIT_CRITICAL_S ||
-      r.heartbeatFailures > 0,
+      r.lateHeartbeats,
   );
   return critical ? 'critical' : 'warning';
 }

@@ -1,5 +1,4 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
 import { ETCD_CAUSES } from '../../diagnosis/finding.js';
@@ -133,6 +132,9 @@ async function patchOperator(
   ctx.safePoint(`patching ${plural}/cluster`);
   const problem = await recheck();
   if (problem) return refused(problem);
+  // Loaded here, not with the worker: a static import put the whole Kubernetes client (~60 MiB
+  // RSS) into every worker's start-up, clusters with Kubernetes or not. `kube` has loaded it already.
+  const { PatchStrategy, setHeaderOptions } = await import('@kubernetes/client-node');
   await kube.custom.patchClusterCustomObject(
     {
       group: 'operator.openshift.io',

@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { memberColors } from '../../../src/charts/member-colors.js';
 import { createWatchState } from '../../../src/state/watch-state.js';
-import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { type FakeFile, type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
+import { decodePng, topOf } from '../../support/png-pixels.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
 import { messageText } from '../../support/slack-driver.js';
 import { channelThreads } from '../../support/slack-http.js';
@@ -20,6 +22,12 @@ import { startWorkerProcess, type WorkerProcess } from '../../support/worker-pro
 
 const CHANNEL = 'C0WATCH';
 const INTERVAL_S = 5;
+/**
+ * etcd's own alert, etcdHighFsyncDurations, waits `for: 10m` with p99 over 0.5 s before it fires
+ * (KB §1.1 F1 and the MIXIN rule table, /work/shared/reference/etcd-diagnosis-kb.md): the watch's
+ * post must come before that could have happened.
+ */
+const ETCD_HIGH_FSYNC_FOR_MS = 10 * 60_000;
 const prefix = testPrefix('incident');
 let lab: EtcdLab;
 let fake: FakeSlack;
@@ -63,6 +71,32 @@ async function waitFor(pred: () => boolean, timeoutMs: number): Promise<void> {
       .map((m) => `${m.thread_ts ? '  ' : ''}${messageText(m).slice(0, 400)}`);
     throw new Error(`${String(err)}\nlast check: ${JSON.stringify(last)}\n${all.join('\n')}`);
   }
+}
+
+/** The PNG charts uploaded into `root`'s thread, oldest first. */
+function chartsIn(root: FakeMessage | undefined): FakeFile[] {
+  return fake.files().filter((f) => root && f.thread_ts === root.ts && f.filename.endsWith('.png'));
+}
+
+/**
+ * A real PNG of the fsync p99 per member over the last hour of the watch's minute history (the
+ * watch has checked before the incident opens), with a title and alt text naming the slow one,
+ * its line the highest.
+ */
+function expectSlowMemberStandsOut(chart: FakeFile | undefined, victim: string): void {
+  if (!chart) throw new Error('no chart in the incident thread');
+  expect(chart.title).toMatch(new RegExp(`wal fsync p99 per member \\(${victim} above 10 ms\\)`));
+  expect(chart.alt_txt).toMatch(
+    new RegExp(
+      `^Line chart of wal fsync p99 per member of local over the last hour, \\d\\d:\\d\\d-\\d\\d:\\d\\d UTC: ${victim} peak [\\d.]+ ms`,
+    ),
+  );
+  const img = decodePng(chart.bytes);
+  expect(img.width).toBeGreaterThan(400);
+  const names = lab.members.map((m) => m.name);
+  const colors = memberColors(names, [victim]);
+  const top = (member: string) => topOf(img, colors[member] ?? '') ?? Number.POSITIVE_INFINITY;
+  for (const other of names.filter((n) => n !== victim)) expect(top(victim)).toBeLessThan(top(other));
 }
 
 beforeAll(async () => {
@@ -109,7 +143,11 @@ describe('incidents from the watch', () => {
     try {
       // Two checks in a row see it: within two intervals, plus the window (one interval), plus a check.
       await waitFor(() => roots().length > 0, 4 * INTERVAL_S * 1000 + 10_000);
-      expect(Date.now() - faultAt).toBeLessThan(3 * INTERVAL_S * 1000 + 8000);
+      const postedAfterMs = Date.now() - faultAt;
+      expect(postedAfterMs).toBeLessThan(3 * INTERVAL_S * 1000 + 8000);
+      expect(postedAfterMs).toBeLessThan(ETCD_HIGH_FSYNC_FOR_MS);
+      // The chart follows the diagnosis into the thread while the fault is still on.
+      await waitFor(() => chartsIn(roots()[0]).length > 0, 20_000);
     } finally {
       await slow.stop();
     }
@@ -124,11 +162,15 @@ describe('incidents from the watch', () => {
     );
     await waitFor(() => replies(root).length > 0, 10_000);
     expect(messageText(replies(root)[0] ?? root)).toContain(victim);
+    expectSlowMemberStandsOut(chartsIn(root)[0], victim);
 
     // Fixed: three healthy checks resolve the same root; no second thread.
     await waitFor(() => /RESOLVED: slow-disk/.test(messageText(roots()[0] ?? root)), 8 * INTERVAL_S * 1000);
     expect(roots()).toHaveLength(1);
     expect(messageText(roots()[0] ?? root)).toMatch(/Resolved at \d\d:\d\d UTC after \d+ (s|min)/);
+    // The resolve posts the same metric again, in the same thread: a second chart there.
+    await waitFor(() => chartsIn(root).length >= 2, 20_000);
+    expect(chartsIn(root)[1]?.title).toMatch(/wal fsync p99 per member/);
 
     // A killed member: open at the first check that sees it.
     const down = lab.members.map((m) => m.name).find((n) => n !== victim && n !== leader) ?? 'etcd-3';

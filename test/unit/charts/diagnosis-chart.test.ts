@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { createChartRenderer } from '../../../src/charts/chart-renderer.js';
-import { diagnosisChart, windowChart } from '../../../src/charts/diagnosis-chart.js';
+import {
+  diagnosisChart,
+  historyChart,
+  memberChart,
+  windowChart,
+} from '../../../src/charts/diagnosis-chart.js';
+import type { MinuteMember, MinuteSample } from '../../../src/history/minute-sample.js';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
@@ -136,5 +142,52 @@ describe('the chart of a diagnosis', () => {
     expect(top('etcd-2')).toBeLessThan(top('etcd-1') - 200);
     expect(top('etcd-2')).toBeLessThan(top('etcd-3') - 200);
     expect(image.title).toBe('test: wal fsync p99 per member (etcd-2 above 10 ms)');
+  });
+});
+
+describe('the chart over the last hour of minute history', () => {
+  const now = Date.parse('2026-11-29T03:00:05Z');
+  /** A watch check at `t`: etcd-2's column `col` reads `slow`, the others `fine`. */
+  const check = (t: number, col: number, fine: number, slow: number): MinuteSample => ({
+    v: 1,
+    t,
+    s: 'healthy',
+    m: ['etcd-1', 'etcd-2', 'etcd-3'].map((name): MinuteMember => {
+      const row: MinuteMember = [name, 1, 1, 1, 0, 1, 1, 1, 0, []];
+      (row as unknown as unknown[])[col] = name === 'etcd-2' ? slow : fine;
+      return row;
+    }),
+    f: [],
+  });
+
+  it('draws lines over the hour, older checks left out, the diagnosis reading appended', () => {
+    const evidence = clusterEvidence({
+      'etcd-2': { metrics: ok(metricsData({ walFsync: latency(180, 120) })) },
+    });
+    const samples = [now - 2 * 3600_000, now - 40 * 60_000, now - 20 * 60_000].map((t) => check(t, 1, 2, 3));
+    const chart = memberChart('slow-disk', ['etcd-2'], evidence, samples, now);
+    expect(chart.xDomain).toEqual([now - 3600_000, now]);
+    expect(chart.period).toBe('over the last hour, 02:00-03:00 UTC');
+    const etcd2 = chart.series.find((s) => s.name === 'etcd-2')?.points.map((p) => p.value);
+    expect(etcd2).toEqual([3, 3, 180]);
+  });
+
+  it('counts leader changes over the 15 min up to each check, as the rule does', () => {
+    const evidence = clusterEvidence({});
+    const samples = Array.from({ length: 6 }, (_, i) => check(now - (50 - i * 5) * 60_000, 4, 0, 1));
+    const chart = historyChart('leader-churn', [], evidence, samples, now);
+    expect(chart?.metric).toBe('leader changes in 15 min');
+    expect(chart?.series.find((s) => s.name === 'etcd-2')?.points.map((p) => p.value)).toEqual([
+      1, 2, 3, 3, 3, 3,
+    ]);
+  });
+
+  it('falls back to the probe window with fewer than two checks of the metric in the hour', () => {
+    const evidence = clusterEvidence({
+      'etcd-2': { metrics: ok(metricsData({ walFsync: latency(180, 120) })) },
+    });
+    const chart = memberChart('peer-network', [], evidence, [check(now - 60_000, 3, 1, 2)], now);
+    expect(chart.xDomain).toBeUndefined();
+    expect(chart.period).toMatch(/since each member started/);
   });
 });

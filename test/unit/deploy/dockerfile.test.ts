@@ -43,10 +43,10 @@ describe('deploy/Dockerfile', () => {
     expect(new Set(stages.map((s) => s.image)).size).toBe(1);
   });
 
-  it('compiles with npm ci and tsc in the build stage, as `npm run build` does', () => {
+  it('builds with npm ci and `npm run build` (tsc, then the CLI bundle) in the build stage', () => {
     const run = instructionsOf(stage('build'), 'RUN');
-    expect(run).toEqual(['npm ci --no-audit --no-fund', 'npx tsc -p tsconfig.build.json']);
-    expect(PACKAGE.scripts.build).toBe('tsc -p tsconfig.build.json');
+    expect(run).toEqual(['npm ci --no-audit --no-fund', 'npm run build']);
+    expect(PACKAGE.scripts.build).toBe('tsc -p tsconfig.build.json && node scripts/build-cli.mjs');
   });
 
   it('the runtime stage installs production dependencies only and copies dist/ from the build', () => {
@@ -96,11 +96,17 @@ const IMPORT =
 describe('the build stage, run for real', () => {
   let app: string;
   let tsc: ReturnType<typeof spawnSync>;
+  let bundle: ReturnType<typeof spawnSync>;
 
   beforeAll(() => {
     // The runtime stage's layout: /app/{package.json, node_modules, bin, dist}, and no sources.
     app = mkdtempSync(join(tmpdir(), 'etcd-doctor-image-'));
     tsc = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist')], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    bundle = spawnSync('node', ['scripts/build-cli.mjs', '--outdir', join(app, 'dist/cli')], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
       timeout: 60_000,
@@ -123,9 +129,13 @@ describe('the build stage, run for real', () => {
     });
   }
 
-  it('tsc -p tsconfig.build.json compiles without errors', () => {
+  it('tsc -p tsconfig.build.json compiles and scripts/build-cli.mjs bundles without errors', () => {
     expect({ status: tsc.status, output: `${tsc.stdout}${tsc.stderr}` }).toEqual({ status: 0, output: '' });
-    expect(readdirSync(join(app, 'dist')).sort()).toEqual(['commands', 'src']);
+    expect({ status: bundle.status, output: `${bundle.stdout}${bundle.stderr}` }).toEqual({
+      status: 0,
+      output: '',
+    });
+    expect(readdirSync(join(app, 'dist')).sort()).toEqual(['cli', 'commands', 'src']);
   });
 
   it('the compiled CLI starts: --help exits 0 and lists the roles', () => {
@@ -134,8 +144,10 @@ describe('the build stage, run for real', () => {
     expect(help.stdout).toContain('Usage: etcd-doctor');
     for (const command of ['health', 'diagnose', 'bot', 'worker', 'serve'])
       expect(help.stdout).toContain(command);
-    const direct = spawnSync('node', ['dist/src/main.js', '--help'], { cwd: app, encoding: 'utf8' });
-    expect(direct.status).toBe(0);
+    for (const entry of ['dist/cli/main.js', 'dist/src/main.js']) {
+      const direct = spawnSync('node', [entry, '--help'], { cwd: app, encoding: 'utf8' });
+      expect({ entry, status: direct.status }).toEqual({ entry, status: 0 });
+    }
   });
 
   it('the compiled CLI loads config: a missing clusters file is a config error (exit 2)', () => {

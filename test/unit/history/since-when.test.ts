@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { MinuteSample } from '../../../src/history/minute-sample.js';
-import { sinceWhen } from '../../../src/history/since-when.js';
+import { findSinceWhen, STALE_HISTORY_MS, sinceWhen } from '../../../src/history/since-when.js';
 
 const MIN = 60_000;
 
@@ -51,5 +51,77 @@ describe('since when', () => {
     expect(sinceWhen([check(t - MIN, 1), down], 'member-down', 'etcd-3', t + 5 * MIN)).toBe(
       'member-down on etcd-3 since 02:00 (5 min)',
     );
+  });
+});
+
+/** A check where etcd-2's column `col` reads `value` and `finding` (if any) names etcd-2, or no member. */
+function reading(t: number, col: number, value: number, finding?: [string, string[]]): MinuteSample {
+  const base = check(t, 1);
+  return {
+    ...base,
+    m: base.m.map((m) => {
+      if (m[0] !== 'etcd-2') return m;
+      const row = [...m] as typeof m;
+      (row as unknown as Array<unknown>)[col] = value;
+      return row;
+    }),
+    f: finding ? [[finding[0], 'warning', finding[1]]] : [],
+  };
+}
+
+describe('since when for every cause the minute history measures', () => {
+  const t0 = Date.parse('2024-05-02T01:00:00Z');
+  const series = (col: number, fine: number, bad: number, cause: string, members = ['etcd-2']) => [
+    ...Array.from({ length: 30 }, (_, i) => reading(t0 + i * MIN, col, fine + (i % 2))),
+    ...Array.from({ length: 10 }, (_, i) => reading(t0 + (30 + i) * MIN, col, bad, [cause, members])),
+  ];
+  const now = t0 + 40 * MIN;
+
+  it('peer round trips, with the peer-network rule limit', () => {
+    expect(findSinceWhen(series(3, 1, 400, 'peer-network'), 'peer-network', 'etcd-2', now)?.text).toBe(
+      'etcd-2 peer round trip p99 above 150 ms since 01:30 (10 min; 01:00-01:29 it was 1-2 ms)',
+    );
+  });
+
+  it('clock offsets, signed, with the clock-skew limit', () => {
+    const samples = series(8, -3, 2500, 'clock-skew');
+    expect(findSinceWhen(samples, 'clock-skew', 'etcd-2', now)?.text).toBe(
+      'etcd-2 clock offset beyond ±1 s since 01:30 (10 min; 01:00-01:29 it was -3 to -2 ms)',
+    );
+  });
+
+  it('reads for cpu-starvation, and the cause in words when the read is under the limit', () => {
+    expect(findSinceWhen(series(7, 2, 900, 'cpu-starvation'), 'cpu-starvation', 'etcd-2', now)?.text).toBe(
+      'etcd-2 linearizable read above 500 ms since 01:30 (10 min; 01:00-01:29 it was 2-3 ms)',
+    );
+    expect(findSinceWhen(series(7, 2, 40, 'cpu-starvation'), 'cpu-starvation', 'etcd-2', now)?.text).toBe(
+      'CPU starvation on etcd-2 since 01:30 (10 min; 01:00-01:29 its linearizable read was 2-3 ms)',
+    );
+  });
+
+  it('the database size for db-quota (the quota is not in the history)', () => {
+    const found = findSinceWhen(series(5, 1.2e9, 1.9e9, 'db-quota'), 'db-quota', 'etcd-2', now);
+    expect(found?.text).toBe(
+      'a database near or at its quota on etcd-2 since 01:30 (10 min; 01:00-01:29 its db size was 1.2 GB-1.2 GB)',
+    );
+    expect(found?.before).toMatchObject({ unit: 'bytes', min: 1.2e9 });
+  });
+
+  it('leader changes counted over the run, for a finding that names no member', () => {
+    const samples = series(4, 0, 2, 'leader-churn', []);
+    const found = findSinceWhen(samples, 'leader-churn', undefined, now);
+    expect(found?.text).toBe(
+      'the leader changed 20 times since 01:30 (10 min; 01:00-01:29 0-1 leader changes a check)',
+    );
+    expect(found).toMatchObject({ member: null, startedAt: '2024-05-02T01:30:00.000Z', minutes: 10 });
+  });
+
+  it('backend commits when only they are slow, and nothing from a stale history', () => {
+    const samples = series(2, 3, 80, 'slow-disk');
+    expect(sinceWhen(samples, 'slow-disk', 'etcd-2', now)).toBe(
+      'etcd-2 backend commit p99 above 25 ms since 01:30 (10 min; 01:00-01:29 it was 3-4 ms)',
+    );
+    expect(sinceWhen(samples, 'slow-disk', 'etcd-2', now + STALE_HISTORY_MS + MIN)).toBeUndefined();
+    expect(sinceWhen([], 'slow-disk', 'etcd-2', now)).toBeUndefined();
   });
 });

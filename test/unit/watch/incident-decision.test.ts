@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DiagnosisReport, FindingJson } from '../../../src/contracts/report-json.js';
 import type { Cause, Severity } from '../../../src/diagnosis/finding.js';
-import { decideIncident, nextStreak, type Streak } from '../../../src/watch/incident-decision.js';
+import {
+  actionableFindings,
+  decideIncident,
+  nextStreak,
+  type Streak,
+} from '../../../src/watch/incident-decision.js';
 import { watchedClusters } from '../../../src/watch/watched-clusters.js';
 import { configFileSchema } from '../../../src/config/schema.js';
 
@@ -37,9 +42,11 @@ function report(findings: FindingJson[], status?: DiagnosisReport['status']): Di
 function run(checks: DiagnosisReport[]): string[] {
   let streak: Streak = { bad: 0, good: 0 };
   let open: { cause: string; severity: 'critical' | 'warning'; members: string[] } | undefined;
+  let previousRoot: string | undefined;
   return checks.map((r) => {
     streak = nextStreak(r, streak);
-    const action = decideIncident(r, streak, open);
+    const action = decideIncident(r, streak, open, previousRoot);
+    previousRoot = actionableFindings(r)[0]?.cause;
     if (action.kind === 'open' || action.kind === 'update') open = action.subject;
     if (action.kind === 'resolve') open = undefined;
     return action.kind === 'none'
@@ -114,9 +121,19 @@ describe('when the watch opens, updates and resolves an incident', () => {
     ]);
   });
 
-  it('updates when the root cause changes', () => {
+  it('updates when two checks in a row name another root cause, at once for a member down', () => {
     const churn = report([finding('leader-churn', 'warning'), finding('slow-disk', 'warning')]);
-    expect(run([slow, slow, churn])).toEqual(['-', 'open:slow-disk', 'update:leader-churn']);
+    expect(run([slow, slow, churn, churn, churn])).toEqual([
+      '-',
+      'open:slow-disk',
+      '-',
+      'update:leader-churn',
+      '-',
+    ]);
+    // One check naming another cause, then the first again: the thread is left alone.
+    expect(run([slow, slow, churn, slow, slow])).toEqual(['-', 'open:slow-disk', '-', '-', '-']);
+    const down = report([finding('member-down', 'critical'), finding('slow-disk', 'warning')]);
+    expect(run([slow, slow, down])).toEqual(['-', 'open:slow-disk', 'update:member-down']);
   });
 });
 

@@ -1,0 +1,138 @@
+import { histogramQuantile } from '../probes/histogram.js';
+import { COL, type MinuteSample, toHistogram } from './minute-sample.js';
+
+/**
+ * A cluster's day from the watch's minute history: what the digest reports instead of one 3-second
+ * window. p99s come from the day's histogram (every check's window buckets added up), as
+ * `histogram_quantile(0.99, sum(increase(..._bucket[1d])))` would give, not from a sample.
+ */
+export interface DayTrends {
+  /** Checks the day held (the roll-ups' `n` added up). */
+  checks: number;
+  /** First and last check's period (epoch ms). */
+  fromMs: number;
+  toMs: number;
+  /** The worst member's day p99, in ms; null when no member had observations in its buckets. */
+  fsyncP99Ms: number | null;
+  commitP99Ms: number | null;
+  peerRttP99Ms: number | null;
+  /** Leader elections seen during the day, summed over members (each check's window). */
+  leaderChanges: number | null;
+  /** The largest DB of the latest check, with its in-use size. */
+  db: { sizeBytes: number; inUseBytes: number | null } | null;
+}
+
+/** Per member: bucket upper bound (ms; -1 for +Inf) -> count, added up over the day. */
+type DayBuckets = Map<string, Map<number, number>>;
+
+/** The member with the highest p99 of its own day buckets: a slow member is not averaged away. */
+function worstP99Ms(perMember: DayBuckets): number | null {
+  let worst: number | null = null;
+  for (const counts of perMember.values()) {
+    const pairs = [...counts].map(([le, c]): [number | null, number] => [le < 0 ? null : le, c]);
+    if (!pairs.length) continue;
+    const p99 = histogramQuantile(0.99, toHistogram(pairs));
+    if (p99 !== undefined && (worst === null || p99 * 1000 > worst)) worst = Math.round(p99 * 100_000) / 100;
+  }
+  return worst;
+}
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** Adds [le, count] pairs as stored; anything not shaped like one is skipped. */
+function addBuckets(into: DayBuckets, name: string, pairs: unknown): void {
+  if (!Array.isArray(pairs) || pairs.length === 0) return;
+  let counts = into.get(name);
+  if (!counts) {
+    counts = new Map();
+    into.set(name, counts);
+  }
+  for (const pair of pairs) {
+    if (!Array.isArray(pair)) continue;
+    const [le, c] = pair as unknown[];
+    if (!isNum(c) || (le !== null && !isNum(le))) continue;
+    const key = le === null ? -1 : le;
+    counts.set(key, (counts.get(key) ?? 0) + c);
+  }
+}
+
+/**
+ * Folds the day's roll-ups one at a time, keeping only the sums: a digest reads 288 roll-ups per
+ * watched cluster, and a thousand clusters' worth of parsed samples would not fit a small pod.
+ */
+export function createDayAccumulator() {
+  const fsync: DayBuckets = new Map();
+  const commit: DayBuckets = new Map();
+  const rtt: DayBuckets = new Map();
+  let leaders: number | null = null;
+  let checks = 0;
+  let fromMs = Number.POSITIVE_INFINITY;
+  let toMs = Number.NEGATIVE_INFINITY;
+  let latest: { t: number; m: readonly unknown[] } | undefined;
+  return {
+    /** One sample or roll-up, as stored (validated loosely: a malformed column is skipped). */
+    add(sample: Pick<MinuteSample, 't' | 'n'> & { m: readonly unknown[] }): void {
+      if (!isNum(sample.t) || !Array.isArray(sample.m)) return;
+      checks += isNum(sample.n) ? sample.n : 1;
+      fromMs = Math.min(fromMs, sample.t);
+      if (sample.t >= toMs) latest = sample;
+      toMs = Math.max(toMs, sample.t);
+      for (const m of sample.m) {
+        if (!Array.isArray(m) || typeof m[COL.name] !== 'string') continue;
+        const name = m[COL.name] as string;
+        addBuckets(fsync, name, m[COL.fsyncBuckets]);
+        addBuckets(commit, name, m[COL.commitBuckets]);
+        addBuckets(rtt, name, m[COL.peerRttBuckets]);
+        const changes = m[COL.leaderChanges];
+        if (isNum(changes)) leaders = (leaders ?? 0) + changes;
+      }
+    },
+    result(): DayTrends | undefined {
+      if (!latest) return undefined;
+      return {
+        checks,
+        fromMs,
+        toMs,
+        fsyncP99Ms: worstP99Ms(fsync),
+        commitP99Ms: worstP99Ms(commit),
+        peerRttP99Ms: worstP99Ms(rtt),
+        // Summed over members: each member counts the elections it saw (the digest's own counting).
+        leaderChanges: leaders,
+        db: largestDbOf(latest.m),
+      };
+    },
+  };
+}
+
+/** The day from 5-minute roll-ups (or full-resolution samples, n = 1 each); undefined without any. */
+export function dayTrends(samples: readonly MinuteSample[]): DayTrends | undefined {
+  const day = createDayAccumulator();
+  for (const s of samples) day.add(s);
+  return day.result();
+}
+
+/** The day from roll-ups as Redis returns them (JSON text), parsed one at a time; bad entries skipped. */
+export function dayTrendsOfText(raw: readonly string[]): DayTrends | undefined {
+  const day = createDayAccumulator();
+  for (const text of raw) {
+    try {
+      const sample: unknown = JSON.parse(text);
+      if (typeof sample === 'object' && sample !== null) day.add(sample as MinuteSample);
+    } catch {
+      // A corrupt entry costs its five minutes, not the day.
+    }
+  }
+  return day.result();
+}
+
+function largestDbOf(members: readonly unknown[]): DayTrends['db'] {
+  let best: DayTrends['db'] = null;
+  for (const m of members) {
+    if (!Array.isArray(m)) continue;
+    const size = m[COL.dbSizeBytes];
+    const inUse = m[COL.dbInUseBytes];
+    if (isNum(size) && (best === null || size > best.sizeBytes))
+      best = { sizeBytes: size, inUseBytes: isNum(inUse) ? inUse : null };
+  }
+  return best;
+}

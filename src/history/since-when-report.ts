@@ -1,0 +1,87 @@
+import type { DiagnosisReport, FindingJson, SinceWhenJson } from '../contracts/report-json.js';
+import type { Doctor } from '../doctor.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { MinuteHistory } from '../state/minute-history.js';
+import { withDeadline } from '../timing.js';
+import type { MinuteSample } from './minute-sample.js';
+import { findSinceWhen, sinceMetric } from './since-when.js';
+
+/** How far back "since when" looks: the full-resolution day (the incidents' lookback too). */
+export const SINCE_WHEN_LOOKBACK_MS = 24 * 3600_000;
+/** The history read is given up after this long: the diagnosis is the answer, not its date. */
+export const SINCE_WHEN_READ_MS = 1500;
+/** A finding naming many members (every disk slow) dates the first few; the rest say the same. */
+const MAX_MEMBERS = 3;
+
+/** The causes whose finding is dated from the history (those with a metric in it). */
+function dated(f: FindingJson): boolean {
+  return sinceMetric(f.cause, undefined) !== undefined;
+}
+
+/**
+ * The report with `since` on every finding that has a metric in the minute history and whose
+ * current run of checks the history shows; unchanged when nothing could be dated.
+ */
+export function addSinceWhen(
+  report: DiagnosisReport,
+  samples: readonly MinuteSample[],
+  now: number,
+): DiagnosisReport {
+  if (samples.length === 0 || !report.findings.some(dated)) return report;
+  const findings = report.findings.map((f) => {
+    if (!dated(f)) return f;
+    const who = f.members.length ? f.members.slice(0, MAX_MEMBERS) : [undefined];
+    const since = who.flatMap((m): SinceWhenJson[] => {
+      const found = findSinceWhen(samples, f.cause, m, now);
+      return found ? [found] : [];
+    });
+    return since.length ? { ...f, since } : f;
+  });
+  return { ...report, findings };
+}
+
+/** Reads a cluster's minute history since `sinceMs`, oldest first. */
+export type HistoryReader = Pick<MinuteHistory, 'series'>;
+
+/**
+ * The cluster's history from `now - lookback`, or none when it fails or takes longer than
+ * SINCE_WHEN_READ_MS (Redis down must not hold up an answer: no history, no since-when).
+ */
+export async function readHistory(
+  history: HistoryReader,
+  cluster: string,
+  now: number,
+  logger?: Logger,
+  lookbackMs = SINCE_WHEN_LOOKBACK_MS,
+): Promise<MinuteSample[]> {
+  return withDeadline(
+    history.series(cluster, now - lookbackMs).catch((err: unknown) => {
+      logger?.warn({ cluster, err: describeError(err) }, 'could not read the minute history');
+      return [];
+    }),
+    SINCE_WHEN_READ_MS,
+    () => [] as MinuteSample[],
+  );
+}
+
+/**
+ * The same Doctor, but a diagnosis also says since when each finding with a metric has lasted,
+ * from the watch's minute history (src/state/minute-history.ts). Health checks are left alone.
+ */
+export function withSinceWhen(
+  doctor: Doctor,
+  history: HistoryReader,
+  logger: Logger,
+  now: () => number,
+): Doctor {
+  return {
+    ...doctor,
+    async run(name, depth, opts = {}) {
+      const report = await doctor.run(name, depth, opts);
+      if (depth !== 'diagnose' || !report.findings.some(dated)) return report;
+      const at = now();
+      return addSinceWhen(report, await readHistory(history, name, at, logger), at);
+    },
+  };
+}

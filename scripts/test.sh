@@ -38,5 +38,22 @@ fi
 # remediation, Kubernetes discovery), so Jest exits by itself. Should a suite leak one, Jest's
 # workers are still stopped at the end of a multi-file run, and it names the leak
 # ("A worker process has failed to exit gracefully") instead of hiding it.
-NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results" "$@" || failed=1
+# A whole run (no arguments) starts the suites that mostly wait on watch intervals (minutes of
+# checks at 5 s and 60 s, little CPU) in a second Jest process beside the rest, one at a time, so
+# they do not hold the two main workers; the results are merged into one file for .ci/run.
+WAITING='test/integration/watch/(quiet|restarts|incident)\.etcd\.test\.ts|test/integration/history/since-when\.etcd\.test\.ts'
+if [ $# -eq 0 ]; then
+  waiting_log=.etcd-doctor/jest-waiting.log
+  NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results.waiting" --maxWorkers=1 \
+    --testPathPatterns "$WAITING" >"$waiting_log" 2>&1 &
+  waiting_pid=$!
+  NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results.main" \
+    --testPathIgnorePatterns '/node_modules/' '<rootDir>/test/soak/' "$WAITING" || failed=1
+  wait "$waiting_pid" || failed=1
+  echo "--- the suites that wait on watch intervals (a second Jest process):" >&2
+  cat "$waiting_log" >&2
+  node scripts/merge-jest-results.mjs "$results" "$results.main" "$results.waiting" || failed=1
+else
+  NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results" "$@" || failed=1
+fi
 exit $failed

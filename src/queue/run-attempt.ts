@@ -84,7 +84,7 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
             () => undefined,
           ),
       });
-      run = watchRun(work, logger);
+      run = watchRun(work, attempt.signal, logger);
       const limitMs =
         data.kind === 'remediate'
           ? (opts.remediationTimeoutMs ?? DEFAULT_REMEDIATION_TIMEOUT_MS)
@@ -153,16 +153,19 @@ interface RunWatch {
 
 /**
  * A run its attempt gave up on (timed out, let go at shutdown) is told by the attempt's signal and
- * stops its probes (a run that ignores the signal goes on until they end); the log says when and how, so an operator (or a test) knows it is over. Watch `work` before racing it: for a run
- * that ends normally, this sees the end before the attempt does.
+ * stops its probes (a run that ignores the signal goes on until they end). The log says when and
+ * how, so an operator (or a test) knows it is over. Watch `work` before racing it: for a run that
+ * ends normally, this sees the end before the attempt does.
  */
-function watchRun(work: Promise<unknown>, logger: Logger): RunWatch {
+function watchRun(work: Promise<unknown>, signal: AbortSignal, logger: Logger): RunWatch {
   let runOver = false;
   let abandoned = false;
-  // `ended`: the run came to its end anyway; `stopped`: it gave up when its attempt's signal aborted.
+  // `ended`: the run came to its end anyway; `stopped`: it gave up when its attempt's signal aborted
+  // (which can be before the attempt itself is over: a let-go run stops at once).
   const ended = (how: 'ended' | 'stopped') => {
     runOver = true;
-    if (abandoned) logger.info({ how }, 'an abandoned run has ended');
+    if (abandoned || (how === 'stopped' && signal.aborted))
+      logger.info({ how }, 'an abandoned run has ended');
   };
   work.then(
     () => ended('ended'),

@@ -232,6 +232,10 @@ describe('job worker', () => {
         fields: { jobId, how: 'stopped' },
         timeoutMs: 10_000,
       });
+      // The root message turns to the verdict just after the answer is posted.
+      await chat
+        .waitFor((c) => roots(c)[0]?.text.startsWith('[FAILED]') === true, 10_000)
+        .catch(() => undefined);
       const root = roots(chat)[0] as MemoryMessage;
       expect(repliesTo(chat, root).map((m) => m.text)).toEqual([
         'Could not finish the diagnosis of local: it did not finish within 1 s',

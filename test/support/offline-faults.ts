@@ -43,6 +43,20 @@ export async function waitForLog(
   throw new Error(`${member} did not log "${texts.join('" or "')}" within ${timeoutMs} ms`);
 }
 
+/** The line a member logs when it raises or meets the NOSPACE alarm (as the log rules read it). */
+const NOSPACE_LINE =
+  /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE/;
+
+/** Waits until some member's log matches `line` (bounded like waitForLog). */
+async function waitForAnyLog(lab: EtcdLab, line: RegExp, timeoutMs = LOG_WAIT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let i = 0; Date.now() < deadline && i < timeoutMs / POLL_MS; i++) {
+    if (lab.members.some((m) => line.test(lab.logs(m.name)))) return;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  throw new Error(`no member logged ${line} within ${timeoutMs} ms`);
+}
+
 const plain = async () => ({ options: {}, dispose: async () => undefined });
 
 /**
@@ -102,7 +116,11 @@ export const LAB_FAULTS: LabFault[] = [
     async run(lab, doctor) {
       const filled = await lab.fill({ valueBytes: 100 * 1024, maxPuts: 400 });
       if (!filled.nospace) throw new Error('the lab did not reach NOSPACE');
-      return doctor.run('lab', 'diagnose');
+      const live = await doctor.run('lab', 'diagnose');
+      // The lab reads the members' stderr as it comes: under load the alarm's line can still be on
+      // its way when the put is refused (CI once wrote the logs without it).
+      await waitForAnyLog(lab, NOSPACE_LINE);
+      return live;
     },
   },
   {

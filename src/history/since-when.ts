@@ -25,63 +25,44 @@ export interface SinceMetric {
   words: string;
 }
 
-const ms = (limit: number) => formatMs(limit);
+/** A metric in milliseconds with its rule's limit; the head says `above 10 ms` (or `beyond ±1 s`). */
+function limitInMs(
+  col: SinceMetric['col'],
+  label: string,
+  limitMs: number,
+  words: string,
+  how: 'above ' | 'beyond ±' = 'above ',
+): SinceMetric {
+  return { col, label, unit: 'ms', limit: limitMs, beyond: `${how}${formatMs(limitMs)}`, words };
+}
 
 // etcd FAQ: wal fsync p99 below 10 ms (rules/slow-disk.ts).
-const WAL_FSYNC: SinceMetric = {
-  col: COL.fsyncP99Ms,
-  label: 'wal fsync p99',
-  unit: 'ms',
-  limit: WAL_FSYNC_P99_LIMIT_S * 1000,
-  beyond: `above ${ms(WAL_FSYNC_P99_LIMIT_S * 1000)}`,
-  words: 'slow disk',
-};
+const WAL_FSYNC = limitInMs(COL.fsyncP99Ms, 'wal fsync p99', WAL_FSYNC_P99_LIMIT_S * 1000, 'slow disk');
 // etcd FAQ: backend commit p99 below 25 ms (rules/slow-disk.ts).
-const BACKEND_COMMIT: SinceMetric = {
-  col: COL.commitP99Ms,
-  label: 'backend commit p99',
-  unit: 'ms',
-  limit: BACKEND_COMMIT_P99_LIMIT_S * 1000,
-  beyond: `above ${ms(BACKEND_COMMIT_P99_LIMIT_S * 1000)}`,
-  words: 'slow disk',
-};
+const BACKEND_COMMIT = limitInMs(
+  COL.commitP99Ms,
+  'backend commit p99',
+  BACKEND_COMMIT_P99_LIMIT_S * 1000,
+  'slow disk',
+);
 
 /** Per cause; slow-disk is its fsync unless only commits were slow (as the rule reads it). */
 const METRICS: Record<string, SinceMetric | ((row: MinuteMember | undefined) => SinceMetric)> = {
   'slow-disk': (row) => {
-    const over = (col: number, limit: number) => ((row?.[col] as number | null) ?? 0) > limit;
-    const commitsOnly =
-      over(COL.commitP99Ms, BACKEND_COMMIT_P99_LIMIT_S * 1000) &&
-      !over(COL.fsyncP99Ms, WAL_FSYNC_P99_LIMIT_S * 1000);
-    return commitsOnly ? BACKEND_COMMIT : WAL_FSYNC;
+    const over = (m: SinceMetric) => ((row?.[m.col] as number | null) ?? 0) > (m.limit ?? 0);
+    return over(BACKEND_COMMIT) && !over(WAL_FSYNC) ? BACKEND_COMMIT : WAL_FSYNC;
   },
   // MIXIN etcdMemberCommunicationSlow: peer round trip p99 above 150 ms (rules/peer-network.ts).
-  'peer-network': {
-    col: COL.peerRttP99Ms,
-    label: 'peer round trip p99',
-    unit: 'ms',
-    limit: PEER_RTT_P99_LIMIT_S * 1000,
-    beyond: `above ${ms(PEER_RTT_P99_LIMIT_S * 1000)}`,
-    words: 'slow or failing peer links',
-  },
+  'peer-network': limitInMs(
+    COL.peerRttP99Ms,
+    'peer round trip p99',
+    PEER_RTT_P99_LIMIT_S * 1000,
+    'slow or failing peer links',
+  ),
   // etcd warns above 1 s of clock difference (rules/clock-skew.ts); the history keeps the offset against ours.
-  'clock-skew': {
-    col: COL.clockOffsetMs,
-    label: 'clock offset',
-    unit: 'ms',
-    limit: CLOCK_DRIFT_LIMIT_MS,
-    beyond: `beyond ±${ms(CLOCK_DRIFT_LIMIT_MS)}`,
-    words: 'clock skew',
-  },
+  'clock-skew': limitInMs(COL.clockOffsetMs, 'clock offset', CLOCK_DRIFT_LIMIT_MS, 'clock skew', 'beyond ±'),
   // A linearizable read slower than 0.5 s corroborates a stall (rules/cpu-starvation.ts STALLED_READ_MS).
-  'cpu-starvation': {
-    col: COL.tookMs,
-    label: 'linearizable read',
-    unit: 'ms',
-    limit: STALLED_READ_MS,
-    beyond: `above ${ms(STALLED_READ_MS)}`,
-    words: 'CPU starvation',
-  },
+  'cpu-starvation': limitInMs(COL.tookMs, 'linearizable read', STALLED_READ_MS, 'CPU starvation'),
   // The quota is not in the history: the head says what the rule found, the range the db size.
   'db-quota': {
     col: COL.dbSizeBytes,

@@ -5,16 +5,8 @@
  */
 export function toHexId(id: string | number | bigint | undefined): string {
   if (id === undefined || id === '' || id === null) return '0';
-  if (typeof id !== 'string') return hexOf(id);
-  const known = hexIds.get(id);
-  if (known !== undefined) return known;
-  if (hexIds.size >= URL_CACHE_SIZE) hexIds.clear();
-  const hex = hexOf(id);
-  hexIds.set(id, hex);
-  return hex;
+  return typeof id === 'string' ? hexOfDecimal(id) : hexOf(id);
 }
-
-const hexIds = new Map<string, string>();
 
 function hexOf(id: string | number | bigint): string {
   try {
@@ -36,19 +28,21 @@ export function sameUrl(a: string, b: string): boolean {
  */
 const URL_CACHE_SIZE = 4096;
 
-function cached(parse: (url: string) => string): (url: string) => string {
+function cached(parse: (key: string) => string): (key: string) => string {
   const known = new Map<string, string>();
-  return (url) => {
-    const hit = known.get(url);
+  return (key) => {
+    const hit = known.get(key);
     if (hit !== undefined) return hit;
     if (known.size >= URL_CACHE_SIZE) known.clear();
-    const value = parse(url);
-    known.set(url, value);
+    const value = parse(key);
+    known.set(key, value);
     return value;
   };
 }
 
 export const normalizeUrl = cached(parseNormalized);
+
+const hexOfDecimal = cached(hexOf);
 
 /** `http://127.0.0.1:2379` -> `127.0.0.1:2379` (throws on a URL that does not parse, as URL does). */
 export const hostOf = cached((url) => new URL(url).host);

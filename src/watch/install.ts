@@ -6,7 +6,7 @@ import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import { sinceWhen } from '../history/since-when.js';
-import { SINCE_WHEN_LOOKBACK_MS } from '../history/since-when-report.js';
+import { readHistory } from '../history/since-when-report.js';
 import type { Logger } from '../logger.js';
 import { createWatchSchedules } from '../queue/watch-schedules.js';
 import { createIncidents } from '../state/incidents.js';
@@ -58,7 +58,7 @@ export function installWatch(opts: {
     channelOf: (cluster) => opts.config.clusters.find((c) => c.name === cluster)?.slack?.channel,
     sinceWhen: async (cluster, subject) => {
       const now = opts.now();
-      const series = await history.series(cluster, now - SINCE_WHEN_LOOKBACK_MS);
+      const series = await readHistory(history, cluster, now, opts.logger);
       return sinceWhen(series, subject.cause, subject.members[0], now);
     },
     ...(opts.renderer

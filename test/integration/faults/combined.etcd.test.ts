@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { aboutTheCluster } from '../../support/findings.js';
 import { useLabDoctor } from '../../support/use-lab-doctor.js';
 
 /** Incident (a)+(d): one slow disk, write load, and a leader that keeps moving. */
@@ -25,7 +26,11 @@ describe('slow disk plus load plus leader churn', () => {
       expect(report.findings.find((f) => f.cause === 'leader-churn')).toMatchObject({
         causedBy: 'slow-disk',
       });
-      expect(report.findings.every((f, i) => i === 0 || f.causedBy === 'slow-disk')).toBe(true);
+      // Every other finding about the cluster is explained by the slow disk (named, so a failure
+      // says which one was not). observer-load is about etcd-doctor's own event loop on a busy
+      // CI host, not about the cluster (test/support/findings.ts).
+      const unexplained = aboutTheCluster(report.findings.slice(1)).filter((f) => f.causedBy !== 'slow-disk');
+      expect(unexplained.map((f) => `${f.cause} ${f.members.join(',')}`)).toEqual([]);
     } finally {
       await slow.stop();
     }

@@ -1,3 +1,4 @@
+import { formatList } from '../report/format.js';
 import type { CheckDepth } from '../contracts/check-depth.js';
 import type { EtcdClients, EtcdTlsFiles } from '../clients/etcd-clients.js';
 import type { HttpGet } from '../clients/http.js';
@@ -8,8 +9,10 @@ import { createAlarmsProbe } from './alarms.js';
 import { createClockProbe, MAX_SAMPLES } from './clock.js';
 import type { ClusterProbeContext } from './cluster-context.js';
 import type { Outcome } from './outcome.js';
+import { awaitElection, type ElectionOptions } from './election.js';
 import type {
   AlarmData,
+  ElectionEvidence,
   Evidence,
   MemberEvidence,
   MemberInfo,
@@ -23,7 +26,7 @@ import { hostOf, normalizeUrl, pathOf, sameUrl, toHexId } from './member-ids.js'
 import { createMemberListProbe } from './member-list.js';
 import { createMemberStatusProbe } from './member-status.js';
 import { createMetricsProbe } from './metrics.js';
-import { type Probe, runProbe } from './probe.js';
+import { formatSeconds, type Probe, runProbe } from './probe.js';
 
 export interface CollectOptions {
   cluster: ResolvedCluster;
@@ -141,7 +144,12 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
   const discovered = memberList.ok ? discoverTargets(memberList.data, configured, opts.cluster) : [];
   total += countProbes(opts.depth, discovered.length) - countProbes(opts.depth, 0);
   const discoveredP = discovered.map((target) => probeMember(target, opts, probes, record, memberListP));
-  const members = await Promise.all([...configuredP, ...discoveredP]);
+  const answered = await Promise.all([...configuredP, ...discoveredP]);
+  const { members, election } = await awaitElection(answered, electionOptions(opts, probes, memberList));
+  if (election) {
+    total += 1;
+    record('election', electionOutcome(election));
+  }
   const notStarted = memberList.ok ? notStartedMembers(memberList.data, opts) : [];
 
   return {
@@ -152,7 +160,41 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
     members: [...members, ...notStarted],
     probes: records,
     timeoutMs: opts.timeoutMs,
+    ...(election ? { election } : {}),
   };
+}
+
+/** The election wait asks Status and the read again with the run's own probes (probes/election.ts). */
+function electionOptions(
+  opts: CollectOptions,
+  probes: MemberProbes,
+  memberList: Outcome<MemberInfo[]>,
+): ElectionOptions {
+  const ask =
+    <T>(probe: Probe<MemberProbeContext, T>) =>
+    (member: MemberEvidence) =>
+      runProbe(probe, memberContext(member.target, opts), {
+        subject: () => subjectOf(member.target),
+        now: opts.now,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+  return {
+    listedVoters: memberList.ok ? memberList.data.filter((m) => !m.isLearner).length : 0,
+    timeoutMs: opts.timeoutMs,
+    now: opts.now,
+    sleep: opts.sleep,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    askStatus: ask(probes.status),
+    askHealth: ask(probes.health),
+  };
+}
+
+/** The `election` entry of the probe list: ok when a leader was named within the wait. */
+function electionOutcome(election: ElectionEvidence): Outcome<null> {
+  const durationMs = election.waitedMs;
+  if (election.leaderId) return { ok: true, data: null, durationMs };
+  const message = `${formatList(election.leaderless)} still had no leader after ${formatSeconds(durationMs)}`;
+  return { ok: false, failure: { kind: 'timeout', message }, durationMs };
 }
 
 function initialTarget(cluster: ClusterConfig, endpoint: string, index: number): MemberTarget {
@@ -223,17 +265,7 @@ async function probeMember(
   record: (name: string, outcome: Outcome<unknown>) => ProbeRecord,
   memberListP: Promise<Outcome<MemberInfo[]>>,
 ): Promise<MemberEvidence> {
-  const ctx: MemberProbeContext = {
-    target,
-    clients: opts.clients.forEndpoint(target.endpoint),
-    httpGet: opts.httpGet,
-    now: opts.now,
-    sleep: opts.sleep,
-    metricsWindowMs: opts.metricsWindowMs,
-    ...(opts.scrapes ? { scrapes: opts.scrapes } : {}),
-    // A watch check is cheap by design: few clock samples, as on a busy digest.
-    clockSamples: opts.busy || opts.scrapes ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
-  };
+  const ctx = memberContext(target, opts);
   // Status is answered locally, without consensus: when it fails, find out why at once, while
   // the other probes of this member still run.
   let accessP: Promise<AccessProblem | undefined> | undefined;
@@ -269,6 +301,20 @@ async function probeMember(
     for (const r of mine)
       if (!r.ok) r.error = classified.status.ok ? r.error : classified.status.failure.message;
   return classified;
+}
+
+function memberContext(target: MemberTarget, opts: CollectOptions): MemberProbeContext {
+  return {
+    target,
+    clients: opts.clients.forEndpoint(target.endpoint),
+    httpGet: opts.httpGet,
+    now: opts.now,
+    sleep: opts.sleep,
+    metricsWindowMs: opts.metricsWindowMs,
+    ...(opts.scrapes ? { scrapes: opts.scrapes } : {}),
+    // A watch check is cheap by design: few clock samples, as on a busy digest.
+    clockSamples: opts.busy || opts.scrapes ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
+  };
 }
 
 function checkMemberAccess(target: MemberTarget, opts: CollectOptions): Promise<AccessProblem | undefined> {

@@ -120,6 +120,23 @@ export interface Evidence {
   timeoutMs: number;
   /** etcd-doctor's own event-loop delay while the probes ran (probes/observer-load.ts). */
   observer?: ObserverLoad;
+  /** Set when members answered without a leader and the check waited for an election (probes/election.ts). */
+  election?: ElectionEvidence;
+}
+
+/**
+ * An election the check waited for: members that answered Status with no leader (and no read
+ * proving quorum) were asked again until a quorum of them named one.
+ */
+export interface ElectionEvidence {
+  /** How long the check waited, from the first answers. */
+  waitedMs: number;
+  /** The members that first answered with no leader. */
+  leaderless: string[];
+  /** The members whose first read failed with `etcdserver: leader changed` or `no leader`. */
+  interrupted: string[];
+  /** The leader (hex id) a quorum named by the end; absent when the wait ran out without one. */
+  leaderId?: string;
 }
 
 /** How busy etcd-doctor itself was during the probe window: a stalled event loop inflates every latency it measures. */

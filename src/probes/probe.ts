@@ -53,6 +53,14 @@ export class ProbeTimeoutError extends ProbeError {
 const REFUSED =
   /ECONNREFUSED|connection refused|ENOTFOUND|EHOSTUNREACH|ECONNRESET|socket hang up|No connection established|UNAVAILABLE/i;
 
+/** etcd's answers to a read while its member has no leader or just lost it (KB F4). */
+const ELECTION_ERROR = /etcdserver: (leader changed|no leader)/;
+
+/** A call that failed because of an election, not because the member is gone. */
+export function isElectionError(text: string): boolean {
+  return ELECTION_ERROR.test(text);
+}
+
 /** grpc-js: `4 DEADLINE_EXCEEDED: Deadline exceeded after 3.000s,...` (status code 4). */
 const GRPC_DEADLINE = /\bDEADLINE_EXCEEDED\b/;
 
@@ -60,6 +68,9 @@ const GRPC_DEADLINE = /\bDEADLINE_EXCEEDED\b/;
 export function toFailure(err: unknown, subject: string, asks: string): ProbeFailure {
   if (err instanceof ProbeError) return { kind: err.kind, message: `${subject}: ${err.message}` };
   const text = errorText(err);
+  // etcd sends these as UNAVAILABLE too, but the member answered: its read met an election (KB F4).
+  if (ELECTION_ERROR.test(text))
+    return { kind: 'error', message: `${subject} answered, but ${asks} failed: ${text}` };
   if (REFUSED.test(text))
     return { kind: 'unreachable', message: `${subject} is unreachable (${asks}: ${text})` };
   return { kind: 'error', message: `${subject} failed ${asks}: ${text}` };

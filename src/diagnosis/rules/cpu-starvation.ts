@@ -112,6 +112,10 @@ function starvedMember(m: MemberEvidence, all: MemberEvidence[]): Starved[] {
     tooManyEvents(p.sentFailuresInWindow, w, PEER_SEND_FAILURE_RATE),
   );
   if (!stall && (!fastDisk || peersFailing)) return [];
+  // An election in the window holds applies and heartbeats back on the members while the new
+  // leader takes over (inference; seen here: one apply over 100 ms right after a killed leader).
+  // Without a measured stall, those counts are the election's, which leader-churn reports.
+  if (!stall && data.deltas.leaderChanges > 0) return [];
   const signals = stall ? [stall] : [];
   // Counted events are judged as rates: one in the 3 s probe, their share of a longer watch window
   // (support/window-rate.ts; KB §1.1 F11: `apply request took too long`, heartbeat warnings).

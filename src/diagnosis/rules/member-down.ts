@@ -4,7 +4,7 @@ import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessView, unseenNames } from '../view.js';
 import { failureTolerance, quorumOf } from '../support/quorum.js';
-import { answered, clusterSize, failureOf, isLearner } from '../support/members.js';
+import { answered, clusterSize, failureOf, isLearner, memberNameById } from '../support/members.js';
 
 /**
  * A member that answers neither Status nor a read. A refused connection means the process is
@@ -47,6 +47,7 @@ export const memberDownRule: Rule = {
         ...down.map((m) => failureOf(m.status) ?? failureOf(m.health) ?? `${m.target.name} did not answer`),
         ...down.flatMap((m) => (m.access ? [`${m.target.name}: ${m.access.reason}`] : [])),
         `quorum ${quorum} of ${size} voting members; failure tolerance left: ${tolerance} (etcd FAQ: 3 members tolerate 1)`,
+        ...electionLine(evidence),
         ...(learnersDown.length
           ? ['learners do not vote: they count toward neither quorum nor failure tolerance']
           : []),
@@ -97,6 +98,28 @@ function summaryOf(evidence: Evidence, c: DownCounts): string {
   }
   const members = hasLearners ? 'voting members' : 'members';
   return `${formatList(names)} ${names.length === 1 ? 'is' : 'are'} ${describeDown(c.down)}; ${c.up} of ${c.size} ${members} serve, and ${spare}`;
+}
+
+/**
+ * The others had lost their leader when first asked and elected a new one while the check waited
+ * (probes/election.ts): the member that went down was most likely the leader, and the election
+ * was the cluster recovering from it, not a lost quorum.
+ */
+function electionLine(evidence: Evidence): string[] {
+  const election = evidence.election;
+  if (!election?.leaderId) return [];
+  const seen = [
+    ...(election.leaderless.length ? [`${formatList(election.leaderless)} answered with no leader`] : []),
+    ...(election.interrupted.length
+      ? [
+          `the read${election.interrupted.length === 1 ? '' : 's'} of ${formatList(election.interrupted)} failed with \`leader changed\``,
+        ]
+      : []),
+  ];
+  const seconds = (election.waitedMs / 1000).toFixed(1);
+  return [
+    `${seen.join(' and ')} (an election): a quorum named ${memberNameById(evidence, election.leaderId)} leader ${seconds} s later`,
+  ];
 }
 
 function describeDown(down: MemberEvidence[]): string {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { EtcdLab } from '../../support/lab/etcd-lab.js';
 import { useLabDoctor } from '../../support/use-lab-doctor.js';
 
 describe('members killed and hung', () => {
@@ -42,6 +43,32 @@ describe('members killed and hung', () => {
     }
   });
 
+  it('the leader killed while the others elect a new one: member-down on it, not quorum-lost', async () => {
+    const leader = await t.lab.leaderName();
+    if (!leader) throw new Error('the lab has no leader before the test');
+    const [held] = t.lab.members.map((m) => m.name).filter((n) => n !== leader);
+    if (!held) throw new Error('the lab has fewer than 3 members');
+    // One follower hangs, so the other cannot win the election alone: the check's first answers
+    // come while no member has a leader, then the hung one resumes and the two elect one.
+    t.lab.stop(held);
+    await t.lab.kill(leader);
+    try {
+      await untilNoLeaderSeen(t.lab);
+      const run = t.doctor.run('lab', 'health');
+      t.lab.cont(held);
+      const report = await run;
+      expect(report.findings.map((f) => f.cause)).not.toContain('quorum-lost');
+      expect(report.findings[0]).toMatchObject({
+        cause: 'member-down',
+        members: [leader],
+        severity: 'critical',
+      });
+    } finally {
+      t.lab.cont(held);
+      await t.lab.restart(leader);
+    }
+  });
+
   it('two members killed: quorum-lost first, naming both', async () => {
     await t.lab.kill('etcd-1');
     await t.lab.kill('etcd-2');
@@ -52,3 +79,12 @@ describe('members killed and hung', () => {
     expect(report.findings.filter((f) => f.cause === 'member-down')).toEqual([]);
   });
 });
+
+/** Until the members still running report no leader (they noticed its loss), at most 5 s. */
+async function untilNoLeaderSeen(lab: EtcdLab): Promise<void> {
+  const until = Date.now() + 5000;
+  while ((await lab.leaderName()) !== undefined) {
+    if (Date.now() > until) throw new Error('the members still name a leader 5 s after it was killed');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

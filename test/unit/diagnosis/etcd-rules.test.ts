@@ -230,3 +230,36 @@ describe('corruption and slow reads', () => {
     ]);
   });
 });
+
+describe('a killed leader and the election after it', () => {
+  const down = failed('unreachable', 'etcd-1 is unreachable (Status: connect ECONNREFUSED)');
+  const afterElection = () => {
+    const evidence = clusterEvidence({
+      'etcd-1': { status: down, health: down, metrics: down, clock: down },
+      'etcd-2': { status: status('a2', { leaderId: 'a2', raftTerm: 3 }) },
+      'etcd-3': { status: status('a3', { leaderId: 'a2', raftTerm: 3 }) },
+    });
+    return evidence;
+  };
+
+  it('member-down on the lost leader says the others elected a new one while the check waited', () => {
+    const evidence = {
+      ...afterElection(),
+      election: { waitedMs: 1240, leaderless: ['etcd-2', 'etcd-3'], interrupted: ['etcd-3'], leaderId: 'a2' },
+    };
+    const result = diagnose(evidence, rules, ctx);
+    expect(result.findings[0]).toMatchObject({ cause: 'member-down', members: ['etcd-1'] });
+    expect(result.findings[0]?.evidence).toContain(
+      'etcd-2 and etcd-3 answered with no leader and the read of etcd-3 failed with `leader changed` (an election): a quorum named etcd-2 leader 1.2 s later',
+    );
+  });
+
+  it('slow applies in a window with a leader change and no measured stall are not cpu-starvation', () => {
+    const slowApplies = (leaderChanges: number) =>
+      ok(metricsData({ deltas: { ...metricsData().deltas, slowApply: 6, leaderChanges } }));
+    const withElection = diagnose(clusterEvidence({ 'etcd-2': { metrics: slowApplies(1) } }), rules, ctx);
+    expect(withElection.findings.map((f) => f.cause)).not.toContain('cpu-starvation');
+    const without = diagnose(clusterEvidence({ 'etcd-2': { metrics: slowApplies(0) } }), rules, ctx);
+    expect(without.findings.find((f) => f.cause === 'cpu-starvation')).toMatchObject({ members: ['etcd-2'] });
+  });
+});

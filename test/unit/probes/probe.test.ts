@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { type Probe, runProbe } from '../../../src/probes/probe.js';
+import { isElectionError, type Probe, runProbe, toFailure } from '../../../src/probes/probe.js';
 
 /** A probe whose answer is whatever `collect` does: the unit is runProbe's classification. */
 function probe(collect: () => Promise<string>, timeoutMs = 3000): Probe<undefined, string> {
@@ -70,5 +70,32 @@ describe('runProbe', () => {
       ok: false,
       failure: { kind: 'error', message: 'etcd-1 failed Status: 7 PERMISSION_DENIED' },
     });
+  });
+});
+
+describe('toFailure', () => {
+  it('calls a member that refused the connection unreachable', () => {
+    const failure = toFailure(
+      new Error('14 UNAVAILABLE: connect ECONNREFUSED 127.0.0.1:2379'),
+      'etcd-2',
+      'Status',
+    );
+    expect(failure).toEqual({
+      kind: 'unreachable',
+      message: 'etcd-2 is unreachable (Status: UNAVAILABLE: connect ECONNREFUSED 127.0.0.1:2379)',
+    });
+  });
+
+  it('says a member whose read met an election answered (etcd sends it as UNAVAILABLE too)', () => {
+    const failure = toFailure(
+      new Error('14 UNAVAILABLE: etcdserver: leader changed'),
+      'etcd-2',
+      'a linearizable read',
+    );
+    expect(failure).toEqual({
+      kind: 'error',
+      message: 'etcd-2 answered, but a linearizable read failed: UNAVAILABLE: etcdserver: leader changed',
+    });
+    expect(isElectionError(failure.message)).toBe(true);
   });
 });

@@ -10,6 +10,7 @@ import { collectEtcdEvidence } from './probes/collect-evidence.js';
 import type { Outcome } from './probes/outcome.js';
 import type { Evidence, ProbeRecord } from './probes/evidence.js';
 import type { ScrapeMemory } from './probes/member-context.js';
+import type { DayOfChecks } from './history/history-sample.js';
 import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import { createRunLoad, hostsOf } from './probes/run-load.js';
 import { abortableSleep, untilAborted } from './timing.js';
@@ -46,6 +47,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** A watch check (src/watch/): each member's /metrics is scraped once and compared with the kept scrape. */
   scrapes?: ScrapeMemory;
+  /** The digest read this day of watch checks for the cluster: the history sample keeps it (history/recording-doctor.ts). */
+  dayOfChecks?: DayOfChecks;
 }
 
 /** The chat-agnostic core: cluster name in, report out. The CLI and the worker both use it. */

@@ -82,6 +82,7 @@ async function diagnoseOne(deps: ClusterDiagnosisDeps, cluster: string): Promise
       const report = await deps.doctor.run(cluster, 'diagnose', {
         keepClients: false,
         ...(scrapes ? { scrapes } : {}),
+        ...(day ? { dayOfChecks: day } : {}),
       });
       // A healthy cluster gets one line: its report is compacted at once, not after the part.
       const kept = report.status === 'healthy' ? compactReport(report) : report;

@@ -2,7 +2,15 @@ import type { Status } from '../diagnosis/diagnose.js';
 import type { DayTrends } from '../history/day-trends.js';
 import { largestDb, worstTookMs } from '../history/history-sample.js';
 import type { HistorySample } from '../history/history-sample.js';
-import { baseline, type DailySeries, dailySeries, sparkline, TREND_DAYS, trend } from '../history/trends.js';
+import {
+  baseline,
+  type DailySeries,
+  dailySeries,
+  sameKind,
+  sparkline,
+  TREND_DAYS,
+  trend,
+} from '../history/trends.js';
 import { headline, STATUS_WORD, type TextView, textView } from '../report/chat-view.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { formatBytes, formatList, formatMs } from '../report/format.js';
@@ -50,10 +58,14 @@ export function sortOutcomes(outcomes: ClusterOutcome[]): ClusterOutcome[] {
   );
 }
 
-/** `1d↑ 7d→`: against yesterday and against the median of the seven days before today. */
-function arrows(series: Array<number | null>, floor: number): string {
-  const today = series[TREND_DAYS - 1] ?? null;
-  return `1d${trend(today, series[TREND_DAYS - 2] ?? null, floor)} 7d${trend(today, baseline(series), floor)}`;
+/**
+ * `1d↑ 7d→`: against yesterday and against the median of the seven days before today, each only
+ * against days of the same kind (watch checks or diagnoses; `·` when there is none).
+ */
+function arrows(series: Array<number | null>, fromChecks: readonly boolean[], floor: number): string {
+  const like = sameKind(series, fromChecks);
+  const today = like[TREND_DAYS - 1] ?? null;
+  return `1d${trend(today, like[TREND_DAYS - 2] ?? null, floor)} 7d${trend(today, baseline(like), floor)}`;
 }
 
 /** `day p99 of 1,440 checks`: where a trend of today comes from. */
@@ -71,13 +83,16 @@ const orNa = (v: number | null | undefined, f: (n: number) => string): string =>
 function todayParts(o: Extract<ClusterOutcome, { ok: true }>, series: DailySeries): string[] {
   const last = TREND_DAYS - 1;
   const day = o.day;
-  if (day && day.fsyncP99Ms !== null) series.fsyncP99Ms[last] = day.fsyncP99Ms;
-  if (day && day.leaderChanges !== null) series.leaderChanges[last] = day.leaderChanges;
+  if (day) {
+    series.fsyncP99Ms[last] = day.fsyncP99Ms;
+    series.leaderChanges[last] = day.leaderChanges;
+    series.fromChecks[last] = true;
+  }
   const fsync = series.fsyncP99Ms[last];
   const leaders = series.leaderChanges[last];
   const fromDay = day && day.fsyncP99Ms !== null ? ` (${daySource(day)})` : '';
   const parts = [
-    `fsync p99 ${orNa(fsync, formatMs)}${fromDay} ${arrows(series.fsyncP99Ms, FSYNC_FLOOR_MS)} ${sparkline(series.fsyncP99Ms)}`,
+    `fsync p99 ${orNa(fsync, formatMs)}${fromDay} ${arrows(series.fsyncP99Ms, series.fromChecks, FSYNC_FLOOR_MS)} ${sparkline(series.fsyncP99Ms)}`,
   ];
   if (day && (day.commitP99Ms !== null || day.peerRttP99Ms !== null))
     parts.push(
@@ -86,7 +101,7 @@ function todayParts(o: Extract<ClusterOutcome, { ok: true }>, series: DailySerie
   const leaderSource =
     day && day.leaderChanges !== null ? ` (in ${day.checks.toLocaleString('en-US')} checks)` : '';
   parts.push(
-    `leader changes ${orNa(leaders, String)}${leaderSource} ${arrows(series.leaderChanges, LEADER_FLOOR)} ${sparkline(series.leaderChanges)}`,
+    `leader changes ${orNa(leaders, String)}${leaderSource} ${arrows(series.leaderChanges, series.fromChecks, LEADER_FLOOR)} ${sparkline(series.leaderChanges)}`,
   );
   return parts;
 }
@@ -177,7 +192,7 @@ export function digestMessages(
   lines.push(
     `_Trends: 1d against yesterday, 7d against the median of the 7 days before; sparklines show 8 days, today last.${
       outcomes.some((o) => o.ok && o.day)
-        ? ' For watched clusters today is the day of watch checks (p99 from their stored histogram buckets).'
+        ? ' For watched clusters today is the day of watch checks (p99 from their stored histogram buckets), compared only with earlier days of watch checks.'
         : ''
     }_`,
   );

@@ -22,12 +22,32 @@ export const historySampleSchema = z.strictObject({
   r: z.record(z.string(), z.number().int().nonnegative()),
   /** Findings: [cause, severity, members]. The first is the root cause. */
   f: z.array(z.tuple([z.string(), z.enum(['critical', 'warning', 'info']), z.array(z.string())])),
+  /**
+   * The day of the watch's minute history the digest read for this cluster, when it is watched:
+   * [worst member's day fsync p99 ms, leader changes of the day, checks]. Tomorrow's trend then
+   * compares a day with a day, not a day with one 3-second window (history/trends.ts).
+   */
+  d: z.tuple([num, num, z.number().int().nonnegative()]).optional(),
 });
 
 export type HistorySample = z.infer<typeof historySampleSchema>;
 
-/** The sample for one finished diagnosis. `evidence` adds leader-change counters and pod restarts. */
-export function summarizeDiagnosis(report: DiagnosisReport, evidence: Evidence | undefined): HistorySample {
+/** What of a day of minute history a sample keeps (history/day-trends.ts DayTrends). */
+export interface DayOfChecks {
+  fsyncP99Ms: number | null;
+  leaderChanges: number | null;
+  checks: number;
+}
+
+/**
+ * The sample for one finished diagnosis. `evidence` adds leader-change counters and pod restarts;
+ * `day`, the day of watch checks a digest read for the cluster.
+ */
+export function summarizeDiagnosis(
+  report: DiagnosisReport,
+  evidence: Evidence | undefined,
+  day?: DayOfChecks,
+): HistorySample {
   const leaderChanges = new Map<string, number>();
   for (const m of evidence?.members ?? []) {
     if (m.metrics.ok) leaderChanges.set(m.target.name, m.metrics.data.totals.leaderChanges);
@@ -47,6 +67,9 @@ export function summarizeDiagnosis(report: DiagnosisReport, evidence: Evidence |
     ]),
     r: restartsByComponent(evidence),
     f: report.findings.map((f) => [f.cause, f.severity, f.members]),
+    ...(day
+      ? { d: [day.fsyncP99Ms, day.leaderChanges, day.checks] as [number | null, number | null, number] }
+      : {}),
   };
 }
 

@@ -24,7 +24,7 @@ export function withHistory(doctor: Doctor, history: HistoryStore, logger: Logge
       });
       if (depth === 'diagnose') {
         await history
-          .record(name, summarizeDiagnosis(report, evidence))
+          .record(name, summarizeDiagnosis(report, evidence, opts.dayOfChecks))
           .catch((err: unknown) =>
             logger.warn(
               { cluster: name, err: describeError(err) },

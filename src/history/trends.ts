@@ -18,6 +18,12 @@ export interface DailySeries {
   leaderChanges: Array<number | null>;
   /** Control-plane container restarts during the day, summed over components. */
   restarts: Array<number | null>;
+  /**
+   * True for a day whose fsync p99 and leader changes come from a day of watch checks (a digest of
+   * a watched cluster kept it, HistorySample.d), false for one from diagnoses' 3-second windows.
+   * Trends compare only days of the same kind (sameKind).
+   */
+  fromChecks: boolean[];
 }
 
 function dayIndex(t: number, now: number): number | undefined {
@@ -32,6 +38,8 @@ export function dailySeries(samples: HistorySample[], now: number): DailySeries 
   const fsync: Array<number | null> = Array(TREND_DAYS).fill(null);
   const leaders: Array<number | null> = Array(TREND_DAYS).fill(null);
   const restarts: Array<number | null> = Array(TREND_DAYS).fill(null);
+  const fromChecks: boolean[] = Array(TREND_DAYS).fill(false);
+  const ofChecks = new Map<number, [number | null, number | null, number]>();
   let previous: HistorySample | undefined;
   for (const sample of samples) {
     const day = dayIndex(sample.t, now);
@@ -42,10 +50,27 @@ export function dailySeries(samples: HistorySample[], now: number): DailySeries 
         add(leaders, day, increase(leaderTotals(previous), leaderTotals(sample)));
         add(restarts, day, increase(previous.r, sample.r));
       }
+      if (sample.d) ofChecks.set(day, sample.d);
     }
     previous = sample;
   }
-  return { fsyncP99Ms: fsync, leaderChanges: leaders, restarts };
+  // A day a digest read from the watch's checks is that day's figure, whatever else ran.
+  for (const [day, [dayFsync, dayLeaders]] of ofChecks) {
+    fsync[day] = dayFsync;
+    leaders[day] = dayLeaders;
+    fromChecks[day] = true;
+  }
+  return { fsyncP99Ms: fsync, leaderChanges: leaders, restarts, fromChecks };
+}
+
+/**
+ * The series with the days of the other kind than today's blanked out: a day p99 over 1,440
+ * checks is not comparable with one 3-second window's (it is higher on the same disk), so a trend
+ * between them would be an arrow about the method, not the cluster.
+ */
+export function sameKind(series: Array<number | null>, fromChecks: readonly boolean[]): Array<number | null> {
+  const today = fromChecks[TREND_DAYS - 1] ?? false;
+  return series.map((v, i) => ((fromChecks[i] ?? false) === today ? v : null));
 }
 
 function add(series: Array<number | null>, day: number, value: number | null): void {

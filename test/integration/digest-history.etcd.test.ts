@@ -7,6 +7,7 @@ import { clusterCostBytes } from '../../src/digest/memory-budget.js';
 import { createDoctor, type Doctor } from '../../src/doctor.js';
 import { COL, type MinuteSample } from '../../src/history/minute-sample.js';
 import { silentLogger } from '../../src/logger.js';
+import { createHistoryStore } from '../../src/state/history-store.js';
 import { createMinuteHistory } from '../../src/state/minute-history.js';
 import { createWatchState } from '../../src/state/watch-state.js';
 import { createWatchCheck } from '../../src/watch/run-watch-check.js';
@@ -138,6 +139,13 @@ describe('the digest of a watched cluster', () => {
     expect(plainLine).toMatch(/fsync p99 /);
     expect(plainLine).not.toMatch(/day p99/);
     expect(text).toContain('For watched clusters today is the day of watch checks');
+    // The digest's own history sample keeps that day, so tomorrow's 1d arrow compares a day of
+    // checks with a day of checks; the unwatched cluster's sample has none.
+    const history = createHistoryStore(redis, prefix, Date.now);
+    const kept = (await history.samples('watched', 0)).at(-1);
+    expect(kept?.d?.slice(1)).toEqual([1, 3]);
+    expect(Math.abs((kept?.d?.[0] ?? 0) - p99)).toBeLessThan(1);
+    expect((await history.samples('plain', 0)).at(-1)?.d).toBeUndefined();
     // The digest read the watch's kept scrape and left it alone (the watch's next window is intact).
     const keptAfter = await state.scrapes('watched', 0).previous(watchedMetrics[0]?.url ?? '');
     expect(keptBefore?.scrapedAtMs).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { digestLine } from '../../../src/digest/digest-view.js';
 import type { DiagnosisReport, MemberRow } from '../../../src/contracts/report-json.js';
+import type { HistorySample } from '../../../src/history/history-sample.js';
 
 function row(name: string, over: Partial<MemberRow> = {}): MemberRow {
   return {
@@ -78,5 +79,45 @@ describe('the digest line of a cluster', () => {
     expect(line).toMatch(/^⚪ \*prod\* UNKNOWN/);
     expect(line).toContain('3/3 members not checked by etcd-doctor');
     expect(line).not.toContain('members answer');
+  });
+});
+
+describe('the trend arrows of a watched cluster', () => {
+  const DAY = 24 * 3600_000;
+  const day = {
+    checks: 1440,
+    fromMs: now - DAY,
+    toMs: now,
+    fsyncP99Ms: 9,
+    commitP99Ms: 12,
+    peerRttP99Ms: 1,
+    leaderChanges: 0,
+    db: null,
+  };
+  const sample = (
+    daysAgo: number,
+    fsyncMs: number,
+    d?: [number | null, number | null, number],
+  ): HistorySample => ({
+    v: 1,
+    t: now - daysAgo * DAY,
+    s: 'healthy',
+    m: [['etcd-1', fsyncMs, 2, 1, 1000, 900, 5]],
+    r: {},
+    f: [],
+    ...(d ? { d } : {}),
+  });
+  const line = (samples: HistorySample[]) =>
+    digestLine({ cluster: 'prod', ok: true, samples, report: report([row('etcd-1')]), day }, now);
+
+  it("compare today's day of checks with yesterday's day of checks", () => {
+    // Yesterday's digest kept its day: 3 ms over 1,440 checks; today 9 ms.
+    expect(line([sample(1, 2, [3, 0, 1440])])).toMatch(/fsync p99 9 ms \(day p99 of 1,440 checks\) 1d↑/);
+    expect(line([sample(1, 2, [9.5, 0, 1440])])).toMatch(/fsync p99 9 ms \(day p99 of 1,440 checks\) 1d→/);
+  });
+
+  it('draw no arrow against a day that only had 3-second windows', () => {
+    // A one-off diagnosis yesterday saw 2 ms: a day p99 of 9 ms is not "up" from it.
+    expect(line([sample(1, 2)])).toMatch(/fsync p99 9 ms \(day p99 of 1,440 checks\) 1d· 7d·/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { HistorySample } from '../../../src/history/history-sample.js';
-import { baseline, dailySeries, sparkline, trend } from '../../../src/history/trends.js';
+import { baseline, dailySeries, sameKind, sparkline, trend } from '../../../src/history/trends.js';
 
 const DAY = 24 * 3600_000;
 const NOW = Date.parse('2024-05-10T09:00:00Z');
@@ -43,5 +43,17 @@ describe('daily trends from diagnosis history', () => {
   it('treats a counter that went down as restarted from zero', () => {
     const series = dailySeries([sample(1, 4, 50), sample(0, 4, 2)], NOW);
     expect(series.leaderChanges.at(-1)).toBe(2);
+  });
+});
+
+describe('days of watch checks in the history', () => {
+  it("take a digest's day of checks as that day's figure and mark it, and compare only like with like", () => {
+    const checked: HistorySample = { ...sample(1, 2, 10), d: [7, 3, 1440] };
+    const series = dailySeries([sample(2, 4, 8), checked, sample(1, 1, 12), sample(0, 5, 12)], NOW);
+    expect(series.fsyncP99Ms.slice(-3)).toEqual([4, 7, 5]);
+    expect(series.leaderChanges.at(-2)).toBe(3);
+    expect(series.fromChecks.slice(-3)).toEqual([false, true, false]);
+    // Today came from diagnoses: yesterday's day of checks is not its kind.
+    expect(sameKind(series.fsyncP99Ms, series.fromChecks).slice(-3)).toEqual([4, null, 5]);
   });
 });

@@ -4,6 +4,7 @@ import type { ConfigFile } from '../config/schema.js';
 import type { CheckDepth } from '../contracts/check-depth.js';
 import { createDoctor } from '../doctor.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
+import { isWatched } from '../watch/watched-clusters.js';
 import type { MinuteSample } from '../history/minute-sample.js';
 import type { Evidence } from '../probes/evidence.js';
 import { renderText } from '../report/render-text.js';
@@ -60,16 +61,13 @@ async function withHistory(
   options: CheckOptions,
   io: CliIo,
 ): Promise<{ report: DiagnosisReport; samples: MinuteSample[] }> {
-  const cluster = config.clusters.find((c) => c.name === report.cluster);
-  const watched = (cluster?.watch?.intervalSeconds ?? config.watch?.intervalSeconds) !== undefined;
-  if (report.kind !== 'diagnose' || !watched) return { report, samples: [] };
-  const [{ readCheckHistory }, { addSinceWhen }] = await Promise.all([
-    import('./check-history.js'),
-    import('../history/since-when-report.js'),
-  ]);
-  const now = Date.now();
-  const prefix = options.queuePrefix ?? DEFAULT_QUEUE_PREFIX;
-  const { samples, note } = await readCheckHistory(requireEnv(io.env).REDIS_URL, prefix, report.cluster, now);
-  if (note) io.stderr(`etcd-doctor: ${note}`);
-  return { report: addSinceWhen(report, samples, now), samples };
+  if (report.kind !== 'diagnose' || !isWatched(config, report.cluster)) return { report, samples: [] };
+  const { withWatchHistory } = await import('../history/watch-history.js');
+  const where = {
+    redisUrl: requireEnv(io.env).REDIS_URL,
+    prefix: options.queuePrefix ?? DEFAULT_QUEUE_PREFIX,
+  };
+  const read = await withWatchHistory(report, config, where, Date.now());
+  if (read.note) io.stderr(`etcd-doctor: ${read.note}`);
+  return read;
 }

@@ -64,6 +64,7 @@ export function registerClusterTools(server: McpServer, deps: ClusterToolDeps): 
         'Find the root cause of an etcd or Kubernetes control-plane problem on one cluster: slow disk (WAL fsync), clock skew, peer network, a member down or hung, quorum lost, leader churn, database quota (NOSPACE) or fragmentation, CPU starvation, control-plane restarts, missing static pods, non-durable storage, API server latency.',
         'Runs every probe (member status, /metrics sampled over a few seconds, clocks, and the Kubernetes control plane when configured), then the rules. Takes about 3 to 10 seconds.',
         'findings are ranked: findings[0] is the root cause, each with the members affected, evidence with numbers, and remediation steps for a human; causedBy links a symptom to the finding that explains it.',
+        "On a watched cluster a finding also says since when it has lasted (findings[].since[], from the watch's minute history).",
         `A member that does not answer is a finding in a normal result ("etcd-3 did not answer Status in 3 s"), not a tool error. ${STATUS_MEANING}`,
         'Read-only: it changes nothing. Remediation is done by people, through etcd-doctor in Slack.',
       ].join(' '),

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { loadConfigFor, requireEnv } from '../config/load-config.js';
 import { createDoctor } from '../doctor.js';
+import { withWatchSinceWhen } from '../history/watch-history.js';
 import { createLogger } from '../logger.js';
 import { mcpOfflineAnalysis } from '../offline/mcp-analysis.js';
 import type { OfflineAnalysis } from './analyze-tool.js';
@@ -32,7 +33,9 @@ export async function runMcpCommand(options: McpCommandOptions, io: McpCommandIo
   if (!io.stdin || !io.stdoutStream || !io.shutdownSignal)
     throw new Error('etcd-doctor mcp: no stdin/stdout/shutdown given');
   const logger = createLogger(env.LOG_LEVEL);
-  const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
+  const own = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
+  // Diagnoses of watched clusters say since when, from the watch's minute history, as in Slack.
+  const doctor = withWatchSinceWhen(own, config, { redisUrl: env.REDIS_URL, prefix: options.queuePrefix });
   try {
     await serveMcpStdio({
       doctor,

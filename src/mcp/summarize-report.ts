@@ -14,6 +14,8 @@ export interface SummarizableReport {
     summary: string;
     evidence: readonly string[];
     causedBy: string | null;
+    /** Since when, from the watch's minute history (`findings[].since[]`). */
+    since?: ReadonlyArray<{ text: string }>;
   }>;
 }
 
@@ -31,6 +33,7 @@ export function summarizeReport(report: SummarizableReport): string {
   const lines: string[] = [];
   if (root) {
     lines.push(`Root cause: ${findingLine(root)}`);
+    for (const s of root.since ?? []) lines.push(`  History: ${s.text}`);
     for (const e of root.evidence.slice(0, ROOT_EVIDENCE)) lines.push(`  - ${e}`);
     for (const f of rest.slice(0, MORE_FINDINGS))
       lines.push(`${f.causedBy ? `Symptom (caused by ${f.causedBy})` : 'Also'}: ${findingLine(f)}`);

@@ -7,3 +7,8 @@ export function watchedClusters(config: ConfigFile): Array<{ cluster: string; in
     return intervalSeconds === undefined ? [] : [{ cluster: c.name, intervalSeconds }];
   });
 }
+
+/** The watch writes minute history only for these clusters (its own interval or the default). */
+export function isWatched(config: ConfigFile, cluster: string): boolean {
+  return watchedClusters(config).some((w) => w.cluster === cluster);
+}

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
 import { createChartRenderer } from '../../../src/charts/chart-renderer.js';
 import { memberChart } from '../../../src/charts/diagnosis-chart.js';
@@ -16,6 +17,7 @@ import type { Evidence } from '../../../src/probes/evidence.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { createMinuteHistory, type MinuteHistory } from '../../../src/state/minute-history.js';
 import { cliInProcess } from '../../support/cli-in-process.js';
+import { baseEnv, connectStdio, reportOf, texts } from '../../support/mcp-client.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { decodePng, pixelsOf, topOf } from '../../support/png-pixels.js';
@@ -221,6 +223,28 @@ describe('since when, from a slow disk that starts mid-history', () => {
     expect(Date.parse(since?.startedAt ?? '')).toBeGreaterThanOrEqual(faultAt);
     expect(since?.before?.max).toBeLessThan(DELAY_MS);
     expectSince(since?.text ?? '');
+  });
+
+  it('the MCP etcd_diagnose tool says the same since-when, in its summary and its structured content', async () => {
+    const session = await connectStdio(['--config', configPath, '--queue-prefix', prefix], baseEnv());
+    try {
+      const result = (await session.client.callTool({
+        name: 'etcd_diagnose',
+        arguments: { cluster: 'local' },
+      })) as CallToolResult;
+      const [summary] = texts(result);
+      expect(summary).toMatch(new RegExp(`^Root cause: slow-disk on ${victim}`));
+      expect(summary).toMatch(new RegExp(`\n  History: ${sinceLine(victim).source}`));
+      expectSince(summary ?? '');
+      const report = reportOf(result) as unknown as DiagnosisReport;
+      const since = report.findings
+        .find((f) => f.cause === 'slow-disk')
+        ?.since?.find((x) => x.member === victim);
+      expect(since).toMatchObject({ cause: 'slow-disk', metric: 'wal fsync p99' });
+      expect(Date.parse(since?.startedAt ?? '')).toBeGreaterThanOrEqual(faultAt);
+    } finally {
+      await session.close();
+    }
   });
 
   it('says nothing of since when for a cluster with no history', async () => {

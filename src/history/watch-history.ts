@@ -1,0 +1,77 @@
+import { connectOneShot } from '../clients/redis.js';
+import type { ConfigFile } from '../config/schema.js';
+import type { DiagnosisReport } from '../contracts/report-json.js';
+import type { Doctor } from '../doctor.js';
+import { redactUrlCredentials } from '../secret.js';
+import { createMinuteHistory } from '../state/minute-history.js';
+import { isWatched } from '../watch/watched-clusters.js';
+import type { MinuteSample } from './minute-sample.js';
+import { addSinceWhen, readHistory } from './since-when-report.js';
+
+/** Redis answers within this long, or the diagnosis is printed without since-when. */
+const CONNECT_MS = 1000;
+
+/**
+ * A diagnosis of a watched cluster, read outside the worker (the CLI, MCP): the report with since
+ * when from the watch's minute history in the deployment's Redis, and the samples (a chart spans
+ * their last hour). Anything else comes back as it was. Never throws.
+ */
+export async function withWatchHistory(
+  report: DiagnosisReport,
+  config: ConfigFile,
+  where: { redisUrl: string; prefix: string },
+  now: number,
+): Promise<{ report: DiagnosisReport; samples: MinuteSample[]; note?: string }> {
+  if (report.kind !== 'diagnose' || !isWatched(config, report.cluster)) return { report, samples: [] };
+  const read = await readCheckHistory(where.redisUrl, where.prefix, report.cluster, now);
+  return { ...read, report: addSinceWhen(report, read.samples, now) };
+}
+
+/**
+ * The same Doctor, but a diagnosis of a watched cluster says since when, as the worker's does
+ * (roles/worker.ts withSinceWhen): for a Doctor of its own outside the worker (the MCP tools).
+ */
+export function withWatchSinceWhen(
+  doctor: Doctor,
+  config: ConfigFile,
+  where: { redisUrl: string; prefix: string },
+): Doctor {
+  return {
+    ...doctor,
+    async run(name, depth, opts) {
+      const report = await doctor.run(name, depth, opts);
+      return (await withWatchHistory(report, config, where, Date.now())).report;
+    },
+  };
+}
+
+/**
+ * `diagnose` on a watched cluster: the watch's minute history from the deployment's Redis, for the
+ * since-when lines and the chart over the last hour. Loaded only for a watched cluster (the watch
+ * is what writes it). Never throws: no history is an answer (`note` says why there is none).
+ */
+export async function readCheckHistory(
+  redisUrl: string,
+  prefix: string,
+  cluster: string,
+  now: number,
+): Promise<{ samples: MinuteSample[]; note?: string }> {
+  const redis = connectOneShot(redisUrl, CONNECT_MS);
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const samples = await readHistory(
+      createMinuteHistory(redis, prefix, () => now),
+      cluster,
+      now,
+    );
+    return { samples };
+  } catch (err) {
+    return {
+      samples: [],
+      note: `no watch history: Redis did not answer (${redactUrlCredentials(err instanceof Error ? err.message : String(err))})`,
+    };
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -4,6 +4,7 @@
  * into the offline analysis' sink (createOfflineSink: every line through format detection and the
  * log scanner, objects kept as the rules' evidence). Prints one JSON line.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { CollectionSink } from '../src/offline/collection.js';
 import { readCollection } from '../src/offline/readers/index.js';
 
@@ -36,10 +37,17 @@ async function analysisSink() {
 
 const real = mode === 'analysis' ? await analysisSink() : undefined;
 const rssBeforeBytes = process.memoryUsage().rss;
+// How long the event loop was held at a time: a bot or worker running this must still answer
+// Slack within 3 s and renew its job locks.
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
 const started = performance.now();
 const summary = await readCollection(path, real?.sink ?? countingSink);
 const wallMs = performance.now() - started;
+loop.disable();
 real?.tally();
+const loopDelayMaxMs = Math.round(loop.max / 1e6);
+const loopDelayP99Ms = Math.round(loop.percentile(99) / 1e6);
 process.stdout.write(
-  `${JSON.stringify({ wallMs, rssBeforeBytes, maxRssBytes: process.resourceUsage().maxRSS * 1024, ...counts, summary })}\n`,
+  `${JSON.stringify({ wallMs, rssBeforeBytes, maxRssBytes: process.resourceUsage().maxRSS * 1024, loopDelayMaxMs, loopDelayP99Ms, ...counts, summary })}\n`,
 );

@@ -99,6 +99,9 @@ interface ChildResult {
   wallMs: number;
   rssBeforeBytes: number;
   maxRssBytes: number;
+  /** The longest the event loop was held at once while reading (monitorEventLoopDelay, 10 ms resolution). */
+  loopDelayMaxMs: number;
+  loopDelayP99Ms: number;
   slowFdatasync: number;
   lines: number;
   summary: { bytes: number; entries: number };
@@ -135,14 +138,15 @@ export async function benchOfflineRead(): Promise<string> {
         `One member logs ${slowWritten} × \`slow fdatasync\`. Each of ours runs in its own Node process (through tsx). ` +
         'Targets: under 60 s, peak RSS under 200 MiB.',
       '',
-      '| what | wall time (process) | of which reading | RSS after imports | peak RSS | `slow fdatasync` found |',
-      '| --- | --- | --- | --- | --- | --- |',
+      '| what | wall time (process) | of which reading | RSS after imports | peak RSS | event loop held (max, p99) | `slow fdatasync` found |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
       row([
         "`tar -xzOf x.tar.gz \\| grep -c 'slow fdatasync'` (shell baseline)",
         sec(base.ms),
         '',
         '',
         mib(baseRss),
+        '',
         baseCount,
       ]),
       ourRow('`readCollection`, a sink that counts lines (the readers alone)', reader),
@@ -182,7 +186,8 @@ function targets(m: { ms: number; result: ChildResult }): string {
 
 function ourRow(what: string, m: { ms: number; result: ChildResult }): string {
   const r = m.result;
-  return row([what, sec(m.ms), sec(r.wallMs), mib(r.rssBeforeBytes), mib(r.maxRssBytes), r.slowFdatasync]);
+  const held = `${r.loopDelayMaxMs} ms, ${r.loopDelayP99Ms} ms`;
+  return row([what, sec(m.ms), sec(r.wallMs), mib(r.rssBeforeBytes), mib(r.maxRssBytes), held, r.slowFdatasync]);
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {

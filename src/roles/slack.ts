@@ -21,8 +21,10 @@ export async function runSlackRole(opts: RunRoleOptions, botToken: BotToken): Pr
   let chat: SlackAdapter | undefined;
   // Bolt's HTTP receiver serves the routes in HTTP mode; the worker and Socket Mode need a server.
   const boltServes = opts.role !== 'worker' && !env.SLACK_APP_TOKEN;
+  // A worker serves /mcp only when asked to (MCP_TOKEN): it has the access the tools need (the etcd
+  // client certificate, the kubeconfig), which the bot pods of deploy/ do not (components/mcp).
   const mcp =
-    opts.role === 'worker'
+    opts.role === 'worker' && !env.MCP_TOKEN
       ? undefined
       : installMcpHttp({
           token: env.MCP_TOKEN,

@@ -230,3 +230,70 @@ describe('bot (Slack HTTP mode) with MCP_TOKEN', () => {
     expect((await post(`http://127.0.0.1:${port}/mcp`, {})).status).toBe(401);
   });
 });
+
+describe('worker with PORT and MCP_TOKEN', () => {
+  let fake: FakeSlack;
+  let worker: RoleProcess | undefined;
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await fake?.close();
+  });
+
+  it('serves /mcp on its own HTTP server, with the access the workers have (deploy/ components/mcp)', async () => {
+    const [port] = await allocateFreePorts(1, '127.0.0.1');
+    worker = spawnRole(
+      'worker',
+      ['--config', configPath, '--queue-prefix', prefix],
+      baseEnv({
+        PORT: String(port),
+        LISTEN_HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        SLACK_BOT_TOKEN: 'xoxb-1-mcp',
+        SLACK_API_URL: fake.url,
+        MCP_TOKEN: TOKEN,
+      }),
+    );
+    const started = worker;
+    await waitUntil(() => started.logged('etcd-doctor started'), START_MS, 'the worker starts');
+    expect(started.logged('serving MCP (Streamable HTTP) at /mcp behind MCP_TOKEN')).toBe(true);
+    const client = await connectHttp(`http://127.0.0.1:${port}/mcp`, TOKEN);
+    try {
+      const result = (await client.callTool({
+        name: 'etcd_health',
+        arguments: { cluster: 'local' },
+      })) as Parameters<typeof texts>[0];
+      expect(reportOf(result)).toMatchObject({ cluster: 'local', status: 'healthy' });
+    } finally {
+      await client.close();
+    }
+    expect((await post(`http://127.0.0.1:${port}/mcp`, {})).status).toBe(401);
+  });
+
+  it('without MCP_TOKEN serves no /mcp (404) and does not warn about it', async () => {
+    const [port] = await allocateFreePorts(1, '127.0.0.1');
+    const plain = spawnRole(
+      'worker',
+      ['--config', configPath, '--queue-prefix', prefix],
+      baseEnv({
+        PORT: String(port),
+        LISTEN_HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        SLACK_BOT_TOKEN: 'xoxb-1-mcp',
+        SLACK_API_URL: fake.url,
+      }),
+    );
+    try {
+      await waitUntil(() => plain.logged('etcd-doctor started'), START_MS, 'the worker starts');
+      expect((await post(`http://127.0.0.1:${port}/mcp`, { authorization: `Bearer ${TOKEN}` })).status).toBe(
+        404,
+      );
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect(plain.logged('not serving /mcp')).toBe(false);
+    } finally {
+      await plain.stop();
+    }
+  });
+});

@@ -18,6 +18,7 @@ export const TARGETS = [
   'components/remediation',
   'components/servicemonitor',
   'components/ingress',
+  'components/mcp',
   'install',
 ] as const;
 export type Target = (typeof TARGETS)[number];
@@ -52,6 +53,7 @@ function writeInstallOverlay(dir: string): void {
   - ${from('components/ingress')}
   - ${from('components/servicemonitor')}
   - ${from('components/remediation')}
+  - ${from('components/mcp')}
 configMapGenerator:
   - name: etcd-doctor-config
     behavior: replace

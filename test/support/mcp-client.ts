@@ -80,7 +80,11 @@ export interface RoleProcess {
   stop(): Promise<void>;
 }
 
-export function spawnRole(role: 'serve' | 'bot', args: string[], env: Record<string, string>): RoleProcess {
+export function spawnRole(
+  role: 'serve' | 'bot' | 'worker',
+  args: string[],
+  env: Record<string, string>,
+): RoleProcess {
   // stdin stays open: `serve` with piped input would run the commands and exit at its end.
   const child = spawn(process.execPath, [BIN, role, ...args], { env, stdio: ['pipe', 'ignore', 'pipe'] });
   let log = '';

@@ -100,6 +100,7 @@ describe('the remediation role', () => {
       'overlays/http',
       'components/servicemonitor',
       'components/ingress',
+      'components/mcp',
     ] as const;
     for (const target of targets) {
       const rbac = objectsOf(rendered, target)

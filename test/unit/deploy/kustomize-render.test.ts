@@ -88,7 +88,7 @@ describe('kubectl kustomize', () => {
       'images',
     ]);
     const kustomizations = filesUnder(KUSTOMIZE_ROOT).filter((f) => f.endsWith('kustomization.yaml'));
-    expect(kustomizations.length).toBe(6);
+    expect(kustomizations.length).toBe(7);
     for (const file of kustomizations) {
       const k = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
       expect({ file, kind: k.kind, unknown: Object.keys(k).filter((f) => !v2Fields.has(f)) }).toEqual({
@@ -183,6 +183,35 @@ describe('the clusters file', () => {
         readOnly: true,
         secret: 'etcd-doctor-etcd-client',
       });
+    }
+  });
+});
+
+describe('MCP for in-cluster assistants (components/mcp)', () => {
+  it('reaches the workers only, which serve /mcp once the etcd-doctor-mcp Secret exists; the bots never get the token', () => {
+    const objects = objectsOf(rendered, 'install');
+    const service = findObject(objects, 'Service', 'etcd-doctor-mcp') as {
+      spec?: { type?: string; selector?: Record<string, string> };
+    };
+    expect(service.spec).toMatchObject({ type: 'ClusterIP' });
+    const selected = deploymentsOf(objects)
+      .filter((d) => labelsMatch(service.spec?.selector, d.spec?.template.metadata?.labels))
+      .map((d) => d.metadata?.name);
+    expect(selected).toEqual(['etcd-doctor-worker']);
+    const token = containerOf(deploymentNamed(objects, 'etcd-doctor-worker'), 'worker').env?.find(
+      (e) => e.name === 'MCP_TOKEN',
+    );
+    expect(token?.valueFrom?.secretKeyRef).toEqual({
+      name: 'etcd-doctor-mcp',
+      key: 'MCP_TOKEN',
+      optional: true,
+    });
+    for (const target of ['base', 'overlays/socket-mode', 'overlays/http', 'install'] as const) {
+      const bot = deploymentNamed(objectsOf(rendered, target), 'etcd-doctor-bot');
+      const env = podSpecOf(bot)
+        .containers.flatMap((c) => c.env ?? [])
+        .map((e) => e.name);
+      expect({ target, mcp: env.includes('MCP_TOKEN') }).toEqual({ target, mcp: false });
     }
   });
 });

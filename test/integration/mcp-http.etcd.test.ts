@@ -188,112 +188,70 @@ describe('serve with PORT but no MCP_TOKEN', () => {
   });
 });
 
-describe('bot (Slack HTTP mode) with MCP_TOKEN', () => {
+describe('the Slack roles with MCP_TOKEN: the bot (HTTP mode) and the worker', () => {
   let fake: FakeSlack;
-  let bot: RoleProcess | undefined;
+  const started: RoleProcess[] = [];
   beforeAll(async () => {
     fake = await startFakeSlack();
   });
   afterAll(async () => {
-    await bot?.stop();
+    await Promise.all(started.map((r) => r.stop()));
     await fake?.close();
   });
 
-  it("serves /mcp beside /slack/events, through Bolt's receiver", async () => {
+  /** The role as a real process talking to the fake Slack, once it logged that it started. */
+  async function startSlackRole(role: 'bot' | 'worker', env: Record<string, string>) {
     const [port] = await allocateFreePorts(1, '127.0.0.1');
-    bot = spawnRole(
-      'bot',
+    const proc = spawnRole(
+      role,
       ['--config', configPath, '--queue-prefix', prefix],
       baseEnv({
         PORT: String(port),
         LISTEN_HOST: '127.0.0.1',
         LOG_LEVEL: 'info',
         SLACK_BOT_TOKEN: 'xoxb-1-mcp',
-        SLACK_SIGNING_SECRET: SIGNING_SECRET,
         SLACK_API_URL: fake.url,
-        MCP_TOKEN: TOKEN,
+        ...env,
       }),
     );
-    const started = bot;
-    await waitUntil(() => started.logged('etcd-doctor started'), START_MS, 'the bot starts');
-    const client = await connectHttp(`http://127.0.0.1:${port}/mcp`, TOKEN);
+    started.push(proc);
+    await waitUntil(() => proc.logged('etcd-doctor started'), START_MS, `the ${role} starts`);
+    return { proc, mcp: `http://127.0.0.1:${port}/mcp`, base: `http://127.0.0.1:${port}` };
+  }
+
+  /** etcd_health over /mcp with the token: the report. */
+  async function healthOver(url: string) {
+    const client = await connectHttp(url, TOKEN);
     try {
       const result = (await client.callTool({
         name: 'etcd_health',
         arguments: { cluster: 'local' },
       })) as Parameters<typeof texts>[0];
-      expect(reportOf(result)).toMatchObject({ cluster: 'local' });
-      expect(reportOf(result).members.map((m) => m.name)).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
+      return reportOf(result);
     } finally {
       await client.close();
     }
-    expect((await post(`http://127.0.0.1:${port}/mcp`, {})).status).toBe(401);
-  });
-});
+  }
 
-describe('worker with PORT and MCP_TOKEN', () => {
-  let fake: FakeSlack;
-  let worker: RoleProcess | undefined;
-  beforeAll(async () => {
-    fake = await startFakeSlack();
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await fake?.close();
+  it("the bot serves /mcp beside /slack/events, through Bolt's receiver", async () => {
+    const bot = await startSlackRole('bot', { SLACK_SIGNING_SECRET: SIGNING_SECRET, MCP_TOKEN: TOKEN });
+    const report = await healthOver(bot.mcp);
+    expect(report).toMatchObject({ cluster: 'local' });
+    expect(report.members.map((m) => m.name)).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
+    expect((await post(bot.mcp, {})).status).toBe(401);
   });
 
-  it('serves /mcp on its own HTTP server, with the access the workers have (deploy/ components/mcp)', async () => {
-    const [port] = await allocateFreePorts(1, '127.0.0.1');
-    worker = spawnRole(
-      'worker',
-      ['--config', configPath, '--queue-prefix', prefix],
-      baseEnv({
-        PORT: String(port),
-        LISTEN_HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        SLACK_BOT_TOKEN: 'xoxb-1-mcp',
-        SLACK_API_URL: fake.url,
-        MCP_TOKEN: TOKEN,
-      }),
-    );
-    const started = worker;
-    await waitUntil(() => started.logged('etcd-doctor started'), START_MS, 'the worker starts');
-    expect(started.logged('serving MCP (Streamable HTTP) at /mcp behind MCP_TOKEN')).toBe(true);
-    const client = await connectHttp(`http://127.0.0.1:${port}/mcp`, TOKEN);
-    try {
-      const result = (await client.callTool({
-        name: 'etcd_health',
-        arguments: { cluster: 'local' },
-      })) as Parameters<typeof texts>[0];
-      expect(reportOf(result)).toMatchObject({ cluster: 'local', status: 'healthy' });
-    } finally {
-      await client.close();
-    }
-    expect((await post(`http://127.0.0.1:${port}/mcp`, {})).status).toBe(401);
+  it('a worker serves /mcp on its own HTTP server, with the access the workers have (deploy/ components/mcp)', async () => {
+    const worker = await startSlackRole('worker', { MCP_TOKEN: TOKEN });
+    expect(worker.proc.logged('serving MCP (Streamable HTTP) at /mcp behind MCP_TOKEN')).toBe(true);
+    expect(await healthOver(worker.mcp)).toMatchObject({ cluster: 'local', status: 'healthy' });
+    expect((await post(worker.mcp, {})).status).toBe(401);
   });
 
-  it('without MCP_TOKEN serves no /mcp (404) and does not warn about it', async () => {
-    const [port] = await allocateFreePorts(1, '127.0.0.1');
-    const plain = spawnRole(
-      'worker',
-      ['--config', configPath, '--queue-prefix', prefix],
-      baseEnv({
-        PORT: String(port),
-        LISTEN_HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        SLACK_BOT_TOKEN: 'xoxb-1-mcp',
-        SLACK_API_URL: fake.url,
-      }),
-    );
-    try {
-      await waitUntil(() => plain.logged('etcd-doctor started'), START_MS, 'the worker starts');
-      expect((await post(`http://127.0.0.1:${port}/mcp`, { authorization: `Bearer ${TOKEN}` })).status).toBe(
-        404,
-      );
-      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-      expect(plain.logged('not serving /mcp')).toBe(false);
-    } finally {
-      await plain.stop();
-    }
+  it('a worker without MCP_TOKEN serves no /mcp (404) and does not warn about it', async () => {
+    const worker = await startSlackRole('worker', {});
+    expect((await post(worker.mcp, { authorization: `Bearer ${TOKEN}` })).status).toBe(404);
+    expect((await fetch(`${worker.base}/healthz`)).status).toBe(200);
+    expect(worker.proc.logged('not serving /mcp')).toBe(false);
   });
 });

@@ -168,6 +168,7 @@ async function runOnClients(
     cluster: entry.cluster,
     clients: etcd,
     httpGet: http.get,
+    peerCertificate: http.peerCertificate,
     // etcd probes measure against the real clock: gRPC deadlines and the members' Date headers.
     now: Date.now,
     sleep,

@@ -1,5 +1,6 @@
-import type { Agent, request as undiciRequest } from 'undici';
+import type { Agent, buildConnector, request as undiciRequest } from 'undici';
 import { StringDecoder } from 'node:string_decoder';
+import type { TLSSocket } from 'node:tls';
 import type { EtcdTlsFiles } from './etcd-clients.js';
 
 export interface HttpResponse {
@@ -22,8 +23,22 @@ export type HttpGet = (
 /** /metrics of a busy member is ~100 KB; anything far larger is not etcd. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/** The certificate a member's TLS port presented (probes/cert-expiry.ts reads its dates). */
+export interface PeerCertificateInfo {
+  subject: string;
+  issuer: string;
+  /** ISO 8601. */
+  validFrom: string;
+  validTo: string;
+}
+
 export interface HttpClient {
   get: HttpGet;
+  /**
+   * The certificate the server at `url`'s host and port presented on the last TLS connection this
+   * client opened to it (a by-product of the GETs: no connection of its own); undefined over http.
+   */
+  peerCertificate(url: string): PeerCertificateInfo | undefined;
   /**
    * Loads undici and creates the agent. Await it before timing a first GET (the clock probe's
    * round trips): otherwise that GET also times the module load.
@@ -35,20 +50,26 @@ export interface HttpClient {
 export function createHttpGet(tls: EtcdTlsFiles | undefined): HttpClient {
   // undici (~110 modules) loads at the first GET: `health` makes none, and starts without it.
   let client: Promise<{ dispatcher: Agent; request: typeof undiciRequest }> | undefined;
+  const certificates = new Map<string, PeerCertificateInfo>();
   const connect = () =>
-    (client ??= import('undici').then(({ Agent, request }) => ({
-      dispatcher: new Agent({
-        // undici speaks TLS for https:// URLs only, and sends no SNI for an IP literal (RFC 6066).
-        connect: {
-          timeout: 2000,
-          ...(tls?.rootCertificate ? { ca: tls.rootCertificate } : {}),
-          ...(tls?.certChain ? { cert: tls.certChain } : {}),
-          ...(tls?.privateKey ? { key: tls.privateKey } : {}),
-        },
-        keepAliveTimeout: 10_000,
-      }),
-      request,
-    })));
+    (client ??= import('undici').then(({ Agent, buildConnector, request }) => {
+      // undici speaks TLS for https:// URLs only, and sends no SNI for an IP literal (RFC 6066).
+      const base = buildConnector({
+        timeout: 2000,
+        ...(tls?.rootCertificate ? { ca: tls.rootCertificate } : {}),
+        ...(tls?.certChain ? { cert: tls.certChain } : {}),
+        ...(tls?.privateKey ? { key: tls.privateKey } : {}),
+      });
+      // Each new TLS connection leaves the certificate its server presented, for its dates.
+      const connector: buildConnector.connector = (opts, callback) =>
+        base(opts, (...args) => {
+          const [err, socket] = args;
+          if (!err && socket && 'getPeerCertificate' in socket)
+            remember(certificates, `${opts.hostname}:${opts.port || '443'}`, socket as TLSSocket);
+          callback(...args);
+        });
+      return { dispatcher: new Agent({ connect: connector, keepAliveTimeout: 10_000 }), request };
+    }));
   const get: HttpGet = async (url, signal, opts) => {
     const { dispatcher, request } = await connect();
     const res = await request(url, { method: 'GET', dispatcher, signal });
@@ -66,6 +87,11 @@ export function createHttpGet(tls: EtcdTlsFiles | undefined): HttpClient {
   };
   return {
     get,
+    peerCertificate: (url) => {
+      const u = new URL(url);
+      if (u.protocol !== 'https:') return undefined;
+      return certificates.get(`${u.hostname}:${u.port || '443'}`);
+    },
     ready: async () => {
       await connect();
     },
@@ -105,4 +131,20 @@ function lineReader(onLine: (line: string) => void): BodyReader {
       return '';
     },
   };
+}
+
+/** The leaf certificate's names and dates, kept per host:port (a few dozen bytes a member). */
+function remember(into: Map<string, PeerCertificateInfo>, origin: string, socket: TLSSocket): void {
+  const cert = socket.getPeerCertificate();
+  if (!cert?.valid_to) return;
+  const iso = (text: string) => {
+    const ms = Date.parse(text);
+    return Number.isFinite(ms) ? new Date(ms).toISOString() : text;
+  };
+  into.set(origin, {
+    subject: cert.subject?.CN ? String(cert.subject.CN) : '',
+    issuer: cert.issuer?.CN ? String(cert.issuer.CN) : '',
+    validFrom: iso(cert.valid_from),
+    validTo: iso(cert.valid_to),
+  });
 }

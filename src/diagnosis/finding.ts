@@ -15,6 +15,8 @@ export const CAUSES = [
   'apiserver-latency',
   'corruption',
   'slow-reads',
+  // A member's server certificate, or etcd-doctor's own, expires soon (x509: certificate has expired).
+  'cert-expiry',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are
   // refused, or etcd answers the apiserver but not us.
   'no-access',

@@ -61,7 +61,7 @@ export function registerClusterTools(server: McpServer, deps: ClusterToolDeps): 
     {
       title: 'Diagnose an etcd cluster',
       description: [
-        'Find the root cause of an etcd or Kubernetes control-plane problem on one cluster: slow disk (WAL fsync), clock skew, peer network, a member down or hung, quorum lost, leader churn, database quota (NOSPACE) or fragmentation, CPU starvation, control-plane restarts, missing static pods, non-durable storage, API server latency.',
+        'Find the root cause of an etcd or Kubernetes control-plane problem on one cluster: slow disk (WAL fsync), clock skew, peer network, a member down or hung, quorum lost, leader churn, database quota (NOSPACE) or fragmentation, CPU starvation, control-plane restarts, missing static pods, non-durable storage, API server latency, etcd certificates about to expire.',
         'Runs every probe (member status, /metrics sampled over a few seconds, clocks, and the Kubernetes control plane when configured), then the rules. Takes about 3 to 10 seconds.',
         'findings are ranked: findings[0] is the root cause, each with the members affected, evidence with numbers, and remediation steps for a human; causedBy links a symptom to the finding that explains it.',
         "On a watched cluster a finding also says since when it has lasted (findings[].since[], from the watch's minute history).",

@@ -1,7 +1,8 @@
+import { X509Certificate } from 'node:crypto';
 import { formatList } from '../report/format.js';
 import type { CheckDepth } from '../contracts/check-depth.js';
 import type { EtcdClients, EtcdTlsFiles } from '../clients/etcd-clients.js';
-import type { HttpGet } from '../clients/http.js';
+import type { HttpGet, PeerCertificateInfo } from '../clients/http.js';
 import type { ClusterConfig, ResolvedCluster } from '../config/schema.js';
 import { type AccessCheckOptions, type AccessWhere, checkAccess } from './access-check.js';
 import type { AccessProblem } from './access-problem.js';
@@ -17,6 +18,7 @@ import type {
   MemberEvidence,
   MemberInfo,
   MemberTarget,
+  OwnCertificate,
   ProbeRecord,
 } from './evidence.js';
 import { skipped } from './outcome.js';
@@ -32,6 +34,8 @@ export interface CollectOptions {
   cluster: ResolvedCluster;
   clients: EtcdClients;
   httpGet: HttpGet;
+  /** The certificate a member's TLS port presented to httpGet's connections (clients/http.ts). */
+  peerCertificate?: (url: string) => PeerCertificateInfo | undefined;
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   timeoutMs: number;
@@ -161,7 +165,23 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
     probes: records,
     timeoutMs: opts.timeoutMs,
     ...(election ? { election } : {}),
+    ...(opts.depth !== 'health' && opts.tls ? { ownCertificates: ownCertificates(opts.tls) } : {}),
   };
+}
+
+/** The dates of the client certificate and CA etcd-doctor uses for the cluster; unreadable ones are left out. */
+function ownCertificates(tls: EtcdTlsFiles): OwnCertificate[] {
+  const read = (role: OwnCertificate['role'], pem: Buffer | undefined): OwnCertificate[] => {
+    if (!pem) return [];
+    try {
+      const cert = new X509Certificate(pem);
+      const subject = /CN=([^\n,]+)/.exec(cert.subject)?.[1] ?? cert.subject;
+      return [{ role, subject, validTo: new Date(Date.parse(cert.validTo)).toISOString() }];
+    } catch {
+      return [];
+    }
+  };
+  return [...read('client', tls.certChain), ...read('ca', tls.rootCertificate)];
 }
 
 /** The election wait asks Status and the read again with the run's own probes (probes/election.ts). */
@@ -292,7 +312,9 @@ async function probeMember(
   const list = await memberListP;
   nameFromList(target, list, status.ok ? status.data.memberId : undefined);
   if (status.ok && status.data.isLearner) target.isLearner = true;
-  const member: MemberEvidence = { target, health, status, metrics, clock };
+  // The clock's GETs went to the client URL: over https, their connection saw its certificate.
+  const cert = probes.clock ? opts.peerCertificate?.(target.endpoint) : undefined;
+  const member: MemberEvidence = { target, health, status, metrics, clock, ...(cert ? { cert } : {}) };
   const access = health.ok ? undefined : await accessP;
   if (!access) return member;
   const classified = withAccess(member, access);

@@ -1,3 +1,4 @@
+import type { PeerCertificateInfo } from '../clients/http.js';
 import type { AccessProblem } from './access-problem.js';
 import type { EtcdMetricsWindow, QuantileSummary } from './etcd-metrics.js';
 
@@ -88,6 +89,11 @@ export interface MemberEvidence {
   metrics: Outcome<MetricsData>;
   clock: Outcome<ClockData>;
   /**
+   * The certificate the member's client port presented to our GETs (an https endpoint, `diagnose`):
+   * its dates, for cert-expiry. No connection of its own (clients/http.ts peerCertificate).
+   */
+  cert?: PeerCertificateInfo;
+  /**
    * Why etcd-doctor could not talk to the member (an access check runs when Status fails).
    * `ours: true` means our own TLS, URL or DNS: the member is unknown, never down.
    */
@@ -122,6 +128,17 @@ export interface Evidence {
   observer?: ObserverLoad;
   /** Set when members answered without a leader and the check waited for an election (probes/election.ts). */
   election?: ElectionEvidence;
+  /** etcd-doctor's own client certificate and CA for this cluster (`diagnose`, TLS clusters): their dates. */
+  ownCertificates?: OwnCertificate[];
+}
+
+/** One of the certificates etcd-doctor presents or trusts for a cluster (etcd.tls in the config). */
+export interface OwnCertificate {
+  /** `client`: etcd.tls.certFile; `ca`: etcd.tls.caFile. */
+  role: 'client' | 'ca';
+  subject: string;
+  /** ISO 8601. */
+  validTo: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Rule } from '../rule.js';
 import { apiserverLatencyRule } from './apiserver-latency.js';
+import { certExpiryRule } from './cert-expiry.js';
 import { clockSkewRule } from './clock-skew.js';
 import { clockSkewLogsRule } from './clock-skew-logs.js';
 import { controlPlaneRestartsRule } from './control-plane-restarts.js';
@@ -44,6 +45,7 @@ export const rules: readonly Rule[] = [
   clockSkewLogsRule,
   apiserverLatencyRule,
   controlPlaneRestartsRule,
+  certExpiryRule,
   noAccessRule,
   unreachableFromHereRule,
   observerLoadRule,

@@ -52,6 +52,8 @@ export interface EtcdLabOptions {
    * with openssl for this run (EC P-256, SAN = host), and /metrics on the client URL only.
    */
   tls?: boolean;
+  /** With `tls`: the members' server certificates expire this many days from now (default 365). */
+  serverCertDays?: number;
   /**
    * A command prefix for one member, or undefined for none: that member runs `...prefix etcdBinary
    * args`, also on restart. The prefix must exec etcd in place (as `nice`, `taskset` or
@@ -103,6 +105,7 @@ async function resolveConfig(opts: EtcdLabOptions): Promise<LabConfig> {
     extraArgs: opts.extraArgs ?? [],
     host: opts.host ?? '127.0.0.1',
     tls: opts.tls ?? false,
+    serverCertDays: opts.serverCertDays,
     wrap: opts.wrap,
   };
 }
@@ -127,7 +130,7 @@ async function startOnce(config: LabConfig): Promise<EtcdLab> {
   const dir = await mkdtemp(join(config.baseDir, 'etcd-lab-'));
   const registry = createChildRegistry(dir);
   try {
-    const pki = config.tls ? await createLabPki(dir, config.host) : undefined;
+    const pki = config.tls ? await createLabPki(dir, config.host, config.serverCertDays) : undefined;
     const ports = await allocateFreePorts(3 * config.size, config.host);
     const plans = Array.from({ length: config.size }, (_, i) =>
       planMember(config, dir, i, ports.slice(3 * i, 3 * i + 3)),

@@ -21,11 +21,16 @@ export interface LabPki extends LabTls {
   material: TlsMaterial;
 }
 
-/** A CA and the member, peer and client certificates, all for `host`, in `dir/pki`. */
-export async function createLabPki(dir: string, host: string): Promise<LabPki> {
+/**
+ * A CA and the member, peer and client certificates, all for `host`, in `dir/pki`; the members'
+ * server certificates valid for `serverCertDays` (default: issueCertificate's year).
+ */
+export async function createLabPki(dir: string, host: string, serverCertDays?: number): Promise<LabPki> {
   const ca = await createCertificateAuthority(join(dir, 'pki'), 'etcd-lab-ca');
+  const serverNotAfter =
+    serverCertDays === undefined ? {} : { notAfter: new Date(Date.now() + serverCertDays * 86_400_000) };
   const [server, peer, client] = await Promise.all([
-    issueCertificate(ca, { name: 'server', ips: [host], usage: 'both' }),
+    issueCertificate(ca, { name: 'server', ips: [host], usage: 'both', ...serverNotAfter }),
     issueCertificate(ca, { name: 'peer', ips: [host], usage: 'both' }),
     issueCertificate(ca, { name: 'etcd-doctor-client', ips: [], usage: 'client' }),
   ]);

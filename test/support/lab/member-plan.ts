@@ -15,6 +15,8 @@ export interface LabConfig {
   extraArgs: string[];
   host: string;
   tls: boolean;
+  /** With `tls`: how long the members' server certificates stay valid (default a year, as kubeadm's). */
+  serverCertDays: number | undefined;
   wrap: ((member: string) => string[] | undefined) | undefined;
 }
 

@@ -28,7 +28,7 @@ export interface IssueOptions {
   dnsNames?: string[];
   /** Default: both (etcd uses its server certificate as a client too, for its gRPC gateway). */
   usage?: 'server' | 'client' | 'both';
-  /** Default: from an hour ago to a day from now. */
+  /** Default: from an hour ago to a year from now (kubeadm's validity: no test trips cert-expiry by accident). */
   notBefore?: Date;
   notAfter?: Date;
 }
@@ -46,7 +46,7 @@ export async function createCertificateAuthority(dir: string, name: string): Pro
   const ca = { name, dir: caDir, certFile: join(caDir, 'ca.crt'), keyFile: join(caDir, 'ca.key') };
   await openssl([
     ...['req', '-x509', '-new', ...EC_KEY, '-nodes', '-sha256'],
-    ...['-keyout', ca.keyFile, '-out', ca.certFile, '-days', '2', '-subj', `/CN=${name}`],
+    ...['-keyout', ca.keyFile, '-out', ca.certFile, '-days', '3650', '-subj', `/CN=${name}`],
     ...['-addext', 'basicConstraints=critical,CA:TRUE'],
     ...['-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
   ]);
@@ -71,7 +71,7 @@ export async function issueCertificate(
     ...['ca', '-batch', '-notext', '-config', join(ca.dir, 'ca.cnf')],
     ...['-cert', ca.certFile, '-keyfile', ca.keyFile, '-in', `${base}.csr`, '-out', files.certFile],
     ...['-startdate', asn1Time(opts.notBefore ?? new Date(now - HOUR_MS))],
-    ...['-enddate', asn1Time(opts.notAfter ?? new Date(now + 24 * HOUR_MS))],
+    ...['-enddate', asn1Time(opts.notAfter ?? new Date(now + 365 * 24 * HOUR_MS))],
     ...['-extfile', ext],
   ]);
   return files;

@@ -263,3 +263,53 @@ describe('a killed leader and the election after it', () => {
     expect(without.findings.find((f) => f.cause === 'cpu-starvation')).toMatchObject({ members: ['etcd-2'] });
   });
 });
+
+describe('cert-expiry', () => {
+  const DAY = 86_400_000;
+  const cert = (days: number) => ({
+    subject: 'etcd-server',
+    issuer: 'etcd-ca',
+    validFrom: new Date(now - 300 * DAY).toISOString(),
+    validTo: new Date(now + days * DAY).toISOString(),
+  });
+  const withCerts = (days: Record<'etcd-1' | 'etcd-2' | 'etcd-3', number>) => {
+    const evidence = clusterEvidence();
+    return {
+      ...evidence,
+      members: evidence.members.map((m) => ({ ...m, cert: cert(days[m.target.name as 'etcd-1']) })),
+    };
+  };
+  const finding = (evidence: ReturnType<typeof withCerts>) =>
+    diagnose(evidence, rules, ctx).findings.find((f) => f.cause === 'cert-expiry');
+
+  it('is info a month ahead, a warning from 14 days, critical from 3, naming only the members concerned', () => {
+    expect(finding(withCerts({ 'etcd-1': 200, 'etcd-2': 200, 'etcd-3': 200 }))).toBeUndefined();
+    expect(finding(withCerts({ 'etcd-1': 200, 'etcd-2': 25, 'etcd-3': 200 }))).toMatchObject({
+      severity: 'info',
+      members: ['etcd-2'],
+    });
+    expect(finding(withCerts({ 'etcd-1': 12, 'etcd-2': 25, 'etcd-3': 200 }))).toMatchObject({
+      severity: 'warning',
+      members: ['etcd-1', 'etcd-2'],
+    });
+    const critical = finding(withCerts({ 'etcd-1': 2.5, 'etcd-2': 25, 'etcd-3': 200 }));
+    expect(critical?.severity).toBe('critical');
+    expect(critical?.summary).toMatch(
+      /^etcd-1's server certificate and etcd-2's server certificate expire, the first in 3 days/,
+    );
+  });
+
+  it("speaks of etcd-doctor's own certificate without blaming a member or the cluster", () => {
+    const evidence = {
+      ...clusterEvidence(),
+      ownCertificates: [
+        { role: 'client' as const, subject: 'healthcheck', validTo: new Date(now + 0.5 * DAY).toISOString() },
+      ],
+    };
+    const f = diagnose(evidence, rules, ctx).findings.find((x) => x.cause === 'cert-expiry');
+    expect(f).toMatchObject({ severity: 'critical', members: [] });
+    expect(f?.summary).toMatch(
+      /^etcd-doctor's client certificate expires in under a day \(.+ UTC\): after that etcd-doctor cannot check this cluster \(the cluster itself keeps working\)$/,
+    );
+  });
+});

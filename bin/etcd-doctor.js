@@ -12,6 +12,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bundled = `${root}dist/cli/main.js`;
 const compiled = existsSync(bundled) ? bundled : `${root}dist/src/main.js`;
+/** `health` and `diagnose` run the CommonJS copy of the bundle from V8's code cache (bin/code-cache.js). */
+const checkBundle = `${root}dist/cli/check.cjs`;
+const CHECKS = new Set(['health', 'diagnose']);
 
 /** The newest modification time (ms) of the TypeScript sources, or 0 without any. */
 function newestSource() {
@@ -32,8 +35,16 @@ function useCompiled() {
   return statSync(compiled).mtimeMs >= newestSource();
 }
 
+async function runCheckBundle() {
+  if (compiled !== bundled || !CHECKS.has(process.argv[2] ?? '') || !existsSync(checkBundle)) return false;
+  const { canRunCached, loadCached } = await import('./code-cache.js');
+  if (!canRunCached()) return false;
+  await loadCached(checkBundle, `${checkBundle}.cache`).exports.main();
+  return true;
+}
+
 if (useCompiled()) {
-  await import(pathToFileURL(compiled).href);
+  if (!(await runCheckBundle())) await import(pathToFileURL(compiled).href);
 } else {
   let register;
   try {

@@ -137,6 +137,29 @@ const zodEnglishOnly = {
   },
 };
 
+const GRPC_JS_FILE = /@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/][^\\/]+\.js$/;
+const GRPC_IS_IPV6 = '(0, net_1.isIPv6)';
+
+/**
+ * grpc-js asks net.isIPv6() of every address it connects to (subchannelAddressToString, pick-first).
+ * Node's IPv6 expression is large: its first two runs cost ~12 ms, on an IPv4 address too.
+ * net.isIP() tries the small IPv4 expression first, and `isIP(s) === 6` is `isIPv6(s)` (the two
+ * sets are disjoint), so grpc-js calls that instead. The build fails if subchannel-address.js no
+ * longer calls isIPv6 as expected.
+ */
+const grpcIsIpv6 = {
+  name: 'grpc-is-ipv6',
+  setup(b) {
+    b.onLoad({ filter: GRPC_JS_FILE }, async (args) => {
+      const src = await readFile(args.path, 'utf8');
+      if (/subchannel-address\.js$/.test(args.path) && !src.includes(GRPC_IS_IPV6))
+        throw new Error(`${args.path}: grpc-js no longer calls ${GRPC_IS_IPV6} as scripts/build-cli.mjs expects`);
+      if (!src.includes(GRPC_IS_IPV6)) return undefined;
+      return { contents: src.replaceAll(GRPC_IS_IPV6, '((host) => (0, net_1.isIP)(host) === 6)'), loader: 'js' };
+    });
+  },
+};
+
 export function bundleOptions(outdir = OUT_DIR) {
   return {
     absWorkingDir: fileURLToPath(new URL('..', import.meta.url)),
@@ -161,7 +184,7 @@ export function bundleOptions(outdir = OUT_DIR) {
     banner: {
       js: "import { createRequire as __etcdDoctorRequire } from 'node:module'; const require = __etcdDoctorRequire(import.meta.url);",
     },
-    plugins: [zodEnglishOnly, etcd3Rpc, externals],
+    plugins: [zodEnglishOnly, grpcIsIpv6, etcd3Rpc, externals],
   };
 }
 
@@ -226,7 +249,7 @@ export function checkBundleOptions(outdir = OUT_DIR) {
     },
     footer: { js: '})' },
     define: { 'import.meta.url': '__importMetaUrl' },
-    plugins: [exportMain, checksOnly, zodEnglishOnly, etcd3Rpc, externals],
+    plugins: [exportMain, checksOnly, zodEnglishOnly, grpcIsIpv6, etcd3Rpc, externals],
   };
 }
 

@@ -139,6 +139,7 @@ const zodEnglishOnly = {
 
 const GRPC_JS_FILE = /@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/][^\\/]+\.js$/;
 const GRPC_IS_IPV6 = '(0, net_1.isIPv6)';
+const IS_IP_6 = '((host) => (0, net_1.isIP)(host) === 6)';
 
 /**
  * grpc-js asks net.isIPv6() of every address it connects to (subchannelAddressToString, pick-first).
@@ -155,8 +156,42 @@ const grpcIsIpv6 = {
       if (/subchannel-address\.js$/.test(args.path) && !src.includes(GRPC_IS_IPV6))
         throw new Error(`${args.path}: grpc-js no longer calls ${GRPC_IS_IPV6} as scripts/build-cli.mjs expects`);
       if (!src.includes(GRPC_IS_IPV6)) return undefined;
-      return { contents: src.replaceAll(GRPC_IS_IPV6, '((host) => (0, net_1.isIP)(host) === 6)'), loader: 'js' };
+      return { contents: src.replaceAll(GRPC_IS_IPV6, IS_IP_6), loader: 'js' };
     });
+  },
+};
+
+/**
+ * Node modules that bundled packages require() at load but use only on paths a check never takes:
+ * [file, the exact require statement]. grpc-js: zlib for compressed messages (etcd sends none);
+ * commander: child_process for `git`-style subcommand executables: ~5 ms a start. Each becomes a
+ * module loaded on its first use. The build fails if a statement is not there as written. (Not
+ * grpc-js's http, for CONNECT proxies: Node's http2 loads http anyway.)
+ */
+const LAZY_REQUIRES = [
+  [/@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/]compression-filter\.js$/, 'const zlib = require("zlib");'],
+  [/@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/]server-interceptors\.js$/, 'const zlib = require("zlib");'],
+  [/commander[\\/]lib[\\/]command\.js$/, "const childProcess = require('node:child_process');"],
+];
+
+/** `const x = require("m");` -> x, a stand-in that requires m when a property is first read. */
+function lazyRequire(statement) {
+  const [, name, call] = /^const (\w+) = (require\(.+\));$/.exec(statement);
+  return `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= ${call})[key] });`;
+}
+
+const lazyRequires = {
+  name: 'lazy-requires',
+  setup(b) {
+    for (const [file, statement] of LAZY_REQUIRES)
+      b.onLoad({ filter: file }, async (args) => {
+        let src = await readFile(args.path, 'utf8');
+        if (!src.includes(statement))
+          throw new Error(`${args.path}: no \`${statement}\` as scripts/build-cli.mjs expects`);
+        src = src.replace(statement, lazyRequire(statement));
+        // grpc-js files also call isIPv6 (grpcIsIpv6); one onLoad per file, so both edits are here.
+        return { contents: src.replaceAll(GRPC_IS_IPV6, IS_IP_6), loader: 'js' };
+      });
   },
 };
 
@@ -184,7 +219,7 @@ export function bundleOptions(outdir = OUT_DIR) {
     banner: {
       js: "import { createRequire as __etcdDoctorRequire } from 'node:module'; const require = __etcdDoctorRequire(import.meta.url);",
     },
-    plugins: [zodEnglishOnly, grpcIsIpv6, etcd3Rpc, externals],
+    plugins: [zodEnglishOnly, lazyRequires, grpcIsIpv6, etcd3Rpc, externals],
   };
 }
 
@@ -249,7 +284,7 @@ export function checkBundleOptions(outdir = OUT_DIR) {
     },
     footer: { js: '})' },
     define: { 'import.meta.url': '__importMetaUrl' },
-    plugins: [exportMain, checksOnly, zodEnglishOnly, grpcIsIpv6, etcd3Rpc, externals],
+    plugins: [exportMain, checksOnly, zodEnglishOnly, lazyRequires, grpcIsIpv6, etcd3Rpc, externals],
   };
 }
 

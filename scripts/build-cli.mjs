@@ -225,6 +225,12 @@ export function bundleOptions(outdir = OUT_DIR) {
 
 const MAIN = /src[\\/]main\.ts$/;
 const RUN_MAIN = '\nawait main();\n';
+/**
+ * A check parses each schema once: zod's JIT (a Function compiled per object schema on its first
+ * parse, to speed up the next ones) costs a one-shot process more than it saves. The setting is
+ * zod's global (globalThis), so only for this process; the ESM bundle's long-running roles keep it.
+ */
+const ZOD_JITLESS = "import { config as zodConfig } from 'zod';\nzodConfig({ jitless: true });\n";
 
 /**
  * The CommonJS bundle exports main() instead of running it: CommonJS has no top-level await, and
@@ -236,7 +242,7 @@ const exportMain = {
     b.onLoad({ filter: MAIN }, async (args) => {
       const src = await readFile(args.path, 'utf8');
       if (!src.includes(RUN_MAIN)) throw new Error(`${args.path}: no \`await main();\` line for the CommonJS bundle to drop`);
-      return { contents: src.replace(RUN_MAIN, '\n'), loader: 'ts' };
+      return { contents: ZOD_JITLESS + src.replace(RUN_MAIN, '\n'), loader: 'ts' };
     });
   },
 };

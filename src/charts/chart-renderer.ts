@@ -90,9 +90,15 @@ type Drawn = Pick<ChartImage, 'png' | 'widthPx' | 'heightPx' | 'plot'>;
 /**
  * Vega and Vega-Lite are ES modules with top-level await, so they load by import(), on the first
  * chart: the CLI's CommonJS bundle (scripts/build-cli.mjs, `health` and `diagnose`) cannot
- * require() them.
+ * require() them. Once per process, one after the other (Jest's ESM loader fails imports of
+ * overlapping graphs started at once).
  */
-const loadVega = () => Promise.all([import('vega'), import('vega-lite')]);
+let vegaModules: Promise<[typeof import('vega'), typeof import('vega-lite')]> | undefined;
+const loadVega = () =>
+  (vegaModules ??= (async () => {
+    const vega = await import('vega');
+    return [vega, await import('vega-lite')];
+  })());
 
 async function renderPng(spec: VegaLiteJson, opts: { fontFiles: string[]; scale: number }): Promise<Drawn> {
   const [vega, { compile }] = await loadVega();

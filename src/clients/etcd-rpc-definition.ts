@@ -78,6 +78,27 @@ protobuf.Type.prototype.setup = function setup(this: protobuf.Type): protobuf.Ty
   return this;
 };
 
+/*
+ * Root.fromJSON resolves every field, and a field's resolve() makes its message's constructor:
+ * protobufjs generates one per type (Type.generateConstructor, a Function each: 90 for rpc.proto
+ * at every start). For our roots the constructor is this closure instead, which does what the
+ * generated one does: fresh {} and [] for map and repeated fields, then the given properties.
+ */
+const generateConstructor = protobuf.Type.generateConstructor;
+protobuf.Type.generateConstructor = function constructorFor(mtype: protobuf.Type) {
+  if (!lazyCodecRoots.has(mtype.root)) return generateConstructor(mtype);
+  const maps = mtype.fieldsArray.filter((f) => f.map).map((f) => f.name);
+  const repeated = mtype.fieldsArray.filter((f) => !f.map && f.repeated).map((f) => f.name);
+  function Message(this: Record<string, unknown>, p?: Record<string, unknown>): void {
+    for (const name of maps) this[name] = {};
+    for (const name of repeated) this[name] = [];
+    if (p) for (const key of Object.keys(p)) if (p[key] != null && key !== '__proto__') this[key] = p[key];
+  }
+  Object.defineProperty(Message, 'name', { value: mtype.name });
+  // Called as the finished Codegen is: with no scope, it returns the function.
+  return (() => Message) as unknown as ReturnType<typeof generateConstructor>;
+};
+
 /** A type looked up in the root on first use, then kept. */
 function lazyType(root: protobuf.Root, name: string): () => protobuf.Type {
   let type: protobuf.Type | undefined;
@@ -145,8 +166,9 @@ export function lazyPackageDefinition(
   json: protobuf.INamespace,
   options: RpcLoadOptions,
 ): Record<string, ServiceDefinition> {
-  const root = protobuf.Root.fromJSON(json);
+  const root = new protobuf.Root();
   lazyCodecRoots.add(root);
+  protobuf.Root.fromJSON(json, root);
   const definition: Record<string, ServiceDefinition> = {};
   for (const [name, service] of servicesOf(root, '')) {
     const methods: ServiceDefinition = {};

@@ -162,33 +162,42 @@ const grpcIsIpv6 = {
 };
 
 /**
- * Node modules that bundled packages require() at load but use only on paths a check never takes:
- * [file, the exact require statement]. grpc-js: zlib for compressed messages (etcd sends none);
- * commander: child_process for `git`-style subcommand executables: ~5 ms a start. Each becomes a
- * module loaded on its first use. The build fails if a statement is not there as written. (Not
- * grpc-js's http, for CONNECT proxies: Node's http2 loads http anyway.)
+ * Modules that bundled packages require() at load but use only on paths a check never takes:
+ * [file, the exact require statements]. grpc-js: zlib for compressed messages (etcd sends none),
+ * and its server side (Server, the server interceptors: etcd3 is a client); commander:
+ * child_process for `git`-style subcommand executables. Each becomes a module loaded on its first
+ * use (grpc-js's index exports Server and the interceptors through getters, so they load when read).
+ * The build fails if a statement is not there as written. (Not grpc-js's http, for CONNECT proxies:
+ * Node's http2 loads http anyway.)
  */
+const GRPC_SRC = (name) => new RegExp(`@grpc[\\\\/]grpc-js[\\\\/]build[\\\\/]src[\\\\/]${name}\\.js$`);
 const LAZY_REQUIRES = [
-  [/@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/]compression-filter\.js$/, 'const zlib = require("zlib");'],
-  [/@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/]server-interceptors\.js$/, 'const zlib = require("zlib");'],
-  [/commander[\\/]lib[\\/]command\.js$/, "const childProcess = require('node:child_process');"],
+  [GRPC_SRC('compression-filter'), ['const zlib = require("zlib");']],
+  [GRPC_SRC('server-interceptors'), ['const zlib = require("zlib");']],
+  [
+    GRPC_SRC('index'),
+    ['const server_1 = require("./server");', 'var server_interceptors_1 = require("./server-interceptors");'],
+  ],
+  [/commander[\\/]lib[\\/]command\.js$/, ["const childProcess = require('node:child_process');"]],
 ];
 
 /** `const x = require("m");` -> x, a stand-in that requires m when a property is first read. */
 function lazyRequire(statement) {
-  const [, name, call] = /^const (\w+) = (require\(.+\));$/.exec(statement);
+  const [, name, call] = /^(?:const|var) (\w+) = (require\(.+\));$/.exec(statement);
   return `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= ${call})[key] });`;
 }
 
 const lazyRequires = {
   name: 'lazy-requires',
   setup(b) {
-    for (const [file, statement] of LAZY_REQUIRES)
+    for (const [file, statements] of LAZY_REQUIRES)
       b.onLoad({ filter: file }, async (args) => {
         let src = await readFile(args.path, 'utf8');
-        if (!src.includes(statement))
-          throw new Error(`${args.path}: no \`${statement}\` as scripts/build-cli.mjs expects`);
-        src = src.replace(statement, lazyRequire(statement));
+        for (const statement of statements) {
+          if (!src.includes(statement))
+            throw new Error(`${args.path}: no \`${statement}\` as scripts/build-cli.mjs expects`);
+          src = src.replace(statement, lazyRequire(statement));
+        }
         // grpc-js files also call isIPv6 (grpcIsIpv6); one onLoad per file, so both edits are here.
         return { contents: src.replaceAll(GRPC_IS_IPV6, IS_IP_6), loader: 'js' };
       });

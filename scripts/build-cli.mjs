@@ -1,7 +1,9 @@
 // `npm run build`, second step (after tsc): bundles the CLI (src/main.ts) into dist/cli/ with
-// esbuild, so `etcd-doctor health` starts from ~15 files instead of ~400 and Node resolves,
-// reads and compiles far less (issue 18; figures in the commit history and docs/BENCHMARKS.md).
-// bin/etcd-doctor.js runs dist/cli/main.js. Usage: node scripts/build-cli.mjs [--outdir DIR]
+// esbuild, so a command starts from a few files instead of ~400 and Node resolves, reads and
+// compiles far less (issue 18; figures in the commit history and docs/BENCHMARKS.md). Two bundles:
+// dist/cli/main.js (ES modules, per-command chunks) for every command, and dist/cli/check.cjs with
+// its V8 code cache check.cjs.cache for `health` and `diagnose` (bin/etcd-doctor.js picks).
+// Usage: node scripts/build-cli.mjs [--outdir DIR]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -321,8 +323,8 @@ function assertAscii(file) {
  * Code V8 restores from a code cache on Node 20 has lost its script's import() callback: an
  * `import('undici')` in it throws ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING. So the check bundle's
  * import()s (of external packages only: the bundled code has none) call `__impt`, which
- * bin/code-cache.js passes in beside require: an import() in an ordinary ES module. Same length as
- * `import`, so the source map stays right.
+ * bin/code-cache.js passes in beside require: an import() in a file Node's own loader compiled. Same
+ * length as `import`, so the source map stays right.
  */
 function routeDynamicImports(file, metafile) {
   const [output] = Object.values(metafile.outputs).filter((o) => o.entryPoint);

@@ -45,6 +45,10 @@ async function runCheckBundle() {
   const { canRunCached, loadCached } = require('./code-cache.js');
   if (!canRunCached()) return false;
   await loadCached(checkBundle, `${checkBundle}.cache`).exports.main();
+  // The check is over (main awaited every probe, and closed the clients) and process.exitCode is
+  // set: exit once stdout and stderr have taken what was written, instead of letting Node tear the
+  // heap down as a natural end of the event loop does (~30 ms of CPU at every start).
+  process.stdout.write('', () => process.stderr.write('', () => process.exit()));
   return true;
 }
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Resvg } from '@resvg/resvg-js';
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type * as vega from 'vega';
+import type { TopLevelSpec } from 'vega-lite';
 import type { ChartImage, MemberChart } from './chart-data.js';
 import { altText, chartSubtitle, chartTitle } from './chart-words.js';
 import { memberColors } from './member-colors.js';
@@ -87,9 +87,23 @@ export function defaultFontFiles(): string[] {
 
 type Drawn = Pick<ChartImage, 'png' | 'widthPx' | 'heightPx' | 'plot'>;
 
+/**
+ * Vega and Vega-Lite are ES modules with top-level await, so they load by import(), on the first
+ * chart: the CLI's CommonJS bundle (scripts/build-cli.mjs, `health` and `diagnose`) cannot
+ * require() them. Once per process, one after the other (Jest's ESM loader fails imports of
+ * overlapping graphs started at once).
+ */
+let vegaModules: Promise<[typeof import('vega'), typeof import('vega-lite')]> | undefined;
+const loadVega = () =>
+  (vegaModules ??= (async () => {
+    const vega = await import('vega');
+    return [vega, await import('vega-lite')];
+  })());
+
 async function renderPng(spec: VegaLiteJson, opts: { fontFiles: string[]; scale: number }): Promise<Drawn> {
+  const [vega, { compile }] = await loadVega();
   const compiled = compile(spec as unknown as TopLevelSpec).spec;
-  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader: offlineLoader() });
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader: offlineLoader(vega) });
   try {
     await view.runAsync();
     const svg = await view.toSVG();
@@ -130,7 +144,7 @@ function plotArea(view: vega.View, scale: number): Drawn['plot'] {
   return { x: x * scale, y: y * scale, width: width * scale, height: height * scale };
 }
 
-function offlineLoader(): vega.Loader {
+function offlineLoader(vega: typeof import('vega')): vega.Loader {
   const refuse = (): Promise<never> =>
     Promise.reject(new Error('charts load nothing: every value is inline'));
   return { ...vega.loader(), load: refuse, sanitize: refuse, http: refuse, file: refuse };

@@ -302,7 +302,8 @@ function markPeerActive(s: LogSignals, peerId: string, line: string): void {
   if (stat && at) stat.lastActiveAt = at;
 }
 
-const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
+// µs (micro sign) and μs (Greek mu) escaped: the CLI bundle stays ASCII (scripts/build-cli.mjs).
+const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g;
 const UNIT_SECONDS: Record<string, number> = {
   ns: 1e-9,
   us: 1e-6,

@@ -121,12 +121,13 @@ describe('a TLS cluster with --client-cert-auth', () => {
       [],
     );
     expect(diagnose.code).toBe(diagnose.report.findings.some((f) => f.severity !== 'info') ? 1 : 0);
+    // First, so a failure names the probe that failed and its error.
+    expect(diagnose.report.probes.filter((p) => !p.ok)).toEqual([]);
     for (const m of diagnose.report.members) {
       expect(m).toMatchObject({ reachable: true, access: null, isLearner: false });
       expect(m.walFsyncSamples).not.toBeNull();
       expect(m.clockOffsetMs).not.toBeNull();
     }
-    expect(diagnose.report.probes.filter((p) => !p.ok)).toEqual([]);
   });
 
   it('a real process prints nothing on stderr: no DEP0123 TLS ServerName warning', async () => {

@@ -52,7 +52,7 @@ const SHORTFALLS = [
   '  does not: 434 ms at load 1.1 with the esbuild bundle (706 ms before it, same host and load; bare Node',
   "  starts in 110 ms here). What remains is compiling the ESM chunks, GC, protobufjs types, Node's",
   '  http2/tls modules and grpc-js. Next step: a V8 code cache for the health-path libraries.',
-  '- Warm health: 0.63 ms per member over raw gets at load 1.2 (goal 0.3 ms), 0.37 ms over raw get + Status.',
+  '- Warm health: 0.70 ms per member over raw gets at load 1.5 (0.63 at load 1.2 before; goal 0.3 ms), 0.29 ms over raw get + Status.',
   '  Health asks each member two RPCs (the linearizable read, which proves quorum, and Status); Status alone',
   '  costs 0.26-0.85 ms per member over the raw get on this host, about the whole goal before any of our work.',
   '- 1,000-cluster digest in one worker (goal <= 30 s, <= 256 MiB): watched clusters (a day of minute history,',

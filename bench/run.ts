@@ -56,7 +56,7 @@ const SHORTFALLS = [
   "  our schemas at load (~28 ms), etcd3/grpc-js set-up with Node's http2/tls modules (~35 ms), and the probes",
   '  on fresh connections (~75 ms, GC included). V8 flags in NODE_OPTIONS (e.g. --max-old-space-size) make V8',
   "  reject the cache: then it runs at the ES module bundle's speed.",
-  '- Warm health: 0.63 ms per member over raw gets at load 1.2 (goal 0.3 ms), 0.37 ms over raw get + Status.',
+  '- Warm health: 0.70 ms per member over raw gets at load 1.5 (0.63 at load 1.2 before; goal 0.3 ms), 0.29 ms over raw get + Status.',
   '  Health asks each member two RPCs (the linearizable read, which proves quorum, and Status); Status alone',
   '  costs 0.26-0.85 ms per member over the raw get on this host, about the whole goal before any of our work.',
   '- 1,000-cluster digest in one worker (goal <= 30 s, <= 256 MiB): watched clusters (a day of minute history,',

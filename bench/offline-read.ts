@@ -187,7 +187,15 @@ function targets(m: { ms: number; result: ChildResult }): string {
 function ourRow(what: string, m: { ms: number; result: ChildResult }): string {
   const r = m.result;
   const held = `${r.loopDelayMaxMs} ms, ${r.loopDelayP99Ms} ms`;
-  return row([what, sec(m.ms), sec(r.wallMs), mib(r.rssBeforeBytes), mib(r.maxRssBytes), held, r.slowFdatasync]);
+  return row([
+    what,
+    sec(m.ms),
+    sec(r.wallMs),
+    mib(r.rssBeforeBytes),
+    mib(r.maxRssBytes),
+    held,
+    r.slowFdatasync,
+  ]);
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {

@@ -56,7 +56,7 @@ const SHORTFALLS = [
   '  Health asks each member two RPCs (the linearizable read, which proves quorum, and Status); Status alone',
   '  costs 0.26-0.85 ms per member over the raw get on this host, about the whole goal before any of our work.',
   '- 1,000-cluster digest in one worker (goal <= 30 s, <= 256 MiB): watched clusters (a day of minute history,',
-  '  one scrape per member) 43.5-44.4 s and 42-44 CPU s at load 4-5, 54-79 s at load 7-16 (2026-12-02 15:10 UTC);',
+  '  one scrape per member) 36.5 s and 37 CPU s at load 2-3, 54-79 s at load 7-16 (2026-12-02 15:14 UTC);',
   "  243-250 MiB peak RSS with the default budget (~148 MiB of it the idle worker). One Node process's CPU sets",
   '  the time: 40-50 ms per cluster, spread over gRPC (~30%), HTTP GETs (~20%), GC (~15%), the /metrics filter,',
   '  the day fold, Redis. Unwatched clusters keep two scrapes 3 s apart: 82 s.',

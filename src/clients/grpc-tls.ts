@@ -95,9 +95,13 @@ export function tlsChannelOptions(tls: TlsMaterial): ChannelOptions {
   };
 }
 
-/** etcd3 dials `host:port`: `127.0.0.1:2379` -> `127.0.0.1`, `[::1]:2379` -> `::1`. */
+/**
+ * etcd3 dials `host:port`, or `ipv4:host:port` / `ipv6:[host]:port` for an IP literal
+ * (etcd-clients.ts grpcTarget): `127.0.0.1:2379` -> `127.0.0.1`, `ipv6:[::1]:2379` -> `::1`.
+ */
 export function hostOf(address: string): string {
-  const bracketed = /^\[([^\]]+)\]/.exec(address);
+  const plain = address.replace(/^ipv[46]:/, '');
+  const bracketed = /^\[([^\]]+)\]/.exec(plain);
   if (bracketed?.[1]) return bracketed[1];
-  return address.replace(/:\d+$/, '');
+  return plain.replace(/:\d+$/, '');
 }

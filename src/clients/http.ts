@@ -115,10 +115,18 @@ function lineReader(onLine: (line: string) => void): BodyReader {
   const decoder = new StringDecoder('utf8');
   let rest = '';
   return {
+    // The chunk's text is scanned as decoded: prepending the previous chunk's partial line would
+    // copy the whole chunk again (a flattened cons string) for every chunk of every scrape.
     add(chunk) {
-      const text = rest + decoder.write(chunk);
-      let start = 0;
-      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      const text = decoder.write(chunk);
+      let nl = text.indexOf('\n');
+      if (nl === -1) {
+        rest += text;
+        return;
+      }
+      onLine(rest + text.slice(0, nl));
+      let start = nl + 1;
+      for (nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {
         onLine(text.slice(start, nl));
         start = nl + 1;
       }

@@ -256,6 +256,19 @@ function clustersOf(sub: Subscription | undefined, known: string[]): { names: st
 
 /** `channelAllows` by cluster name, for a config file (an unknown cluster is never shown). */
 export function channelAllowsByName(config: ConfigFile, cluster: string, channel: string): boolean {
-  const found = config.clusters.find((c) => c.name === cluster);
+  const found = clustersByName(config).get(cluster);
   return found !== undefined && channelAllows(found, channel);
+}
+
+/** The config's clusters by name, built once per config: a digest asks for each of its clusters (a find each was quadratic). */
+const byNameCache = new WeakMap<ConfigFile, Map<string, ConfigFile['clusters'][number]>>();
+function clustersByName(config: ConfigFile): Map<string, ConfigFile['clusters'][number]> {
+  let byName = byNameCache.get(config);
+  if (!byName) {
+    // The first of a name wins, as find() did.
+    byName = new Map();
+    for (const c of config.clusters) if (!byName.has(c.name)) byName.set(c.name, c);
+    byNameCache.set(config, byName);
+  }
+  return byName;
 }

@@ -59,4 +59,33 @@ describe('/metrics read line by line over HTTP', () => {
     for (const line of ['etcd_server_has_leader 1', '<html>', 'etcd_server_is_leader 1']) filter.line(line);
     expect(filter.parse(0)).toEqual({ ok: false, error: 'line 2 reads "<html>"' });
   });
+
+  it('accepts exactly the lines Prometheus text format allows (blank, comment, name then labels or space)', () => {
+    const format = /^(?:$|#|[a-zA-Z_:][a-zA-Z0-9_:]*[{ \t])/;
+    const lines = [
+      'etcd_server_has_leader 1',
+      'etcd_server_has_leader\t1',
+      'etcd_disk_wal_fsync_duration_seconds_bucket{le="0.001"} 3',
+      ':colon_name 1',
+      '_under9 1',
+      '   etcd_indented 1  ',
+      '\u00a0etcd_nbsp 1\r',
+      '# HELP etcd_server_has_leader Whether or not a leader exists.',
+      '   ',
+      'etcd_server_has_leader',
+      '9etcd 1',
+      'etcd-server 1',
+      'étcd 1',
+      '{le="1"} 2',
+      '<html>',
+    ];
+    for (const line of lines) {
+      const filter = createMetricsLineFilter();
+      filter.line('etcd_server_is_leader 1');
+      filter.line(line);
+      const result = filter.parse(0);
+      const accepted = result.ok || !result.error.startsWith('line 2 reads');
+      expect([line, accepted]).toEqual([line, format.test(line.trim())]);
+    }
+  });
 });

@@ -32,6 +32,10 @@ if [ "${TEST_JEST_ONLY:-}" != 1 ]; then
   # Import cycles, ioredis outside state/queue/clients, src -> test imports, functions over 80 lines.
   echo "structure: scripts/check-structure.mjs" >&2
   node scripts/check-structure.mjs || failed=1
+  # The CLI as users run it: bin/ starts dist/ (the bundles and the code cache health and diagnose
+  # use) when it is newer than the sources, and the module-graph test checks that fast path.
+  echo "build: npm run build" >&2
+  npm run build >/dev/null || failed=1
 fi
 # No --forceExit (it printed Jest's "Force exiting" hint on every run): --detectOpenHandles finds no
 # open handle in test/unit and the integration suites sampled (shell, demo, Slack HTTP, MCP stdio,

@@ -74,19 +74,24 @@ export function progressOf(extra: ToolExtra):
   const progressToken = extra._meta?.progressToken;
   if (progressToken === undefined) return undefined;
   let last = { done: 0, total: 0 };
-  const send = (progress: number, total: number, message: string) =>
-    extra
+  // Sends go out in order; the result waits for the last one, so it never overtakes a notification.
+  let sending: Promise<void> = Promise.resolve();
+  const send = (progress: number, total: number, message: string) => {
+    sending = extra
       .sendNotification({
         method: 'notifications/progress',
         params: { progressToken, progress, total, message },
       })
       .catch(() => undefined);
+    return sending;
+  };
   return {
     onProgress: ({ done, total, probe }) => {
       last = { done, total };
       void send(done, total, `${probe.name} done`);
     },
     done: async () => {
+      await sending;
       if (last.total > 0 && last.done < last.total) await send(last.total, last.total, 'report ready');
     },
   };

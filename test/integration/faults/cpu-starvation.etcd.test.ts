@@ -8,12 +8,20 @@ describe('CPU starvation of one member', () => {
   it('cpu-starvation names that member first; slow fsync figures on it are explained by the stall', async () => {
     const leader = await t.lab.leaderName();
     const victim = t.lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-3';
-    const starve = t.lab.cpuStarve(victim, { runMs: 100, stopMs: 300, maxDurationMs: 20_000 });
+    const starve = t.lab.cpuStarve(victim, { runMs: 100, stopMs: 300, maxDurationMs: 40_000 });
     try {
-      const load = t.lab.writeLoad({ ratePerSecond: 60, durationMs: 5000, valueBytes: 256 });
-      await new Promise((r) => setTimeout(r, 500));
-      const report = await t.doctor.run('lab', 'diagnose');
-      await load;
+      const diagnoseUnderLoad = async () => {
+        const load = t.lab.writeLoad({ ratePerSecond: 60, durationMs: 5000, valueBytes: 256 });
+        await new Promise((r) => setTimeout(r, 500));
+        const report = await t.doctor.run('lab', 'diagnose');
+        await load;
+        return report;
+      };
+      // When the test process itself stalled (a loaded CI host), etcd-doctor rightly refuses to judge
+      // latencies and says observer-load: then it asks again, as its own step says, at most twice more.
+      let report = await diagnoseUnderLoad();
+      for (let i = 0; i < 2 && report.findings[0]?.cause === 'observer-load'; i++)
+        report = await diagnoseUnderLoad();
       expect(report.findings[0]).toMatchObject({ cause: 'cpu-starvation', members: [victim] });
       // A stalled process stalls its own fsync timing too: if slow-disk shows, it is explained by the CPU.
       const slowDisk = report.findings.find((f) => f.cause === 'slow-disk');

@@ -117,9 +117,15 @@ describe('remediation clicks on a real 3-member etcd', () => {
       const refusal = h.chat.messages.slice(before).find((m) => /: refused in/.test(m.text))?.text ?? '';
       expect(refusal).toMatch(/quorum of 2 and 2 healthy members, which is not fault tolerant/);
       expect(refusal).toMatch(/etcd-3/);
-      expect(
-        (await h.audit()).some((r) => r.event === 'refused' && /not fault tolerant/.test(r.detail)),
-      ).toBe(true);
+      // The refusal reaches the chat a moment before its audit entry is written: wait for it (bounded).
+      const audited = async () =>
+        (await h.audit()).some((r) => r.event === 'refused' && /not fault tolerant/.test(r.detail));
+      let found = await audited();
+      for (let i = 0; i < 50 && !found; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        found = await audited();
+      }
+      expect(found).toBe(true);
     } finally {
       await lab.restart('etcd-3');
     }

@@ -274,7 +274,8 @@ export function ownCertificateProblem(tls: EtcdTlsFiles, now = Date.now()): stri
   return undefined;
 }
 
-function issuerCn(cert: X509Certificate, field: 'issuer' | 'subject' = 'issuer'): string {
+/** The CN of a certificate's issuer (or subject), else the whole name. */
+export function issuerCn(cert: X509Certificate, field: 'issuer' | 'subject' = 'issuer'): string {
   return /CN=([^\n,]+)/.exec(cert[field])?.[1] ?? cert[field];
 }
 

@@ -4,7 +4,7 @@ import type { CheckDepth } from '../contracts/check-depth.js';
 import type { EtcdClients, EtcdTlsFiles } from '../clients/etcd-clients.js';
 import type { HttpGet, PeerCertificateInfo } from '../clients/http.js';
 import type { ClusterConfig, ResolvedCluster } from '../config/schema.js';
-import { type AccessCheckOptions, type AccessWhere, checkAccess } from './access-check.js';
+import { type AccessCheckOptions, type AccessWhere, checkAccess, issuerCn } from './access-check.js';
 import type { AccessProblem } from './access-problem.js';
 import { createAlarmsProbe } from './alarms.js';
 import { createClockProbe, MAX_SAMPLES } from './clock.js';
@@ -175,7 +175,7 @@ function ownCertificates(tls: EtcdTlsFiles): OwnCertificate[] {
     if (!pem) return [];
     try {
       const cert = new X509Certificate(pem);
-      const subject = /CN=([^\n,]+)/.exec(cert.subject)?.[1] ?? cert.subject;
+      const subject = issuerCn(cert, 'subject');
       return [{ role, subject, validTo: new Date(Date.parse(cert.validTo)).toISOString() }];
     } catch {
       return [];

@@ -6,7 +6,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { parse, stringify } from 'yaml';
 import { configFileSchema } from '../src/config/schema.js';
-import type { MinuteSample } from '../src/history/minute-sample.js';
+import { type MinuteSample, rollUp } from '../src/history/minute-sample.js';
 import { createSubscriptionStore } from '../src/state/subscriptions.js';
 import { allocateFreePorts } from '../test/support/lab/free-ports.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
@@ -56,9 +56,12 @@ export const FLEET_200: FleetShape = {
 export const FLEET_1000: FleetShape = { clusters: 1000, closed: 10, blackhole: 0, workers: [1] };
 /** The same fleet, watched (a day of minute history per lab cluster). */
 export const FLEET_1000_WATCHED: FleetShape = { ...FLEET_1000, watched: true };
+/** Twice the watched fleet (1,990 lab clusters): "linear or better past that" shows in the per-cluster time and the peak RSS. */
+export const FLEET_2000_WATCHED: FleetShape = { ...FLEET_1000_WATCHED, clusters: 2000 };
 
 const DAY_MS = 24 * 3600_000;
 const ROLLUP_MS = 5 * 60_000;
+const HOUR_MS = 3600_000;
 
 /** A 5-minute roll-up of 5 healthy checks of a 3-member lab, as the watch stores it (bucket bounds in ms). */
 function seededRollup(t: number): MinuteSample {
@@ -100,13 +103,20 @@ function seededRollup(t: number): MinuteSample {
   };
 }
 
-/** A day of roll-ups for each cluster, written straight into the watch's keys (minute-history.ts). */
+/** A day of roll-ups for each cluster, written straight into the watch's keys (minute-history.ts): 5-minute and hourly. */
 async function seedMinuteHistory(redis: Redis, prefix: string, clusters: string[]): Promise<void> {
   const end = Date.now() - (Date.now() % ROLLUP_MS);
+  const fives: MinuteSample[] = [];
+  for (let t = end - DAY_MS + ROLLUP_MS; t <= end; t += ROLLUP_MS) fives.push(seededRollup(t));
+  const hours = new Map<number, MinuteSample>();
+  for (const r of fives) {
+    const hour = r.t - (r.t % HOUR_MS);
+    hours.set(hour, rollUp(hours.get(hour), r, hour));
+  }
   for (const cluster of clusters) {
     const multi = redis.multi();
-    for (let t = end - DAY_MS + ROLLUP_MS; t <= end; t += ROLLUP_MS)
-      multi.zadd(`${prefix}:minutes5:${cluster}`, t, JSON.stringify(seededRollup(t)));
+    for (const r of fives) multi.zadd(`${prefix}:minutes5:${cluster}`, r.t, JSON.stringify(r));
+    for (const [hour, r] of hours) multi.zadd(`${prefix}:minutes60:${cluster}`, hour, JSON.stringify(r));
     await multi.exec();
   }
 }
@@ -287,6 +297,7 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
       row([
         'workers',
         'wall time',
+        'wall per cluster',
         'speed-up',
         'parts per worker',
         'CPU s per worker',
@@ -296,11 +307,12 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
         'Redis used_memory delta',
         'root lines',
       ]),
-      row(['---', '---', '---', '---', '---', '---', '---', '---', '---', '---']),
+      row(['---', '---', '---', '---', '---', '---', '---', '---', '---', '---', '---']),
       ...runs.map((r) =>
         row([
           r.workers,
           `${(r.wallMs / 1000).toFixed(1)} s`,
+          `${(r.wallMs / CLUSTERS).toFixed(1)} ms`,
           `${((runs[0]?.wallMs ?? r.wallMs) / r.wallMs).toFixed(2)}×`,
           list(r, (w) => String(w.parts)),
           list(r, (w) => w.cpuSeconds.toFixed(1)),

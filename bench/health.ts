@@ -17,7 +17,7 @@ import { median, ms, percentile, row, sample, timeIt } from './stats.js';
  * The three in-process ones run interleaved: ROUNDS rounds of BLOCK runs each, the order rotating
  * every round, so a change in the shared host's load hits all three alike.
  */
-const ROUNDS = 30;
+const ROUNDS = 100;
 const BLOCK = 10;
 
 function etcdctl(bin: string, endpoints: string[]): Promise<void> {

@@ -4,7 +4,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { benchCharts } from './charts.js';
 import { benchCliProcess } from './cli-process.js';
 import { benchDiagnosisTime } from './diagnosis-time.js';
-import { benchFleet, FLEET_1000, FLEET_1000_WATCHED } from './fleet.js';
+import { benchFleet, FLEET_1000, FLEET_1000_WATCHED, FLEET_2000_WATCHED } from './fleet.js';
 import { benchHealth } from './health.js';
 import { benchNospaceRecovery } from './nospace-recovery.js';
 import { benchOfflineRead } from './offline-read.js';
@@ -26,6 +26,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   fleet: () => benchFleet(),
   'fleet-1000': () => benchFleet(FLEET_1000),
   'fleet-1000-watched': () => benchFleet(FLEET_1000_WATCHED),
+  'fleet-2000-watched': () => benchFleet(FLEET_2000_WATCHED),
   'nospace-recovery': benchNospaceRecovery,
   charts: benchCharts,
   'watch-fleet': benchWatchFleet,

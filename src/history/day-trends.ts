@@ -94,8 +94,16 @@ export function createDayAccumulator() {
         if (isNum(changes)) leaders = (leaders ?? 0) + changes;
       }
     },
-    result(): DayTrends | undefined {
+    /**
+     * The day so far. `last` is the day's latest 5-minute roll-up when the fold read hourly ones:
+     * its period is the day's end and its DB size the latest (an hour's roll-up keeps the hour's largest).
+     */
+    result(last?: Pick<MinuteSample, 't'> & { m: readonly unknown[] }): DayTrends | undefined {
       if (!latest) return undefined;
+      if (last && isNum(last.t) && Array.isArray(last.m) && last.t >= toMs) {
+        toMs = last.t;
+        latest = last;
+      }
       return {
         checks,
         fromMs,
@@ -118,18 +126,33 @@ export function dayTrends(samples: readonly MinuteSample[]): DayTrends | undefin
   return day.result();
 }
 
-/** The day from roll-ups as Redis returns them (JSON text), parsed one at a time; bad entries skipped. */
-export function dayTrendsOfText(raw: readonly string[]): DayTrends | undefined {
+/**
+ * The day from roll-ups as Redis returns them (JSON text: the 5-minute roll-ups of the day's first,
+ * partial hour, then hourly ones), parsed one at a time; bad entries skipped. `latestText` is the
+ * day's last 5-minute roll-up (ignored when it is older than `sinceMs`).
+ */
+export function foldDayText(
+  raw: readonly string[],
+  latestText?: string,
+  sinceMs = Number.NEGATIVE_INFINITY,
+): DayTrends | undefined {
   const day = createDayAccumulator();
   for (const text of raw) {
-    try {
-      const sample: unknown = JSON.parse(text);
-      if (typeof sample === 'object' && sample !== null) day.add(sample as MinuteSample);
-    } catch {
-      // A corrupt entry costs its five minutes, not the day.
-    }
+    const sample = parseStored(text);
+    if (sample) day.add(sample);
   }
-  return day.result();
+  const last = latestText === undefined ? undefined : parseStored(latestText);
+  return day.result(last && last.t >= sinceMs ? last : undefined);
+}
+
+function parseStored(text: string): MinuteSample | undefined {
+  try {
+    const sample: unknown = JSON.parse(text);
+    return typeof sample === 'object' && sample !== null ? (sample as MinuteSample) : undefined;
+  } catch {
+    // A corrupt entry costs its period, not the day.
+    return undefined;
+  }
 }
 
 function largestDbOf(members: readonly unknown[]): DayTrends['db'] {

@@ -43,7 +43,7 @@ export const minuteSampleSchema = z.strictObject({
   m: z.array(minuteMemberSchema),
   /** Findings: [cause, severity, members], the root cause first. */
   f: z.array(z.tuple([z.string(), z.enum(['critical', 'warning', 'info']), z.array(z.string())])),
-  /** Roll-ups only: how many checks the 5 minutes held. */
+  /** Roll-ups only: how many checks its period (5 minutes or an hour) held. */
   n: z.number().int().positive().optional(),
 });
 
@@ -142,7 +142,8 @@ export function mergeBuckets(
 const STATUS_ORDER: Record<MinuteSample['s'], number> = { critical: 0, degraded: 1, unknown: 2, healthy: 3 };
 
 /**
- * Folds one check into a 5-minute roll-up (or starts one): latencies, took and DB size keep the
+ * Folds one check (or a shorter roll-up: an hour is folded from its 5-minute ones) into a
+ * roll-up (or starts one): latencies, took and DB size keep the
  * worst of the period, the in-use size the latest, leader changes and fsync buckets add up, the
  * clock offset keeps the largest in magnitude, findings the worst severity and every member named.
  */
@@ -151,7 +152,7 @@ export function rollUp(
   sample: MinuteSample,
   periodStart: number,
 ): MinuteSample {
-  if (!rollup) return { ...sample, t: periodStart, n: 1 };
+  if (!rollup) return { ...sample, t: periodStart, n: sample.n ?? 1 };
   const members = new Map(rollup.m.map((m) => [m[0], m]));
   for (const m of sample.m) {
     const old = members.get(m[0]);
@@ -163,7 +164,7 @@ export function rollUp(
     s: STATUS_ORDER[sample.s] < STATUS_ORDER[rollup.s] ? sample.s : rollup.s,
     m: [...members.values()],
     f: mergeFindings(rollup.f, sample.f),
-    n: (rollup.n ?? 1) + 1,
+    n: (rollup.n ?? 1) + (sample.n ?? 1),
   };
 }
 

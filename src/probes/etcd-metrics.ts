@@ -161,9 +161,14 @@ export function createMetricsLineFilter(): MetricsLineFilter {
       if (line === '') return;
       blank = false;
       if (line.charCodeAt(0) === HASH) return;
+      // Most lines continue the family of the line before (a histogram's buckets): its name, then
+      // a label or a space, is already known valid, so the name is not scanned again.
+      if (lastName !== '' && line.startsWith(lastName) && isNameEnd(line.charCodeAt(lastName.length))) {
+        if (lastKept) kept.push(raw);
+        return;
+      }
       const end = metricNameEnd(line);
-      const after = line.charCodeAt(end);
-      if (end === 0 || (after !== OPEN_BRACE && after !== SPACE && after !== TAB)) {
+      if (end === 0 || !isNameEnd(line.charCodeAt(end))) {
         bad = { index: count, line: raw };
         return;
       }
@@ -345,6 +350,11 @@ function metricNameEnd(line: string): number {
     if (!nameStart && (i === 0 || c < 48 || c > 57)) break;
   }
   return i;
+}
+
+/** What may follow a metric name: its labels or the space before its value. */
+function isNameEnd(c: number): boolean {
+  return c === OPEN_BRACE || c === SPACE || c === TAB;
 }
 
 /** Whether trim() could change the line: an ASCII control or space, or any non-ASCII, at either end. */

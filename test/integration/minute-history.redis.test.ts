@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { dayTrends } from '../../src/history/day-trends.js';
 import { COL, type MinuteSample, toHistogram } from '../../src/history/minute-sample.js';
 import { histogramQuantile } from '../../src/probes/histogram.js';
 import { createMinuteHistory } from '../../src/state/minute-history.js';
@@ -73,6 +74,8 @@ describe('the minute history in Redis', () => {
     expect(rollups[0]?.t).toBe(now - 14 * DAY);
     expect(await redis.pttl(`${prefix}:minutes:retention`)).toBeGreaterThan(DAY - MIN);
     expect(await redis.pttl(`${prefix}:minutes5:retention`)).toBeGreaterThan(14 * DAY - MIN);
+    // Hourly roll-ups: a day and an hour.
+    expect(await redis.zcard(`${prefix}:minutes60:retention`)).toBe(26);
     // The series reads roll-ups where full resolution is gone, then samples.
     const week = await history.series('retention', now - 7 * DAY);
     expect(week[0]?.n).toBe(1);
@@ -111,6 +114,40 @@ describe('the minute history in Redis', () => {
     const p99 = histogramQuantile(0.99, toHistogram(buckets));
     expect(p99).toBeGreaterThan(0.004);
     expect(p99).toBeLessThanOrEqual(0.016);
+  });
+
+  it("reads the digest's day from hourly roll-ups: the same day as every 5-minute roll-up folded, across an upgrade too", async () => {
+    const start = Date.parse('2024-05-04T00:00:00Z');
+    let now = start;
+    const history = createMinuteHistory(redis, prefix, () => now);
+    const hourlyKey = `${prefix}:minutes60:day`;
+    // A check a minute for 26 hours; etcd-2's disk is slow from 13:00 to 13:40.
+    for (let i = 0; i < 26 * 60; i += 1) {
+      now = start + i * MIN;
+      const slow = now >= start + 13 * HOUR && now < start + 13 * HOUR + 40 * MIN;
+      await history.record('day', check(now, slow ? 48 : 3));
+      // 10:37 on the first day: as if the hours before were written before hourly roll-ups existed.
+      if (i === 10 * 60 + 37) await redis.del(hourlyKey);
+    }
+    const since = now - DAY + 7 * MIN; // not on an hour
+    const everyRollup = dayTrends(await history.rollups('day', since));
+    const day = await history.day('day', since);
+    expect(day).toEqual(everyRollup);
+    // Every check from the first 5 minutes that start inside the day (02:10) to the last (01:59 next day).
+    expect(day?.checks).toBe((now - (start + 2 * HOUR + 10 * MIN)) / MIN + 1);
+    // The 40 slow minutes lift etcd-2's day p99 into the 16 ms bucket (healthy days stay in the 4 ms one).
+    expect(day?.fsyncP99Ms).toBeGreaterThan(4);
+    // Hourly roll-ups from 10:00 (the hour of the upgrade, seeded from its 5-minute roll-ups) on:
+    // the day's 02:10-09:55 came from 5-minute roll-ups. They expire with the watch.
+    expect(await redis.zcard(hourlyKey)).toBe(16);
+    expect(await redis.pttl(hourlyKey)).toBeGreaterThan(24 * HOUR);
+    // The day really comes from the hourly roll-ups: without the 5-minute ones of 13:00-13:55,
+    // folding 5-minute roll-ups loses that hour (and the slow disk), the day does not.
+    await redis.zremrangebyscore(`${prefix}:minutes5:day`, start + 13 * HOUR, start + 13 * HOUR + 55 * MIN);
+    const without = dayTrends(await history.rollups('day', since));
+    expect(without?.checks).toBe((day?.checks ?? 0) - 60);
+    expect(without?.fsyncP99Ms).toBeLessThan(4);
+    expect(await history.day('day', since)).toEqual(day);
   });
 
   it('costs a bounded, measured number of bytes per cluster-day (a check a minute)', async () => {

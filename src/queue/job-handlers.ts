@@ -6,7 +6,8 @@ import type { JobData } from './job-schemas.js';
 export interface JobHandlers {
   /**
    * `signal` aborts when this attempt is over for the queue (timed out, or failed): a run still
-   * going after that is abandoned and must not touch the chat any more.
+   * going after that is abandoned and must not touch the chat any more, except to put back the
+   * verdict another run saved over a late progress edit of its own.
    */
   run(
     data: JobData,

@@ -50,6 +50,28 @@ function answerer(deps: JobRunnerDeps, sleep: (ms: number) => Promise<void>) {
     });
 }
 
+/** The root's progress edits of one run. An abandoned run (timed out) sends none: the failure answer owns the root now. */
+function progressUpdates(
+  deps: JobRunnerDeps,
+  job: CheckJob,
+  root: MessageRef,
+  signal: AbortSignal,
+  logger: Logger,
+  now: () => number,
+) {
+  return createProgressUpdates(
+    ({ done, total }: { done: number; total: number }) =>
+      signal.aborted
+        ? Promise.resolve()
+        : deps.chat.update(root, progressView(job.depth, job.cluster, done, total)),
+    {
+      minIntervalMs: deps.progressIntervalMs ?? 1000,
+      now,
+      onError: (err) => logger.warn({ err: describeError(err) }, 'progress update failed'),
+    },
+  );
+}
+
 /**
  * What a job does, chat-neutral: post a root message, update it as probes finish, answer in its
  * thread exactly once, then turn the root into the verdict. Only workers run this.
@@ -70,18 +92,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
     answered?: () => Promise<void>,
   ): Promise<CheckResult> => {
     const root = await rootMessageFor(deps, jobId, job);
-    // An abandoned run (timed out) stops updating: the failure answer owns the root message now.
-    const progress = createProgressUpdates(
-      ({ done, total }: { done: number; total: number }) =>
-        signal.aborted
-          ? Promise.resolve()
-          : deps.chat.update(root, progressView(job.depth, job.cluster, done, total)),
-      {
-        minIntervalMs: deps.progressIntervalMs ?? 1000,
-        now,
-        onError: (err) => logger.warn({ err: describeError(err) }, 'progress update failed'),
-      },
-    );
+    const progress = progressUpdates(deps, job, root, signal, logger, now);
     let report: Awaited<ReturnType<Doctor['run']>>;
     let evidence: Evidence | undefined;
     try {
@@ -95,6 +106,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
       });
     } finally {
       await progress.stop();
+      // An abandoned run's last progress edit can land after another run's verdict (a rate-limited
+      // edit that Slack took late): this run then puts that verdict back, and nothing of its own.
+      if (signal.aborted)
+        await settleRoot(jobId, root, undefined, logger).catch((err: unknown) =>
+          logger.warn({ err: describeError(err) }, 'could not read the verdict to put it back'),
+        );
     }
     const buttons = await reportButtons(report, root.channel, deps.plans, now, {
       root,

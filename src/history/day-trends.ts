@@ -100,20 +100,17 @@ export function createDayAccumulator() {
      */
     result(last?: Pick<MinuteSample, 't'> & { m: readonly unknown[] }): DayTrends | undefined {
       if (!latest) return undefined;
-      if (last && isNum(last.t) && Array.isArray(last.m) && last.t >= toMs) {
-        toMs = last.t;
-        latest = last;
-      }
+      const end = last && isNum(last.t) && Array.isArray(last.m) && last.t >= toMs ? last : latest;
       return {
         checks,
         fromMs,
-        toMs,
+        toMs: end.t,
         fsyncP99Ms: worstP99Ms(fsync),
         commitP99Ms: worstP99Ms(commit),
         peerRttP99Ms: worstP99Ms(rtt),
         // Summed over members: each member counts the elections it saw (the digest's own counting).
         leaderChanges: leaders,
-        db: largestDbOf(latest.m),
+        db: largestDbOf(end.m),
       };
     },
   };

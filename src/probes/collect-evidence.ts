@@ -28,7 +28,7 @@ import { hostOf, normalizeUrl, pathOf, sameUrl, toHexId } from './member-ids.js'
 import { createMemberListProbe } from './member-list.js';
 import { createMemberStatusProbe } from './member-status.js';
 import { createMetricsProbe } from './metrics.js';
-import { formatSeconds, type Probe, runProbe } from './probe.js';
+import { formatSeconds, type Probe, runProbe, shareSignal } from './probe.js';
 
 export interface CollectOptions {
   cluster: ResolvedCluster;
@@ -101,6 +101,19 @@ export function countProbes(depth: CheckDepth, memberCount: number): number {
  * an unreachable or hung member shows up as failure evidence beside everyone else's data.
  */
 export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidence> {
+  if (!opts.signal) return collect(opts);
+  // Every probe of the run waits on the run's signal at once (14 for 3 members), and one long-lived
+  // signal can stand behind many runs (a watch's shutdown): each run listens on it once, and its probes
+  // on a signal of the run's own, so Node never warns of a listener leak on stderr.
+  const shared = shareSignal(opts.signal, countProbes(opts.depth, opts.cluster.etcd.endpoints.length));
+  try {
+    return await collect({ ...opts, signal: shared.signal });
+  } finally {
+    shared.release();
+  }
+}
+
+async function collect(opts: CollectOptions): Promise<Evidence> {
   const collectedAt = opts.now();
   const records: ProbeRecord[] = [];
   // A member list read moments ago (the warm path) is reused, not probed: one probe fewer, or the

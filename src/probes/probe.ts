@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FailureKind, Outcome, ProbeFailure } from './outcome.js';
 
 /** A probe turns one question about a cluster or member into evidence. */
@@ -172,6 +173,22 @@ export function runProbe<Ctx, T>(
         ),
     );
   });
+}
+
+/**
+ * A signal that aborts with `parent`, for `listeners` waiters of one run: the parent gets one listener
+ * (taken off by `release`), and the run's own signal allows as many listeners as the run has probes.
+ */
+export function shareSignal(
+  parent: AbortSignal,
+  listeners: number,
+): { signal: AbortSignal; release: () => void } {
+  const own = new AbortController();
+  setMaxListeners(Math.max(listeners * 2, 10), own.signal);
+  const onAbort = () => own.abort(parent.reason);
+  if (parent.aborted) onAbort();
+  else parent.addEventListener('abort', onAbort, { once: true });
+  return { signal: own.signal, release: () => parent.removeEventListener('abort', onAbort) };
 }
 
 /** The signal of a probe that declares `takesNoSignal`: it never aborts. */

@@ -81,6 +81,14 @@ describe('etcd-doctor serve with piped commands (shell adapter)', () => {
     expect(run.stdout).toMatch(/\(updated\) \[[A-Z]+\] local: 3 of 3 members answer, leader etcd-\d/);
   });
 
+  it('diagnoses with nothing on stderr: no process warning beside the logs', async () => {
+    // A diagnosis runs 14 probes at once on one signal: Node warned of a listener leak here.
+    const run = await serve('/etcd diagnose local\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\(reply to #\d+\) Diagnosis of local/);
+    expect(run.stderr).toBe('');
+  });
+
   it('answers every piped line, presses a numbered button, and explains bad input', async () => {
     const run = await serve(
       ['/etcd diagnose nope', '/etcd frobnicate', 'health local', '1', '/help', '7'].join('\n'),

@@ -91,8 +91,10 @@ describe('etcd-doctor serve with piped commands (shell adapter)', () => {
 
   it('answers every piped line, presses a numbered button, and explains bad input', async () => {
     const run = await serve(
-      ['/etcd diagnose nope', '/etcd frobnicate', 'health local', '1', '/help', '7'].join('\n'),
+      ['/etcd diagnose nope', '/etcd frobnicate', 'health local', '1', '/help', '7', 'help'].join('\n'),
     );
+    // help lists offline analysis too, which is no command of its own.
+    expect(run.stdout).toContain('`analyze <path...>` (in a terminal), or a file dropped here');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('unknown cluster "nope"; known clusters: local');
     expect(run.stdout).toContain('Sorry: unknown command "frobnicate"');

@@ -172,13 +172,20 @@ async function readLoop(session: ShellSession, handlers: ChatHandlers, reader: I
 }
 
 /** A picture cannot show in a terminal: it is written to a file, and the shell prints where. */
-async function writeUpload(opts: ShellAdapterOptions, seq: number, file: ChatFile): Promise<string> {
+async function writeUpload(opts: ShellAdapterOptions, file: ChatFile): Promise<string> {
   const dir = opts.fileDir ?? join(tmpdir(), 'etcd-doctor-files');
-  const path = join(dir, `${seq}-${file.filename.replace(/[^\w.-]+/g, '_')}`);
+  // Numbered per process, so named for the process too: a second shell never replaces the first's
+  // charts, and `wx` refuses to overwrite a file should the name ever meet one.
+  uploads += 1;
+  const path = join(dir, `${UPLOAD_RUN}-${uploads}-${file.filename.replace(/[^\w.-]+/g, '_')}`);
   await mkdir(dir, { recursive: true });
-  await writeFile(path, file.content);
+  await writeFile(path, file.content, { flag: 'wx' });
   return path;
 }
+
+/** This process's part of an upload's file name: when it started (UTC, to the second) and its pid. */
+let uploads = 0;
+const UPLOAD_RUN = `${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '')}-${process.pid}`;
 
 /**
  * The default chat when no Slack tokens are set (as in Hubot and Errbot): commands typed in a
@@ -200,7 +207,6 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       return Promise.resolve();
     },
   };
-  let fileSeq = 0;
   let rl: Interface | undefined;
   let markFinished: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => {
@@ -251,8 +257,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
         print(`(file ${file.filename}: ${file.title})\n${file.content}`);
         return;
       }
-      fileSeq += 1;
-      const path = await writeUpload(opts, fileSeq, file);
+      const path = await writeUpload(opts, file);
       print(`(file${to.thread ? `, reply to #${to.thread.ts}` : ''}) ${file.title}: ${path}`);
     },
   };

@@ -26,13 +26,21 @@ const DEMO_USER = 'U0SHELL';
 
 const program = new Command('npm run demo --')
   .addOption(
-    new Option('--fault <fault>', 'inject a real fault on etcd-2 before diagnosing')
+    new Option(
+      '--fault <fault>',
+      'inject a real fault before diagnosing (on etcd-2; nospace fills the cluster)',
+    )
       .choices(FAULTS)
       .default('none'),
   )
   .option('--no-shell', 'print the diagnosis and exit instead of opening the shell adapter')
   .parse(process.argv);
 const opts = program.opts<{ fault: Fault; shell: boolean }>();
+
+/** Where a fault is: on one member, or (NOSPACE: the quota is the cluster's) on the whole cluster. */
+function faultTarget(fault: Fault): string {
+  return fault === 'nospace' ? 'on the whole cluster (a 16 MB quota, filled)' : 'on etcd-2';
+}
 
 async function injectFault(lab: EtcdLab, fault: Fault): Promise<{ stop(): Promise<void> }> {
   const none = { stop: async () => {} };
@@ -111,7 +119,8 @@ async function main(): Promise<void> {
     });
     await writeFile(configPath, configText);
     console.error(`Cluster "local": ${lab.endpoints.join(', ')} (config: ${configPath})`);
-    if (opts.fault !== 'none') console.error(`Injecting fault "${opts.fault}" on etcd-2 ...`);
+    if (opts.fault !== 'none')
+      console.error(`Injecting fault "${opts.fault}" ${faultTarget(opts.fault)} ...`);
     fault = await injectFault(lab, opts.fault);
     const parsed = parseConfigText(configText, configPath);
     if (!parsed.ok) throw new Error(parsed.error);

@@ -121,6 +121,8 @@ describe('npm run demo -- --fault nospace, in a terminal', () => {
       const started = await screen.until(/Cluster "local": (\S+),/, 0, START_MS);
       const endpoint = started[1] ?? '';
       await screen.until(/with you as its responder.*\n.*etcd> $/, 0, START_MS);
+      // NOSPACE is the cluster's quota, not one member's fault.
+      expect(screen.text()).toContain('Injecting fault "nospace" on the whole cluster');
       // One greeting line; the first diagnosis, printed before the shell, shows no button-like brackets.
       expect(screen.text().match(/Ctrl-C, Ctrl-D or exit leaves/g)).toHaveLength(1);
       expect(screen.text()).not.toMatch(/\[(recover-nospace|rerun|disk-benchmark)\]/);

@@ -9,6 +9,7 @@ import { createDoctor } from '../src/doctor.js';
 import { type EtcdLab, findEtcdBinary, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { renderText } from '../src/report/render-text.js';
 import { runShell } from '../src/roles/shell.js';
+import { purgePrefix } from '../src/state/purge-prefix.js';
 
 /**
  * The demo: a real local 3-member etcd, optionally with one fault injected for real, the
@@ -95,6 +96,8 @@ async function main(): Promise<void> {
     await fault.stop().catch(() => {});
     await lab.destroy();
     await rm(dir, { recursive: true, force: true });
+    // Nothing of the demo stays in Redis (BullMQ's keys have no TTL); a Redis gone by now has nothing to keep.
+    if (opts.shell) await purgePrefix(DEMO_REDIS_URL, DEMO_PREFIX).catch(() => 0);
   };
   // Ctrl-C before the shell opens (the shell turns its own Ctrl-C into leaving, see openShell).
   process.once('SIGINT', () => {
@@ -152,9 +155,13 @@ async function openShell(config: ConfigFile): Promise<void> {
     greeting:
       'etcd-doctor shell on cluster "local", with you as its responder: type diagnose, then a button number to press it; help lists the commands. Ctrl-C, Ctrl-D or exit leaves.',
     farewell: "Leaving: stopping the shell and the demo's 3-member etcd lab (its data is deleted).",
-    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    queuePrefix: `etcd-doctor-demo-${process.pid}`,
+    redisUrl: DEMO_REDIS_URL,
+    queuePrefix: DEMO_PREFIX,
   });
 }
+
+const DEMO_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The demo's own keys in Redis (queue, job state, history): deleted when it ends. */
+const DEMO_PREFIX = `etcd-doctor-demo-${process.pid}`;
 
 await main();

@@ -19,6 +19,14 @@ done
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
+# A REDIS_URL (or REDIS_SENTINELS / REDIS_CLUSTER_NODES) that points at another Redis is the user's
+# own: nothing is started on 6379 for it.
+case "${REDIS_URL:-redis://127.0.0.1:6379}" in
+  redis://127.0.0.1:6379 | redis://127.0.0.1:6379/* | redis://localhost:6379 | redis://localhost:6379/*) ;;
+  *) need_redis=0 ;;
+esac
+[ -z "${REDIS_SENTINELS:-}${REDIS_CLUSTER_NODES:-}" ] || need_redis=0
+
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm dependencies (npm ci)"
   npm ci --no-audit --no-fund >&2

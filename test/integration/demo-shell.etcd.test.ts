@@ -2,8 +2,10 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
 import { findEtcdctlBinary } from '../support/lab/binaries.js';
 import { runCommand } from '../support/lab/run-command.js';
+import { REDIS_URL } from '../support/redis-prefix.js';
 
 /**
  * `npm run demo -- --fault nospace` as a newcomer runs it: in a pseudo-terminal (util-linux
@@ -99,6 +101,24 @@ function refusesConnections(url: string): Promise<boolean> {
   });
 }
 
+/** The `etcd-doctor-demo-<pid>` prefixes that have keys in Redis now. */
+async function demoKeyPrefixes(): Promise<string[]> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    const keys: string[] = [];
+    let cursor = '0';
+    for (let round = 0; round < 1000; round += 1) {
+      const [next, found] = await redis.scan(cursor, 'MATCH', 'etcd-doctor-demo-*', 'COUNT', 1000);
+      keys.push(...found);
+      cursor = next;
+      if (cursor === '0') break;
+    }
+    return [...new Set(keys.map((k) => k.split(':')[0] ?? k))];
+  } finally {
+    redis.disconnect();
+  }
+}
+
 let demo: Screen | undefined;
 
 afterAll(async () => {
@@ -116,6 +136,7 @@ describe('npm run demo -- --fault nospace, in a terminal', () => {
   it(
     'diagnoses NOSPACE; pressing Recover from NOSPACE and Run it by number brings writes back',
     async () => {
+      const demoKeysBefore = await demoKeyPrefixes();
       demo = startDemo();
       const screen = demo;
       const started = await screen.until(/Cluster "local": (\S+),/, 0, START_MS);
@@ -167,6 +188,8 @@ describe('npm run demo -- --fault nospace, in a terminal', () => {
       await screen.until(/Leaving: stopping the shell and the demo's 3-member etcd lab/, mark, EXIT_MS);
       expect(await screen.exited).toBe(0);
       expect(await refusesConnections(endpoint)).toBe(true);
+      // Nor does anything of the demo stay in Redis (BullMQ's keys have no TTL).
+      expect((await demoKeyPrefixes()).filter((p) => !demoKeysBefore.includes(p))).toEqual([]);
     },
     START_MS + 4 * ANSWER_MS + EXIT_MS,
   );

@@ -11,7 +11,7 @@ import type { AlertThread, AlertThreads } from '../state/alert-threads.js';
 import { firingView, resolvedView } from './alert-view.js';
 
 export interface AlertRunnerDeps {
-  doctor: Pick<Doctor, 'run'>;
+  doctor: Pick<Doctor, 'run' | 'cluster'>;
   chat: Pick<ChatAdapter, 'post' | 'update'>;
   threads: AlertThreads;
   plans: Pick<PlanStore, 'save'>;
@@ -111,8 +111,10 @@ export function createAlertRunner(deps: AlertRunnerDeps) {
         evidence = e;
       },
     });
-    const buttons = await reportButtons(report, root.channel, deps.plans, deps.now);
-    await deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, buttons });
+    const offered = await reportButtons(report, root.channel, deps.plans, deps.now, {
+      cluster: deps.doctor.cluster(job.cluster),
+    });
+    await deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, ...offered });
     // The group may have resolved while we diagnosed: never turn a resolved root back to firing.
     const latest = await deps.threads.get(job.cluster, job.groupKey);
     if (latest?.status !== 'resolved' && !shared)

@@ -3,7 +3,7 @@ import { createEtcdClients, type EtcdClients, loadEtcdTls } from '../clients/etc
 import type { KubernetesClients } from '../clients/kubernetes.js';
 import { type ClusterConfig, RESERVED_ENV_PREFIXES } from '../config/schema.js';
 import { EtcdDoctorError } from '../errors.js';
-import type { ActionClients } from './action.js';
+import { type ActionClients, noKubernetes } from './action.js';
 
 export interface ActionClientDeps {
   readFileBuffer: (path: string) => Promise<Buffer>;
@@ -38,11 +38,7 @@ export function createActionClients(
   let kube: Promise<KubernetesClients> | undefined;
   const loadKube = () => {
     const k8s = cluster.kubernetes;
-    if (!k8s)
-      throw new EtcdDoctorError(
-        'action_failed',
-        `cluster ${cluster.name} has no kubernetes: section in the config`,
-      );
+    if (!k8s) throw new EtcdDoctorError('action_failed', noKubernetes(cluster.name));
     // Loaded when an action needs it: a static import put the Kubernetes client (~60 MiB RSS)
     // into every worker's start-up, with Kubernetes configured or not.
     kube ??= import('../clients/kubernetes.js').then(({ loadKubernetesClients }) =>

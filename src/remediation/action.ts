@@ -27,6 +27,11 @@ export interface RemediationAction<A> {
   argsSchema: z.ZodType<A>;
   /** The exact plan, in lines, as the confirmation shows it. From the diagnosis snapshot, no I/O. */
   describe(args: A, snapshot: PlanSnapshot): string[];
+  /**
+   * Why the action cannot work on this cluster as it is configured (no I/O): its button is then not
+   * offered, and the report says why once, instead of a refusal after a confirmation.
+   */
+  unavailable?(cluster: ClusterConfig, settings: RemediationSettings): string | undefined;
   run(args: A, ctx: ActionContext): Promise<ActionOutcome>;
 }
 
@@ -110,6 +115,7 @@ export interface RegisteredAction {
   access: 'anyone' | 'responders';
   sideEffects: readonly string[];
   needsConfirmation: boolean;
+  unavailable(cluster: ClusterConfig, settings: RemediationSettings): string | undefined;
   parse(
     raw: Record<string, string>,
   ):
@@ -128,6 +134,7 @@ export function defineAction<A>(action: RemediationAction<A>): RegisteredAction 
     access: action.access,
     sideEffects: action.sideEffects,
     needsConfirmation: action.needsConfirmation,
+    unavailable: (cluster, settings) => action.unavailable?.(cluster, settings),
     parse(raw) {
       const parsed = action.argsSchema.safeParse(raw);
       if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => i.message).join('; ') };
@@ -157,3 +164,8 @@ export const failed = (summary: string, lines: string[] = []): ActionOutcome => 
   summary,
   lines,
 });
+
+/** Why an action that works through the Kubernetes API cannot run on a cluster configured without it. */
+export function noKubernetes(cluster: string): string {
+  return `cluster ${cluster} has no kubernetes: section in the config`;
+}

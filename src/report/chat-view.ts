@@ -44,6 +44,8 @@ export interface ReportView {
   kind: 'report';
   report: DiagnosisReport;
   buttons: ViewButton[];
+  /** Actions the report's steps name that cannot work here, once each: `Restart etcd-2: <why>`. */
+  notOffered?: string[];
 }
 
 /** The root message once the answer is in: the verdict in one line. */

@@ -39,9 +39,16 @@ export function renderViewText(view: ChatView, opts: TextRenderOptions = {}): st
         return b && shown.get(b);
       };
       const text = renderText(view.report, { stepButton });
-      return shown.size ? `${text}\n\nButtons: ${[...shown.values()].join('  ')}` : text;
+      const lines = shown.size ? [`Buttons: ${[...shown.values()].join('  ')}`] : [];
+      if (view.notOffered?.length) lines.push(notOfferedLine(view.notOffered));
+      return lines.length ? `${text}\n\n${lines.join('\n')}` : text;
     }
   }
+}
+
+/** Below the buttons, once: `Not offered: Restart etcd-2 (cluster local has no kubernetes: section in the config)`. */
+export function notOfferedLine(notOffered: readonly string[]): string {
+  return `Not offered: ${notOffered.map((n) => n.replace(/^([^:]+): (.*)$/, '$1 ($2)')).join('; ')}`;
 }
 
 /** The button that performs a step: the same action on the same target (one re-run for all). */

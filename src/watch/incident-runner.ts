@@ -1,3 +1,4 @@
+import type { ClusterConfig } from '../config/schema.js';
 import type { ChatAdapter, MessageRef } from '../chat/adapter.js';
 import type { CauseChartPoster } from '../charts/post-chart.js';
 import { CAUSES, type Cause } from '../diagnosis/finding.js';
@@ -20,6 +21,8 @@ export interface IncidentRunnerDeps {
   isSnoozed: (cluster: string) => Promise<boolean>;
   /** The cluster's `slack.channel`; none: no incidents. */
   channelOf: (cluster: string) => string | undefined;
+  /** The cluster's config: which remediation buttons can work there. */
+  clusterOf: (cluster: string) => ClusterConfig | undefined;
   /** The "since when" line of the root cause, from the minute history. */
   sinceWhen?: (cluster: string, subject: IncidentSubject) => Promise<string | undefined>;
   /** Uploads the chart of the incident's metric into its thread, on open and on resolve (src/charts). */
@@ -38,8 +41,10 @@ export type IncidentOutcome = 'none' | 'opened' | 'updated' | 'resolved' | 'snoo
 export function createIncidentRunner(deps: IncidentRunnerDeps) {
   const post = async (incident: Incident, report: DiagnosisReport, channel: string) => {
     if (!incident.root) return;
-    const buttons = await reportButtons(report, channel, deps.plans, deps.now);
-    await deps.chat.post({ channel, thread: incident.root }, { kind: 'report', report, buttons });
+    const offered = await reportButtons(report, channel, deps.plans, deps.now, {
+      cluster: deps.clusterOf(report.cluster),
+    });
+    await deps.chat.post({ channel, thread: incident.root }, { kind: 'report', report, ...offered });
   };
 
   const open = async (

@@ -56,6 +56,7 @@ export function installWatch(opts: {
     plans: opts.plans,
     isSnoozed: createIsSnoozed(opts.redis, opts.prefix),
     channelOf: (cluster) => opts.config.clusters.find((c) => c.name === cluster)?.slack?.channel,
+    clusterOf: (cluster) => opts.config.clusters.find((c) => c.name === cluster),
     sinceWhen: async (cluster, subject) => {
       const now = opts.now();
       const series = await readHistory(history, cluster, now, opts.logger);

@@ -113,13 +113,15 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
           logger.warn({ err: describeError(err) }, 'could not read the verdict to put it back'),
         );
     }
-    const buttons = await reportButtons(report, root.channel, deps.plans, now, {
+    const cluster = deps.doctor.cluster(job.cluster);
+    const offered = await reportButtons(report, root.channel, deps.plans, now, {
       root,
-      tickets: Boolean(deps.doctor.cluster(job.cluster).tickets),
+      tickets: Boolean(cluster.tickets),
+      cluster,
     });
     if (signal.aborted) return { status: report.status, causes: [] };
     const posted = await once(jobId, () =>
-      deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, buttons }),
+      deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, ...offered }),
     );
     if (posted) await answered?.();
     await settleRoot(jobId, root, posted ? verdictView(report) : undefined, logger);

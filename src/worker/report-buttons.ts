@@ -2,7 +2,10 @@ import type { ActionId } from '../diagnosis/finding.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { actionLabel, type ViewButton } from '../report/chat-view.js';
 import type { MessageRef } from '../chat/adapter.js';
+import type { ClusterConfig } from '../config/schema.js';
+import { actions } from '../remediation/actions/index.js';
 import { planContext } from '../remediation/plan-context.js';
+import { DEFAULT_REMEDIATION_SETTINGS, settingsFor } from '../remediation/settings.js';
 import { buttonValue, type PlanStore } from '../state/plan-store.js';
 
 interface ButtonSpec {
@@ -11,19 +14,30 @@ interface ButtonSpec {
   finding: number | null;
 }
 
+export interface ReportButtons {
+  buttons: ViewButton[];
+  /** What a step names but cannot work on this cluster, and why (ReportView.notOffered). */
+  notOffered: string[];
+}
+
 /**
  * One button per distinct remediation action in the report (an action on another member is
- * another button), plus one re-run; each backed by a stored plan.
+ * another button), plus one re-run; each backed by a stored plan. An action that cannot work on the
+ * cluster as configured (a restart without a kubernetes: section) gets no button, only its reason.
  */
 export async function reportButtons(
   report: DiagnosisReport,
   channel: string,
   plans: Pick<PlanStore, 'save'>,
   now: () => number,
-  /** The report's root message (for remediation's thread messages), and whether tickets are configured. */
-  opts: { root?: MessageRef; tickets?: boolean } = {},
-): Promise<ViewButton[]> {
+  /**
+   * The report's root message (for remediation's thread messages), whether tickets are configured, and
+   * the cluster's config, which says what can run there.
+   */
+  opts: { root?: MessageRef; tickets?: boolean; cluster?: ClusterConfig | undefined } = {},
+): Promise<ReportButtons> {
   const specs: ButtonSpec[] = [];
+  const notOffered = new Set<string>();
   const seen = new Set<string>();
   report.findings.forEach((finding, index) => {
     for (const step of finding.steps) {
@@ -33,7 +47,9 @@ export async function reportButtons(
       const key = `${step.action}:${JSON.stringify(args)}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      specs.push({ action: step.action, args, finding: index });
+      const why = opts.cluster && unavailable(step.action, opts.cluster);
+      if (why) notOffered.add(`${actionLabel(step.action, args)}: ${why}`);
+      else specs.push({ action: step.action, args, finding: index });
     }
   });
   // A diagnosis that found something can become a ticket, or be snoozed (src/remediation/actions/).
@@ -43,7 +59,7 @@ export async function reportButtons(
     specs.push({ action: 'snooze', args: { hours: '4' }, finding: null });
   }
   specs.push({ action: 'rerun', args: { depth: report.kind }, finding: null });
-  return Promise.all(
+  const buttons = await Promise.all(
     specs.map(async (spec) => {
       const label =
         spec.action === 'rerun' && spec.finding === null && report.kind === 'health'
@@ -68,4 +84,10 @@ export async function reportButtons(
       return button;
     }),
   );
+  return { buttons, notOffered: [...notOffered] };
+}
+
+/** The action's own word on whether it can run on this cluster (settings as the cluster's config sets them). */
+function unavailable(action: ActionId, cluster: ClusterConfig): string | undefined {
+  return actions[action].unavailable(cluster, settingsFor(cluster, DEFAULT_REMEDIATION_SETTINGS));
 }

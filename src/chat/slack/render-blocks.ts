@@ -12,6 +12,7 @@ import { progressText, STATUS_WORD } from '../../report/chat-view.js';
 import type { DiagnosisReport, FindingJson, MemberRow } from '../../contracts/report-json.js';
 import { formatBytes, formatList, formatMs } from '../../report/format.js';
 import { renderText } from '../../report/render-text.js';
+import { notOfferedLine } from '../../report/render-view-text.js';
 import { timelineLines } from '../../report/timeline.js';
 import type { ChatFile } from '../adapter.js';
 import { type Block, type ButtonElement, chunkLines, clip, fitBlocks, LIMITS } from './blocks.js';
@@ -206,6 +207,7 @@ function renderReport(view: ReportView): SlackMessage {
   ];
   const global = elements.filter((e) => e.button.finding === null).map((e) => e.element);
   const tail: Block[] = global.length ? [{ type: 'actions', elements: global }] : [];
+  if (view.notOffered?.length) tail.push(context(escapeMrkdwn(notOfferedLine(view.notOffered))));
   const note = context(
     ':page_facing_up: This report was too long for one message; the full text is attached in this thread.',
   );

@@ -1,7 +1,15 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
-import { type ActionContext, type ActionOutcome, done, failed, refused, defineAction } from '../action.js';
+import {
+  type ActionContext,
+  type ActionOutcome,
+  defineAction,
+  done,
+  failed,
+  noKubernetes,
+  refused,
+} from '../action.js';
 import { fioVerdict, parseFioOutput } from '../fio-result.js';
 import { quorumGuard, readClusterState } from './cluster-state.js';
 import {
@@ -127,6 +135,9 @@ export function fioJob(opts: {
   };
 }
 
+const NO_BENCHMARK_IMAGE =
+  'no benchmark image: set remediation.diskBenchmarkImage to an image with fio and sh, pinned by digest (name@sha256:…)';
+
 export const diskBenchmark = defineAction({
   id: 'disk-benchmark',
   label: 'Benchmark the disk',
@@ -137,6 +148,11 @@ export const diskBenchmark = defineAction({
   ],
   needsConfirmation: true,
   argsSchema,
+  unavailable(cluster, settings) {
+    if (!cluster.kubernetes) return noKubernetes(cluster.name);
+    if (!settings.diskBenchmarkImage) return NO_BENCHMARK_IMAGE;
+    return undefined;
+  },
   describe(args) {
     const node = args.node ?? args.member ?? '';
     return [
@@ -147,10 +163,7 @@ export const diskBenchmark = defineAction({
   async run(args, ctx) {
     const node = (args.node ?? args.member ?? '').toLowerCase();
     const image = ctx.settings.diskBenchmarkImage;
-    if (!image)
-      return refused(
-        'no benchmark image: set remediation.diskBenchmarkImage to an image with fio and sh, pinned by digest (name@sha256:…)',
-      );
+    if (!image) return refused(NO_BENCHMARK_IMAGE);
     const problem = await benchmarkRefusal(node, args.onLeader === '1', ctx);
     if (problem) return problem;
     const namespace = ctx.settings.namespace;

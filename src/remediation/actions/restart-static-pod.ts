@@ -4,7 +4,15 @@ import type { KubernetesClients } from '../../clients/kubernetes.js';
 import { ETCD_CAUSES } from '../../diagnosis/finding.js';
 import { CONTROL_PLANE_COMPONENTS, type ControlPlaneComponent } from '../../probes/kubernetes/evidence.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
-import { type ActionContext, type ActionOutcome, done, failed, refused, defineAction } from '../action.js';
+import {
+  type ActionContext,
+  type ActionOutcome,
+  defineAction,
+  done,
+  failed,
+  noKubernetes,
+  refused,
+} from '../action.js';
 import { type ClusterState, isHealthy, readClusterState } from './cluster-state.js';
 import {
   isReady,
@@ -51,6 +59,7 @@ export const restartStaticPod = defineAction({
   ],
   needsConfirmation: true,
   argsSchema,
+  unavailable: (cluster) => (cluster.kubernetes ? undefined : noKubernetes(cluster.name)),
   describe(args, s) {
     const node = nodeOf(args);
     const lines = [

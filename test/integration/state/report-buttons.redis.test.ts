@@ -58,7 +58,13 @@ const report: DiagnosisReport = {
 
 describe('reportButtons', () => {
   it('gives one button per action, one Re-run for the whole answer, and the shell names them by number', async () => {
-    const buttons = await reportButtons(report, 'shell', createPlanStore(redis, prefix), Date.now);
+    const { buttons, notOffered } = await reportButtons(
+      report,
+      'shell',
+      createPlanStore(redis, prefix),
+      Date.now,
+    );
+    expect(notOffered).toEqual([]);
     expect(buttons.map((b) => b.label)).toEqual([
       'Benchmark the disk of etcd-2',
       'Snooze',
@@ -78,5 +84,44 @@ describe('reportButtons', () => {
       /\nButtons: \[1\] Benchmark the disk of etcd-2 {2}\[2\] Snooze {2}\[3\] Re-run diagnosis$/,
     );
     expect(text).not.toMatch(/\[(disk-benchmark|rerun)\]/);
+  });
+
+  it('offers no button that cannot work on the cluster as configured, and says why once', async () => {
+    const plans = createPlanStore(redis, prefix);
+    const cluster = { name: 'local', etcd: { endpoints: ['http://127.0.0.1:2379'] } };
+    const bare = await reportButtons(report, 'shell', plans, Date.now, { cluster });
+    expect(bare.buttons.map((b) => b.label)).toEqual(['Snooze', 'Re-run diagnosis']);
+    expect(bare.notOffered).toEqual([
+      'Benchmark the disk of etcd-2: cluster local has no kubernetes: section in the config',
+    ]);
+    let n = 0;
+    const text = renderViewText(
+      { kind: 'report', report, ...bare },
+      { button: (b) => `[${++n}] ${b.label}` },
+    );
+    // The step is still advice; it just points at no button.
+    expect(text).toContain('1. Benchmark the disk under etcd-2\n');
+    expect(text).toMatch(
+      /\nButtons: \[1\] Snooze {2}\[2\] Re-run diagnosis\nNot offered: Benchmark the disk of etcd-2 \(cluster local has no kubernetes: section in the config\)$/,
+    );
+    // With Kubernetes but no benchmark image, the reason is the image.
+    const kube = await reportButtons(report, 'shell', plans, Date.now, {
+      cluster: { ...cluster, kubernetes: { kubeconfig: '/dev/null' } },
+    });
+    expect(kube.notOffered).toEqual([
+      expect.stringMatching(
+        /^Benchmark the disk of etcd-2: no benchmark image: set remediation.diskBenchmarkImage/,
+      ),
+    ]);
+    // Configured for it: the button is back.
+    const ready = await reportButtons(report, 'shell', plans, Date.now, {
+      cluster: {
+        ...cluster,
+        kubernetes: { kubeconfig: '/dev/null' },
+        remediation: { diskBenchmarkImage: `fio@sha256:${'a'.repeat(64)}` },
+      },
+    });
+    expect(ready.notOffered).toEqual([]);
+    expect(ready.buttons.map((b) => b.label)).toContain('Benchmark the disk of etcd-2');
   });
 });

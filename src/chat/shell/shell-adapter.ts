@@ -241,13 +241,20 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       const seq = session.messageSeq;
       const ref: MessageRef = { channel: to.channel, ts: String(seq), link: `shell message #${seq}` };
       const where = to.thread ? ` (reply to #${to.thread.ts})` : '';
-      print(`#${seq}${where} ${buttons.render(view, ref)}`);
+      const text = buttons.render(view, ref);
+      print(`#${seq}${where} ${text}`, { ts: ref.ts, text });
       return ref;
     },
     async update(ref, view) {
       // Progress ticks would flood a transcript; a terminal shows them as they come.
       if (view.kind === 'progress' && !opts.interactive) return;
-      print(`#${ref.ts} (updated) ${buttons.render(view, ref)}`);
+      const text = buttons.render(view, ref);
+      // A message that grew by lines (an action's steps) while it was the last thing shown: only the
+      // new lines, under it. Otherwise the whole message again, marked as updated.
+      const shown = screen.lastBlock(ref.ts);
+      if (shown !== undefined && text.startsWith(`${shown}\n`))
+        print(text.slice(shown.length + 1), { ts: ref.ts, text });
+      else print(`#${ref.ts} (updated) ${text}`, { ts: ref.ts, text });
     },
     async ephemeral(_to, _user, view) {
       print(buttons.render(view));
@@ -273,8 +280,12 @@ type Screen = ReturnType<typeof createScreen>;
 function createScreen(output: Writable, interactive: boolean) {
   /** The prompt is on screen, waiting for a line. */
   let waitingOn: Interface | undefined;
+  /** The message printed last, as it reads now: the next update of it may only add lines. */
+  let last: { ts: string; text: string } | undefined;
   return {
-    print(text: string): void {
+    /** Prints `text`; `block` names the message it shows, if it is one (anything else ends that). */
+    print(text: string, block?: { ts: string; text: string }): void {
+      last = block;
       if (!waitingOn) {
         output.write(`${text}\n`);
         return;
@@ -283,6 +294,10 @@ function createScreen(output: Writable, interactive: boolean) {
       cursorTo(output, 0);
       output.write(`${text}\n`);
       waitingOn.prompt(true);
+    },
+    /** The text of message `ts` if it is the last thing printed, else undefined. */
+    lastBlock(ts: string): string | undefined {
+      return last?.ts === ts ? last.text : undefined;
     },
     prompt(reader: Interface): void {
       if (!interactive) return;

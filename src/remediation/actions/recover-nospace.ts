@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -97,7 +97,24 @@ async function snapshot(etcd: EtcdClients, endpoint: string, ctx: ActionContext)
   if (bytes === 0) throw new Error(`the snapshot ${file} is empty`);
   const removed = await keepNewest(dir, ctx.cluster.name, ctx.settings.snapshotKeep);
   const kept = `keeping the newest ${ctx.settings.snapshotKeep} of ${ctx.cluster.name} there${removed ? `, ${removed} older removed` : ''}`;
-  return `snapshot of ${endpoint} saved on ${hostname()}: ${file} (${formatBytes(bytes)}, mode 600; ${kept}). Copy it off before the worker pod goes away: kubectl cp <namespace>/${hostname()}:${file} ./${basename(file)}`;
+  const saved = `snapshot of ${endpoint} saved on ${hostname()}: ${file} (${formatBytes(bytes)}, mode 600; ${kept}).`;
+  const namespace = await podNamespace();
+  // Only a worker in a pod loses the file with the pod; elsewhere (the demo, a VM) it stays where it is.
+  if (!namespace) return saved;
+  return `${saved} Copy it off before the worker pod goes away: kubectl cp ${namespace}/${hostname()}:${file} ./${basename(file)}`;
+}
+
+/** Every pod with a service-account token has this file; the worker Deployment mounts one. */
+const POD_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/** The namespace of the worker's pod, or undefined when the worker does not run in one. */
+async function podNamespace(): Promise<string | undefined> {
+  try {
+    const text = (await readFile(POD_NAMESPACE_FILE, 'utf8')).trim();
+    return /^[a-z0-9-]{1,63}$/.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Deletes all but the newest `keep` snapshots of this cluster (names sort by their timestamp). */

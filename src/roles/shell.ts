@@ -45,10 +45,11 @@ export interface RunShellOptions {
  */
 export async function runShell(opts: RunShellOptions): Promise<void> {
   let roles: RunningRoles | undefined;
+  const interactive = opts.interactive ?? Boolean((opts.input as { isTTY?: boolean }).isTTY);
   const chat = createShellAdapter({
     input: opts.input,
     output: opts.output,
-    interactive: opts.interactive ?? Boolean((opts.input as { isTTY?: boolean }).isTTY),
+    interactive,
     whenIdle: () => roles?.idle() ?? Promise.resolve(),
     ...(opts.user ? { user: opts.user } : {}),
     ...(opts.greeting ? { greeting: opts.greeting } : {}),
@@ -68,8 +69,8 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
   const started = roles;
   let server: HttpServer | undefined;
   let mcp: McpHttp | undefined;
+  const logger = opts.logger ?? silentLogger;
   if (opts.listen) {
-    const logger = opts.logger ?? silentLogger;
     mcp = installMcpHttp({
       token: opts.mcpToken,
       config: opts.config,
@@ -90,10 +91,21 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
       await mcp?.close();
       throw err;
     });
-    logger.info({ ...server.address() }, 'serving /healthz, /readyz and /metrics');
+    const routes = `/healthz, /readyz and /metrics${mcp.routes.length ? ', and /mcp' : ''}`;
+    logger.info({ ...server.address() }, `serving ${routes}`);
   }
   try {
-    await Promise.race([chat.finished, whenAborted(opts.signal)]);
+    const lines = await Promise.race([chat.finished, whenAborted(opts.signal).then(() => undefined)]);
+    if (lines !== undefined && server && !interactive) {
+      // stdin closed (`serve </dev/null`, a container without a tty): the HTTP routes are the service;
+      // in a terminal, Ctrl-D or exit still means leave.
+      logger.info({}, 'stdin ended: the shell takes no more commands; HTTP is still served until SIGTERM');
+      await whenAborted(opts.signal);
+    } else if (lines === 0)
+      logger.warn(
+        {},
+        'stdin ended before any command and PORT is not set, so there is nothing to serve: type commands on stdin, set PORT for /healthz, /metrics and /mcp, or set SLACK_BOT_TOKEN for Slack',
+      );
   } finally {
     await roles.stop();
     await server?.close();

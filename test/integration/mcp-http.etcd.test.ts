@@ -38,12 +38,16 @@ afterAll(async () => {
 });
 
 /** `etcd-doctor serve` (the shell chat, no Slack) with PORT set, as a real process. */
-async function startServe(env: Record<string, string>): Promise<{ role: RoleProcess; base: string }> {
+async function startServe(
+  env: Record<string, string>,
+  stdin: 'open' | 'closed' = 'open',
+): Promise<{ role: RoleProcess; base: string }> {
   const [port] = await allocateFreePorts(1, '127.0.0.1');
   const role = spawnRole(
     'serve',
     ['--config', configPath, '--queue-prefix', prefix],
     baseEnv({ PORT: String(port), LISTEN_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
+    stdin,
   );
   await waitUntil(() => role.logged('serving /healthz, /readyz and /metrics'), START_MS, 'serve listens');
   return { role, base: `http://127.0.0.1:${port}` };
@@ -172,6 +176,40 @@ describe('serve with PORT and MCP_TOKEN', () => {
       arguments: { cluster: 'local' },
     })) as Parameters<typeof texts>[0];
     expect(reportOf(after).members).toHaveLength(3);
+  });
+});
+
+describe('serve with stdin closed (serve </dev/null, a container without a tty)', () => {
+  it('says what it serves, and keeps serving HTTP and /mcp after stdin ends', async () => {
+    const serve = await startServe({ MCP_TOKEN: TOKEN }, 'closed');
+    try {
+      expect(serve.role.logged('serving /healthz, /readyz and /metrics, and /mcp')).toBe(true);
+      await waitUntil(
+        () => serve.role.logged('stdin ended: the shell takes no more commands; HTTP is still served'),
+        START_MS,
+        'serve notes that stdin ended',
+      );
+      // It used to exit here, a few seconds after start, with nothing logged.
+      expect((await fetch(`${serve.base}/healthz`)).status).toBe(200);
+      expect((await post(`${serve.base}/mcp`, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+      expect(serve.role.child.exitCode).toBeNull();
+    } finally {
+      await serve.role.stop();
+    }
+  });
+
+  it('without PORT, says why it exits instead of going silently', async () => {
+    const role = spawnRole(
+      'serve',
+      ['--config', configPath, '--queue-prefix', prefix],
+      baseEnv({ LOG_LEVEL: 'info' }),
+      'closed',
+    );
+    const code = await new Promise<number | null>((resolve) => role.child.once('exit', resolve));
+    expect(code).toBe(0);
+    expect(role.log()).toContain(
+      'stdin ended before any command and PORT is not set, so there is nothing to serve',
+    );
   });
 });
 

@@ -84,9 +84,14 @@ export function spawnRole(
   role: 'serve' | 'bot' | 'worker',
   args: string[],
   env: Record<string, string>,
+  /** `closed`: stdin is /dev/null, as `serve </dev/null` or a container without a tty has it. */
+  stdin: 'open' | 'closed' = 'open',
 ): RoleProcess {
-  // stdin stays open: `serve` with piped input would run the commands and exit at its end.
-  const child = spawn(process.execPath, [BIN, role, ...args], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+  // stdin stays open by default: `serve` with piped input would run the commands and exit at its end.
+  const child = spawn(process.execPath, [BIN, role, ...args], {
+    env,
+    stdio: [stdin === 'open' ? 'pipe' : 'ignore', 'ignore', 'pipe'],
+  });
   let log = '';
   child.stderr?.on('data', (b: Buffer) => {
     if (log.length < 1_000_000) log += b.toString('utf8');

@@ -35,8 +35,8 @@ export interface ShellAdapterOptions {
 }
 
 export interface ShellAdapter extends ChatAdapter {
-  /** Resolves once input has ended (EOF, `exit`) and `whenIdle` has resolved. */
-  readonly finished: Promise<void>;
+  /** Resolves once input has ended (EOF, `exit`) and `whenIdle` has resolved, with the lines read. */
+  readonly finished: Promise<number>;
 }
 
 interface Pressable {
@@ -152,10 +152,12 @@ async function handleLine(session: ShellSession, handlers: ChatHandlers, raw: st
 }
 
 /** Reads lines until EOF or `exit`, then waits for the answers still due (`whenIdle`). */
-async function readLoop(session: ShellSession, handlers: ChatHandlers, reader: Interface): Promise<void> {
+async function readLoop(session: ShellSession, handlers: ChatHandlers, reader: Interface): Promise<number> {
   const { screen, opts } = session;
+  let lines = 0;
   screen.prompt(reader);
   for await (const line of reader) {
+    lines += 1;
     screen.busy();
     if (/^(exit|quit)$/i.test(line.trim())) break;
     try {
@@ -169,6 +171,7 @@ async function readLoop(session: ShellSession, handlers: ChatHandlers, reader: I
   reader.close();
   if (opts.interactive) screen.print(opts.farewell ?? FAREWELL);
   await opts.whenIdle?.();
+  return lines;
 }
 
 /** A picture cannot show in a terminal: it is written to a file, and the shell prints where. */
@@ -208,8 +211,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     },
   };
   let rl: Interface | undefined;
-  let markFinished: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => {
+  let markFinished: (lines: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => {
     markFinished = resolve;
   });
 
@@ -229,8 +232,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       });
       if (opts.interactive) print(opts.greeting ?? GREETING);
       void readLoop(session, handlers, rl).then(
-        () => markFinished(),
-        () => markFinished(),
+        (lines) => markFinished(lines),
+        () => markFinished(0),
       );
     },
     async stop() {

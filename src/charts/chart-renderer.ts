@@ -4,6 +4,7 @@ import type * as vega from 'vega';
 import type { TopLevelSpec } from 'vega-lite';
 import type { ChartImage, MemberChart } from './chart-data.js';
 import { altText, chartSubtitle, chartTitle } from './chart-words.js';
+import { withDescription } from './png-text.js';
 import { memberColors } from './member-colors.js';
 import {
   CHART_FONT,
@@ -56,11 +57,13 @@ export function createChartRenderer(opts: ChartRendererOptions = {}): ChartRende
         config: chartConfig(),
       };
       const drawn = await draw(spec);
+      const alt = altText(chart, chartKind(chart));
       return {
         ...drawn,
+        png: withDescription(drawn.png, alt),
         filename: `${chart.cluster}-${slug(chart.metric)}.png`,
         title: chartTitle(chart),
-        altText: altText(chart, chartKind(chart)),
+        altText: alt,
         colors,
       };
     },
@@ -68,11 +71,13 @@ export function createChartRenderer(opts: ChartRendererOptions = {}): ChartRende
       const { spec, colors } = smallMultiplesSpec(title, panels, PANEL_SIZE);
       const drawn = await draw({ ...spec, config: chartConfig() });
       const words = panels.map((p) => altText(p, chartKind(p)));
+      const alt = `${title}. ${words.join(' ')}`.slice(0, 1000);
       return {
         ...drawn,
+        png: withDescription(drawn.png, alt),
         filename: `${slug(title)}.png`,
         title,
-        altText: `${title}. ${words.join(' ')}`.slice(0, 1000),
+        altText: alt,
         colors,
       };
     },

@@ -171,3 +171,35 @@ describe('long series', () => {
     expect(spike).toBeLessThan(image.plot.y + image.plot.height * 0.2);
   });
 });
+
+/** The text chunks of a PNG, keyword -> text (tEXt: `keyword\0text`, Latin-1). */
+function textChunks(png: Buffer): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (let at = 8; at + 12 <= png.length; ) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('latin1', at + 4, at + 8);
+    if (type === 'tEXt') {
+      const data = png.subarray(at + 8, at + 8 + length);
+      const nul = data.indexOf(0);
+      found[data.toString('latin1', 0, nul)] = data.toString('latin1', nul + 1);
+    }
+    at += 12 + length;
+  }
+  return found;
+}
+
+describe('the alt text travels in the PNG', () => {
+  it('a member chart and the digest panels carry their alt text as a tEXt Description, and still decode', async () => {
+    const chart = await renderer.member(windowChart({ 'etcd-1': 3, 'etcd-2': 186, 'etcd-3': 4 }, ['etcd-2']));
+    expect(chart.altText).toContain('etcd-2');
+    expect(textChunks(chart.png).Description).toBe(chart.altText);
+    // pngjs checks every chunk's CRC: a bad chunk would fail to decode.
+    expect(decodePng(chart.png).width).toBe(chart.widthPx);
+    const digest = await renderer.smallMultiples('Daily digest', [
+      hourChart('prod', 'etcd-2'),
+      hourChart('dev', undefined),
+    ]);
+    expect(textChunks(digest.png).Description).toBe(digest.altText);
+    expect(decodePng(digest.png).height).toBe(digest.heightPx);
+  });
+});

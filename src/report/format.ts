@@ -9,6 +9,8 @@ export function formatMs(ms: number | undefined): string {
   if (ms === undefined || Number.isNaN(ms)) return 'n/a';
   if (ms >= 1000) return `${Number((ms / 1000).toFixed(ms >= 100_000 ? 0 : 1))} s`;
   if (ms >= 10) return `${Math.round(ms)} ms`;
+  // A sub-millisecond mean is not "0 ms": say that it is under what one decimal shows.
+  if (ms > 0 && ms < 0.05) return '< 0.1 ms';
   return `${Number(ms.toFixed(1))} ms`;
 }
 

@@ -48,6 +48,8 @@ interface HistoryPick {
 
 /** The chart over history shows this much of it: the issue's "last hour". */
 export const HISTORY_CHART_MS = 3600_000;
+/** The history chart's axis spans at least this, however recent the first check. */
+const MIN_HISTORY_SPAN_MS = 10 * 60_000;
 /** Fewer checks than this in the hour draw no line: the probe window's bars say more. */
 const MIN_HISTORY_POINTS = 2;
 
@@ -107,16 +109,23 @@ export function historyChart(
     return { name, points };
   });
   if (series.every((s) => s.points.length < MIN_HISTORY_POINTS)) return undefined;
+  // The axis spans the history there is (at least MIN_HISTORY_SPAN_MS): three minutes of checks drawn
+  // over an hour sat in the right 3 % of the plot.
+  // History that covers nearly all of the hour keeps the hour, a cleaner axis for a few empty pixels.
+  const first = Math.min(...series.flatMap((s) => s.points.map((p) => p.atMs)));
+  const fitted = Math.max(from, Math.min(first, now - MIN_HISTORY_SPAN_MS));
+  const start = fitted - from < HISTORY_CHART_MS / 10 ? from : fitted;
+  const span = start === from ? 'hour' : `${Math.round((now - start) / 60_000)} min`;
   return {
     cluster: evidence.cluster,
     metric: h.metric ?? pick.metric,
     unit: pick.unit,
     // Short: the subtitle adds the threshold, and a subtitle wider than the plot widens the image.
-    period: `over the last hour, ${hhmm(from)}-${hhmm(now)} UTC`,
+    period: `over the last ${span}, ${hhmm(start)}-${hhmm(now)} UTC`,
     series,
     threshold: h.threshold ?? pick.threshold,
     highlight,
-    xDomain: [from, now],
+    xDomain: [start, now],
   };
 }
 

@@ -166,10 +166,31 @@ describe('the chart over the last hour of minute history', () => {
     });
     const samples = [now - 2 * 3600_000, now - 40 * 60_000, now - 20 * 60_000].map((t) => check(t, 1, 2, 3));
     const chart = memberChart('slow-disk', ['etcd-2'], evidence, samples, now);
-    expect(chart.xDomain).toEqual([now - 3600_000, now]);
-    expect(chart.period).toBe('over the last hour, 02:00-03:00 UTC');
+    // The check two hours ago is left out; the axis starts at the first check in the hour.
+    expect(chart.xDomain).toEqual([now - 40 * 60_000, now]);
+    expect(chart.period).toBe('over the last 40 min, 02:20-03:00 UTC');
     const etcd2 = chart.series.find((s) => s.name === 'etcd-2')?.points.map((p) => p.value);
     expect(etcd2).toEqual([3, 3, 180]);
+  });
+
+  it('fits the axis to the history there is: three minutes of checks span ten minutes, not the hour', () => {
+    const evidence = clusterEvidence({
+      'etcd-2': { metrics: ok(metricsData({ walFsync: latency(180, 120) })) },
+    });
+    const samples = [3, 2, 1].map((m) => check(now - m * 60_000, 1, 2, 3));
+    const chart = memberChart('slow-disk', ['etcd-2'], evidence, samples, now);
+    expect(chart.xDomain).toEqual([now - 10 * 60_000, now]);
+    expect(chart.period).toBe('over the last 10 min, 02:50-03:00 UTC');
+    // Forty minutes of checks: the axis starts at the first one.
+    const longer = memberChart(
+      'slow-disk',
+      ['etcd-2'],
+      evidence,
+      [40, 20].map((m) => check(now - m * 60_000, 1, 2, 3)),
+      now,
+    );
+    expect(longer.xDomain).toEqual([now - 40 * 60_000, now]);
+    expect(longer.period).toBe('over the last 40 min, 02:20-03:00 UTC');
   });
 
   it('counts leader changes over the 15 min up to each check, as the rule does', () => {

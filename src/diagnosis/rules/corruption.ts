@@ -1,7 +1,7 @@
 import { formatList } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { memberNameById } from '../support/members.js';
+import { alarmText, memberNameById } from '../support/members.js';
 
 /**
  * F12 data corruption (KB §1.1): any active CORRUPT alarm makes the member unhealthy
@@ -27,7 +27,7 @@ export const corruptionRule: Rule = {
       members: names,
       nodes: [],
       summary: `etcd raised the CORRUPT alarm for ${formatList(names)}: its data disagrees with the other members`,
-      evidence: corrupt.map((a) => `alarm list: memberID:${a.memberId} alarm:CORRUPT`),
+      evidence: corrupt.map((a) => `alarm list: ${alarmText(evidence, a)}`),
       steps: [
         {
           text: 'Do not defragment, compact or restart members now. Take a snapshot from a healthy member first (etcdctl snapshot save)',

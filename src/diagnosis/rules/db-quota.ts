@@ -1,6 +1,7 @@
 import { formatBytes, formatList, formatPercent } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
+import { alarmText } from '../support/members.js';
 
 /** etcdserver/quota.go DefaultQuotaBytes: 2 GiB when --quota-backend-bytes is not set. */
 export const DEFAULT_QUOTA_BYTES = 2 * 1024 ** 3;
@@ -57,9 +58,7 @@ export const dbQuotaRule: Rule = {
         ? `The NOSPACE alarm is active: the database reached its quota (${formatBytes(worst?.quota)}) and etcd refuses every write until it is compacted, defragmented and disarmed`
         : `The database uses ${formatPercent(ratio)} of its ${formatBytes(worst?.quota)} quota on ${formatList(full)}`,
       evidence: [
-        ...(nospace.length
-          ? [`alarm list: ${nospace.map((a) => `memberID:${a.memberId} alarm:NOSPACE`).join(', ')}`]
-          : []),
+        ...(nospace.length ? [`alarm list: ${nospace.map((a) => alarmText(evidence, a)).join(', ')}`] : []),
         ...usage.map(
           (u) =>
             `${u.name}: db ${formatBytes(u.db)} (in use ${formatBytes(u.inUse)}) of quota ${formatBytes(u.quota)} = ${formatPercent(u.db / u.quota)}`,

@@ -72,3 +72,13 @@ export function memberNameById(evidence: Evidence, id: string): string {
   const listed = evidence.memberList.ok ? evidence.memberList.data.find((m) => m.id === id) : undefined;
   return listed?.name || id;
 }
+
+/**
+ * One alarm as `etcdctl alarm list` prints it, with the member's name where it is known:
+ * `memberID:c9cf8b1396c30960 (etcd-1) alarm:NOSPACE`.
+ */
+export function alarmText(evidence: Evidence, alarm: { memberId: string; alarm: string }): string {
+  const name = alarm.memberId === '0' ? undefined : memberNameById(evidence, alarm.memberId);
+  const named = name && name !== alarm.memberId ? ` (${name})` : '';
+  return `memberID:${alarm.memberId}${named} alarm:${alarm.alarm}`;
+}

@@ -125,7 +125,7 @@ function lineLayers(
   dots: boolean,
 ): VegaLiteJson[] {
   const rows = chart.series.flatMap((s: ChartSeries) =>
-    keepPeaks(s.points, Math.ceil(size.widthPx / PX_PER_POINT)).map((p) => ({
+    withGaps(keepPeaks(s.points, Math.ceil(size.widthPx / PX_PER_POINT))).map((p) => ({
       member: s.name,
       at: p.atMs,
       value: p.value,
@@ -161,6 +161,24 @@ function lineLayers(
       },
     },
   ];
+}
+
+/** Checks further apart than this many typical intervals are a gap (a watch that stopped, a member down). */
+const GAP_INTERVALS = 3;
+
+/**
+ * The points with a null between two that are more than GAP_INTERVALS typical (median) intervals
+ * apart: Vega-Lite breaks a line at a null, so a gap in the history shows as a gap, not a slope.
+ */
+function withGaps(points: readonly ChartPoint[]): Array<{ atMs: number; value: number | null }> {
+  const steps = points.slice(1).map((p, i) => p.atMs - (points[i]?.atMs ?? p.atMs));
+  const typical = [...steps].sort((a, b) => a - b)[Math.floor(steps.length / 2)] ?? 0;
+  if (steps.length < 2 || typical <= 0) return [...points];
+  return points.flatMap((p, i) => {
+    const before = points[i - 1];
+    const gap = before !== undefined && p.atMs - before.atMs > GAP_INTERVALS * typical;
+    return gap ? [{ atMs: (before.atMs + p.atMs) / 2, value: null }, p] : [p];
+  });
 }
 
 function thresholdLayers(chart: MemberChart): VegaLiteJson[] {

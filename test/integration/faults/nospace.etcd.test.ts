@@ -12,7 +12,9 @@ describe('NOSPACE: a 16 MiB quota, filled', () => {
     expect(report.findings[0]).toMatchObject({ cause: 'db-quota', severity: 'critical' });
     expect(report.findings[0]?.summary).toContain('NOSPACE alarm is active');
     expect(report.findings[0]?.summary).toContain('16.8 MB');
-    expect(report.findings[0]?.evidence[0]).toMatch(/^alarm list: memberID:[0-9a-f]+ \(etcd-\d\) alarm:NOSPACE/);
+    expect(report.findings[0]?.evidence[0]).toMatch(
+      /^alarm list: memberID:[0-9a-f]+ \(etcd-\d\) alarm:NOSPACE/,
+    );
     expect(report.findings[0]?.steps[0]).toMatchObject({ action: 'recover-nospace' });
     expect(report.findings[0]?.unknowns).toEqual([]);
   });

@@ -119,6 +119,32 @@ describe('member chart over longer series (lines)', () => {
   });
 });
 
+describe('gaps in the history', () => {
+  it('draws a gap as a gap: no line across twenty minutes without checks', async () => {
+    const chart = hourChart('prod', undefined);
+    // etcd-2 has no checks from minute 20 to 40 (its member was down, or the watch stopped).
+    const etcd2 = chart.series.find((s) => s.name === 'etcd-2');
+    if (!etcd2) throw new Error('no etcd-2');
+    etcd2.points = etcd2.points.filter((_, k) => k < 20 || k >= 40);
+    const [image, whole] = await Promise.all([
+      renderer.member(chart),
+      renderer.member(hourChart('prod', undefined)),
+    ]);
+    const etcd2In = (drawn: typeof image, from: number) => {
+      const { plot } = drawn;
+      const region = { ...plot, x: plot.x + (plot.width * from) / 60, width: (plot.width * 10) / 60 };
+      return pixelsOf(decodePng(drawn.png), drawn.colors['etcd-2'] ?? '', region).length;
+    };
+    // Minutes 25-35: the line without the gap draws there; across the gap, next to nothing does (only
+    // the anti-aliased edges of the other members' lines come near its colour).
+    expect(etcd2In(whole, 25)).toBeGreaterThan(100);
+    expect(etcd2In(image, 25)).toBeLessThan(etcd2In(whole, 25) / 10);
+    // Before and after the gap its line is there.
+    expect(etcd2In(image, 5)).toBeGreaterThan(100);
+    expect(etcd2In(image, 45)).toBeGreaterThan(100);
+  });
+});
+
 describe('small multiples for the digest', () => {
   it('draws one panel per cluster, each with its own slow member on top', async () => {
     const panels = [

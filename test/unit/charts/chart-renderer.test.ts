@@ -145,6 +145,26 @@ describe('gaps in the history', () => {
   });
 });
 
+describe('the legend', () => {
+  it('shows every member, also one with no samples in the history', async () => {
+    const chart = hourChart('prod', undefined);
+    const etcd3 = chart.series.find((s) => s.name === 'etcd-3');
+    if (!etcd3) throw new Error('no etcd-3');
+    etcd3.points = [];
+    const image = await renderer.member(chart);
+    const img = decodePng(image.png);
+    const { plot } = image;
+    const below = {
+      x: 0,
+      y: plot.y + plot.height + 5,
+      width: img.width,
+      height: img.height - plot.y - plot.height - 5,
+    };
+    for (const name of ['etcd-1', 'etcd-2', 'etcd-3'])
+      expect(pixelsOf(img, image.colors[name] ?? '', below).length).toBeGreaterThan(5);
+  });
+});
+
 describe('small multiples for the digest', () => {
   it('draws one panel per cluster, each with its own slow member on top', async () => {
     const panels = [

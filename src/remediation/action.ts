@@ -19,7 +19,7 @@ export interface RemediationAction<A> {
   label: string;
   /** Who may press it: `anyone` in the channel (read-only), or the cluster's `remediation.responders`. */
   access: 'anyone' | 'responders';
-  /** What it touches, in words (README and the confirmation show these). Empty: it changes nothing. */
+  /** What it touches, in words (docs/remediation.md and the confirmation show these). Empty: it changes nothing. */
   sideEffects: readonly string[];
   /** Ask for a second, explicit "Run it" before running (every action that changes a cluster). */
   needsConfirmation: boolean;

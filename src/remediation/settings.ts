@@ -51,7 +51,7 @@ export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   confirmWindowMs: 5 * 60_000,
   lockTtlMs: 60_000,
   // A press is for the cluster as it was then: a job left queued while the workers were down does
-  // not run hours later (README, "Remediation buttons").
+  // not run hours later (docs/remediation.md).
   maxQueueWaitMs: 2 * 60_000,
   // Red Hat: wait about a minute between members; CEOP waits 36 s and then polls health (KB R3).
   defragPauseMs: 36_000,

@@ -66,7 +66,7 @@ export function auditStreamKey(prefix: string): string {
   return `${prefix}:audit`;
 }
 
-/** How long the trail keeps an entry (README, "Audit trail"). */
+/** How long the trail keeps an entry (docs/remediation.md, "Audit trail"). */
 export const AUDIT_RETENTION_DAYS = 90;
 /** Refusals recorded per user per hour; past it one entry says the rest were not. */
 export const MAX_REFUSALS_PER_USER_PER_HOUR = 20;

@@ -44,8 +44,14 @@ export interface ReportView {
   kind: 'report';
   report: DiagnosisReport;
   buttons: ViewButton[];
-  /** Actions the report's steps name that cannot work here, once each: `Restart etcd-2: <why>`. */
-  notOffered?: string[];
+  /** Actions the report's steps name that cannot work here, once each, with why. */
+  notOffered?: NotOffered[];
+}
+
+/** A step's action that gets no button: its label (`Restart etcd-2`) and why it cannot work here. */
+export interface NotOffered {
+  label: string;
+  why: string;
 }
 
 /** The root message once the answer is in: the verdict in one line. */

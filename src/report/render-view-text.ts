@@ -1,5 +1,5 @@
 import type { RemediationStep } from '../diagnosis/finding.js';
-import type { ChatView, ViewButton } from './chat-view.js';
+import type { ChatView, NotOffered, ViewButton } from './chat-view.js';
 import { actionLabel, progressText, STATUS_WORD } from './chat-view.js';
 import { renderText } from './render-text.js';
 
@@ -47,8 +47,8 @@ export function renderViewText(view: ChatView, opts: TextRenderOptions = {}): st
 }
 
 /** Below the buttons, once: `Not offered: Restart etcd-2 (cluster local has no kubernetes: section in the config)`. */
-export function notOfferedLine(notOffered: readonly string[]): string {
-  return `Not offered: ${notOffered.map((n) => n.replace(/^([^:]+): (.*)$/, '$1 ($2)')).join('; ')}`;
+export function notOfferedLine(notOffered: readonly NotOffered[]): string {
+  return `Not offered: ${notOffered.map((n) => `${n.label} (${n.why})`).join('; ')}`;
 }
 
 /** The button that performs a step: the same action on the same target (one re-run for all). */

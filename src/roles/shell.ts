@@ -45,6 +45,7 @@ export interface RunShellOptions {
  */
 export async function runShell(opts: RunShellOptions): Promise<void> {
   let roles: RunningRoles | undefined;
+  const logger = opts.logger ?? silentLogger;
   const interactive = opts.interactive ?? Boolean((opts.input as { isTTY?: boolean }).isTTY);
   const chat = createShellAdapter({
     input: opts.input,
@@ -61,7 +62,7 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
     config: opts.config,
     redisUrl: opts.redisUrl ?? 'redis://127.0.0.1:6379',
     queuePrefix: opts.queuePrefix ?? DEFAULT_QUEUE_PREFIX,
-    logger: opts.logger ?? silentLogger,
+    logger,
     ...(opts.doctor ? { doctor: opts.doctor } : {}),
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
@@ -69,7 +70,6 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
   const started = roles;
   let server: HttpServer | undefined;
   let mcp: McpHttp | undefined;
-  const logger = opts.logger ?? silentLogger;
   if (opts.listen) {
     mcp = installMcpHttp({
       token: opts.mcpToken,

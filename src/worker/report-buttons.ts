@@ -1,6 +1,6 @@
 import type { ActionId } from '../diagnosis/finding.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import { actionLabel, type ViewButton } from '../report/chat-view.js';
+import { actionLabel, type NotOffered, type ViewButton } from '../report/chat-view.js';
 import type { MessageRef } from '../chat/adapter.js';
 import type { ClusterConfig } from '../config/schema.js';
 import { actions } from '../remediation/actions/index.js';
@@ -17,7 +17,7 @@ interface ButtonSpec {
 export interface ReportButtons {
   buttons: ViewButton[];
   /** What a step names but cannot work on this cluster, and why (ReportView.notOffered). */
-  notOffered: string[];
+  notOffered: NotOffered[];
 }
 
 /**
@@ -37,7 +37,7 @@ export async function reportButtons(
   opts: { root?: MessageRef; tickets?: boolean; cluster?: ClusterConfig | undefined } = {},
 ): Promise<ReportButtons> {
   const specs: ButtonSpec[] = [];
-  const notOffered = new Set<string>();
+  const notOffered: NotOffered[] = [];
   const seen = new Set<string>();
   report.findings.forEach((finding, index) => {
     for (const step of finding.steps) {
@@ -48,7 +48,7 @@ export async function reportButtons(
       if (seen.has(key)) continue;
       seen.add(key);
       const why = opts.cluster && unavailable(step.action, opts.cluster);
-      if (why) notOffered.add(`${actionLabel(step.action, args)}: ${why}`);
+      if (why) notOffered.push({ label: actionLabel(step.action, args), why });
       else specs.push({ action: step.action, args, finding: index });
     }
   });
@@ -84,7 +84,7 @@ export async function reportButtons(
       return button;
     }),
   );
-  return { buttons, notOffered: [...notOffered] };
+  return { buttons, notOffered };
 }
 
 /** The action's own word on whether it can run on this cluster (settings as the cluster's config sets them). */

@@ -186,8 +186,9 @@ async function writeUpload(opts: ShellAdapterOptions, file: ChatFile): Promise<s
   return path;
 }
 
-/** This process's part of an upload's file name: when it started (UTC, to the second) and its pid. */
+/** Uploads written by this process so far: numbers the next file. */
 let uploads = 0;
+/** This process's part of an upload's file name: when it started (UTC, to the second) and its pid. */
 const UPLOAD_RUN = `${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '')}-${process.pid}`;
 
 /**

@@ -92,7 +92,10 @@ describe('reportButtons', () => {
     const bare = await reportButtons(report, 'shell', plans, Date.now, { cluster });
     expect(bare.buttons.map((b) => b.label)).toEqual(['Snooze', 'Re-run diagnosis']);
     expect(bare.notOffered).toEqual([
-      'Benchmark the disk of etcd-2: cluster local has no kubernetes: section in the config',
+      {
+        label: 'Benchmark the disk of etcd-2',
+        why: 'cluster local has no kubernetes: section in the config',
+      },
     ]);
     let n = 0;
     const text = renderViewText(
@@ -109,9 +112,10 @@ describe('reportButtons', () => {
       cluster: { ...cluster, kubernetes: { kubeconfig: '/dev/null' } },
     });
     expect(kube.notOffered).toEqual([
-      expect.stringMatching(
-        /^Benchmark the disk of etcd-2: no benchmark image: set remediation.diskBenchmarkImage/,
-      ),
+      {
+        label: 'Benchmark the disk of etcd-2',
+        why: expect.stringMatching(/^no benchmark image: set remediation.diskBenchmarkImage/),
+      },
     ]);
     // Configured for it: the button is back.
     const ready = await reportButtons(report, 'shell', plans, Date.now, {

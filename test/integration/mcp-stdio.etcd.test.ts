@@ -199,7 +199,14 @@ describe('etcd-doctor mcp over stdio', () => {
       onprogress: (p) => progress.push(p),
     });
     expect(progress.length).toBeGreaterThan(5);
-    const last = progress.at(-1);
+    // On the wire, the last notification before the result says the run is complete.
+    const wire = session.received();
+    const answer = wire.findLastIndex((m) => 'result' in m);
+    const notes = wire
+      .slice(0, answer)
+      .flatMap((m) => ('method' in m && m.method === 'notifications/progress' ? [m.params] : []));
+    const last = notes.at(-1) as { progress: number; total: number } | undefined;
+    expect(last?.total).toBeGreaterThan(5);
     expect(last?.progress).toBe(last?.total);
   });
 

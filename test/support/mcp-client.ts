@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { REDIS_URL } from './redis-prefix.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/etcd-doctor.js', import.meta.url));
@@ -18,6 +18,8 @@ export interface StdioSession {
   client: Client;
   /** Everything the server wrote to stderr so far (pino JSON lines). */
   stderr(): string;
+  /** Every message the client received, in the order it arrived on the wire. */
+  received(): JSONRPCMessage[];
   close(): Promise<void>;
 }
 
@@ -34,7 +36,16 @@ export async function connectStdio(args: string[], env: Record<string, string>):
   });
   const client = new Client({ name: 'etcd-doctor-test', version: '1.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => log, close: () => client.close() };
+  // The SDK hands a notification to its handler a microtask later but a response at once, so a
+  // progress notification that arrives in the same read as the result never reaches `onprogress`.
+  // What the server sent, and in which order, is read here, before the SDK dispatches it.
+  const received: JSONRPCMessage[] = [];
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if (received.length < 10_000) received.push(message);
+    dispatch?.(message);
+  };
+  return { client, stderr: () => log, received: () => received, close: () => client.close() };
 }
 
 /** An SDK client over Streamable HTTP, sending `token` as the bearer token (none when undefined). */

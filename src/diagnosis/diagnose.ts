@@ -109,6 +109,8 @@ function linkCauses(fired: Array<{ rule: Rule; finding: Finding }>): void {
   for (const symptom of fired) {
     const explainers = fired
       .filter((c) => c !== symptom && c.rule.explains?.includes(symptom.finding.cause))
+      // An info finding (the past, or a weak sign) does not explain a live warning or critical one.
+      .filter((c) => c.finding.severity !== 'info' || symptom.finding.severity === 'info')
       .filter((c) => sameScope(c.finding, symptom.finding))
       .filter((c) => !symptom.rule.explains?.includes(c.finding.cause) || c.rule.rank < symptom.rule.rank)
       .sort(byImportance);

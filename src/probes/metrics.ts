@@ -1,12 +1,29 @@
 import type { MetricsData } from './evidence.js';
-import { compareSnapshots, createMetricsLineFilter, type EtcdMetricsSnapshot } from './etcd-metrics.js';
+import {
+  compareSnapshots,
+  createMetricsLineFilter,
+  type EtcdMetricsSnapshot,
+  type EtcdMetricsWindow,
+  type QuantileSummary,
+} from './etcd-metrics.js';
+import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from './latency-limits.js';
 import type { MemberProbeContext, ScrapeMemory } from './member-context.js';
 import { deadlineSignal, formatSeconds, ProbeError, type Probe } from './probe.js';
 
 /**
+ * A window too thin for a p99 of its own, while the since-start figures are over etcd's bounds,
+ * is widened (scraped again from the same first scrape) up to this long in all, so the verdict
+ * describes now: a disk that was slow an hour ago and is fine now must not read as slow (issue 25).
+ * A quiet healthy cluster never widens: its since-start figures are under the bounds.
+ */
+export const WIDEN_WINDOW_MAX_MS = 10_000;
+
+/**
  * Two scrapes of the member's /metrics, `metricsWindowMs` apart, so the fsync and commit p99
  * describe the last few seconds rather than the member's whole life. When the window holds
- * too few fsyncs (no writes), the since-start histogram is used and says so.
+ * too few fsyncs (few writes) and the member's since-start figures are slow, it is widened (up
+ * to WIDEN_WINDOW_MAX_MS); when it is still too thin, the since-start histogram is used and says
+ * so, and the rules word it as the past.
  */
 export function createMetricsProbe(
   timeoutMs: number,
@@ -16,16 +33,53 @@ export function createMetricsProbe(
     kind: 'metrics',
     asks: 'GET /metrics',
     // Two scrapes and the window between them; each scrape also has its own deadline below.
-    timeoutMs: 2 * timeoutMs + windowMs,
+    // A widened window (at most WIDEN_WINDOW_MAX_MS from the first scrape) adds one scrape's deadline.
+    timeoutMs: 3 * timeoutMs + Math.max(windowMs, WIDEN_WINDOW_MAX_MS),
     async collect(ctx, signal) {
       const first = await scrape(ctx, signal, timeoutMs);
       if (ctx.scrapes) return againstPrevious(ctx, ctx.scrapes, first);
       if (ctx.metricsWindowMs <= 0) return compareSnapshots(undefined, first);
       await ctx.sleep(ctx.metricsWindowMs, signal);
       const second = await scrape(ctx, signal, timeoutMs);
-      return compareSnapshots(first, second);
+      return widened(ctx, signal, timeoutMs, first, compareSnapshots(first, second));
     },
   };
+}
+
+/**
+ * Scrapes again, a window's length at a time, while the window is thin but the since-start
+ * figures are slow, until it holds enough or WIDEN_WINDOW_MAX_MS have passed since the first
+ * scrape. A scrape that fails meanwhile ends the widening with the window already had.
+ */
+async function widened(
+  ctx: MemberProbeContext,
+  signal: AbortSignal,
+  timeoutMs: number,
+  first: EtcdMetricsSnapshot,
+  window: EtcdMetricsWindow,
+): Promise<MetricsData> {
+  const step = Math.max(ctx.metricsWindowMs, 1000);
+  let current = window;
+  while (worthWidening(current) && ctx.now() + step - first.scrapedAtMs <= WIDEN_WINDOW_MAX_MS) {
+    await ctx.sleep(step, signal);
+    const next = await scrape(ctx, signal, timeoutMs).catch(() => undefined);
+    if (!next) break;
+    current = compareSnapshots(first, next);
+  }
+  return current;
+}
+
+/** Too few fsyncs or commits in the window for its own figures, while the since-start ones are slow. */
+export function worthWidening(w: EtcdMetricsWindow): boolean {
+  return (
+    thinButSlow(w.walFsync, WAL_FSYNC_P99_LIMIT_S) || thinButSlow(w.backendCommit, BACKEND_COMMIT_P99_LIMIT_S)
+  );
+}
+
+function thinButSlow(s: QuantileSummary, limitSeconds: number): boolean {
+  if (s.source !== 'since-start' || s.windowCount === undefined) return false;
+  // The slow-disk rule's mean guard: half the bound (rules/slow-disk.ts MEAN_GUARD_RATIO).
+  return (s.p99Seconds ?? 0) > limitSeconds || (s.meanSeconds ?? 0) > limitSeconds / 2;
 }
 
 /**

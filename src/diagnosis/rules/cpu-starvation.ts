@@ -32,6 +32,14 @@ export const STALL_RATIO = 3;
  */
 export const UNIFORM_SLOW_RATIO = 0.25;
 
+/**
+ * No cause from one sample (issue 25): without a measured stall, slow applies or late heartbeats
+ * count only from this many in the window. One apply over 100 ms is a GC pause or a compaction;
+ * the slow-disk demo showed one on two healthy members (inference). With a measured stall, any
+ * count corroborates it.
+ */
+export const UNSTALLED_MIN_EVENTS = 3;
+
 interface Starved {
   member: MemberEvidence;
   signals: string[];
@@ -57,7 +65,7 @@ export const cpuStarvationRule: Rule = {
       const rtt = m.clock.ok
         ? `GET /version mean ${formatMs(m.clock.data.meanRttMs)} of ${m.clock.data.samples}`
         : 'no clock samples';
-      return `${m.target.name}: ${found ? found.signals.join('; ') : `no stall (${rtt}, stall from ${formatMs(STALL_MEAN_RTT_MS)} and ${STALL_RATIO}x peers), no slow applies, late heartbeats or stalled reads with a fast disk`}`;
+      return `${m.target.name}: ${found ? found.signals.join('; ') : `no stall (${rtt}, stall from ${formatMs(STALL_MEAN_RTT_MS)} and ${STALL_RATIO}x peers), ${countsWords(m)} with a fast disk (without a stall, ${UNSTALLED_MIN_EVENTS} of either are needed)`}`;
     });
     if (starved.length === 0) return { explain };
     const names = starved.map((s) => s.member.target.name);
@@ -119,12 +127,16 @@ function starvedMember(m: MemberEvidence, all: MemberEvidence[]): Starved[] {
   const signals = stall ? [stall] : [];
   // Counted events are judged as rates: one in the 3 s probe, their share of a longer watch window
   // (support/window-rate.ts; KB §1.1 F11: `apply request took too long`, heartbeat warnings).
-  if (tooManyEvents(data.deltas.slowApply, w, SLOW_APPLY_RATE)) {
+  const enough = (n: number) => stall !== undefined || n >= UNSTALLED_MIN_EVENTS;
+  if (tooManyEvents(data.deltas.slowApply, w, SLOW_APPLY_RATE) && enough(data.deltas.slowApply)) {
     signals.push(
       `${data.deltas.slowApply} applies over 100 ms in ${data.windowSeconds} s (etcd warns above 100 ms)`,
     );
   }
-  if (tooManyEvents(data.deltas.heartbeatSendFailures, w, LATE_HEARTBEAT_RATE))
+  if (
+    tooManyEvents(data.deltas.heartbeatSendFailures, w, LATE_HEARTBEAT_RATE) &&
+    enough(data.deltas.heartbeatSendFailures)
+  )
     signals.push(`${data.deltas.heartbeatSendFailures} late heartbeats in ${data.windowSeconds} s`);
   if (data.applyBacklog > APPLY_BACKLOG_LIMIT)
     signals.push(`${data.applyBacklog} proposals committed but not applied (limit a few thousand)`);
@@ -139,6 +151,13 @@ function starvedMember(m: MemberEvidence, all: MemberEvidence[]): Starved[] {
       : `wal fsync p99 ${formatSecondsAsMs(fsyncP99)} is high too, but a stalled process also stalls its own fsync timing`,
   );
   return [{ member: m, signals }];
+}
+
+/** `1 slow apply and 0 late heartbeats in 3 s` for explain. */
+function countsWords(m: MemberEvidence): string {
+  if (!m.metrics.ok) return 'no /metrics';
+  const { deltas, windowSeconds } = m.metrics.data;
+  return `${deltas.slowApply} slow applies and ${deltas.heartbeatSendFailures} late heartbeats in ${windowSeconds} s`;
 }
 
 /** The member answers a trivial HTTP GET far slower than its peers do. */

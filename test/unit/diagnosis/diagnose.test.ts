@@ -109,6 +109,73 @@ describe('diagnose with the real rules', () => {
     ]);
   });
 
+  // issue 25: a disk fixed a minute ago, at a few writes a second, must not stay critical.
+  it('a disk slow only in the since-start figures is the past: info, worded so, explaining nothing live', () => {
+    const past = ok(
+      metricsData({
+        walFsync: {
+          ...latency(241, 18, 1381),
+          source: 'since-start',
+          windowSeconds: undefined,
+          windowCount: 14,
+        },
+        backendCommit: { ...latency(4, 2, 14), windowSeconds: 9.1 },
+        deltas: { ...metricsData().deltas, leaderChanges: 2 },
+      }),
+    );
+    const result = diagnose(clusterEvidence({ 'etcd-2': { metrics: past } }), rules, ctx);
+    const disk = result.findings.find((f) => f.cause === 'slow-disk');
+    expect(disk).toMatchObject({ severity: 'info', members: ['etcd-2'] });
+    expect(disk?.summary).toBe(
+      'etcd-2 had a slow disk earlier (wal fsync p99 241 ms against the 10 ms etcd recommends, since it started); too few writes now to tell whether it still is',
+    );
+    expect(disk?.steps[0]).toMatchObject({ action: 'rerun' });
+    // Whatever else fired (the elections) is not put down to a disk that was slow once.
+    expect(result.findings.map((f) => f.cause)).toContain('leader-churn');
+    expect(result.findings.filter((f) => f.causedBy === 'slow-disk')).toEqual([]);
+    expect(result.status).not.toBe('critical');
+  });
+
+  // A SIGSTOP minutes ago stays in the since-start round-trip p99 for the member's whole life.
+  it('slow peer round trips seen only since start are the past (info); slow in the window too, a warning', () => {
+    const peerTo3 = {
+      peerId: 'a3',
+      rttP99Seconds: 1.4,
+      rttSamples: 12,
+      sentFailuresTotal: 0,
+      sentFailuresInWindow: 0,
+    };
+    const slowWindow = {
+      buckets: [
+        { le: 0.1, count: 0 },
+        { le: 1, count: 4 },
+        { le: Number.POSITIVE_INFINITY, count: 4 },
+      ],
+      sum: 2,
+      count: 4,
+    };
+    const run = (extra: object) =>
+      diagnose(
+        clusterEvidence({ 'etcd-1': { metrics: ok(metricsData({ peers: [peerTo3], ...extra })) } }),
+        rules,
+        ctx,
+      ).findings.find((f) => f.cause === 'peer-network');
+    const past = run({});
+    expect(past).toMatchObject({ severity: 'info', members: ['etcd-3'] });
+    expect(past?.summary).toMatch(
+      /^Peer round trips to etcd-3 were slow at some time since the members started/,
+    );
+    expect(run({ peerRttWindow: slowWindow })).toMatchObject({ severity: 'warning', members: ['etcd-3'] });
+  });
+
+  it('names the figure that is slow: a slow backend commit beside a fast fsync', () => {
+    const commitOnly = ok(metricsData({ walFsync: latency(3.8, 1.2), backendCommit: latency(420, 300) }));
+    const result = diagnose(clusterEvidence({ 'etcd-2': { metrics: commitOnly } }), rules, ctx);
+    expect(result.findings[0]?.summary).toBe(
+      'etcd-2 has a slow disk: backend commit p99 420 ms against the 25 ms etcd recommends',
+    );
+  });
+
   it('does not call one outlier a slow disk (p99 high, mean low)', () => {
     const outlier = ok(metricsData({ walFsync: latency(30, 1.2, 60) }));
     const result = diagnose(clusterEvidence({ 'etcd-3': { metrics: outlier } }), rules, ctx);

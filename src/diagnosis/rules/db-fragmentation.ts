@@ -1,8 +1,9 @@
-import type { MemberEvidence } from '../../probes/evidence.js';
+import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
 import { formatBytes, formatList, formatPercent } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
-import { DEFAULT_QUOTA_BYTES, QUOTA_CRITICAL, QUOTA_INFO } from './db-quota.js';
+import { judgedQuota, spaceOf } from '../support/space.js';
+import { QUOTA_CRITICAL, QUOTA_INFO } from './db-quota.js';
 
 /** CEOP defragcontroller.go: defragment when fragmentation >= 45 % and dbSize >= 100 MB. */
 export const FRAGMENTATION_LIMIT = 0.45;
@@ -32,7 +33,7 @@ export const dbFragmentationRule: Rule = {
   rank: 12,
   explains: ['db-quota'],
   evaluate(evidence, ctx) {
-    const readings = evidence.members.flatMap(readingOf);
+    const readings = evidence.members.flatMap((m) => readingOf(evidence, m));
     const explain = explainLines(ctx, () =>
       readings.map(
         (r) =>
@@ -73,25 +74,24 @@ export const dbFragmentationRule: Rule = {
         { text: 'Take a snapshot first: etcdctl snapshot save (etcd maintenance guide "Snapshot backup")' },
       ],
       unknowns: fragmented.some((r) => !r.quotaKnown)
-        ? ["quota not read from /metrics; assumed etcd's default of 2 GiB"]
+        ? ["quota not read from /metrics or the pod spec; judged against etcd's default of 2 GiB"]
         : [],
     };
     return { finding, explain };
   },
 };
 
-function readingOf(m: MemberEvidence): Reading[] {
-  if (!m.status.ok || m.status.data.dbSizeBytes === 0) return [];
-  const { dbSizeBytes, dbSizeInUseBytes } = m.status.data;
-  const quota = m.metrics.ok ? m.metrics.data.gauges.quotaBackendBytes : undefined;
+function readingOf(evidence: Evidence, m: MemberEvidence): Reading[] {
+  const space = spaceOf(evidence, m);
+  if (!space || space.db === 0) return [];
   return [
     {
       name: m.target.name,
-      db: dbSizeBytes,
-      inUse: dbSizeInUseBytes,
-      fragmentation: (dbSizeBytes - dbSizeInUseBytes) / dbSizeBytes,
-      quota: quota ?? DEFAULT_QUOTA_BYTES,
-      quotaKnown: quota !== undefined,
+      db: space.db,
+      inUse: space.inUse,
+      fragmentation: (space.db - space.inUse) / space.db,
+      quota: judgedQuota(space),
+      quotaKnown: space.quota !== undefined,
     },
   ];
 }

@@ -2,9 +2,10 @@ import { formatBytes, formatList, formatPercent } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
 import { alarmText } from '../support/members.js';
+import { DEFAULT_QUOTA_BYTES, judgedQuota, quotaUnknownWhy, spaceOf, spaceWords } from '../support/space.js';
 
-/** etcdserver/quota.go DefaultQuotaBytes: 2 GiB when --quota-backend-bytes is not set. */
-export const DEFAULT_QUOTA_BYTES = 2 * 1024 ** 3;
+/** etcdserver/quota.go DefaultQuotaBytes: 2 GiB when --quota-backend-bytes is not set (support/space.ts). */
+export { DEFAULT_QUOTA_BYTES };
 /** CEOP etcdDatabaseQuotaLowSpace: > 65 % info, > 75 % warning, > 85 % critical (MIXIN: > 95 %). */
 export const QUOTA_INFO = 0.65;
 export const QUOTA_WARNING = 0.75;
@@ -24,45 +25,33 @@ export const dbQuotaRule: Rule = {
   evaluate(evidence, ctx) {
     const nospace = evidence.alarms.ok ? evidence.alarms.data.filter((a) => a.alarm === 'NOSPACE') : [];
     const usage = evidence.members.flatMap((m) => {
-      if (!m.status.ok) return [];
-      const quota = m.metrics.ok ? m.metrics.data.gauges.quotaBackendBytes : undefined;
-      return [
-        {
-          name: m.target.name,
-          db: m.status.data.dbSizeBytes,
-          inUse: m.status.data.dbSizeInUseBytes,
-          quota: quota ?? DEFAULT_QUOTA_BYTES,
-          quotaKnown: quota !== undefined,
-        },
-      ];
+      const space = spaceOf(evidence, m);
+      return space ? [{ ...space, judged: judgedQuota(space), why: quotaUnknownWhy(m) }] : [];
     });
     const explain = explainLines(ctx, () => [
       `alarms: ${nospace.length ? 'NOSPACE' : 'none'}${evidence.alarms.ok ? '' : ` (${evidence.alarms.failure.message})`}`,
       ...usage.map(
         (u) =>
-          `${u.name}: db ${formatBytes(u.db)} of quota ${formatBytes(u.quota)} = ${formatPercent(u.db / u.quota)} (info ${formatPercent(QUOTA_INFO)}, warning ${formatPercent(QUOTA_WARNING)}, critical ${formatPercent(QUOTA_CRITICAL)})`,
+          `${u.name}: db ${formatBytes(u.db)} of quota ${formatBytes(u.judged)}${u.quota === undefined ? " (etcd's default: not read)" : ''} = ${formatPercent(u.db / u.judged)} (info ${formatPercent(QUOTA_INFO)}, warning ${formatPercent(QUOTA_WARNING)}, critical ${formatPercent(QUOTA_CRITICAL)})`,
       ),
     ]);
-    const worst = [...usage].sort((a, b) => b.db / b.quota - a.db / a.quota)[0];
-    const ratio = worst ? worst.db / worst.quota : 0;
+    const worst = [...usage].sort((a, b) => b.db / b.judged - a.db / a.judged)[0];
+    const ratio = worst ? worst.db / worst.judged : 0;
     if (nospace.length === 0 && ratio <= QUOTA_INFO) return { explain };
     const severity: Severity =
       nospace.length > 0 || ratio > QUOTA_CRITICAL ? 'critical' : ratio > QUOTA_WARNING ? 'warning' : 'info';
-    const full = usage.filter((u) => u.db / u.quota > QUOTA_INFO).map((u) => u.name);
+    const full = usage.filter((u) => u.db / u.judged > QUOTA_INFO).map((u) => u.name);
     const finding: Finding = {
       cause: 'db-quota',
       severity,
       members: full.length ? full : usage.map((u) => u.name),
       nodes: [],
       summary: nospace.length
-        ? `The NOSPACE alarm is active: the database reached its quota (${formatBytes(worst?.quota)}) and etcd refuses every write until it is compacted, defragmented and disarmed`
-        : `The database uses ${formatPercent(ratio)} of its ${formatBytes(worst?.quota)} quota on ${formatList(full)}`,
+        ? `The NOSPACE alarm is active: ${reachedWords(usage)} and etcd refuses every write until it is compacted, defragmented and disarmed`
+        : `The database uses ${formatPercent(ratio)} of its ${formatBytes(worst?.judged)} quota on ${formatList(full)}`,
       evidence: [
         ...(nospace.length ? [`alarm list: ${nospace.map((a) => alarmText(evidence, a)).join(', ')}`] : []),
-        ...usage.map(
-          (u) =>
-            `${u.name}: db ${formatBytes(u.db)} (in use ${formatBytes(u.inUse)}) of quota ${formatBytes(u.quota)} = ${formatPercent(u.db / u.quota)}`,
-        ),
+        ...usage.map((u) => `${u.name}: ${spaceWords(u, u.why)}`),
       ],
       steps: [
         ...(nospace.length
@@ -85,10 +74,25 @@ export const dbQuotaRule: Rule = {
           text: 'If the data really needs more room: raise --quota-backend-bytes (8 GiB at most, etcd FAQ) with a rolling restart, one member at a time',
         },
       ],
-      unknowns: usage.some((u) => !u.quotaKnown)
-        ? ["quota not read from /metrics; assumed etcd's default of 2 GiB"]
-        : [],
+      // With NOSPACE the alarm says the quota was reached; only a percentage judged on a guess is unknown.
+      unknowns:
+        nospace.length === 0 && usage.some((u) => u.quota === undefined)
+          ? ["quota not read from /metrics or the pod spec; judged against etcd's default of 2 GiB"]
+          : [],
     };
     return { finding, explain };
   },
 };
+
+/**
+ * `the database reached its quota (16.8 MB)` when a member's quota is known, else the largest
+ * database, without a quota that was not read: `the database (17 MB on etcd-3) reached its quota`.
+ */
+function reachedWords(usage: Array<{ name: string; db: number; quota: number | undefined }>): string {
+  const known = usage.find((u) => u.quota !== undefined);
+  if (known) return `the database reached its quota (${formatBytes(known.quota)})`;
+  const largest = [...usage].sort((a, b) => b.db - a.db)[0];
+  return largest
+    ? `the database (${formatBytes(largest.db)} on ${largest.name}) reached its quota`
+    : 'the database reached its quota';
+}

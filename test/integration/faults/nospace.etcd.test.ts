@@ -19,11 +19,21 @@ describe('NOSPACE: a 16 MiB quota, filled', () => {
     expect(report.findings[0]?.unknowns).toEqual([]);
   });
 
-  it('health alone (no /metrics) still sees the alarm', async () => {
+  // issue 25, one number for one fact: health reads no /metrics, so it shows no quota rather than
+  // etcd's 2 GiB default beside a 17 MB database ("reached its quota (2.1 GB)" … "= 1 %").
+  it('health alone (no /metrics) still sees the alarm, and names no quota it did not read', async () => {
     const report = await t.doctor.run('lab', 'health');
-    expect(report.findings[0]).toMatchObject({ cause: 'db-quota', severity: 'critical' });
-    expect(report.findings[0]?.unknowns).toEqual([
-      "quota not read from /metrics; assumed etcd's default of 2 GiB",
-    ]);
+    const finding = report.findings[0];
+    expect(finding).toMatchObject({ cause: 'db-quota', severity: 'critical' });
+    expect(finding?.summary).toMatch(/the database \(\d+(\.\d)? MB on etcd-\d\) reached its quota and/);
+    const text = [finding?.summary, ...(finding?.evidence ?? [])].join('\n');
+    expect(text).not.toContain('2.1 GB');
+    expect(text).not.toMatch(/= \d+ %/);
+    expect(finding?.evidence).toContainEqual(
+      expect.stringMatching(
+        /^etcd-1: db \d+(\.\d)? MB \(in use .*\); quota not read \(a health check does not read \/metrics; diagnose does\)$/,
+      ),
+    );
+    expect(finding?.unknowns).toEqual([]);
   });
 });

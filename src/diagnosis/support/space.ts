@@ -1,0 +1,61 @@
+import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
+import { formatBytes } from '../../report/format.js';
+import { dataOf, kubernetesOf } from './kubernetes.js';
+
+/** etcdserver/quota.go DefaultQuotaBytes: 2 GiB when --quota-backend-bytes is not set. */
+export const DEFAULT_QUOTA_BYTES = 2 * 1024 ** 3;
+
+/**
+ * One member's database size, in-use size and quota, from one place for every rule and renderer
+ * (issue 25: health said "quota 2.1 GB" where diagnose said 16.8 MB for the same cluster). Sizes
+ * come from Status; the quota from the member's /metrics (`etcd_server_quota_backend_bytes`), else
+ * its static pod's `--quota-backend-bytes`, else it is not known: a health check reads no /metrics,
+ * and a number assumed there must not be shown as the quota.
+ */
+export interface MemberSpace {
+  name: string;
+  db: number;
+  inUse: number;
+  /** Undefined when neither /metrics nor the pod spec said. */
+  quota: number | undefined;
+  quotaFrom: 'metrics' | 'pod spec' | undefined;
+}
+
+export function spaceOf(evidence: Evidence, m: MemberEvidence): MemberSpace | undefined {
+  if (!m.status.ok) return undefined;
+  const fromMetrics = m.metrics.ok ? m.metrics.data.gauges.quotaBackendBytes : undefined;
+  const fromSpec = fromMetrics === undefined ? podSpecQuota(evidence, m.target.name) : undefined;
+  const quota = fromMetrics ?? fromSpec;
+  return {
+    name: m.target.name,
+    db: m.status.data.dbSizeBytes,
+    inUse: m.status.data.dbSizeInUseBytes,
+    quota,
+    quotaFrom: fromMetrics !== undefined ? 'metrics' : fromSpec !== undefined ? 'pod spec' : undefined,
+  };
+}
+
+/** The quota to judge against: the member's own, or etcd's default when it is not known. */
+export function judgedQuota(s: MemberSpace): number {
+  return s.quota ?? DEFAULT_QUOTA_BYTES;
+}
+
+/** `db 16.5 MB (in use 16.5 MB) of quota 16.8 MB = 98 %`, or, without a known quota, the sizes and why. */
+export function spaceWords(s: MemberSpace, why: string): string {
+  const sizes = `db ${formatBytes(s.db)} (in use ${formatBytes(s.inUse)})`;
+  if (s.quota === undefined) return `${sizes}; quota not read (${why})`;
+  return `${sizes} of quota ${formatBytes(s.quota)} = ${Math.round((s.db / s.quota) * 100)} %`;
+}
+
+/** Why the quota is not known, for the evidence line: what was not read. */
+export function quotaUnknownWhy(m: MemberEvidence): string {
+  if (m.metrics.ok) return 'its /metrics have no etcd_server_quota_backend_bytes';
+  return m.metrics.failure.kind === 'skipped'
+    ? 'a health check does not read /metrics; diagnose does'
+    : `no /metrics: ${m.metrics.failure.message}`;
+}
+
+function podSpecQuota(evidence: Evidence, member: string): number | undefined {
+  const specs = dataOf(kubernetesOf(evidence)?.etcdPods);
+  return specs?.find((s) => s.memberName === member)?.quotaBackendBytes;
+}

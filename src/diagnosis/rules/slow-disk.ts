@@ -1,6 +1,7 @@
 import { DEFAULT_MIN_FSYNC_SAMPLES } from '../../probes/etcd-metrics.js';
 import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from '../../probes/latency-limits.js';
-import type { Evidence, LatencySummary, MemberEvidence } from '../../probes/evidence.js';
+import type { Evidence, LatencySummary, MemberEvidence, MetricsData } from '../../probes/evidence.js';
+import type { Histogram } from '../../probes/histogram.js';
 import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
@@ -67,8 +68,8 @@ export const slowDiskRule: Rule = {
         heartbeatFailures: m.deltas.heartbeatSendFailures,
         lateHeartbeats: tooManyEvents(m.deltas.heartbeatSendFailures, m.windowSeconds, LATE_HEARTBEAT_RATE),
         slowApplies: m.deltas.slowApply,
-        slow: slowIn('window', m.walFsync, m.backendCommit),
-        slowBefore: slowIn('since-start', m.walFsync, m.backendCommit),
+        slow: slowIn('window', m.walFsync, m.backendCommit) || slowWindowMean(m),
+        slowBefore: !slowWindowMean(m) && slowIn('since-start', m.walFsync, m.backendCommit),
       };
       return [reading];
     });
@@ -119,6 +120,18 @@ export function isSlow(summary: LatencySummary, limitSeconds: number): boolean {
   if (mean === undefined || count === 0) return false;
   if (p99 === undefined) return count >= MIN_MEAN_SAMPLES && mean > limitSeconds;
   return p99 > limitSeconds && mean > limitSeconds * MEAN_GUARD_RATIO;
+}
+
+/**
+ * A window too thin for a p99 but holding MIN_MEAN_SAMPLES fsyncs (or commits) whose mean is over
+ * the bound is slow now: +300 ms per fdatasync leaves only ~15 fsyncs in a 4.5 s write burst.
+ */
+function slowWindowMean(m: MetricsData): boolean {
+  const over = (h: Histogram | undefined, limit: number) =>
+    h !== undefined && h.count >= MIN_MEAN_SAMPLES && h.sum / h.count > limit;
+  return (
+    over(m.walFsyncWindow, WAL_FSYNC_P99_LIMIT_S) || over(m.backendCommitWindow, BACKEND_COMMIT_P99_LIMIT_S)
+  );
 }
 
 /** Slow by figures of this source: the window's (now) or the since-start histogram's (the past). */

@@ -70,7 +70,7 @@ async function widened(
 }
 
 /** Too few fsyncs or commits in the window for its own figures, while the since-start ones are slow. */
-export function worthWidening(w: EtcdMetricsWindow): boolean {
+function worthWidening(w: EtcdMetricsWindow): boolean {
   return (
     thinButSlow(w.walFsync, WAL_FSYNC_P99_LIMIT_S) || thinButSlow(w.backendCommit, BACKEND_COMMIT_P99_LIMIT_S)
   );

@@ -2,10 +2,8 @@ import { formatBytes, formatList, formatPercent } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
 import { alarmText } from '../support/members.js';
-import { DEFAULT_QUOTA_BYTES, judgedQuota, quotaUnknownWhy, spaceOf, spaceWords } from '../support/space.js';
+import { judgedQuota, quotaUnknownWhy, spaceOf, spaceWords } from '../support/space.js';
 
-/** etcdserver/quota.go DefaultQuotaBytes: 2 GiB when --quota-backend-bytes is not set (support/space.ts). */
-export { DEFAULT_QUOTA_BYTES };
 /** CEOP etcdDatabaseQuotaLowSpace: > 65 % info, > 75 % warning, > 85 % critical (MIXIN: > 95 %). */
 export const QUOTA_INFO = 0.65;
 export const QUOTA_WARNING = 0.75;

@@ -99,6 +99,7 @@ function peerProblems(
   judgeRtt: boolean,
 ): PeerProblem[] {
   if (!m.metrics.ok) return [];
+  const now = windowRttP99(m);
   return m.metrics.data.peers.flatMap((peer) => {
     const to = memberNameById(evidence, peer.peerId);
     if (!up.has(to)) return [];
@@ -123,7 +124,6 @@ function peerProblems(
       peer.rttSamples >= PEER_RTT_MIN_SAMPLES &&
       (peer.rttP99Seconds ?? 0) > PEER_RTT_P99_LIMIT_S
     ) {
-      const now = windowRttP99(m);
       out.push({
         from: m.target.name,
         to,

@@ -61,6 +61,7 @@ export const slowDiskRule: Rule = {
     const readings = evidence.members.flatMap((member) => {
       if (!member.metrics.ok) return [];
       const m = member.metrics.data;
+      const slowMean = slowWindowMean(m);
       const reading: DiskReading = {
         member,
         fsync: m.walFsync,
@@ -68,8 +69,8 @@ export const slowDiskRule: Rule = {
         heartbeatFailures: m.deltas.heartbeatSendFailures,
         lateHeartbeats: tooManyEvents(m.deltas.heartbeatSendFailures, m.windowSeconds, LATE_HEARTBEAT_RATE),
         slowApplies: m.deltas.slowApply,
-        slow: slowIn('window', m.walFsync, m.backendCommit) || slowWindowMean(m),
-        slowBefore: !slowWindowMean(m) && slowIn('since-start', m.walFsync, m.backendCommit),
+        slow: slowMean || slowIn('window', m.walFsync, m.backendCommit),
+        slowBefore: !slowMean && slowIn('since-start', m.walFsync, m.backendCommit),
       };
       return [reading];
     });

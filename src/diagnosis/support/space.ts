@@ -1,5 +1,5 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
-import { formatBytes } from '../../report/format.js';
+import { formatBytes, formatPercent } from '../../report/format.js';
 import { dataOf, kubernetesOf } from './kubernetes.js';
 
 /** etcdserver/quota.go DefaultQuotaBytes: 2 GiB when --quota-backend-bytes is not set. */
@@ -18,20 +18,16 @@ export interface MemberSpace {
   inUse: number;
   /** Undefined when neither /metrics nor the pod spec said. */
   quota: number | undefined;
-  quotaFrom: 'metrics' | 'pod spec' | undefined;
 }
 
 export function spaceOf(evidence: Evidence, m: MemberEvidence): MemberSpace | undefined {
   if (!m.status.ok) return undefined;
   const fromMetrics = m.metrics.ok ? m.metrics.data.gauges.quotaBackendBytes : undefined;
-  const fromSpec = fromMetrics === undefined ? podSpecQuota(evidence, m.target.name) : undefined;
-  const quota = fromMetrics ?? fromSpec;
   return {
     name: m.target.name,
     db: m.status.data.dbSizeBytes,
     inUse: m.status.data.dbSizeInUseBytes,
-    quota,
-    quotaFrom: fromMetrics !== undefined ? 'metrics' : fromSpec !== undefined ? 'pod spec' : undefined,
+    quota: fromMetrics ?? podSpecQuota(evidence, m.target.name),
   };
 }
 
@@ -44,7 +40,7 @@ export function judgedQuota(s: MemberSpace): number {
 export function spaceWords(s: MemberSpace, why: string): string {
   const sizes = `db ${formatBytes(s.db)} (in use ${formatBytes(s.inUse)})`;
   if (s.quota === undefined) return `${sizes}; quota not read (${why})`;
-  return `${sizes} of quota ${formatBytes(s.quota)} = ${Math.round((s.db / s.quota) * 100)} %`;
+  return `${sizes} of quota ${formatBytes(s.quota)} = ${formatPercent(s.db / s.quota)}`;
 }
 
 /** Why the quota is not known, for the evidence line: what was not read. */

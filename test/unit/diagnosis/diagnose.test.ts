@@ -1,11 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
+import type { LatencySummary } from '../../../src/probes/evidence.js';
 import { skipped } from '../../../src/probes/outcome.js';
 import type { Rule } from '../../../src/diagnosis/rule.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence.js';
 
 const ctx = { now: Date.parse('2026-11-29T03:00:05Z') };
+
+/** A summary that fell back to the since-start histogram because the window held only `windowCount`. */
+function sinceStart(summary: LatencySummary, windowCount: number): LatencySummary {
+  return { ...summary, source: 'since-start', windowSeconds: undefined, windowCount };
+}
 
 describe('diagnose with the real rules', () => {
   it('calls a healthy cluster healthy with no findings', () => {
@@ -85,20 +91,8 @@ describe('diagnose with the real rules', () => {
   it('says why it used the since-start histogram, and why a p99 is missing, in one parenthesis', () => {
     const thin = ok(
       metricsData({
-        walFsync: {
-          ...latency(230, 201, 110),
-          source: 'since-start',
-          windowSeconds: undefined,
-          windowCount: 12,
-        },
-        backendCommit: {
-          p99Seconds: undefined,
-          meanSeconds: 0.201,
-          count: 12,
-          source: 'since-start',
-          windowSeconds: undefined,
-          windowCount: 0,
-        },
+        walFsync: sinceStart(latency(230, 201, 110), 12),
+        backendCommit: sinceStart({ ...latency(0, 201, 12), p99Seconds: undefined }, 0),
       }),
     );
     const result = diagnose(clusterEvidence({ 'etcd-2': { metrics: thin } }), rules, ctx);
@@ -113,12 +107,7 @@ describe('diagnose with the real rules', () => {
   it('a disk slow only in the since-start figures is the past: info, worded so, explaining nothing live', () => {
     const past = ok(
       metricsData({
-        walFsync: {
-          ...latency(241, 18, 1381),
-          source: 'since-start',
-          windowSeconds: undefined,
-          windowCount: 14,
-        },
+        walFsync: sinceStart(latency(241, 18, 1381), 14),
         backendCommit: { ...latency(4, 2, 14), windowSeconds: 9.1 },
         deltas: { ...metricsData().deltas, leaderChanges: 2 },
       }),

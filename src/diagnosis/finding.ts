@@ -17,6 +17,12 @@ export const CAUSES = [
   'slow-reads',
   // A member's server certificate, or etcd-doctor's own, expires soon (x509: certificate has expired).
   'cert-expiry',
+  // A member of another cluster, a removed member still running, a data dir bootstrapped elsewhere.
+  'cluster-mismatch',
+  // Peer connections refused for TLS: a name or IP missing from the certificate, unknown CA, expired.
+  'peer-tls',
+  // Error-level log lines that no rule explains, quoted with counts and times (never hidden).
+  'unexplained-errors',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are
   // refused, or etcd answers the apiserver but not us.
   'no-access',

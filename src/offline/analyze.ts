@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { diagnose } from '../diagnosis/diagnose.js';
 import { collectedRules, rules } from '../diagnosis/rules/index.js';
@@ -131,6 +132,9 @@ async function readStdin(
     for (let next = await chunks.next(); !next.done; next = await chunks.next())
       yield Buffer.from(next.value);
   })();
+  // `zcat`-less pipes: `cat etcd.log.gz | etcd-doctor analyze -` is read as the log inside.
+  if (head[0] === 0x1f && head[1] === 0x8b)
+    return readLog('-', Readable.from(all).pipe(createGunzip()), sink, limits);
   if (looksLikeClusterInfoDump(head))
     return readClusterInfoDumpStream(all, sink, {
       source: '-',

@@ -23,6 +23,8 @@ export interface UnwrappedLine {
   container?: string;
   /** The host journald recorded. */
   host?: string;
+  /** The program journald or syslog recorded (`etcd` in `host etcd[9683]: …`). */
+  program?: string;
   /** CRI `P` or a Docker entry without its newline: the line goes on in the next entry. */
   partial?: boolean;
   /** The wrappers removed, outermost first. */
@@ -123,15 +125,16 @@ function kubectlPrefix(line: UnwrappedLine): boolean {
  * `-o short-iso`, `2024-01-31T16:54:41+0800 host etcd[9683]: <line>` (systemd journalctl(1)).
  */
 const JOURNALD_SHORT =
-  /^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? ([A-Za-z0-9][\w.-]*) [A-Za-z][\w.@-]*(?:\[\d+\])?: (.*)$/s;
+  /^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? ([A-Za-z0-9][\w.-]*) ([A-Za-z][\w.@-]*)(?:\[\d+\])?: (.*)$/s;
 const JOURNALD_ISO =
-  /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)) ([A-Za-z0-9][\w.-]*) [A-Za-z][\w.@-]*(?:\[\d+\])?: (.*)$/s;
+  /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)) ([A-Za-z0-9][\w.-]*) ([A-Za-z][\w.@-]*)(?:\[\d+\])?: (.*)$/s;
 
 function journaldShort(line: UnwrappedLine): boolean {
   const m = JOURNALD_SHORT.exec(line.text);
   if (!m) return false;
   line.host = m[1] ?? '';
-  line.text = m[2] ?? '';
+  line.program = m[2] ?? '';
+  line.text = m[3] ?? '';
   return true;
 }
 
@@ -141,7 +144,8 @@ function journaldIso(line: UnwrappedLine): boolean {
   if (!m || m[2] === 'stdout' || m[2] === 'stderr') return false;
   setTime(line, m[1]);
   line.host = m[2] ?? '';
-  line.text = m[3] ?? '';
+  line.program = m[3] ?? '';
+  line.text = m[4] ?? '';
   return true;
 }
 
@@ -177,6 +181,15 @@ const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [\w./-]+:\d+\] /;
 
 /** What wrote an application line, as far as its shape says. */
 export type LineKind = 'etcd' | 'klog' | 'other';
+
+/**
+ * etcd 3.0–3.3 under systemd logs through capnslog's journald formatter: the journal's MESSAGE has
+ * neither a time nor a level (`host etcd[9683]: sync duration of 1.3s, expected less than 1s`), so
+ * the program name journald recorded is what says the line is etcd's.
+ */
+export function isEtcdProgram(program: string | undefined): boolean {
+  return program !== undefined && /^etcd(?:\d|-member|-server)?$/.test(program);
+}
 
 export function lineKind(text: string): LineKind {
   if (text.startsWith('{"'))

@@ -1,5 +1,5 @@
 import { emptySignals, type LogSignals, lineTimestamp, scanLine } from '../probes/kubernetes/scan-logs.js';
-import { hasOwnTime, type LogWrapper, lineKind, unwrapLine } from './log-line.js';
+import { hasOwnTime, isEtcdProgram, type LogWrapper, lineKind, unwrapLine } from './log-line.js';
 import { emptyIdentity, type MemberIdentity, readIdentity } from './member-identity.js';
 
 /** One writer's lines in a stream: a whole file, or one prefix of an interleaved one. */
@@ -24,6 +24,8 @@ export interface WriterLog {
 interface WriterState extends WriterLog {
   pending: string | undefined;
   pendingAt: string | undefined;
+  /** The last line came from a program journald named etcd (`host etcd[pid]: …`). */
+  etcdProgram: boolean;
   lastText: string | undefined;
   lastAt: string | undefined;
 }
@@ -72,6 +74,7 @@ function consume(raw: string, writers: Map<string, WriterState>, opts: StreamSca
   w.container ??= u.container;
   w.host ??= u.host;
   for (const wrapper of u.wrappers) w.wrappers.add(wrapper);
+  w.etcdProgram = isEtcdProgram(u.program);
   w.bytes += raw.length + 1;
   if (u.partial) {
     w.pending = ((w.pending ?? '') + u.text).slice(0, opts.maxLineChars);
@@ -88,7 +91,8 @@ function consume(raw: string, writers: Map<string, WriterState>, opts: StreamSca
 function record(w: WriterState, text: string, at: string | undefined): void {
   if (text.length === 0) return;
   w.lines++;
-  const kind = lineKind(text);
+  const shape = lineKind(text);
+  const kind = shape === 'other' && w.etcdProgram ? 'etcd' : shape;
   if (kind === 'etcd') w.etcdLines++;
   else if (kind === 'klog') w.klogLines++;
   readIdentity(text, w.identity);
@@ -115,6 +119,7 @@ function newWriter(name: string): WriterState {
     wrappers: new Set(),
     pending: undefined,
     pendingAt: undefined,
+    etcdProgram: false,
     lastText: undefined,
     lastAt: undefined,
   };
@@ -129,6 +134,6 @@ function finish(w: WriterState): WriterLog {
     .sort()
     .at(-1);
   const last = w.lastAt ?? (w.lastText ? lineTimestamp(w.lastText) : undefined);
-  const { pending: _p, pendingAt: _pa, lastText: _lt, lastAt: _la, ...log } = w;
+  const { pending: _p, pendingAt: _pa, etcdProgram: _ep, lastText: _lt, lastAt: _la, ...log } = w;
   return { ...log, lastLineAt: [last, lastSignal].filter(Boolean).sort().at(-1) };
 }

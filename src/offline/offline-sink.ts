@@ -132,12 +132,12 @@ function isComponent(name: string): name is ControlPlaneComponent {
   return (CONTROL_PLANE_COMPONENTS as readonly string[]).includes(name);
 }
 
-/** A log file is its member: `etcd-1.log` -> etcd-1, `/tmp/m2-etcd.txt.1` -> m2-etcd; stdin is `stdin`. */
+/** A log file is its member: `etcd-1.log` -> etcd-1, `etcd-1.log.gz` -> etcd-1, `/tmp/m2-etcd.txt.1` -> m2-etcd; stdin is `stdin`. */
 export function streamName(meta: LogStreamMeta): string {
   if (meta.member) return meta.member;
   if (meta.pod) return meta.pod;
   if (meta.source === '-') return 'stdin';
-  const name = basename(meta.source).replace(/(\.(log|txt|json|out|\d+))+$/i, '');
+  const name = basename(meta.source).replace(/(\.(log|txt|json|out|gz|\d+))+$/i, '');
   return name || meta.source;
 }
 

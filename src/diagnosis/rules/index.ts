@@ -3,6 +3,7 @@ import { apiserverLatencyRule } from './apiserver-latency.js';
 import { certExpiryRule } from './cert-expiry.js';
 import { clockSkewRule } from './clock-skew.js';
 import { clockSkewLogsRule } from './clock-skew-logs.js';
+import { clusterMismatchRule } from './cluster-mismatch.js';
 import { controlPlaneRestartsRule } from './control-plane-restarts.js';
 import { controlPlaneRestartsLogsRule } from './control-plane-restarts-logs.js';
 import { corruptionRule } from './corruption.js';
@@ -19,17 +20,20 @@ import { observerLoadRule } from './observer-load.js';
 import { nonDurableStorageRule } from './non-durable-storage.js';
 import { peerNetworkRule } from './peer-network.js';
 import { peerNetworkLogsRule } from './peer-network-logs.js';
+import { peerTlsRule } from './peer-tls.js';
 import { quorumLostRule } from './quorum-lost.js';
 import { slowDiskRule } from './slow-disk.js';
 import { slowDiskLogsRule } from './slow-disk-logs.js';
 import { slowReadsRule } from './slow-reads.js';
 import { staticPodMissingRule } from './static-pod-missing.js';
+import { unexplainedErrorsRule } from './unexplained-errors.js';
 import { unreachableFromHereRule } from './unreachable-from-here.js';
 
 /** Every rule the engine runs. Adding a rule: one file here, one line below, one test. */
 export const rules: readonly Rule[] = [
   quorumLostRule,
   corruptionRule,
+  clusterMismatchRule,
   memberDownRule,
   dbFragmentationRule,
   dbQuotaRule,
@@ -42,10 +46,12 @@ export const rules: readonly Rule[] = [
   staticPodMissingRule,
   nonDurableStorageRule,
   peerNetworkLogsRule,
+  peerTlsRule,
   clockSkewLogsRule,
   apiserverLatencyRule,
   controlPlaneRestartsRule,
   certExpiryRule,
+  unexplainedErrorsRule,
   noAccessRule,
   unreachableFromHereRule,
   observerLoadRule,

@@ -37,16 +37,42 @@ export const leaderChurnLogsRule: Rule = {
         example: undefined,
       })).map((s) => [s.member, s.count]),
     );
-    const elections: Elections[] = etcdSignalByMember(evidence, (s) => s.signals.leaderElected).map(
-      (signal) => ({
-        signal,
-        changes: Math.max(0, signal.count - (starts.get(signal.member) ?? 0)),
-      }),
+    // A change is an election seen (`elected leader`, less one per start), a leader lost (`lost
+    // leader`), or a candidacy at a higher term than the last (`became candidate at term N`): a
+    // member cut off from its peers campaigns at rising terms and never sees a leader (issue 25).
+    const lost = new Map(
+      etcdSignalByMember(evidence, (s) => s.signals.leaderLost).map((s) => [s.member, s.count]),
     );
+    const rising = new Map(
+      etcdSignalByMember(evidence, (s) => {
+        const c = s.signals.candidacies;
+        return { count: c?.risingTerms ?? 0, example: c?.example };
+      }).map((s) => [s.member, s.count]),
+    );
+    const elected = etcdSignalByMember(evidence, (s) => s.signals.leaderElected);
+    const electedBy = new Map(elected.map((s) => [s.member, s.count]));
+    // Each member's signal for its time span and example: its elections, else its lost leaders or candidacies.
+    const signals = [
+      ...elected,
+      ...etcdSignalByMember(evidence, (s) => s.signals.leaderLost),
+      ...etcdSignalByMember(evidence, (s) => s.signals.candidacies ?? { count: 0, example: undefined }),
+    ];
+    const byMember = new Map<string, Elections>();
+    for (const signal of signals) {
+      if (byMember.has(signal.member)) continue;
+      const changes = Math.max(
+        (electedBy.get(signal.member) ?? 0) - (starts.get(signal.member) ?? 0),
+        lost.get(signal.member) ?? 0,
+        rising.get(signal.member) ?? 0,
+        0,
+      );
+      byMember.set(signal.member, { signal, changes });
+    }
+    const elections = [...byMember.values()];
     const worst = [...elections].sort((a, b) => b.changes - a.changes)[0];
     const explain = elections.map(
       (e) =>
-        `${e.signal.member}: ${e.changes} leader changes in its log (${e.signal.count} elections, ${starts.get(e.signal.member) ?? 0} starts; limit ${LEADER_CHANGES_LIMIT})`,
+        `${e.signal.member}: ${e.changes} leader changes in its log (${e.signal.count} lines, ${lost.get(e.signal.member) ?? 0} leaders lost, ${rising.get(e.signal.member) ?? 0} candidacies at a higher term, ${starts.get(e.signal.member) ?? 0} starts; limit ${LEADER_CHANGES_LIMIT})`,
     );
     if (!worst || worst.changes < LEADER_CHANGES_LIMIT) return { explain };
     const span = spanSeconds(worst.signal.firstSeenAt, worst.signal.lastSeenAt);
@@ -65,7 +91,7 @@ export const leaderChurnLogsRule: Rule = {
       evidence: [
         ...elections.map(
           (e) =>
-            `${e.signal.member}: ${describeSignal(e.signal, 'elected leader')} (${e.changes} changes after its starts)`,
+            `${e.signal.member}: ${describeSignal(e.signal, 'elected leader, lost leader or became candidate')} (${e.changes} changes after its starts)`,
         ),
         ...clientLines(evidence),
       ],
@@ -77,7 +103,9 @@ export const leaderChurnLogsRule: Rule = {
           text: 'If the cause cannot be fixed soon: raise --heartbeat-interval and --election-timeout identically on all members (etcd tuning guide)',
         },
       ],
-      unknowns: ['only logs: leader changes counted from `elected leader` lines, no /metrics counters'],
+      unknowns: [
+        'only logs: leader changes counted from `elected leader`, `lost leader` and `became candidate` lines, no /metrics counters',
+      ],
     };
     return { finding, explain: [...explain, `fired: ${worst.changes} changes`] };
   },

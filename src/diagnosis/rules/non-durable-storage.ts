@@ -33,7 +33,8 @@ export const nonDurableStorageRule: Rule = {
   name: 'non-durable-storage',
   cause: 'non-durable-storage',
   needs: ['kubernetes'],
-  explains: ['member-down'],
+  // A data dir lost on a reboot restarts the member as a new cluster: its peers log cluster ID mismatch.
+  explains: ['member-down', 'cluster-mismatch'],
   rank: 8,
   evaluate(evidence, ctx) {
     const k = kubernetesOf(evidence);

@@ -66,6 +66,39 @@ export interface LogSignals {
   startingMember: CountStat;
   /** 3.4 `restarting member ... at commit index`, 3.5 `restarting local member`: the WAL was there. */
   restartingMember: CountStat;
+  /**
+   * rafthttp `request cluster ID mismatch`, `request sent was ignored (cluster ID mismatch …)`: a
+   * member talks to peers of another cluster (a data dir or an --initial-cluster from elsewhere).
+   */
+  clusterIdMismatch: CountStat & {
+    /** The peers (member ids) of the other cluster, where the line names them (zap `remote-peer-*`, capnslog `peer[<id>]`). */
+    peers: string[];
+  };
+  /** A removed member still running: `the member has been permanently removed from the cluster`, `rejected stream … removed`. */
+  memberRemoved: CountStat;
+  /** etcdmain `member <id> has already been bootstrapped`: started with `new` on a used data dir. */
+  alreadyBootstrapped: CountStat;
+  /**
+   * TLS refused between members: `rejected connection from "<ip:port>" (error "tls: …")` (embed),
+   * and peer dials failing on x509 (unknown authority, expired, a name or IP not in the SAN).
+   * `reasons` keeps the distinct errors (at most 5).
+   */
+  tlsRejected: CountStat & { reasons: string[] };
+  /** raft `became candidate at term N` / `became pre-candidate`: each at a higher term than the last is an election tried. */
+  candidacies: CountStat & { risingTerms: number; maxTerm: number };
+  /**
+   * Error-level lines (zap `error`/`fatal`/`panic`, capnslog `E`/`C`) that no other signal counted,
+   * by message with digits and ids folded (`failed to dial <id> on stream <n>`), at most 20 kept.
+   */
+  unexplainedErrors: UnexplainedError[];
+}
+
+export interface UnexplainedError {
+  message: string;
+  count: number;
+  example: string;
+  firstSeenAt?: string;
+  lastSeenAt?: string;
 }
 
 type CountKey = {
@@ -97,6 +130,12 @@ export function emptySignals(): LogSignals {
     tocommitOutOfRange: count(),
     startingMember: count(),
     restartingMember: count(),
+    clusterIdMismatch: { ...count(), peers: [] },
+    memberRemoved: count(),
+    alreadyBootstrapped: count(),
+    tlsRejected: { ...count(), reasons: [] },
+    candidacies: { ...count(), risingTerms: 0, maxTerm: 0 },
+    unexplainedErrors: [],
   };
 }
 
@@ -115,7 +154,8 @@ export function scanLine(line: string, signals: LogSignals): void {
   const zap = parseZap(line);
   const touched: Seen[] = [];
   if (zap) scanZap(zap, line, signals, touched);
-  scanText(line, signals, touched);
+  scanText(line, signals, touched, zap);
+  if (touched.length === 0 && isErrorLine(line, zap)) touched.push(addUnexplained(signals, line, zap));
   // Only a line that matched needs its time: stamp the stats it just counted.
   const at = touched.length > 0 ? lineTimestamp(line, zap) : undefined;
   if (!at) return;
@@ -165,13 +205,30 @@ const REQUEST_TIMED_OUT = /etcdserver: request timed out/;
 const LEADER_CHANGED = /etcdserver: leader changed/;
 const LEADERELECTION_LOST = /leaderelection lost/i;
 const RENEW_FAILED = /failed to renew lease(?: ([^\s:]+):|"[^\n]*?\block="([^"]+)")/i;
-// `alarm raised` (NOSPACE) is logged by every member as the alarm applies (ETCD34 apply.go), and
+// `alarm raised` (NOSPACE; capnslog `alarm NOSPACE raised by peer <id>`) is logged by every member
+// as the alarm applies (ETCD34 apply.go), and
 // `etcdserver: no space` by each refused apply; the quota message only where an apply hit it.
 const DB_SPACE =
-  /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE/;
+  /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer/;
 const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
 const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
+// rafthttp (ETCD34/35 http.go, stream.go): both the receiving and the sending side's message.
+const CLUSTER_MISMATCH = /cluster ID mismatch/;
+// etcdserver ErrMemberRemoved (`the member has been permanently removed from the cluster`) and
+// rafthttp's refusal of a removed peer's stream (3.4 `rejected the stream from peer … since it was removed`, 3.5 zap).
+const MEMBER_REMOVED = /permanently removed from the cluster|since it was removed|because it was removed/;
+const BOOTSTRAPPED = /member [0-9a-f]+ has already been bootstrapped/;
+// embed/config_logging.go: `rejected connection from "<addr>" (error "<tls error>", ServerName …)`,
+// zap `"msg":"rejected connection"` with an `error` field; and x509 failures of a peer dial.
+const REJECTED_TLS = /rejected connection from "[^"]*" \(error "((?:[^"\\]|\\.)*)"/;
+// A peer dial or probe failing on the certificate (capnslog plain text; zap has it in `error`).
+const PEER_X509 =
+  /(x509: (?:certificate signed by unknown authority|certificate has expired or is not yet valid[^"(]*|certificate is valid for [^"(]*)|remote error: tls: bad certificate|tls: [^(]*does not match any of [^(]*)/;
+const TLS_ERROR = /x509: |tls: /;
+const CANDIDATE = /[0-9a-f]+ became (?:pre-)?candidate at term (\d+)/;
 const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit index \d+/;
+// etcd 3.0–3.3 etcdserver/cluster_util.go: `failed to reach the peerURL(<url>) of member <id> (<error>)`.
+const FAILED_REACH = /failed to reach the peerURL\(([^)]+)\) of member ([0-9a-f]+) \((.*)\)$/;
 const INACTIVE = /rafthttp: peer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
 const ACTIVE = /rafthttp: peer ([0-9a-f]+) became active/;
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
@@ -187,9 +244,11 @@ const COUNTED: ReadonlyArray<[RegExp, CountKey]> = [
   [TOCOMMIT, 'tocommitOutOfRange'],
   [STARTING, 'startingMember'],
   [RESTARTING, 'restartingMember'],
+  [MEMBER_REMOVED, 'memberRemoved'],
+  [BOOTSTRAPPED, 'alreadyBootstrapped'],
 ];
 
-function scanText(line: string, s: LogSignals, touched: Seen[]): void {
+function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | undefined): void {
   const took = TOOK_TOO_LONG.exec(line) ?? LEGACY_APPLY.exec(line);
   if (took?.[1]) touched.push(addDuration(s.tookTooLong, took[1], line));
   const sync = SYNC_DURATION.exec(line);
@@ -198,6 +257,8 @@ function scanText(line: string, s: LogSignals, touched: Seen[]): void {
   if (clock?.[1] && clock[2]) touched.push(addClockDrift(s, clock[1], clock[2], line));
   const peer = COULD_NOT_CONNECT.exec(line) ?? INACTIVE.exec(line);
   if (peer?.[1]) touched.push(addPeerUnreachable(s, peer[1], peer[2], line));
+  const reach = FAILED_REACH.exec(line);
+  if (reach?.[2]) touched.push(addPeerUnreachable(s, reach[2], reach[3], line));
   const active = ACTIVE.exec(line);
   if (active?.[1]) markPeerActive(s, active[1], line);
   const renew = RENEW_FAILED.exec(line);
@@ -207,6 +268,81 @@ function scanText(line: string, s: LogSignals, touched: Seen[]): void {
     if (lease && !s.leaseRenewFailed.leases.includes(lease)) s.leaseRenewFailed.leases.push(lease);
   }
   for (const [pattern, key] of COUNTED) if (pattern.test(line)) touched.push(addCount(s, key, line));
+  if (CLUSTER_MISMATCH.test(line)) touched.push(addMismatch(s, line));
+  // zap lines carry the error in a field (scanZap); only plain text is matched here.
+  const rejected = zap ? undefined : REJECTED_TLS.exec(line)?.[1]?.replace(/\\(.)/g, '$1');
+  const tls = zap ? undefined : rejected && TLS_ERROR.test(rejected) ? rejected : PEER_X509.exec(line)?.[1];
+  if (tls) touched.push(addTls(s, tls.trim(), line));
+  const term = CANDIDATE.exec(line)?.[1];
+  if (term) touched.push(addCandidacy(s, Number(term), line));
+}
+
+const MISMATCH_PEER = /"remote-peer-(?:server-name|id)":"([0-9a-f]+)"|peer\[([0-9a-f]+)\]/;
+
+function addMismatch(s: LogSignals, line: string): Seen {
+  const stat = s.clusterIdMismatch;
+  addCount(s, 'clusterIdMismatch', line);
+  const m = MISMATCH_PEER.exec(line);
+  const peer = m?.[1] ?? m?.[2];
+  if (peer && stat.peers.length < 9 && !stat.peers.includes(peer)) stat.peers.push(peer);
+  return stat;
+}
+
+function addTls(s: LogSignals, reason: string, line: string): Seen {
+  const stat = s.tlsRejected;
+  addCount(s, 'tlsRejected', line);
+  const short = reason.slice(0, 160);
+  if (stat.reasons.length < 5 && !stat.reasons.includes(short)) stat.reasons.push(short);
+  return stat;
+}
+
+function addCandidacy(s: LogSignals, term: number, line: string): Seen {
+  const stat = s.candidacies;
+  addCount(s, 'candidacies', line);
+  if (term > stat.maxTerm) {
+    if (stat.maxTerm > 0) stat.risingTerms++;
+    stat.maxTerm = term;
+  }
+  return stat;
+}
+
+const CAPNSLOG_ERROR = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [EC] \| /;
+const KLOG_ERROR = /^[EF]\d{4} \d\d:\d\d:\d\d\.\d+ /;
+const ZAP_ERROR_LEVELS = new Set(['error', 'fatal', 'panic', 'dpanic']);
+const MAX_UNEXPLAINED = 20;
+
+/** An error-level line of etcd (zap, capnslog) or klog, after any timestamp prefix. */
+function isErrorLine(line: string, zap: ZapEntry | undefined): boolean {
+  if (zap) return typeof zap.fields.level === 'string' && ZAP_ERROR_LEVELS.has(zap.fields.level);
+  const text = line.replace(KUBECTL_TIMESTAMP, '');
+  return CAPNSLOG_ERROR.test(text) || KLOG_ERROR.test(text);
+}
+
+/** The message with what varies folded: `failed to dial <id> on stream MsgApp v2 (<error>)`. */
+function errorMessage(line: string, zap: ZapEntry | undefined): string {
+  const text = zap
+    ? `${zap.msg}${typeof zap.fields.error === 'string' ? `: ${zap.fields.error}` : ''}`
+    : line
+        .replace(KUBECTL_TIMESTAMP, '')
+        .replace(/^.*? [EC] \| /, '')
+        .replace(/^[EF]\d{4} [^\]]*\] /, '');
+  return text
+    .replace(/\b[0-9a-f]{16}\b/g, '<id>')
+    .replace(/\b\d+(?:\.\d+)+(?::\d+)?\b/g, '<addr>')
+    .replace(/\b\d+\b/g, '<n>')
+    .slice(0, 160);
+}
+
+function addUnexplained(s: LogSignals, line: string, zap: ZapEntry | undefined): Seen {
+  const message = errorMessage(line, zap);
+  let stat = s.unexplainedErrors.find((e) => e.message === message);
+  if (!stat) {
+    stat = { message, count: 0, example: line.slice(0, EXAMPLE_CHARS) };
+    // Past the cap a new message is not kept: the most frequent ones are already there, or arrive early.
+    if (s.unexplainedErrors.length < MAX_UNEXPLAINED) s.unexplainedErrors.push(stat);
+  }
+  stat.count++;
+  return stat;
 }
 
 export interface ZapEntry {
@@ -246,6 +382,10 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   else if (msg === 'starting local member') touched.push(addCount(s, 'startingMember', line));
   else if (msg === 'restarting local member') touched.push(addCount(s, 'restartingMember', line));
   // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
+  // embed's `rejected connection` (3.4/3.5 zap) and any peer line failing on a certificate.
+  const error = str('error');
+  if (error && TLS_ERROR.test(error) && (msg === 'rejected connection' || PEER_X509.test(error)))
+    touched.push(addTls(s, error, line));
 }
 
 function addCount(s: LogSignals, key: CountKey, line: string): Seen {

@@ -1,0 +1,118 @@
+import type { Evidence } from '../../probes/evidence.js';
+import { formatList } from '../../report/format.js';
+import type { Finding } from '../finding.js';
+import type { Rule } from '../rule.js';
+import { kubernetesOf, scansOf } from '../support/kubernetes.js';
+import { describeSignal, etcdSignalByMember, type MemberSignal } from '../support/logs.js';
+import { memberNameById } from '../support/members.js';
+
+/**
+ * A member that belongs to another cluster, or to none any more (issue 25; etcd-fault-signatures
+ * "member re-added"): live, a member whose Status names another cluster ID than the others; in
+ * the logs, rafthttp's `request cluster ID mismatch` / `request sent was ignored (cluster ID
+ * mismatch …)` (a data dir or an --initial-cluster from another cluster), `the member has been
+ * permanently removed from the cluster` (a removed member still running), and etcdmain's `member
+ * <id> has already been bootstrapped` (started with `--initial-cluster-state new` on a used data
+ * dir). Elections stall at a rising term while it goes on, so it explains leader churn.
+ */
+export const clusterMismatchRule: Rule = {
+  name: 'cluster-mismatch',
+  cause: 'cluster-mismatch',
+  needs: [],
+  // After non-durable-storage (8): a data dir lost on tmpfs is what makes a member start a new cluster.
+  rank: 9,
+  explains: ['leader-churn', 'peer-network', 'member-down', 'control-plane-restarts', 'apiserver-latency'],
+  evaluate(evidence) {
+    const odd = oddClusterIds(evidence);
+    const mismatch = etcdSignalByMember(evidence, (s) => s.signals.clusterIdMismatch ?? none);
+    const removed = etcdSignalByMember(evidence, (s) => s.signals.memberRemoved ?? none);
+    const bootstrapped = etcdSignalByMember(evidence, (s) => s.signals.alreadyBootstrapped ?? none);
+    const explain = [
+      odd ? `cluster IDs: ${odd.text}` : 'cluster IDs: every member that answered names the same one',
+      `logs: ${counts(mismatch, 'cluster ID mismatch')}; ${counts(removed, 'removed member')}; ${counts(bootstrapped, 'already bootstrapped')}`,
+    ];
+    if (!odd && mismatch.length + removed.length + bootstrapped.length === 0) return { explain };
+    // The member of the other cluster is the peer the reporters name; without a name, the reporters.
+    const foreign = mismatchPeers(evidence);
+    const members = [
+      ...new Set([
+        ...(odd?.members ?? []),
+        ...(foreign.length > 0 ? foreign : mismatch.map((s) => s.member)),
+        ...[...removed, ...bootstrapped].map((s) => s.member),
+      ]),
+    ];
+    const finding: Finding = {
+      cause: 'cluster-mismatch',
+      severity: 'critical',
+      members,
+      nodes: [],
+      summary: summaryOf(odd, mismatch, removed, bootstrapped, members),
+      evidence: [
+        ...(odd ? [`cluster IDs from Status: ${odd.text}`] : []),
+        ...mismatch.map(
+          (s) =>
+            `${s.member}: ${describeSignal(s, 'cluster ID mismatch')}${foreign.length ? ` (with ${formatList(foreign)})` : ''}`,
+        ),
+        ...removed.map((s) => `${s.member}: ${describeSignal(s, 'removed from the cluster')}`),
+        ...bootstrapped.map((s) => `${s.member}: ${describeSignal(s, 'has already been bootstrapped')}`),
+        ...[...mismatch, ...removed, ...bootstrapped]
+          .slice(0, 2)
+          .flatMap((s) => (s.example ? [`e.g. ${s.example}`] : [])),
+      ],
+      steps: [
+        bootstrapped.length > 0 && mismatch.length + removed.length === 0
+          ? {
+              text: `Start ${formatList(bootstrapped.map((s) => s.member))} with \`--initial-cluster-state existing\`: its data dir already belongs to the cluster (etcd clustering guide)`,
+            }
+          : {
+              text: `Stop ${formatList(members)}, move its data dir aside, \`etcdctl member remove <id>\` then \`etcdctl member add <name> --peer-urls=<url>\`, and start it empty with \`--initial-cluster-state existing\` and the cluster's own --initial-cluster (etcd runtime reconfiguration guide)`,
+            },
+      ],
+      unknowns: [],
+    };
+    return { finding, explain };
+  },
+};
+
+const none = { count: 0, example: undefined };
+
+/** Members of the other cluster, by the ids the mismatch lines name, as names where known. */
+function mismatchPeers(evidence: Evidence): string[] {
+  const ids = scansOf(kubernetesOf(evidence), 'etcd').flatMap(
+    (s) => s.signals.clusterIdMismatch?.peers ?? [],
+  );
+  return [...new Set(ids.map((id) => memberNameById(evidence, id)))];
+}
+
+/** Members whose Status names a cluster ID that the most members do not. */
+function oddClusterIds(evidence: Evidence): { members: string[]; text: string } | undefined {
+  const ids = evidence.members.flatMap((m) =>
+    m.status.ok ? [{ name: m.target.name, id: m.status.data.clusterId }] : [],
+  );
+  const byId = new Map<string, string[]>();
+  for (const { name, id } of ids) byId.set(id, [...(byId.get(id) ?? []), name]);
+  if (byId.size < 2) return undefined;
+  const sorted = [...byId.entries()].sort((a, b) => b[1].length - a[1].length);
+  const members = sorted.slice(1).flatMap(([, names]) => names);
+  return { members, text: sorted.map(([id, names]) => `${formatList(names)} ${id}`).join('; ') };
+}
+
+function counts(signals: MemberSignal[], what: string): string {
+  return signals.length ? signals.map((s) => `${s.member} ${s.count} × ${what}`).join(', ') : `no ${what}`;
+}
+
+function summaryOf(
+  odd: { members: string[] } | undefined,
+  mismatch: MemberSignal[],
+  removed: MemberSignal[],
+  bootstrapped: MemberSignal[],
+  members: string[],
+): string {
+  if (odd)
+    return `${formatList(odd.members)} belongs to another cluster: its cluster ID differs from the others'`;
+  if (mismatch.length > 0)
+    return `${formatList(members)} talks to members of another cluster (cluster ID mismatch): a data dir or --initial-cluster from elsewhere`;
+  if (removed.length > 0)
+    return `${formatList(removed.map((s) => s.member))} was removed from the cluster but still runs`;
+  return `${formatList(bootstrapped.map((s) => s.member))} cannot start: its data dir has already been bootstrapped, and it was started as a new cluster`;
+}

@@ -1,0 +1,62 @@
+import { formatList } from '../../report/format.js';
+import type { Finding, Severity } from '../finding.js';
+import type { Rule } from '../rule.js';
+import { describeSignal, etcdSignalByMember } from '../support/logs.js';
+import { kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';
+
+/**
+ * Peer connections refused for TLS (issue 25): embed's `rejected connection from "<ip:port>"
+ * (error "tls: …")` and peer dials failing on x509 (a name or IP missing from the certificate's
+ * SAN, an unknown authority, an expired certificate). The members cannot form a quorum link, so
+ * elections stall at a rising term: it explains churn and unreachable peers.
+ */
+export const peerTlsRule: Rule = {
+  name: 'peer-tls',
+  cause: 'peer-tls',
+  needs: ['kubernetes'],
+  rank: 18,
+  explains: ['leader-churn', 'peer-network', 'member-down', 'control-plane-restarts', 'apiserver-latency'],
+  evaluate(evidence) {
+    const refused = etcdSignalByMember(
+      evidence,
+      (s) => s.signals.tlsRejected ?? { count: 0, example: undefined },
+    );
+    const explain = [
+      refused.length
+        ? `TLS refusals in the etcd logs: ${refused.map((r) => `${r.member} ${r.count}`).join(', ')}`
+        : 'no TLS refusals in the etcd logs',
+    ];
+    if (refused.length === 0) return { explain };
+    const reasons = reasonsOf(evidence);
+    const stuck = refused.some((r) => r.count >= 3);
+    const severity: Severity = stuck ? 'critical' : 'warning';
+    const members = refused.map((r) => r.member);
+    const finding: Finding = {
+      cause: 'peer-tls',
+      severity,
+      members,
+      nodes: [],
+      summary: `Members refuse each other's TLS connections (${reasons[0] ?? 'a certificate problem'}): ${formatList(members)} cannot keep a peer link`,
+      evidence: [
+        ...refused.map((r) => `${r.member}: ${describeSignal(r, 'TLS connection refused')}`),
+        ...reasons.map((r) => `reason: ${r}`),
+        ...refused.slice(0, 1).flatMap((r) => (r.example ? [`e.g. ${r.example}`] : [])),
+      ],
+      steps: [
+        {
+          text: "Reissue the peer certificates with every member's peer IP and DNS name in the SAN, signed by the CA in --peer-trusted-ca-file and not expired; check with `openssl x509 -in peer.crt -noout -text -dates` (etcd security guide)",
+        },
+      ],
+      unknowns: [],
+    };
+    return { finding, explain };
+  },
+};
+
+/** The distinct TLS errors the etcd logs gave, at most three. */
+function reasonsOf(evidence: Parameters<Rule['evaluate']>[0]): string[] {
+  const all = scansOf(kubernetesOf(evidence), 'etcd').flatMap((s) =>
+    (s.signals.tlsRejected?.reasons ?? []).map((r) => `${r} (${memberOfScan(evidence, s)})`),
+  );
+  return [...new Set(all)].slice(0, 3);
+}

@@ -7,6 +7,7 @@ import type { AnalyzeCommandOptions } from './offline/analyze-command.js';
 import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/role-options.js';
 import type { CheckOptions } from './cli/run-check.js';
 import type { DigestOptions } from './cli/run-digest-command.js';
+import type { PreflightOptions } from './cli/run-preflight.js';
 import type { RoleOptions } from './cli/run-role-command.js';
 import type { WatchOptions } from './cli/run-watch-command.js';
 import { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
@@ -110,6 +111,21 @@ function addRoleCommands(program: Command, io: CliIo, setExit: (code: number) =>
   role('serve', 'bot and worker in one process; the shell chat when no Slack tokens are set');
 }
 
+/** `etcd-doctor preflight <cluster>`: before opting into remediation (src/remediation/preflight.ts). */
+function addPreflightCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('preflight')
+    .description(
+      'before applying components/remediation: refuses a cluster where its admission policies would not be enforced (Kubernetes < 1.30, another identity, other images); run it in a worker pod',
+    )
+    .argument('<cluster>', 'cluster name from the config file')
+    .addOption(configOption())
+    .action(async (cluster: string, options: PreflightOptions) => {
+      const { runPreflightCommand } = await import('./cli/run-preflight.js');
+      setExit(await runPreflightCommand(cluster, options, io));
+    });
+}
+
 /** The MCP server and the audit trail. */
 function addToolCommands(program: Command, io: CliIo, setExit: (code: number) => void): void {
   program
@@ -178,6 +194,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     });
 
   addToolCommands(program, io, setExit);
+  addPreflightCommand(program, io, setExit);
   return program;
 }
 

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { dirname } from 'node:path';
 import {
+  AuthenticationV1Api,
   BatchV1Api,
   type ConfigurationOptions,
   CoordinationV1Api,
@@ -40,6 +41,8 @@ export interface KubernetesClients {
   readonly batch: BatchV1Api;
   readonly coordination: CoordinationV1Api;
   readonly custom: CustomObjectsApi;
+  /** SelfSubjectReview: who the credentials are, as the apiserver sees them (`etcd-doctor preflight`). */
+  readonly authentication: AuthenticationV1Api;
   /** Per-call options that abort that one request when `signal` fires. */
   bound(signal: AbortSignal): ConfigurationOptions;
   /** GET `/readyz?verbose`, `/metrics`, `/apis/...` with the kubeconfig's credentials. */
@@ -121,6 +124,7 @@ export function createKubernetesClients(kc: KubeConfig): KubernetesClients {
     batch: kc.makeApiClient(BatchV1Api),
     coordination: kc.makeApiClient(CoordinationV1Api),
     custom: kc.makeApiClient(CustomObjectsApi),
+    authentication: kc.makeApiClient(AuthenticationV1Api),
     bound(signal) {
       // The generated clients take no signal argument; the request context does, so a per-call
       // http library sets it just before the request leaves.

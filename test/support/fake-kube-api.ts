@@ -2,7 +2,8 @@
  * A local fake of the Kubernetes API (127.0.0.1, a free port) that serves a fixture folder to the
  * real @kubernetes/client-node: list/get of pods (label and field selectors), pods/log (container,
  * previous, tailLines, limitBytes), nodes, events, leases, namespaces, the OpenShift etcd operator
- * CR, API discovery, /readyz, /livez, /metrics and /version. It can answer 403 for a chosen
+ * CR, API discovery, /readyz, /livez, /metrics and /version, ConfigMaps by name (from fixture files) and
+ * SelfSubjectReview (answering `user`). It can answer 403 for a chosen
  * resource and hold answers back (for timeouts). Errors are metav1.Status bodies, as the
  * apiserver sends them.
  */
@@ -260,6 +261,20 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions): Promise<FakeKu
         stored,
       };
     }
+    // SelfSubjectReview (authentication.k8s.io/v1, GA in 1.28): who the token is.
+    if (method === 'POST' && url.pathname === '/apis/authentication.k8s.io/v1/selfsubjectreviews') {
+      record('selfsubjectreviews', undefined, undefined, 201);
+      return {
+        answer: json(201, {
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'SelfSubjectReview',
+          metadata: { creationTimestamp: null },
+          status: {
+            userInfo: { username: user, groups: ['system:serviceaccounts', 'system:authenticated'] },
+          },
+        }),
+      };
+    }
     record(url.pathname, undefined, undefined, 404);
     return { answer: notFoundPath() };
   };
@@ -393,6 +408,8 @@ function routeOf(fixture: KubeFixture, pathname: string): Route {
     return route('pods/log', (q) => podLog(fixture, namespace, rest[3] ?? '', q), namespace, rest[3]);
   if (kind === 'pods' || kind === 'events' || kind === 'leases')
     return objects(fixture, kind, namespace, rest[3]);
+  if (kind === 'configmaps' && rest[3] && parts[0] === 'api')
+    return route('configmaps', () => configMap(fixture, namespace, rest[3] ?? ''), namespace, rest[3]);
   return route(path, () => notFoundPath());
 }
 
@@ -527,6 +544,16 @@ function namespaceObject(fixture: KubeFixture, name: string): Answer {
     spec: { finalizers: ['kubernetes'] },
     status: { phase: 'Active' },
   });
+}
+
+/** A ConfigMap from the fixture file configmaps/<namespace>/<name>.json; 404 without one. */
+function configMap(fixture: KubeFixture, namespace: string, name: string): Answer {
+  const body = fixture.readText(`configmaps/${namespace}/${name}.json`);
+  if (body !== undefined) return { status: 200, contentType: 'application/json', body };
+  return json(
+    404,
+    statusBody(404, 'NotFound', `configmaps "${name}" not found`, { name, kind: 'configmaps' }),
+  );
 }
 
 function fileAnswer(fixture: KubeFixture, file: string, contentType: string): Answer {

@@ -4,7 +4,7 @@ import { formatSeconds, ProbeError } from '../probe.js';
 
 /** What a request does, in RBAC terms, so a 403 can name the missing permission. */
 export interface KubeAction {
-  verb: 'get' | 'list';
+  verb: 'get' | 'list' | 'create';
   /** `pods`, `pods/log`, `leases.coordination.k8s.io`, or a non-resource URL such as `/metrics`. */
   resource: string;
   namespace?: string;

@@ -120,16 +120,26 @@ describe('the remediation role', () => {
     expect(objects.map(describeObject).sort()).toEqual([
       'ClusterRole etcd-doctor-remediation-openshift',
       'ClusterRoleBinding etcd-doctor-remediation-openshift',
+      'ConfigMap kube-system/etcd-doctor-remediation',
       'Role kube-system/etcd-doctor-remediation',
       'RoleBinding kube-system/etcd-doctor-remediation',
       'ValidatingAdmissionPolicy etcd-doctor-remediation',
+      'ValidatingAdmissionPolicy etcd-doctor-remediation-images',
       'ValidatingAdmissionPolicyBinding etcd-doctor-remediation',
+      'ValidatingAdmissionPolicyBinding etcd-doctor-remediation-images',
     ]);
     // Node-pinned restart pods and fio Jobs, and their logs. Nothing cluster-wide, no secrets, no exec.
     expect(rulesOf(findObject(objects, 'Role', 'etcd-doctor-remediation'))).toEqual([
       { apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete'] },
       { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
       { apiGroups: ['batch'], resources: ['jobs'], verbs: ['create', 'delete'] },
+      // The admission policy's parameters, read by `etcd-doctor preflight`; only that one ConfigMap.
+      {
+        apiGroups: [''],
+        resources: ['configmaps'],
+        resourceNames: ['etcd-doctor-remediation'],
+        verbs: ['get'],
+      },
     ]);
     // OpenShift: forceRedeploymentReason on the operator singletons only.
     expect(rulesOf(findObject(objects, 'ClusterRole', 'etcd-doctor-remediation-openshift'))).toEqual([

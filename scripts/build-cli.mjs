@@ -209,7 +209,8 @@ const lazyRequires = {
 export function bundleOptions(outdir = OUT_DIR) {
   return {
     absWorkingDir: fileURLToPath(new URL('..', import.meta.url)),
-    entryPoints: { main: 'src/main.ts' },
+    // The offline analysis thread (src/offline/analyze-isolated.ts) loads analyze-thread.js beside its chunk.
+    entryPoints: { main: 'src/main.ts', 'analyze-thread': 'src/offline/analyze-thread.ts' },
     outdir,
     bundle: true,
     // Per-command chunks keep the lazy import() of src/cli.ts: health loads no role's code.

@@ -190,6 +190,8 @@ export const offlineSettingsSchema = z.strictObject({
     .min(1)
     .max(4 * 1024 ** 3)
     .optional(),
+  /** The heap (MiB, V8 old generation) of the thread that reads one shared file set (default 192). */
+  analysisMemoryMb: z.number().int().min(32).max(16_384).optional(),
 });
 
 /** `etcd-doctor mcp` and `/mcp`. */

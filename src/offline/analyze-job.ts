@@ -8,7 +8,7 @@ import type { AnalyzeJob } from '../queue/job-schemas.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 import { answerOnce } from '../worker/answer-once.js';
-import { analyzePaths } from './analyze.js';
+import { analyzeIsolated } from './analyze-isolated.js';
 
 export interface AnalyzeJobDeps {
   chat: ChatAdapter;
@@ -16,6 +16,8 @@ export interface AnalyzeJobDeps {
   workerId: string;
   logger: Logger;
   maxFileBytes: number;
+  /** The heap limit of the thread that reads the files (analyze-isolated.ts). */
+  memoryMb?: number;
   /** Where private download directories are made. Default the OS temp dir. */
   tmpRoot?: string;
   sleep: (ms: number) => Promise<void>;
@@ -103,7 +105,11 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       let view: ChatView;
       let status = 'refused';
       try {
-        const report = await analyzePaths(await paths(job, dir, info.signal), { signal: info.signal });
+        // Shared files are read in a thread with its own heap: one that expands past it is an answer, not a dead worker.
+        const report = await analyzeIsolated(await paths(job, dir, info.signal), {
+          signal: info.signal,
+          ...(deps.memoryMb ? { memoryMb: deps.memoryMb } : {}),
+        });
         // The diagnose answer's shape (render-blocks: escaped, with the timeline); no buttons: no cluster to act on.
         view = { kind: 'report', report, buttons: [] };
         status = report.status;

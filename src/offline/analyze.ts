@@ -1,8 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
+<<<<<<< ours
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+=======
+>>>>>>> theirs
 import { diagnose } from '../diagnosis/diagnose.js';
 import { collectedRules, rules } from '../diagnosis/rules/index.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
@@ -22,7 +25,9 @@ import {
   readCollection,
   sniffCollection,
 } from './readers/index.js';
+import { ByteBudget } from './readers/limits.js';
 import { splitLines } from './readers/lines.js';
+import { gunzipCounted } from './readers/read-entries.js';
 import { buildTimeline } from './timeline.js';
 
 export type { TimelineEntry } from '../contracts/report-json.js';
@@ -114,7 +119,9 @@ async function readPath(
     );
   const gzipped = await isGzip(path);
   const stream = createReadStream(path);
-  return readLog(path, gzipped ? stream.pipe(createGunzip()) : stream, sink, limits, info.size, member);
+  // A plain .log.gz is a gzip bomb like any other: its decompressed bytes count against the cap too.
+  const input = gzipped ? gunzipCounted(path, stream, new ByteBudget(path, limits)) : stream;
+  return readLog(path, input, sink, limits, info.size, member);
 }
 
 /** stdin is a pasted log, or `kubectl cluster-info dump` piped in: its first chunk says which. */

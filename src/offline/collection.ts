@@ -56,7 +56,12 @@ export interface ReadLimits {
   maxTotalBytes: number;
   /** One line longer than this is cut to it (a minified blob must not hold memory). */
   maxLineBytes: number;
+  /** Entries of one archive or directory, every entry counted (directories and skipped ones too). */
+  maxEntries?: number;
 }
+
+/** An OpenShift must-gather of a large cluster holds ~20,000 entries; 50,000 tiny logs took 28 s and 292 MB. */
+export const DEFAULT_MAX_ENTRIES = 30_000;
 
 export const DEFAULT_READ_LIMITS: ReadLimits = {
   maxTotalBytes: 8 * 1024 ** 3,

@@ -61,6 +61,7 @@ export function installOfflineAnalysis(deps: OfflineDeps): OfflineFeature {
       chat: deps.chat,
       logger: deps.logger,
       maxFileBytes,
+      ...(deps.config.offline?.analysisMemoryMb ? { memoryMb: deps.config.offline.analysisMemoryMb } : {}),
       ...deps.worker,
     });
   return feature;

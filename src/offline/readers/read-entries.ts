@@ -2,6 +2,7 @@ import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import {
   type CollectionSink,
+  DEFAULT_MAX_ENTRIES,
   type LogStreamMeta,
   OfflineInputError,
   type ReadLimits,
@@ -16,7 +17,7 @@ import {
 } from './documents.js';
 import { type CollectionEntry, escapesRoot, linkEscapes } from './entry.js';
 import { classifyEntry, type EntryRole, type Layout } from './layout.js';
-import type { ByteBudget } from './limits.js';
+import { type ByteBudget, formatBytes } from './limits.js';
 import { splitLines } from './lines.js';
 
 export interface ReadContext {
@@ -38,8 +39,11 @@ export function skip(ctx: ReadContext, source: string, reason: string): void {
 
 /** Walks the entries once: refuses what leaves the collection, reads what the rules need, passes over the rest. */
 export async function readEntries(entries: AsyncIterable<CollectionEntry>, ctx: ReadContext): Promise<void> {
+  const maxEntries = ctx.limits.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  let seen = 0;
   for await (const entry of entries) {
     ctx.signal?.throwIfAborted();
+    if (++seen > maxEntries) throw tooManyEntries(ctx, maxEntries);
     const refusal = refuse(entry, ctx.container);
     if (refusal) {
       skip(ctx, entry.path, refusal);
@@ -56,6 +60,13 @@ export async function readEntries(entries: AsyncIterable<CollectionEntry>, ctx: 
     ctx.counts.entries++;
     await readEntry(entry, role, ctx);
   }
+}
+
+function tooManyEntries(ctx: ReadContext, maxEntries: number): OfflineInputError {
+  return new OfflineInputError(
+    `${ctx.budget.input} holds more than ${maxEntries} entries, over the ${maxEntries}-entry limit for one ${ctx.container}: ` +
+      'give the etcd and control-plane parts only (namespaces/openshift-etcd, etcd_info/ and cluster-scoped-resources/core/nodes of a must-gather)',
+  );
 }
 
 function linkName(entry: CollectionEntry): string {
@@ -87,7 +98,8 @@ async function readEntry(entry: CollectionEntry, role: EntryRole, ctx: ReadConte
     return;
   }
   const text = await readDocument(entry.content, MAX_DOCUMENT_BYTES);
-  if (text === undefined) return skip(ctx, entry.path, 'over the size cap');
+  if (text === undefined)
+    return skip(ctx, entry.path, `over the ${formatBytes(MAX_DOCUMENT_BYTES)} document cap`);
   if (text.includes('\0')) return skip(ctx, entry.path, 'binary');
   let doc: unknown;
   try {
@@ -148,7 +160,8 @@ async function* rejoin(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerat
   }
 }
 
-async function* gunzipCounted(
+/** Decompresses, counting every byte against the budget (a `.log.gz`, alone or in a collection). */
+export async function* gunzipCounted(
   source: string,
   compressed: AsyncIterable<Buffer>,
   budget: ByteBudget,

@@ -23,8 +23,12 @@ export class Secret {
   }
 }
 
-/** `scheme://user:password@` in any text (a URL on its own, or inside an error message). */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
+/**
+ * `scheme://user:password@` in any text (a URL on its own, or inside an error message). The
+ * userinfo runs to the LAST `@` of the authority (which ends at `/`, `?`, `#` or a space): a
+ * password typed with a raw `@` (`redis://:p@ss@redis`) is redacted whole, not up to its own `@`.
+ */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi;
 
 /**
  * Replaces the userinfo of every URL in `text` with `[redacted]`: `redis://:hunter2@redis:6379` →

@@ -44,9 +44,12 @@ export function installAlerts(opts: {
     plans: opts.plans,
     isSnoozed: createIsSnoozed(opts.redis, opts.prefix),
     claimDiagnosis: async (cluster, where) => {
-      if (coalesceMs <= 0) return { first: true };
       const key = `${opts.prefix}:alert-diagnosis:${cluster}`;
-      if ((await locks.acquire(key, where, coalesceMs)) === 'acquired') return { first: true };
+      const release = async () => {
+        await locks.release(key, where);
+      };
+      if (coalesceMs <= 0) return { first: true, release };
+      if ((await locks.acquire(key, where, coalesceMs)) === 'acquired') return { first: true, release };
       return { first: false, holder: (await locks.holder(key)) ?? 'another alert thread' };
     },
     coalesceMs,

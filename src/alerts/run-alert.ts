@@ -1,3 +1,4 @@
+import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { ChartPoster } from '../charts/post-chart.js';
 import type { ChatAdapter, MessageRef } from '../chat/adapter.js';
 import type { Doctor } from '../doctor.js';
@@ -24,7 +25,7 @@ export interface AlertRunnerDeps {
   claimDiagnosis: (
     cluster: string,
     where: string,
-  ) => Promise<{ first: true } | { first: false; holder: string }>;
+  ) => Promise<{ first: true; release: () => Promise<void> } | { first: false; holder: string }>;
   /** The coalescing window, for the words of the note. */
   coalesceMs: number;
   logger: Logger;
@@ -105,16 +106,7 @@ export function createAlertRunner(deps: AlertRunnerDeps) {
       );
       return { outcome: 'coalesced', firings };
     }
-    let evidence: Evidence | undefined;
-    const report = await deps.doctor.run(job.cluster, 'diagnose', {
-      onEvidence: (e) => {
-        evidence = e;
-      },
-    });
-    const offered = await reportButtons(report, root.channel, deps.plans, deps.now, {
-      cluster: deps.doctor.cluster(job.cluster),
-    });
-    await deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, ...offered });
+    const { report, evidence } = await diagnoseInThread(deps, job, root, claim.release);
     // The group may have resolved while we diagnosed: never turn a resolved root back to firing.
     const latest = await deps.threads.get(job.cluster, job.groupKey);
     if (latest?.status !== 'resolved' && !shared)
@@ -150,4 +142,32 @@ async function rootFor(
   const root = await deps.chat.post({ channel: job.channel }, view);
   await deps.noteRoot?.(job.cluster, root);
   return { root, shared: false };
+}
+
+/**
+ * The diagnosis, posted in the alert's thread. When either fails, the coalescing claim is given back:
+ * no diagnosis reached the thread, so the retry (or the next group) must diagnose, not coalesce into it.
+ */
+async function diagnoseInThread(
+  deps: AlertRunnerDeps,
+  job: AlertJob,
+  root: MessageRef,
+  release: () => Promise<void>,
+): Promise<{ report: DiagnosisReport; evidence: Evidence | undefined }> {
+  let evidence: Evidence | undefined;
+  try {
+    const report = await deps.doctor.run(job.cluster, 'diagnose', {
+      onEvidence: (e) => {
+        evidence = e;
+      },
+    });
+    const offered = await reportButtons(report, root.channel, deps.plans, deps.now, {
+      cluster: deps.doctor.cluster(job.cluster),
+    });
+    await deps.chat.post({ channel: root.channel, thread: root }, { kind: 'report', report, ...offered });
+    return { report, evidence };
+  } catch (err) {
+    await release();
+    throw err;
+  }
 }

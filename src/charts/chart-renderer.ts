@@ -5,7 +5,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { ChartImage, MemberChart } from './chart-data.js';
 import { altText, chartSubtitle, chartTitle } from './chart-words.js';
 import { withDescription } from './png-text.js';
-import { memberColors } from './member-colors.js';
+import { cappedLabels, memberColors } from './member-colors.js';
 import {
   CHART_FONT,
   chartConfig,
@@ -46,7 +46,8 @@ export function createChartRenderer(opts: ChartRendererOptions = {}): ChartRende
   const scale = opts.scale ?? DEFAULT_SCALE;
   const draw = (spec: VegaLiteJson) => renderPng(spec, { fontFiles, scale });
   return {
-    async member(chart) {
+    async member(full) {
+      const chart = cappedLabels(full);
       const colors = memberColors(
         chart.series.map((s) => s.name),
         chart.highlight,
@@ -67,7 +68,8 @@ export function createChartRenderer(opts: ChartRendererOptions = {}): ChartRende
         colors,
       };
     },
-    async smallMultiples(title, panels) {
+    async smallMultiples(title, full) {
+      const panels = full.map(cappedLabels);
       const { spec, colors } = smallMultiplesSpec(title, panels, PANEL_SIZE);
       const drawn = await draw({ ...spec, config: chartConfig() });
       const words = panels.map((p) => altText(p, chartKind(p)));

@@ -1,5 +1,6 @@
 import type { ChartPoint, ChartSeries, MemberChart } from './chart-data.js';
 import { formatValue, peakOf } from './chart-words.js';
+import { colorOf } from './member-colors.js';
 
 /** A Vega-Lite unit or layer spec as plain JSON (vega-lite's own types are checked at compile). */
 export type VegaLiteJson = Record<string, unknown>;
@@ -48,10 +49,13 @@ export function memberChartLayers(
   size: PanelSize,
 ): VegaLiteJson {
   const names = chart.series.map((s) => s.name);
+  // Vega sees each member as its index (`m0`, `m1`, …), never its name: a name such as `__proto__` or
+  // `constructor` broke Vega's lookups. The name is drawn through a label expression, by index.
+  const keys = names.map((_, i) => memberKey(i));
   const color = {
     field: 'member',
     type: 'nominal',
-    scale: { domain: names, range: names.map((n) => colors[n] ?? '#4c78a8') },
+    scale: { domain: keys, range: names.map((n) => colorOf(colors, n) ?? '#4c78a8') },
   };
   const yMax = HEADROOM * Math.max(chart.threshold?.value ?? 0, ...chart.series.map(peakOf), 1e-9);
   const y = {
@@ -62,7 +66,7 @@ export function memberChartLayers(
   };
   const layers =
     chartKind(chart) === 'bar'
-      ? barLayers(chart, names, color, y)
+      ? barLayers(chart, keys, color, y)
       : lineLayers(
           size,
           chart,
@@ -77,23 +81,16 @@ export function memberChartLayers(
   };
 }
 
-function barLayers(
-  chart: MemberChart,
-  names: string[],
-  color: VegaLiteJson,
-  y: VegaLiteJson,
-): VegaLiteJson[] {
-  const rows = chart.series.map((s) => ({ member: s.name, value: s.points[0]?.value ?? 0 }));
+function barLayers(chart: MemberChart, keys: string[], color: VegaLiteJson, y: VegaLiteJson): VegaLiteJson[] {
+  const rows = chart.series.map((s, i) => ({ member: memberKey(i), value: s.points[0]?.value ?? 0 }));
   // Each member's numbers go under its name (no labels over the bars to collide with the threshold).
-  const labels = Object.fromEntries(
-    chart.series.map((s) => {
-      const point = s.points[0];
-      const lines = point
-        ? [s.name, formatValue(point.value, chart.unit), point.note ?? '']
-        : [s.name, 'no data'];
-      return [s.name, lines.filter((l) => l !== '')];
-    }),
-  );
+  const labels = chart.series.map((s) => {
+    const point = s.points[0];
+    const lines = point
+      ? [s.name, formatValue(point.value, chart.unit), point.note ?? '']
+      : [s.name, 'no data'];
+    return lines.filter((l) => l !== '');
+  });
   const axis = {
     title: null,
     labelAngle: 0,
@@ -101,15 +98,15 @@ function barLayers(
     labelLineHeight: 15,
     labelPadding: 6,
     labelLimit: 0,
-    // A Vega expression: an object literal of JSON strings (member names never become code).
-    labelExpr: `${JSON.stringify(labels)}[datum.value]`,
+    // Each member's lines, looked up by its key's index (a name is never code, nor a property name).
+    labelExpr: byKey(labels, keys.length),
   };
   return [
     {
       data: { values: rows },
       mark: { type: 'bar', width: { band: 0.55 } },
       encoding: {
-        x: { field: 'member', type: 'nominal', sort: names, axis },
+        x: { field: 'member', type: 'nominal', sort: keys, axis },
         y,
         color: { ...color, legend: null },
       },
@@ -124,9 +121,9 @@ function lineLayers(
   y: VegaLiteJson,
   dots: boolean,
 ): VegaLiteJson[] {
-  const rows = chart.series.flatMap((s: ChartSeries) =>
+  const rows = chart.series.flatMap((s: ChartSeries, i) =>
     withGaps(keepPeaks(s.points, Math.ceil(size.widthPx / PX_PER_POINT))).map((p) => ({
-      member: s.name,
+      member: memberKey(i),
       at: p.atMs,
       value: p.value,
       w: chart.highlight.includes(s.name) ? HIGHLIGHT_LINE_WIDTH : LINE_WIDTH,
@@ -155,7 +152,16 @@ function lineLayers(
         y,
         color: {
           ...color,
-          legend: { title: null, orient: 'bottom', direction: 'horizontal', symbolType: 'stroke' },
+          legend: {
+            title: null,
+            orient: 'bottom',
+            direction: 'horizontal',
+            symbolType: 'stroke',
+            labelExpr: byKey(
+              chart.series.map((s) => s.name),
+              chart.series.length,
+            ),
+          },
         },
         strokeWidth: { field: 'w', type: 'quantitative', scale: null, legend: null },
       },
@@ -205,4 +211,15 @@ export function chartConfig(): VegaLiteJson {
     legend: { labelFontSize: 12 },
     title: { anchor: 'start', fontSize: 15, subtitleFontSize: 12, subtitleColor: '#555555' },
   };
+}
+
+/** The value Vega sees for the `i`th member. */
+function memberKey(i: number): string {
+  return `m${i}`;
+}
+
+/** A Vega expression: `values[i]` for the member key `datum.value` (JSON literals, never code). */
+function byKey(values: readonly unknown[], count: number): string {
+  const keys = Array.from({ length: count }, (_, i) => memberKey(i));
+  return `${JSON.stringify(values)}[indexof(${JSON.stringify(keys)}, datum.value)]`;
 }

@@ -16,7 +16,7 @@ export function smallMultiplesSpec(
   panels: readonly MemberChart[],
   size: PanelSize,
 ): { spec: VegaLiteJson; colors: Record<string, string> } {
-  const colors: Record<string, string> = {};
+  const colors: Record<string, string> = Object.create(null);
   const concat = panels.map((panel) => {
     const panelColors = memberColors(
       panel.series.map((s) => s.name),

@@ -201,6 +201,13 @@ export const mcpSettingsSchema = z.strictObject({
    * caller is remote: without any, /mcp has no etcd_analyze tool. Over stdio they bound it too.
    */
   analyzeRoots: z.array(z.string().startsWith('/', { error: 'must be an absolute path' })).optional(),
+  /**
+   * DNS-rebinding protection (MCP spec, Streamable HTTP "Security Warning"): a request with an
+   * `Origin` (a browser's) is refused unless it is listed here; none listed, every browser is refused.
+   */
+  allowedOrigins: z.array(z.url({ error: 'must be an origin such as https://ide.example.com' })).optional(),
+  /** When set, a request whose `Host` header is not one of these (`name` or `name:port`) is refused. */
+  allowedHosts: z.array(z.string().min(1)).optional(),
 });
 
 export const configFileSchema = z

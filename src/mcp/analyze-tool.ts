@@ -35,17 +35,14 @@ export async function resolveAnalyzePaths(
         'command_invalid',
         `"${path}" is not an absolute path; give the full path on the etcd-doctor host`,
       );
-    const real = await realpath(path).catch(() => {
-      throw new EtcdDoctorError(
-        'command_invalid',
-        `${path} does not exist on the etcd-doctor host (or cannot be read)`,
-      );
-    });
-    if (realRoots && !realRoots.some((root) => isInside(real, root)))
-      throw new EtcdDoctorError(
-        'command_invalid',
-        `${path} is outside the directories etcd-doctor may read: ${realRoots.join(', ')}`,
-      );
+    // With roots the caller is remote: missing and outside get one answer, which says nothing about
+    // which files exist on the host (issue 28 #8).
+    const refusal = realRoots
+      ? `${path} is not a file etcd-doctor may read (inside ${realRoots.join(', ')})`
+      : `${path} does not exist on the etcd-doctor host (or cannot be read)`;
+    const real = await realpath(path).catch(() => undefined);
+    if (real === undefined || (realRoots && !realRoots.some((root) => isInside(real, root))))
+      throw new EtcdDoctorError('command_invalid', refusal);
     resolved.push(real);
   }
   return resolved;

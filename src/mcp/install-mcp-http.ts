@@ -58,6 +58,8 @@ export function installMcpHttp(opts: McpHttpOptions): McpHttp {
   const routes = mcpRoutes({
     token: opts.token,
     logger: opts.logger,
+    ...(opts.config.mcp?.allowedOrigins ? { allowedOrigins: opts.config.mcp.allowedOrigins } : {}),
+    ...(opts.config.mcp?.allowedHosts ? { allowedHosts: opts.config.mcp.allowedHosts } : {}),
     createServer: () =>
       createMcpServer({
         doctor,

@@ -13,6 +13,10 @@ export interface McpRouteDeps {
   /** A fresh server for each request (stateless: any replica can answer any request). */
   createServer: () => McpServer;
   logger: Logger;
+  /** `mcp.allowedOrigins`: a request with any other Origin is refused (403). */
+  allowedOrigins?: readonly string[];
+  /** `mcp.allowedHosts`: when set, a request with any other Host is refused (403). */
+  allowedHosts?: readonly string[];
 }
 
 /** A tool call is a small JSON-RPC message; 1 MiB leaves room for a batch of them. */
@@ -21,6 +25,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 /** JSON-RPC error codes: the spec's parse error, and the "server error" range for auth. */
 const PARSE_ERROR = -32700;
 const UNAUTHORIZED = -32001;
+const FORBIDDEN = -32003;
 const INTERNAL_ERROR = -32603;
 
 /**
@@ -33,6 +38,11 @@ const INTERNAL_ERROR = -32603;
  */
 export function mcpRoutes(deps: McpRouteDeps): HttpRoute[] {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const refused = rebindingProblem(req, deps);
+    if (refused) {
+      sendJson(res, 403, rpcError(FORBIDDEN, refused));
+      return;
+    }
     if (!isAuthorized(req.headers.authorization, deps.token)) {
       sendJson(res, 401, rpcError(UNAUTHORIZED, 'unauthorized: send MCP_TOKEN as a bearer token'), {
         'www-authenticate': 'Bearer realm="etcd-doctor"',
@@ -113,4 +123,21 @@ function sendJson(
 ): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(`${JSON.stringify(body)}\n`);
+}
+
+/**
+ * DNS rebinding (MCP spec, Streamable HTTP: servers MUST validate Origin): a browser page on another
+ * site sends its Origin; MCP clients that are not browsers send none. Host is checked when listed.
+ */
+function rebindingProblem(
+  req: IncomingMessage,
+  deps: Pick<McpRouteDeps, 'allowedOrigins' | 'allowedHosts'>,
+): string | undefined {
+  const origin = req.headers.origin;
+  if (origin !== undefined && !(deps.allowedOrigins ?? []).includes(origin))
+    return `forbidden: Origin ${JSON.stringify(origin).slice(0, 200)} is not in mcp.allowedOrigins`;
+  const host = req.headers.host ?? '';
+  if (deps.allowedHosts?.length && !deps.allowedHosts.includes(host))
+    return `forbidden: Host ${JSON.stringify(host).slice(0, 200)} is not in mcp.allowedHosts`;
+  return undefined;
 }

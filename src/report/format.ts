@@ -37,3 +37,19 @@ export function formatList(items: readonly string[]): string {
   if (items.length <= 1) return items[0] ?? '';
   return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
+
+/**
+ * C0 control characters but newline and tab, DEL, and the C1 controls (0x9b is a one-byte CSI):
+ * what a terminal acts on instead of printing.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text for a terminal: a log line in a report must not retitle the terminal (OSC), erase lines or
+ * colour a fake "all healthy" (CSI). Every text renderer (the CLI, analyze, the shell, watch) passes
+ * its output through this; etcd-doctor's own screen control is added after it.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, '');
+}

@@ -1,6 +1,6 @@
 import type { DiagnosisReport, MemberRow } from '../contracts/report-json.js';
 import { type RemediationStep, VIEW_CAUSES } from '../diagnosis/finding.js';
-import { formatBytes, formatMs } from './format.js';
+import { formatBytes, formatMs, terminalSafe } from './format.js';
 import { timelineLines } from './timeline.js';
 
 const TITLE: Record<DiagnosisReport['kind'], string> = {
@@ -69,7 +69,7 @@ export function renderText(report: DiagnosisReport, opts: ReportTextOptions = {}
       for (const e of t.explain) lines.push(`           ${e}`);
     }
   }
-  return lines.join('\n');
+  return terminalSafe(lines.join('\n'));
 }
 
 function memberTable(members: MemberRow[]): string[] {

@@ -1,6 +1,7 @@
 import type { RemediationStep } from '../diagnosis/finding.js';
 import type { ChatView, NotOffered, ViewButton } from './chat-view.js';
 import { actionLabel, progressText, STATUS_WORD } from './chat-view.js';
+import { terminalSafe } from './format.js';
 import { renderText } from './render-text.js';
 
 export interface TextRenderOptions {
@@ -10,7 +11,7 @@ export interface TextRenderOptions {
 
 /** `*bold*` is mrkdwn; a terminal shows the words. */
 export function plainText(mrkdwn: string): string {
-  return mrkdwn.replace(/\*([^*\n]+)\*/g, '$1');
+  return terminalSafe(mrkdwn.replace(/\*([^*\n]+)\*/g, '$1'));
 }
 
 /** A view as terminal text: the shell adapter prints this, the memory adapter records it. */
@@ -41,7 +42,7 @@ export function renderViewText(view: ChatView, opts: TextRenderOptions = {}): st
       const text = renderText(view.report, { stepButton });
       const lines = shown.size ? [`Buttons: ${[...shown.values()].join('  ')}`] : [];
       if (view.notOffered?.length) lines.push(notOfferedLine(view.notOffered));
-      return lines.length ? `${text}\n\n${lines.join('\n')}` : text;
+      return lines.length ? terminalSafe(`${text}\n\n${lines.join('\n')}`) : text;
     }
   }
 }

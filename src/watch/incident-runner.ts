@@ -78,18 +78,8 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
     report: DiagnosisReport,
   ) => {
     const next: Incident = { ...incident, ...subject, updatedAt: deps.now() };
+    if (next.root) await postChange(deps, cluster, incident, next, next.root, report, post);
     await deps.incidents.save(cluster, next);
-    if (!next.root) return 'updated' as const;
-    const since = await deps.sinceWhen?.(cluster, subject).catch(() => undefined);
-    if (!next.shared) await deps.chat.update(next.root, incidentOpenView(cluster, next, report, since));
-    await deps.chat.post(
-      { channel: next.root.channel, thread: next.root },
-      textView(
-        `Changed: now ${subject.cause} (${subject.severity}), was ${incident.cause} (${incident.severity}).`,
-        'warning',
-      ),
-    );
-    await post(next, report, next.root.channel);
     return 'updated' as const;
   };
 
@@ -158,4 +148,26 @@ async function chartIn(
     evidence,
     deps.logger,
   );
+}
+
+/**
+ * The change in the incident's thread. The caller saves the incident only after this: when Slack
+ * fails here, the change is still news at the next check (issue 28 #13).
+ */
+async function postChange(
+  deps: IncidentRunnerDeps,
+  cluster: string,
+  was: Incident,
+  next: Incident,
+  root: MessageRef,
+  report: DiagnosisReport,
+  post: (incident: Incident, report: DiagnosisReport, channel: string) => Promise<void>,
+): Promise<void> {
+  const since = await deps.sinceWhen?.(cluster, next).catch(() => undefined);
+  if (!next.shared) await deps.chat.update(root, incidentOpenView(cluster, next, report, since));
+  await deps.chat.post(
+    { channel: root.channel, thread: root },
+    textView(`Changed: now ${next.cause} (${next.severity}), was ${was.cause} (${was.severity}).`, 'warning'),
+  );
+  await post(next, report, root.channel);
 }

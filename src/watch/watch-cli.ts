@@ -1,6 +1,7 @@
 import type { ConfigFile } from '../config/schema.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { Doctor } from '../doctor.js';
+import { terminalSafe } from '../report/format.js';
 import { abortableSleep } from '../timing.js';
 import type { EtcdMetricsSnapshot } from '../probes/etcd-metrics.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
@@ -14,7 +15,7 @@ const num = (v: number | null, unit: string) => (v === null ? '-' : `${Math.roun
 /** One refresh of the terminal view: the time, the status, a line per member, the root cause. */
 export function watchFrame(report: DiagnosisReport, intervalSeconds: number, check: number): string {
   const root = report.findings[0];
-  return [
+  const frame = [
     `${report.cluster} at ${report.collectedAt.slice(11, 19)} UTC: ${report.status.toUpperCase()} (check ${check}, every ${intervalSeconds} s; Ctrl-C to stop)`,
     ...report.members.map(
       (m) =>
@@ -24,6 +25,7 @@ export function watchFrame(report: DiagnosisReport, intervalSeconds: number, che
       ? `  ${root.severity}: ${root.cause}${root.members.length ? ` on ${root.members.join(', ')}` : ''}: ${root.summary}`
       : '  no findings',
   ].join('\n');
+  return terminalSafe(frame);
 }
 
 /** Scrapes kept in this process: the CLI has no Redis to keep them in. */

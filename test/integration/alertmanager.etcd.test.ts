@@ -112,6 +112,11 @@ beforeAll(async () => {
         etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
         slack: { channel: CHANNEL },
       },
+      {
+        name: 'retried',
+        etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+        slack: { channel: CHANNEL },
+      },
     ],
     probes: { timeoutMs: 1000, metricsWindowMs: 300 },
     alertmanager: { clusterLabel: 'cluster', threadWindowMinutes: 60 },
@@ -263,6 +268,20 @@ describe('an alert group becomes one thread', () => {
     await fake.waitFor(() => roots().length === 4 && notes().length === 3 && reports().length === 1, 30_000);
     expect(text(notes()[0] as FakeMessage)).toMatch(/one diagnosis per cluster per 5 min\)\. It is in http/);
   });
+
+  it('a diagnosis that could not be posted gives its claim back: the retry diagnoses, not coalesces into itself', async () => {
+    const firing = await post(notification('firing', 'retried', 'group-retried'));
+    const [{ jobId }] = firing.body.queued as [{ jobId: string }];
+    // The root is posted; the diagnosis (at least one metrics window later) is the next post: it fails.
+    await fake.waitFor(() => roots().some((m) => /FIRING: .* on retried/.test(text(m))), 20_000);
+    fake.failNext('chat.postMessage', { ok: false, error: 'fatal_error' });
+    await waitForJobState(inspect, jobId, 'completed', 40_000);
+    expect(fake.calls('chat.postMessage').some((c) => c.error === 'fatal_error')).toBe(true);
+    const root = roots().find((m) => /FIRING: .* on retried/.test(text(m))) as FakeMessage;
+    const thread = replies(root).map(text).join('\n');
+    expect(thread).not.toMatch(/Not diagnosing retried again/);
+    expect(thread).toMatch(/Diagnosis of retried/);
+  }, 60_000);
 
   it('one problem, one thread: an alert about a cluster with an open watch incident posts in its thread', async () => {
     const slack = createSlackAdapter({

@@ -32,7 +32,7 @@ const SLOW_DISK_LOG = fileURLToPath(
     import.meta.url,
   ),
 );
-const TOKEN = 'mcp-analyze-token-41c2';
+const TOKEN = 'mcp-analyze-token-41c2-0123456789abcdef';
 const prefix = testPrefix('mcp-analyze');
 let dir: string;
 let roots: string;
@@ -100,7 +100,7 @@ describe('etcd-doctor mcp (stdio) with mcp.analyzeRoots', () => {
   it('refuses a path outside the roots', async () => {
     const result = await analyze(session.client, [outside]);
     expect(result.isError).toBe(true);
-    expect(texts(result).join(' ')).toContain('is outside the directories etcd-doctor may read');
+    expect(texts(result).join(' ')).toContain('is not a file etcd-doctor may read (inside ');
   });
 });
 

@@ -17,7 +17,7 @@ import { waitUntil } from '../support/worker-process.js';
  * MCP_TOKEN bearer token, driven by the official SDK's client, against a real etcd.
  */
 
-const TOKEN = 'mcp-test-token-7f3a9c';
+const TOKEN = 'mcp-test-token-7f3a9c-0123456789abcdef';
 const START_MS = 30_000;
 let lab: EtcdLab;
 let dir: string;
@@ -135,6 +135,22 @@ describe('serve with PORT and MCP_TOKEN', () => {
     await expect(connectHttp(`${serve.base}/mcp`, 'not-the-token')).rejects.toThrow(
       /unauthorized: send MCP_TOKEN as a bearer token/,
     );
+  });
+
+  it('a browser request (an Origin not in mcp.allowedOrigins) is 403 even with the token: DNS rebinding', async () => {
+    const res = await post(`${serve.base}/mcp`, {
+      authorization: `Bearer ${TOKEN}`,
+      origin: 'http://rebound.example',
+    });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32003,
+        message: 'forbidden: Origin "http://rebound.example" is not in mcp.allowedOrigins',
+      },
+      id: null,
+    });
   });
 
   it('a body that is not JSON is 400, and GET /mcp (a server stream) is 405: the server is stateless', async () => {

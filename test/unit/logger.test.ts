@@ -17,6 +17,12 @@ describe('log redaction', () => {
     ).toBe('connect redis://[redacted]@redis.svc:6379 failed; https://[redacted]@jira.example/x');
   });
 
+  it('redacts up to the last @ of the authority, so a password with an @ in it does not leak', () => {
+    expect(redactSecrets('redis://:p@ss@redis:6379/0 and https://u:a@b@c@jira.example/x?to=me@x')).toBe(
+      'redis://[redacted]@redis:6379/0 and https://[redacted]@jira.example/x?to=me@x',
+    );
+  });
+
   it('censors known secret fields, secrets inside messages, and Secret values', () => {
     const lines: string[] = [];
     const logger = withFields(createLogger('info', { write: (l) => lines.push(l) }), {

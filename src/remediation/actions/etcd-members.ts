@@ -1,5 +1,6 @@
 import type { EtcdClients, MemberClients } from '../../clients/etcd-clients.js';
 import { formatBytes } from '../../report/format.js';
+import { withDeadline } from '../../timing.js';
 import type { ActionContext } from '../action.js';
 import {
   type ClusterState,
@@ -42,24 +43,21 @@ export async function defragmentInOrder(
 ): Promise<DefragResult> {
   const order = defragOrder(state.members);
   const lines: string[] = [];
+  const progress = createProgressNotes(ctx);
   for (const [i, m] of order.entries()) {
     const clients = etcd.forEndpoint(m.endpoint);
     const before = m.dbSizeBytes;
-    // KB R2/R3 again before every member: one may have died since the last look (during a long
-    // snapshot, or the previous member's defragmentation), and taking another out then loses quorum.
-    const problem = ctx.dryRun
-      ? undefined
-      : quorumGuard(await readClusterState(etcd, ctx), `defragment ${m.name}`);
-    if (problem) return { ok: false, lines, order: order.map((o) => o.name), stopped: problem };
     if (ctx.dryRun) {
       lines.push(`${m.name}${m.isLeader ? ' (leader)' : ''}: would defragment (db ${size(before)})`);
-      await ctx.progress(lines.at(-1) ?? '');
+      progress(lines.at(-1) ?? '');
       continue;
     }
     ctx.safePoint(`defragmenting ${m.name}`);
-    await ctx.progress(
-      `defragmenting ${m.name}${m.isLeader ? ' (leader)' : ''} (${i + 1} of ${order.length})…`,
-    );
+    progress(`defragmenting ${m.name}${m.isLeader ? ' (leader)' : ''} (${i + 1} of ${order.length})…`);
+    // KB R2/R3 again right before every member's Defragment, nothing awaited in between: one may have
+    // died since the last look (during a long snapshot, or the previous member's defragmentation).
+    const problem = quorumGuard(await readClusterState(etcd, ctx), `defragment ${m.name}`);
+    if (problem) return { ok: false, lines, order: order.map((o) => o.name), stopped: problem };
     const started = performance.now();
     await clients.maintenance.maintenance.defragment(callOpts(ctx));
     const tookMs = performance.now() - started;
@@ -67,7 +65,7 @@ export async function defragmentInOrder(
     lines.push(
       `${m.name}${m.isLeader ? ' (leader)' : ''}: db ${size(before)} → ${size(after)} in ${(tookMs / 1000).toFixed(1)} s`,
     );
-    await ctx.progress(lines.at(-1) ?? '');
+    progress(lines.at(-1) ?? '');
     if (i === order.length - 1) break;
     const ready = await waitMemberReady(etcd, m.name, ctx);
     if (!ready.ok) {
@@ -75,9 +73,24 @@ export async function defragmentInOrder(
       return { ok: false, lines, order: order.map((o) => o.name), stopped };
     }
     lines.push(ready.line);
-    await ctx.progress(ready.line);
+    progress(ready.line);
   }
   return { ok: true, lines, order: order.map((o) => o.name) };
+}
+
+/** How long one progress edit may take before the next one is sent anyway. */
+const PROGRESS_EDIT_DEADLINE_MS = 10_000;
+
+/**
+ * Progress never blocks an action (issue 28 #5: a hung Slack edit took 201 s to fail while a quorum
+ * guard went stale): each note is sent in order, after the previous one or its deadline, and
+ * nothing waits for it. A failed edit is only a missed progress line; the result is posted anyway.
+ */
+function createProgressNotes(ctx: Pick<ActionContext, 'progress'>): (line: string) => void {
+  let last: Promise<unknown> = Promise.resolve();
+  return (line) => {
+    last = last.then(() => withDeadline(ctx.progress(line), PROGRESS_EDIT_DEADLINE_MS, () => undefined));
+  };
 }
 
 async function dbSize(clients: MemberClients, ctx: Pick<ActionContext, 'now'>): Promise<number | undefined> {

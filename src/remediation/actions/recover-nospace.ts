@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import { formatBytes } from '../../report/format.js';
 import { type ActionContext, done, failed, refused, defineAction } from '../action.js';
-import { type ClusterState, isHealthy, quorumGuard, readClusterState } from './cluster-state.js';
+import { type ClusterState, callOpts, isHealthy, quorumGuard, readClusterState } from './cluster-state.js';
 import { defragmentInOrder, orderText } from './etcd-members.js';
 
 /**
@@ -95,7 +95,7 @@ async function snapshot(etcd: EtcdClients, endpoint: string, ctx: ActionContext)
   await chmod(file, SNAPSHOT_MODE);
   const bytes = (await stat(file)).size;
   if (bytes === 0) throw new Error(`the snapshot ${file} is empty`);
-  const removed = await keepNewest(dir, ctx.cluster.name, ctx.settings.snapshotKeep);
+  const removed = await keepNewest(dir, ctx.cluster.name, basename(file), ctx.settings.snapshotKeep);
   const kept = `keeping the newest ${ctx.settings.snapshotKeep} of ${ctx.cluster.name} there${removed ? `, ${removed} older removed` : ''}`;
   const saved = `snapshot of ${endpoint} saved on ${hostname()}: ${file} (${formatBytes(bytes)}, mode 600; ${kept}).`;
   const namespace = await podNamespace();
@@ -117,10 +117,18 @@ async function podNamespace(): Promise<string | undefined> {
   }
 }
 
-/** Deletes all but the newest `keep` snapshots of this cluster (names sort by their timestamp). */
-async function keepNewest(dir: string, cluster: string, keep: number): Promise<number> {
-  const mine = (await readdir(dir)).filter((f) => f.startsWith(`${cluster}-`) && f.endsWith('.db')).sort();
-  const old = mine.slice(0, Math.max(0, mine.length - keep));
+/** `<cluster>-<ISO time with : and . as ->.db`, as `snapshot` names them. */
+const SNAPSHOT_STAMP = String.raw`\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z`;
+
+/**
+ * Deletes all but the newest `keep` snapshots of this cluster (names sort by their timestamp), never
+ * `fresh`, the one just written. Only names of exactly this cluster's pattern count: `prod-` as a
+ * prefix would also match `prod-eu-…`, another cluster's snapshots.
+ */
+async function keepNewest(dir: string, cluster: string, fresh: string, keep: number): Promise<number> {
+  const pattern = new RegExp(`^${cluster}-${SNAPSHOT_STAMP}\\.db$`);
+  const others = (await readdir(dir)).filter((f) => pattern.test(f) && f !== fresh).sort();
+  const old = others.slice(0, Math.max(0, others.length - Math.max(0, keep - 1)));
   for (const f of old) await rm(join(dir, f), { force: true });
   return old.length;
 }
@@ -195,6 +203,7 @@ async function disarm(etcd: EtcdClients, endpoint: string, ctx: ActionContext): 
   return nospace.length ? `disarmed NOSPACE on ${nospace.length} member(s)` : 'no NOSPACE alarm was active';
 }
 
+/** The put and delete that prove writes work, each with the action's deadline: a hung leader ends it. */
 async function checkWrite(etcd: EtcdClients, ctx: ActionContext): Promise<{ ok: boolean; line: string }> {
   const key = `etcd-doctor/remediation-check/${ctx.planId}`;
   const state: ClusterState = await readClusterState(etcd, ctx);
@@ -202,10 +211,15 @@ async function checkWrite(etcd: EtcdClients, ctx: ActionContext): Promise<{ ok: 
   if (!leader) return { ok: false, line: 'no member answers to check a write' };
   const client = etcd.forEndpoint(leader.endpoint).maintenance;
   try {
-    await client.put(key).value(String(ctx.now()));
-    await client.delete().key(key);
+    await client.put(key).value(String(ctx.now())).options(callOpts(ctx)).exec();
+    await client.delete().key(key).options(callOpts(ctx)).exec();
     return { ok: true, line: `a write works: put and deleted ${key}` };
   } catch (err) {
-    return { ok: false, line: `a write failed: ${err instanceof Error ? err.message : String(err)}` };
+    const text = err instanceof Error ? err.message : String(err);
+    if (/DEADLINE_EXCEEDED|deadline exceeded/i.test(text)) {
+      const within = `did not answer within ${ctx.settings.etcdCallTimeoutMs} ms`;
+      return { ok: false, line: `a write failed: a write to ${leader.name} (${leader.endpoint}) ${within}` };
+    }
+    return { ok: false, line: `a write failed: ${text}` };
   }
 }

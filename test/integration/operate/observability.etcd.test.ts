@@ -32,7 +32,7 @@ const APP_TOKEN_SHAPE = 'xapp-1-A0000-4242-RecognisableAppToken';
 const PEM_BODY = 'MIIBFAKEPEMBODYTHATMUSTNEVERBELOGGEDAAAA';
 const PEM = `-----BEGIN CERTIFICATE-----\n${PEM_BODY}\nQUJDREVGR0g=\n-----END CERTIFICATE-----\n`;
 const KEY = `-----BEGIN PRIVATE KEY-----\n${PEM_BODY}KEY\n-----END PRIVATE KEY-----\n`;
-const ALERTMANAGER_TOKEN = 'RecognisableAlertmanagerToken';
+const ALERTMANAGER_TOKEN = 'RecognisableAlertmanagerToken-0123456789';
 const SECRETS = [BOT_TOKEN, SIGNING_SECRET, PEM_BODY, 'RecognisableAppToken', ALERTMANAGER_TOKEN];
 const CHANNEL = 'C0OBS';
 

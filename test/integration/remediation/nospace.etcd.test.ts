@@ -61,10 +61,15 @@ describe('recover-nospace on a real 3-member etcd with a 16 MiB quota', () => {
 
     const [confirm] = await h.chat.click(report.ref, recover, { user: ALICE });
     expect(textOf(confirm)).toMatch(/Snapshot .*Compact .*Defragment .*leader .*Disarm NOSPACE/s);
-    // Older snapshots of this cluster (and one of another cluster, which stays).
+    // Older snapshots of this cluster, and of others, which stay: `other`, and `local-eu`, whose name
+    // starts with `local-` (issue 28 #3: those sorted after the fresh one, which was removed). One of
+    // this cluster dated ahead (a clock that ran fast) sorts after the fresh one: the fresh one stays.
     for (const old of [
       'local-2020-01-01T00-00-00-000Z.db',
       'local-2020-01-02T00-00-00-000Z.db',
+      'local-2099-01-01T00-00-00-000Z.db',
+      'local-eu-2030-01-01T00-00-00-000Z.db',
+      'local-eu-2030-01-02T00-00-00-000Z.db',
       'other-2020-01-01T00-00-00-000Z.db',
     ])
       await writeFile(join(h.snapshotDir, old), 'old');
@@ -87,17 +92,19 @@ describe('recover-nospace on a real 3-member etcd with a 16 MiB quota', () => {
     expect((await lab.etcdctl(['alarm', 'list'])).stdout.trim()).toBe('');
     const put = await lab.etcdctl(['put', 'after-recovery', 'ok']);
     expect(put.code).toBe(0);
-    // Mode 0600, the newest 2 of this cluster kept, the thread says where it is.
+    // Mode 0600, the fresh one and the newest other of this cluster kept, the thread says where it is.
     const files = (await readdir(h.snapshotDir)).sort();
     expect(files).toEqual([
-      'local-2020-01-02T00-00-00-000Z.db',
-      expect.stringMatching(/^local-\d{4}-.*\.db$/),
+      expect.stringMatching(/^local-20[2-8]\d-.*\.db$/),
+      'local-2099-01-01T00-00-00-000Z.db',
+      'local-eu-2030-01-01T00-00-00-000Z.db',
+      'local-eu-2030-01-02T00-00-00-000Z.db',
       'other-2020-01-01T00-00-00-000Z.db',
     ]);
-    const fresh = files[1] ?? '';
+    const fresh = files[0] ?? '';
     expect((await stat(join(h.snapshotDir, fresh))).mode & 0o777).toBe(0o600);
     expect(done?.text).toContain(`saved on ${hostname()}: ${join(h.snapshotDir, fresh)}`);
-    expect(done?.text).toMatch(/mode 600; keeping the newest 2 of local there, 1 older removed/);
+    expect(done?.text).toMatch(/mode 600; keeping the newest 2 of local there, 2 older removed/);
 
     const events = (await h.audit()).map((r) => r.event);
     expect(events).toEqual(['confirm-shown', 'confirmed', 'started', 'finished']);

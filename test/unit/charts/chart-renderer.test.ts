@@ -249,3 +249,28 @@ describe('the alt text travels in the PNG', () => {
     expect(decodePng(digest.png).height).toBe(digest.heightPx);
   });
 });
+
+/** Issue 28 #11: member names are data, never object keys or unbounded layout. */
+describe('member names that are not ordinary', () => {
+  it('draws a member named __proto__ in its own colour', async () => {
+    const names = ['__proto__', 'etcd-2', 'etcd-3'];
+    const chart = windowChart({}, ['__proto__']);
+    const named = {
+      ...chart,
+      series: names.map((name, i) => ({ name, points: [{ atMs: AT, value: [150, 2, 3][i] ?? 1 }] })),
+    };
+    const drawn = await renderer.member(named);
+    const img = decodePng(drawn.png);
+    const colors = names.map((n) => Object.getOwnPropertyDescriptor(drawn.colors, n)?.value as unknown);
+    for (const c of colors) expect(c).toMatch(/^#[0-9a-f]{6}$/);
+    expect(new Set(colors).size).toBe(3);
+    for (const c of colors) expect(pixelsOf(img, c as string, drawn.plot).length).toBeGreaterThan(0);
+  });
+
+  it('caps a very long name, so the image stays chart-sized', async () => {
+    const long = 'x'.repeat(5000);
+    const image = await renderer.member(windowChart({ [long]: 150, 'etcd-2': 2 }, [long]));
+    expect(image.widthPx).toBeLessThan(2000);
+    expect(decodePng(image.png).width).toBeLessThan(2000);
+  });
+});

@@ -169,4 +169,14 @@ describe('parseEnv', () => {
       error: expect.stringMatching(/^environment: PORT: /),
     });
   });
+  it('refuses a bearer token shorter than 32 characters, and says how to make one', () => {
+    for (const name of ['MCP_TOKEN', 'ALERTMANAGER_TOKEN']) {
+      expect(parseEnv({ [name]: 'x' })).toEqual({
+        ok: false,
+        error: `environment: ${name}: must be at least 32 characters (openssl rand -hex 32)`,
+      });
+      expect(parseEnv({ [name]: 'a'.repeat(31) }).ok).toBe(false);
+      expect(parseEnv({ [name]: 'a'.repeat(32) }).ok).toBe(true);
+    }
+  });
 });

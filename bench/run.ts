@@ -10,6 +10,7 @@ import { benchNospaceRecovery } from './nospace-recovery.js';
 import { benchOfflineRead } from './offline-read.js';
 import { benchProbeCost } from './probe-cost.js';
 import { benchSlackFlow } from './slack-flow.js';
+import { benchSnapshotRead } from './snapshot-read.js';
 import { benchWatchFleet } from './watch-fleet.js';
 
 /**
@@ -31,6 +32,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   charts: benchCharts,
   'watch-fleet': benchWatchFleet,
   'offline-read': benchOfflineRead,
+  'snapshot-read': benchSnapshotRead,
 };
 
 /** Goals from the issues that these numbers do not meet, and why (kept with the results). */

@@ -27,7 +27,12 @@ import {
 } from './readers/index.js';
 import { ByteBudget } from './readers/limits.js';
 import { splitLines } from './readers/lines.js';
+<<<<<<< ours
 import { gunzipCounted } from './readers/read-entries.js';
+=======
+import { readHead } from './readers/sniff.js';
+import { hasBboltMagic } from './snapshot/bbolt-file.js';
+>>>>>>> theirs
 import { buildTimeline } from './timeline.js';
 
 export type { TimelineEntry } from '../contracts/report-json.js';
@@ -103,6 +108,10 @@ async function readPath(
       { cause: err },
     );
   });
+  if (info.isFile() && hasBboltMagic(await readHead(path, 64)))
+    throw new OfflineInputError(
+      `${path} is an etcd snapshot (bbolt): give it alone, as etcd-doctor analyze ${path}`,
+    );
   const kind = await sniffCollection(path);
   if (kind) return readCollection(path, sink, { ...(opts.signal ? { signal: opts.signal } : {}), limits });
   if (info.isDirectory())

@@ -12,7 +12,7 @@ import { EtcdDoctorError } from '../errors.js';
  */
 
 /** What kind of input a path turned out to be (said in the report's `source`). */
-export type CollectionKind = 'must-gather' | 'cluster-info-dump' | 'log';
+export type CollectionKind = 'must-gather' | 'cluster-info-dump' | 'log' | 'snapshot';
 
 /** Where one log stream came from, as far as the layout says. */
 export interface LogStreamMeta {

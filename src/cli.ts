@@ -11,6 +11,7 @@ import type { PreflightOptions } from './cli/run-preflight.js';
 import type { RoleOptions } from './cli/run-role-command.js';
 import type { WatchOptions } from './cli/run-watch-command.js';
 import { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
+import { redisTargetFromEnv } from './config/redis-target.js';
 
 export { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
 
@@ -158,7 +159,7 @@ function addToolCommands(program: Command, io: CliIo, setExit: (code: number) =>
       const { runAuditCommand } = await import('./audit/audit-command.js');
       await runAuditCommand(
         {
-          redisUrl: requireEnv(io.env).REDIS_URL,
+          redisUrl: redisTargetFromEnv(requireEnv(io.env)),
           prefix: options.queuePrefix,
           ...(options.cluster ? { cluster: options.cluster } : {}),
           ...(options.since ? { since: options.since } : {}),

@@ -1,10 +1,10 @@
 import { connectOneShot } from '../clients/redis.js';
 import { EtcdDoctorError } from '../errors.js';
-import { redactUrlCredentials } from '../secret.js';
 import { createAuditLog, formatAuditRecord, parseSince } from '../state/audit-log.js';
+import { describeRedisTarget, type RedisTarget } from '../config/redis-target.js';
 
 export interface AuditCommandOptions {
-  redisUrl: string;
+  redisUrl: RedisTarget;
   prefix: string;
   cluster?: string;
   /** `30m`, `1h`, `7d`; default 24h. */
@@ -30,7 +30,7 @@ export async function runAuditCommand(
     await redis.connect().catch((err: unknown) => {
       throw new EtcdDoctorError(
         'config_invalid',
-        `Redis at ${redactUrlCredentials(opts.redisUrl)} does not answer; the audit trail lives there`,
+        `Redis at ${describeRedisTarget(opts.redisUrl)} does not answer; the audit trail lives there`,
         {
           cause: err,
         },

@@ -10,6 +10,7 @@ import type { Evidence } from '../probes/evidence.js';
 import { renderText } from '../report/render-text.js';
 import { DEFAULT_QUEUE_PREFIX } from '../roles/role-options.js';
 import { type CliIo, exitCodeFor } from './io.js';
+import { redisTargetFromEnv } from '../config/redis-target.js';
 
 export interface CheckOptions {
   config?: string;
@@ -64,7 +65,7 @@ async function withHistory(
   if (report.kind !== 'diagnose' || !isWatched(config, report.cluster)) return { report, samples: [] };
   const { withWatchHistory } = await import('../history/watch-history.js');
   const where = {
-    redisUrl: requireEnv(io.env).REDIS_URL,
+    redisUrl: redisTargetFromEnv(requireEnv(io.env)),
     prefix: options.queuePrefix ?? DEFAULT_QUEUE_PREFIX,
   };
   const read = await withWatchHistory(report, config, where, Date.now());

@@ -5,8 +5,8 @@ import { loadConfigFor, requireEnv } from '../config/load-config.js';
 import { runDigestNow } from '../digest/digest-now.js';
 import { createDoctor } from '../doctor.js';
 import { createLogger } from '../logger.js';
-import { redactUrlCredentials } from '../secret.js';
 import { type CliIo, EXIT } from './io.js';
+import { describeRedisTarget, redisTargetFromEnv } from '../config/redis-target.js';
 
 export interface DigestOptions {
   now: true;
@@ -23,7 +23,7 @@ export async function runDigestCommand(options: DigestOptions, io: CliIo): Promi
   const env = requireEnv(io.env);
   const config = await loadConfigFor(options.config, io.env);
   const logger = createLogger(io.env.LOG_LEVEL === undefined ? 'warn' : env.LOG_LEVEL);
-  const connections = createRedisConnections(env.REDIS_URL);
+  const connections = createRedisConnections(redisTargetFromEnv(env));
   const redis = connections.connect('etcd-doctor-digest-now');
   redis.on('error', () => undefined);
   const timeout = new Promise<'timeout'>((resolve) =>
@@ -32,7 +32,7 @@ export async function runDigestCommand(options: DigestOptions, io: CliIo): Promi
   const up = (await Promise.race([redis.ping().catch(() => 'down'), timeout])) === 'PONG';
   if (!up)
     io.stderr(
-      `etcd-doctor: Redis at ${redactUrlCredentials(env.REDIS_URL)} does not answer; the digest has no trends`,
+      `etcd-doctor: Redis at ${describeRedisTarget(redisTargetFromEnv(env))} does not answer; the digest has no trends`,
     );
   const token = env.SLACK_BOT_TOKEN;
   const chat = token

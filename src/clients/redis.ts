@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { RedisTarget } from '../config/redis-target.js';
 
 /** The connection type that stores (src/state) and queues (src/queue) are built on. */
 export type { Redis } from 'ioredis';
@@ -7,10 +8,51 @@ export type { Redis } from 'ioredis';
 const RETRY_CAP_MS = 2000;
 
 /** ioredis options BullMQ accepts for the connections it opens itself (workers' blocking clients). */
-export interface BullConnectionOptions {
-  url: string;
+type Retry = (times: number) => number | null;
+
+/** Where to connect: a URL, or the sentinels that know the primary of `name`. */
+interface TargetOptions {
+  url?: string;
+  sentinels?: { host: string; port: number }[];
+  name?: string;
+  password?: string;
+  sentinelPassword?: string;
+  sentinelRetryStrategy?: Retry;
+}
+
+export interface BullConnectionOptions extends TargetOptions {
   maxRetriesPerRequest: null;
-  retryStrategy: (times: number) => number | null;
+  retryStrategy: Retry;
+}
+
+/**
+ * The ioredis options that reach `target`. With Sentinel, ioredis asks the sentinels for the
+ * primary on every (re)connect, so after a failover the next reconnect lands on the promoted
+ * replica; `sentinelRetryStrategy` shares the shutdown switch.
+ */
+function targetOptions(target: RedisTarget, retryStrategy: Retry): TargetOptions {
+  if (typeof target === 'string') return { url: target };
+  return {
+    sentinels: target.sentinels,
+    name: target.name,
+    sentinelRetryStrategy: retryStrategy,
+    ...(target.password ? { password: target.password.reveal() } : {}),
+    ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword.reveal() } : {}),
+  };
+}
+
+interface ConnectionOptions {
+  maxRetriesPerRequest: number | null;
+  connectTimeout: number;
+  retryStrategy: Retry;
+  connectionName?: string;
+  lazyConnect?: boolean;
+  enableOfflineQueue?: boolean;
+}
+
+function newRedis(target: RedisTarget, options: ConnectionOptions): Redis {
+  if (typeof target === 'string') return new Redis(target, options);
+  return new Redis({ ...targetOptions(target, options.retryStrategy), ...options });
 }
 
 /**
@@ -19,7 +61,7 @@ export interface BullConnectionOptions {
  * retryStrategy, the switch reaches those too, so a process whose Redis is gone can still exit.
  */
 export interface RedisConnections {
-  readonly url: string;
+  readonly url: RedisTarget;
   /**
    * `maxRetriesPerRequest: null` is what BullMQ needs; commands then wait while Redis reconnects,
    * so callers with a human waiting bound the wait themselves (see job-queue.ts). A fail-fast
@@ -32,7 +74,7 @@ export interface RedisConnections {
   shutdown(): void;
 }
 
-export function createRedisConnections(url: string): RedisConnections {
+export function createRedisConnections(url: RedisTarget): RedisConnections {
   let closed = false;
   const made: Redis[] = [];
   const retryStrategy = (times: number): number | null =>
@@ -40,7 +82,7 @@ export function createRedisConnections(url: string): RedisConnections {
   return {
     url,
     connect(name) {
-      const redis = new Redis(url, {
+      const redis = newRedis(url, {
         maxRetriesPerRequest: null,
         connectTimeout: 2000,
         retryStrategy,
@@ -49,7 +91,7 @@ export function createRedisConnections(url: string): RedisConnections {
       made.push(redis);
       return redis;
     },
-    bullOptions: () => ({ url, maxRetriesPerRequest: null, retryStrategy }),
+    bullOptions: () => ({ ...targetOptions(url, retryStrategy), maxRetriesPerRequest: null, retryStrategy }),
     shutdown() {
       closed = true;
       for (const redis of made) redis.disconnect();
@@ -62,8 +104,8 @@ export function createRedisConnections(url: string): RedisConnections {
  * fast: it connects when the caller calls `connect()`, never reconnects and queues nothing while
  * down. The caller listens for 'error' and disconnects.
  */
-export function connectOneShot(url: string, connectTimeoutMs = 2000): Redis {
-  return new Redis(url, {
+export function connectOneShot(url: RedisTarget, connectTimeoutMs = 2000): Redis {
+  return newRedis(url, {
     lazyConnect: true,
     connectTimeout: connectTimeoutMs,
     maxRetriesPerRequest: 0,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Secret } from '../secret.js';
+import { parseSentinelList, type SentinelAddress } from './redis-target.js';
 
 const secret = z
   .string()
@@ -16,6 +17,7 @@ const bearerToken = z
   .transform((value) => new Secret(value));
 
 /** Every environment variable etcd-doctor reads. `.env.example` documents each one. */
+<<<<<<< ours
 export const envSchema = z.object({
   ETCD_DOCTOR_CONFIG: z.string().min(1).optional(),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'not a redis:// URL' }).default('redis://127.0.0.1:6379'),
@@ -31,5 +33,47 @@ export const envSchema = z.object({
   MCP_TOKEN: bearerToken.optional(),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
 });
+=======
+export const envSchema = z
+  .object({
+    ETCD_DOCTOR_CONFIG: z.string().min(1).optional(),
+    REDIS_URL: z
+      .url({ protocol: /^rediss?$/, error: 'not a redis:// URL' })
+      .default('redis://127.0.0.1:6379'),
+    /** `host:port,host:port,…`: Redis through Sentinel; with REDIS_SENTINEL_NAME, takes precedence over REDIS_URL. */
+    REDIS_SENTINELS: z
+      .string()
+      .transform((text, ctx): SentinelAddress[] => {
+        const parsed = parseSentinelList(text);
+        if (parsed.ok) return parsed.sentinels;
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${parsed.bad}" is not host:port (write host:port,host:port,…)`,
+        });
+        return z.NEVER;
+      })
+      .optional(),
+    REDIS_SENTINEL_NAME: z.string().min(1).optional(),
+    /** The password of the Redis primary and replicas (with REDIS_SENTINELS). */
+    REDIS_PASSWORD: secret.optional(),
+    /** The password of the sentinels themselves, where they require one. */
+    REDIS_SENTINEL_PASSWORD: secret.optional(),
+    SLACK_BOT_TOKEN: secret.optional(),
+    SLACK_SIGNING_SECRET: secret.optional(),
+    SLACK_APP_TOKEN: secret.optional(),
+    SLACK_API_URL: z.url({ error: 'not a URL' }).optional(),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    /** Address the HTTP server binds: every interface in a container; 127.0.0.1 on a laptop or in tests. */
+    LISTEN_HOST: z.string().min(1).default('0.0.0.0'),
+    ALERTMANAGER_TOKEN: secret.optional(),
+    /** The bearer token that /mcp requires; unset, the serve and bot roles do not serve /mcp. */
+    MCP_TOKEN: secret.optional(),
+    LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  })
+  .refine((env) => !env.REDIS_SENTINELS || env.REDIS_SENTINEL_NAME, {
+    path: ['REDIS_SENTINEL_NAME'],
+    message: 'REDIS_SENTINELS needs REDIS_SENTINEL_NAME (the master name the sentinels monitor)',
+  });
+>>>>>>> theirs
 
 export type Env = z.infer<typeof envSchema>;

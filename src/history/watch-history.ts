@@ -7,6 +7,7 @@ import { createMinuteHistory } from '../state/minute-history.js';
 import { isWatched } from '../watch/watched-clusters.js';
 import type { MinuteSample } from './minute-sample.js';
 import { addSinceWhen, readHistory } from './since-when-report.js';
+import type { RedisTarget } from '../config/redis-target.js';
 
 /** Redis answers within this long, or the diagnosis is printed without since-when. */
 const CONNECT_MS = 1000;
@@ -19,7 +20,7 @@ const CONNECT_MS = 1000;
 export async function withWatchHistory(
   report: DiagnosisReport,
   config: ConfigFile,
-  where: { redisUrl: string; prefix: string },
+  where: { redisUrl: RedisTarget; prefix: string },
   now: number,
 ): Promise<{ report: DiagnosisReport; samples: MinuteSample[]; note?: string }> {
   if (report.kind !== 'diagnose' || !isWatched(config, report.cluster)) return { report, samples: [] };
@@ -34,7 +35,7 @@ export async function withWatchHistory(
 export function withWatchSinceWhen(
   doctor: Doctor,
   config: ConfigFile,
-  where: { redisUrl: string; prefix: string },
+  where: { redisUrl: RedisTarget; prefix: string },
 ): Doctor {
   return {
     ...doctor,
@@ -51,7 +52,7 @@ export function withWatchSinceWhen(
  * is what writes it). Never throws: no history is an answer (`note` says why there is none).
  */
 export async function readCheckHistory(
-  redisUrl: string,
+  redisUrl: RedisTarget,
   prefix: string,
   cluster: string,
   now: number,

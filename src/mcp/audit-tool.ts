@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import { READ_ONLY } from './cluster-tools.js';
 import { auditInput, auditOutput } from './schemas.js';
 import { runTool, structuredResult } from './tool-result.js';
+import { describeRedisTarget, type RedisTarget } from '../config/redis-target.js';
 
 /** Reads the remediation audit trail (a Redis stream written by every button press). */
 export interface AuditReader {
@@ -30,11 +31,11 @@ export function redisLabel(url: string): string {
  * One short-lived connection per read (the trail is read rarely; a long-lived one would retry
  * forever while Redis is down). Fails fast: no reconnects, no offline queue, one deadline overall.
  */
-export function createRedisAuditReader(opts: { redisUrl: string; prefix: string }): AuditReader {
+export function createRedisAuditReader(opts: { redisUrl: RedisTarget; prefix: string }): AuditReader {
   const unavailable = (reason: string, cause?: unknown) =>
     new EtcdDoctorError(
       'queue_unavailable',
-      `Redis at ${redisLabel(opts.redisUrl)} ${reason}, and the audit trail lives there; etcd-doctor's cluster tools work without it.`,
+      `Redis at ${describeRedisTarget(opts.redisUrl)} ${reason}, and the audit trail lives there; etcd-doctor's cluster tools work without it.`,
       { cause },
     );
   return {

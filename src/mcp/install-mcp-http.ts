@@ -11,12 +11,13 @@ import type { OfflineAnalysis } from './analyze-tool.js';
 import { createRedisAuditReader } from './audit-tool.js';
 import { createMcpServer } from './create-mcp-server.js';
 import { mcpRoutes } from './mcp-route.js';
+import type { RedisTarget } from '../config/redis-target.js';
 
 export interface McpHttpOptions {
   /** MCP_TOKEN; without it /mcp is not served at all. */
   token: Secret | undefined;
   config: ConfigFile;
-  redisUrl: string;
+  redisUrl: RedisTarget;
   queuePrefix: string;
   logger: Logger;
   metrics?: Pick<Metrics, 'observeReport'>;

@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { EnqueueOutcome } from '../queue/job-queue.js';
 import type { JobData } from '../queue/job-schemas.js';
 import type { RemediationSettings } from '../remediation/settings.js';
+import type { RedisTarget } from '../config/redis-target.js';
 
 /** One process type per role (DESIGN.md): the chat side, the workers, or both. */
 export type Role = 'bot' | 'worker' | 'serve';
@@ -45,7 +46,7 @@ export interface StartRolesOptions {
   role: Role;
   chat: ChatAdapter;
   config: ConfigFile;
-  redisUrl: string;
+  redisUrl: RedisTarget;
   /** Redis key prefix of the queue and job state; separate deployments (and tests) use their own. */
   queuePrefix: string;
   logger: Logger;

@@ -2,6 +2,7 @@ import { EtcdDoctorError } from '../errors.js';
 import type { RunRoleOptions } from './role-options.js';
 import { runShell } from './shell.js';
 import { runSlackRole } from './slack.js';
+import { redisTargetFromEnv } from '../config/redis-target.js';
 
 /**
  * `etcd-doctor bot|worker|serve`: Slack when SLACK_BOT_TOKEN is set (Socket Mode with SLACK_APP_TOKEN,
@@ -30,7 +31,7 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
       input: opts.stdin,
       output: opts.stdout,
       interactive: opts.interactive,
-      redisUrl: env.REDIS_URL,
+      redisUrl: redisTargetFromEnv(env),
       queuePrefix: opts.queuePrefix,
       logger: opts.logger,
       signal: opts.shutdown,

@@ -11,6 +11,7 @@ import { type HttpServer, startHttpServer } from './http-server.js';
 import { DEFAULT_QUEUE_PREFIX, type RoleTuning, type RunningRoles } from './role-options.js';
 import { startRoles } from './start-roles.js';
 import { whenAborted } from '../timing.js';
+import type { RedisTarget } from '../config/redis-target.js';
 
 export interface RunShellOptions {
   config: ConfigFile;
@@ -24,7 +25,7 @@ export interface RunShellOptions {
   greeting?: string;
   farewell?: string;
   /** Default redis://127.0.0.1:6379. */
-  redisUrl?: string;
+  redisUrl?: RedisTarget;
   queuePrefix?: string;
   doctor?: Doctor;
   logger?: Logger;

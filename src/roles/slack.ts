@@ -7,6 +7,7 @@ import { type HttpServer, startHttpServer } from './http-server.js';
 import type { RunningRoles, RunRoleOptions } from './role-options.js';
 import { startRoles } from './start-roles.js';
 import { whenAborted } from '../timing.js';
+import { redisTargetFromEnv } from '../config/redis-target.js';
 
 type BotToken = NonNullable<RunRoleOptions['env']['SLACK_BOT_TOKEN']>;
 
@@ -29,7 +30,7 @@ export async function runSlackRole(opts: RunRoleOptions, botToken: BotToken): Pr
       : installMcpHttp({
           token: env.MCP_TOKEN,
           config: opts.config,
-          redisUrl: env.REDIS_URL,
+          redisUrl: redisTargetFromEnv(env),
           queuePrefix: opts.queuePrefix,
           logger: opts.logger,
           ...(opts.metrics ? { metrics: opts.metrics } : {}),
@@ -54,7 +55,7 @@ export async function runSlackRole(opts: RunRoleOptions, botToken: BotToken): Pr
     role: opts.role,
     chat,
     config: opts.config,
-    redisUrl: env.REDIS_URL,
+    redisUrl: redisTargetFromEnv(env),
     queuePrefix: opts.queuePrefix,
     logger: opts.logger,
     ...(opts.tuning ? { tuning: opts.tuning } : {}),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig, parseConfigText, parseEnv } from '../../../src/config/load-config.js';
+import { describeRedisTarget, redisTargetFromEnv } from '../../../src/config/redis-target.js';
 import { EtcdDoctorError } from '../../../src/errors.js';
 
 const good = `
@@ -169,6 +170,7 @@ describe('parseEnv', () => {
       error: expect.stringMatching(/^environment: PORT: /),
     });
   });
+<<<<<<< ours
   it('refuses a bearer token shorter than 32 characters, and says how to make one', () => {
     for (const name of ['MCP_TOKEN', 'ALERTMANAGER_TOKEN']) {
       expect(parseEnv({ [name]: 'x' })).toEqual({
@@ -178,5 +180,43 @@ describe('parseEnv', () => {
       expect(parseEnv({ [name]: 'a'.repeat(31) }).ok).toBe(false);
       expect(parseEnv({ [name]: 'a'.repeat(32) }).ok).toBe(true);
     }
+=======
+
+  it('takes REDIS_SENTINELS with REDIS_SENTINEL_NAME over REDIS_URL, passwords hidden', () => {
+    const parsed = parseEnv({
+      REDIS_URL: 'redis://127.0.0.1:6380',
+      REDIS_SENTINELS: '127.0.0.1:26379, 127.0.0.2:26380',
+      REDIS_SENTINEL_NAME: 'mymaster',
+      REDIS_PASSWORD: 'hunter2',
+      REDIS_SENTINEL_PASSWORD: 'sentinel-secret',
+    });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const target = redisTargetFromEnv(parsed.value);
+    expect(target).toMatchObject({
+      name: 'mymaster',
+      sentinels: [
+        { host: '127.0.0.1', port: 26379 },
+        { host: '127.0.0.2', port: 26380 },
+      ],
+    });
+    expect(JSON.stringify(target)).not.toMatch(/hunter2|sentinel-secret/);
+    expect(describeRedisTarget(target)).toBe(
+      'Sentinel master mymaster (sentinels 127.0.0.1:26379,127.0.0.2:26380)',
+    );
+    expect(redisTargetFromEnv({ REDIS_URL: 'redis://127.0.0.1:6380' })).toBe('redis://127.0.0.1:6380');
+  });
+
+  it('says what to write for a bad REDIS_SENTINELS, or one without REDIS_SENTINEL_NAME', () => {
+    expect(parseEnv({ REDIS_SENTINELS: '127.0.0.1' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(
+        /REDIS_SENTINELS: "127.0.0.1" is not host:port \(write host:port,host:port,…\)/,
+      ),
+    });
+    expect(parseEnv({ REDIS_SENTINELS: '127.0.0.1:26379' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/REDIS_SENTINEL_NAME: REDIS_SENTINELS needs REDIS_SENTINEL_NAME/),
+    });
+>>>>>>> theirs
   });
 });

@@ -1,7 +1,7 @@
 import type { CheckDepth } from '../contracts/check-depth.js';
 import type { MessageRef } from '../chat/adapter.js';
 import type { JobQueue } from '../queue/job-queue.js';
-import type { AnalyzeJob } from '../queue/job-schemas.js';
+import type { AnalyzeJob, CheckJob } from '../queue/job-schemas.js';
 import type { JobState } from '../state/job-state.js';
 import { withDeadline } from '../timing.js';
 import { CHAT_REDIS_DEADLINE_MS } from './deadline.js';
@@ -30,6 +30,8 @@ export function createJobRequests(
   queue: JobQueue,
   state: Pick<JobState, 'root' | 'isAnswered'>,
   now: () => number = Date.now,
+  /** Told of each check that this process queued (not joined), to answer it if Redis loses it. */
+  onQueued: (jobId: string, job: CheckJob) => void = () => undefined,
 ): JobRequests {
   const asked = new Set<string>();
   const reply = async (outcome: { jobId: string; joined: boolean }): Promise<EnqueueReply> => {
@@ -42,7 +44,9 @@ export function createJobRequests(
   return {
     async check(req) {
       const data = { v: 1 as const, kind: 'check' as const, ...req, requestedAt: now() };
-      return reply(await queue.enqueue(data));
+      const outcome = await queue.enqueue(data);
+      if (!outcome.joined) onQueued(outcome.jobId, data);
+      return reply(outcome);
     },
     async status(req) {
       const data = { v: 1 as const, kind: 'status' as const, ...req, requestedAt: now() };

@@ -29,6 +29,8 @@ export interface JobQueue {
   readonly name: string;
   /** Throws `queue_unavailable` when Redis does not take the job in time. */
   enqueue(data: JobData): Promise<EnqueueOutcome>;
+  /** Whether Redis still holds the job (waiting, running, or kept after its end). */
+  exists(jobId: string): Promise<boolean>;
   /** Jobs waiting, delayed or running; throws when Redis is unreachable. */
   unfinishedCount(): Promise<number>;
   /** Jobs by state (waiting, active, delayed, ...), for the queue depth on /metrics. */
@@ -92,6 +94,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
         clearTimeout(timer);
       }
     },
+    exists: async (jobId) => (await queue.getJob(jobId)) !== undefined,
     async unfinishedCount() {
       const counts = await queue.getJobCounts(
         'waiting',

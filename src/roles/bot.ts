@@ -1,6 +1,7 @@
 import { commands as defaultCommands } from '../../commands/index.js';
 import { createBot } from '../bot/create-bot.js';
 import { createJobRequests, type JobRequests } from '../bot/job-requests.js';
+import { watchLostJobs } from '../bot/lost-jobs.js';
 import { DEFAULT_DIAGNOSE_LIMITS, limitDiagnoses } from '../commands/diagnose-limits.js';
 import type { DigestFeature } from '../digest/install.js';
 import { installOfflineAnalysis } from '../offline/install.js';
@@ -38,11 +39,17 @@ export async function startBot(
   });
   const limiter = createRateLimiter(redis, opts.queuePrefix);
   const limits = { ...DEFAULT_DIAGNOSE_LIMITS, ...tuning.diagnoseLimits };
-  const requests = limitDiagnoses(
-    createJobRequests(queue, createJobState(redis, opts.queuePrefix)),
-    limiter,
-    limits,
-  );
+  const state = createJobState(redis, opts.queuePrefix);
+  const plans = createPlanStore(redis, opts.queuePrefix);
+  const lost = watchLostJobs({
+    redis,
+    exists: queue.exists,
+    state,
+    plans,
+    chat: opts.chat,
+    logger: opts.logger,
+  });
+  const requests = limitDiagnoses(createJobRequests(queue, state, Date.now, lost.track), limiter, limits);
   // A worker in this process reports the depth from its own view of the queue.
   if (!features.hasWorker) opts.metrics?.watchQueue(queue.name, queue.counts);
   const remediation = installRemediation(remediationOptions(base, redis, (data) => queue.enqueue(data)));
@@ -56,7 +63,7 @@ export async function startBot(
     chat: opts.chat,
     doctor: base.doctor,
     jobs: requests,
-    plans: createPlanStore(redis, opts.queuePrefix),
+    plans,
     commands: opts.commands ?? defaultCommands,
     logger: opts.logger,
     digests: features.digests.service,
@@ -65,5 +72,12 @@ export async function startBot(
     ...(offline.onFiles ? { onFiles: offline.onFiles } : {}),
   });
   await bot.start();
-  return { queue, requests, stop: () => bot.stop() };
+  return {
+    queue,
+    requests,
+    stop: () => {
+      lost.stop();
+      return bot.stop();
+    },
+  };
 }

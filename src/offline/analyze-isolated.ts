@@ -17,13 +17,16 @@ export interface IsolatedAnalysisOptions {
 
 type ThreadAnswer = { ok: true; report: OfflineReport } | { ok: false; input: boolean; message: string };
 
+const TSX_LOADER = 'tsx/esm/api';
+
 /** The thread's entry: tsc's and esbuild's output hold analyze-thread.js beside this file; the sources run it through tsx. */
 function threadEntry(): { entry: URL | string; eval: boolean } {
   const js = new URL('./analyze-thread.js', import.meta.url);
   if (existsSync(fileURLToPath(js))) return { entry: js, eval: false };
   const ts = new URL('./analyze-thread.ts', import.meta.url).href;
-  // A worker takes no --import: the thread registers tsx's loader itself, then imports the entry.
-  const code = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(ts)}); })`;
+  // Only the sources (tests) get here: a worker takes no --import, so the thread registers tsx's
+  // loader (a dev dependency) itself, then imports the entry. The built code never reaches it.
+  const code = `import(${JSON.stringify(TSX_LOADER)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ts)}); })`;
   return { entry: code, eval: true };
 }
 

@@ -1,11 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-<<<<<<< ours
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-=======
->>>>>>> theirs
 import { diagnose } from '../diagnosis/diagnose.js';
 import { collectedRules, rules } from '../diagnosis/rules/index.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
@@ -27,12 +24,9 @@ import {
 } from './readers/index.js';
 import { ByteBudget } from './readers/limits.js';
 import { splitLines } from './readers/lines.js';
-<<<<<<< ours
 import { gunzipCounted } from './readers/read-entries.js';
-=======
 import { readHead } from './readers/sniff.js';
 import { hasBboltMagic } from './snapshot/bbolt-file.js';
->>>>>>> theirs
 import { buildTimeline } from './timeline.js';
 
 export type { TimelineEntry } from '../contracts/report-json.js';

@@ -170,7 +170,6 @@ describe('parseEnv', () => {
       error: expect.stringMatching(/^environment: PORT: /),
     });
   });
-<<<<<<< ours
   it('refuses a bearer token shorter than 32 characters, and says how to make one', () => {
     for (const name of ['MCP_TOKEN', 'ALERTMANAGER_TOKEN']) {
       expect(parseEnv({ [name]: 'x' })).toEqual({
@@ -180,7 +179,7 @@ describe('parseEnv', () => {
       expect(parseEnv({ [name]: 'a'.repeat(31) }).ok).toBe(false);
       expect(parseEnv({ [name]: 'a'.repeat(32) }).ok).toBe(true);
     }
-=======
+  });
 
   it('takes REDIS_SENTINELS with REDIS_SENTINEL_NAME over REDIS_URL, passwords hidden', () => {
     const parsed = parseEnv({
@@ -217,6 +216,5 @@ describe('parseEnv', () => {
       ok: false,
       error: expect.stringMatching(/REDIS_SENTINEL_NAME: REDIS_SENTINELS needs REDIS_SENTINEL_NAME/),
     });
->>>>>>> theirs
   });
 });

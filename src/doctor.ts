@@ -1,5 +1,8 @@
 import type { CheckDepth } from './contracts/check-depth.js';
 import { type ClusterClients, createClientPool } from './clients/cluster-clients.js';
+import { loadEtcdTls } from './clients/etcd-clients.js';
+import { createHttpGet } from './clients/http.js';
+import { type FirstScrapes, takeFirstScrapes } from './probes/first-scrapes.js';
 import type { ClusterConfig, ConfigFile } from './config/schema.js';
 import { diagnose } from './diagnosis/diagnose.js';
 import type { Rule } from './diagnosis/rule.js';
@@ -57,6 +60,14 @@ export interface Doctor {
   /** Throws `cluster_unknown` listing the known clusters. */
   cluster(name: string): ClusterConfig;
   run(name: string, depth: CheckDepth, opts?: RunOptions): Promise<DiagnosisReport>;
+  /**
+   * The first /metrics scrape of each configured member, for a diagnose run a metrics window later
+   * (pass it as `scrapes`): the digest's clusters wait out their windows holding only these, with
+   * their connections closed before this returns. Undefined when there is nothing to keep (no
+   * window, endpoints discovered through Kubernetes, TLS files unreadable, no member answered):
+   * the run then takes both scrapes itself.
+   */
+  firstScrapes(name: string): Promise<FirstScrapes | undefined>;
   close(): Promise<void>;
 }
 
@@ -117,6 +128,21 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       } finally {
         if (!ended) endObserving();
         pool.release(name, held);
+      }
+    },
+    async firstScrapes(name) {
+      const cluster = doctor.cluster(name);
+      if (!cluster.etcd.endpoints || deps.config.probes.metricsWindowMs <= 0) return undefined;
+      await loadModules(cluster, 'diagnose');
+      // An unreadable TLS file is the run's to report (config_invalid, naming the field).
+      const tls = await loadEtcdTls(cluster, deps).catch(() => null);
+      if (tls === null) return undefined;
+      const http = createHttpGet(tls);
+      try {
+        const { timeoutMs, metricsWindowMs: windowMs } = deps.config.probes;
+        return await takeFirstScrapes(cluster, { httpGet: http.get, now: Date.now }, { timeoutMs, windowMs });
+      } finally {
+        await http.close();
       }
     },
     close: () => pool.close(),

@@ -4,7 +4,7 @@ import { describeError } from '../errors.js';
 import type { DayTrends } from '../history/day-trends.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
 import type { MinuteHistory } from '../state/minute-history.js';
-import { clusterCostBytes, type MemoryBudget } from './memory-budget.js';
+import { clusterCostBytes, createMemoryBudget, type MemoryBudget, windowCostBytes } from './memory-budget.js';
 
 const DAY_MS = 24 * 3600_000;
 
@@ -21,9 +21,17 @@ export type PartOutcome =
   | { cluster: string; ok: false; reason: string };
 
 export interface ClusterDiagnosisDeps {
-  doctor: Pick<Doctor, 'run'> & Partial<Pick<Doctor, 'cluster'>>;
+  doctor: Pick<Doctor, 'run'> & Partial<Pick<Doctor, 'cluster' | 'firstScrapes'>>;
+  /** The runs in flight: each holds its cluster's channels, sockets and evidence. */
   budget: MemoryBudget;
+  /**
+   * Clusters from their first /metrics scrapes to the end of their run (each holds its kept
+   * scrapes while it waits out the window). Default: only `budget` bounds them.
+   */
+  windows?: MemoryBudget;
   now: () => number;
+  /** Waits out a metrics window (default setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
   /** The watch's minute history: a watched cluster's day comes from it, with one scrape per member. */
   minutes?: Pick<MinuteHistory, 'day'>;
   /** The watch's kept /metrics scrapes (state/watch-state.ts), read and never written by a digest. */
@@ -69,28 +77,59 @@ async function dayOf(deps: ClusterDiagnosisDeps, cluster: string): Promise<DayTr
 }
 
 /**
- * One cluster, inside the memory budget: its day of minute history if it is watched, then one
- * diagnosis. With a day of history the diagnosis scrapes each member's /metrics once (against the
- * watch's last kept scrape, or since-start) instead of twice around the metrics window.
+ * One cluster. A watched one (a day of minute history) is diagnosed on one scrape per member,
+ * against the watch's last kept scrape. An unwatched one takes its window's first scrapes first
+ * and waits the window out holding only those (a few kB a member, inside `windows`), then runs
+ * inside the memory budget: its channels and sockets are open only for the run itself, so many
+ * clusters' waits overlap while few hold connections (issue 29: a 3 s window held everything).
  */
 async function diagnoseOne(deps: ClusterDiagnosisDeps, cluster: string): Promise<PartOutcome> {
-  return deps.budget.run(clusterCostBytes(membersOf(deps, cluster)), async (): Promise<PartOutcome> => {
+  const members = membersOf(deps, cluster);
+  const gate = deps.windows ?? OPEN;
+  return gate.run(windowCostBytes(members), async (): Promise<PartOutcome> => {
     try {
       const day = await dayOf(deps, cluster);
-      const scrapes = day ? readOnly(deps.watchScrapes?.(cluster)) : undefined;
-      // Once a day per cluster: do not keep hundreds of clusters' connections open in between.
-      const report = await deps.doctor.run(cluster, 'diagnose', {
-        keepClients: false,
-        ...(scrapes ? { scrapes } : {}),
-        ...(day ? { dayOfChecks: day } : {}),
-      });
-      // A healthy cluster gets one line: its report is compacted at once, not after the part.
-      const kept = report.status === 'healthy' ? compactReport(report) : report;
-      return { cluster, ok: true, report: kept, ...(day ? { day } : {}) };
+      const scrapes = day ? readOnly(deps.watchScrapes?.(cluster)) : await waitOutWindow(deps, cluster);
+      return await deps.budget.run(clusterCostBytes(members), () => runOne(deps, cluster, day, scrapes));
     } catch (err) {
       return { cluster, ok: false, reason: describeError(err) };
     }
   });
+}
+
+/** No bound: `budget` alone decides (callers that pass no `windows`). */
+const OPEN = createMemoryBudget(Number.POSITIVE_INFINITY);
+
+/** The first scrapes of an unwatched cluster, once its window is over; undefined: the run scrapes twice itself. */
+async function waitOutWindow(deps: ClusterDiagnosisDeps, cluster: string): Promise<ScrapeMemory | undefined> {
+  const first = await deps.doctor.firstScrapes?.(cluster).catch(() => undefined);
+  if (!first) return undefined;
+  const waitMs = first.readyAtMs - Date.now();
+  if (waitMs > 0) await (deps.sleep ?? sleepMs)(waitMs);
+  return first;
+}
+
+const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function runOne(
+  deps: ClusterDiagnosisDeps,
+  cluster: string,
+  day: DayTrends | undefined,
+  scrapes: ScrapeMemory | undefined,
+): Promise<PartOutcome> {
+  try {
+    // Once a day per cluster: do not keep hundreds of clusters' connections open in between.
+    const report = await deps.doctor.run(cluster, 'diagnose', {
+      keepClients: false,
+      ...(scrapes ? { scrapes } : {}),
+      ...(day ? { dayOfChecks: day } : {}),
+    });
+    // A healthy cluster gets one line: its report is compacted at once, not after the part.
+    const kept = report.status === 'healthy' ? compactReport(report) : report;
+    return { cluster, ok: true, report: kept, ...(day ? { day } : {}) };
+  } catch (err) {
+    return { cluster, ok: false, reason: describeError(err) };
+  }
 }
 
 /** The configured member count (endpoints); 3 when they are discovered or the cluster is unknown (run() says so). */

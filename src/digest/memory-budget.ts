@@ -15,13 +15,14 @@ export interface MemoryBudget {
 }
 
 /**
- * What one member costs while its cluster is diagnosed with `keepClients: false`: its gRPC channel
- * (http2 session, grpc-js subchannel and call state), its HTTP agent socket, the /metrics lines
- * the filter keeps and the parsed snapshots, and its share of the report. bench/digest-memory.ts
- * (100 3-member clusters on one lab at once, at load 11-15) measured 218-393 KiB of heap and
- * 289-604 KiB of RSS per member over idle: an estimate near the heap's high end.
+ * What one member costs while its cluster's run is in flight with `keepClients: false`: its gRPC
+ * channels (http2 session, grpc-js subchannel and call state), its HTTP agent socket, the /metrics
+ * lines the filter keeps and the parsed snapshots, and its share of the report. A run no longer
+ * holds them through the metrics window (its first scrapes are taken before it, WINDOW_*), so it
+ * holds them for its probes alone. bench/digest-memory.ts (100 3-member clusters' runs at once on
+ * one lab, load 11) measured 301 KiB of heap and 260 KiB of RSS per member over the waiting figures.
  */
-export const MEMBER_COST_BYTES = 384 * 1024;
+export const MEMBER_COST_BYTES = 320 * 1024;
 /** A cluster's own share (clients' pool entry, evidence, rules, history writes, its day of minute history). */
 export const CLUSTER_COST_BYTES = 128 * 1024;
 
@@ -31,14 +32,52 @@ export function clusterCostBytes(members: number): number {
 }
 
 /**
+ * What one member's kept first scrape costs while its cluster waits out the metrics window
+ * (probes/first-scrapes.ts): the parsed snapshot is ~6.5 KiB of heap (2,000 parses of an etcd
+ * 3.4 page, measured after a GC; bench/digest-memory.ts: 6 KiB a member with 100 clusters waiting),
+ * with its map entry and the waiting promise around it.
+ */
+export const WINDOW_MEMBER_COST_BYTES = 8 * 1024;
+/** A waiting cluster's own share: its closure, timer and day of minute history when watched. */
+export const WINDOW_CLUSTER_COST_BYTES = 8 * 1024;
+
+/** The estimated bytes one cluster of `members` holds from its first scrapes to its run. */
+export function windowCostBytes(members: number): number {
+  return WINDOW_CLUSTER_COST_BYTES + Math.max(1, members) * WINDOW_MEMBER_COST_BYTES;
+}
+
+/**
+ * The default ceiling on what the digest's clusters in flight hold: whatever the heap, a digest
+ * needs no more (a laptop's default heap of several GiB must not mean a digest of a GiB).
+ */
+export const MAX_DEFAULT_BUDGET_BYTES = 64 * 1024 * 1024;
+
+/**
  * The default budget: a sixth of the V8 heap limit (`--max-old-space-size`; 256 MiB in the
- * worker Deployment gives about 43 MiB, 34 clusters of 3 members at once), the rest left to the
- * worker's other jobs, the digest's results and garbage not yet collected. A quarter (51 at once)
- * peaked at 274 MiB RSS on the 1,000-cluster bench from an idle 149 MiB, over the 256 MiB goal;
- * the digest is CPU-bound there, so fewer at once costs little time.
+ * worker Deployment gives about 43 MiB), at most MAX_DEFAULT_BUDGET_BYTES; the rest is left to the
+ * worker's other jobs, the digest's results and garbage not yet collected.
  */
 export function defaultBudgetBytes(heapLimitBytes = getHeapStatistics().heap_size_limit): number {
-  return Math.max(16 * 1024 * 1024, Math.floor(heapLimitBytes / 6));
+  return Math.min(MAX_DEFAULT_BUDGET_BYTES, Math.max(16 * 1024 * 1024, Math.floor(heapLimitBytes / 6)));
+}
+
+/** The digest's two budgets in one process: runs in flight, and clusters waiting out their windows. */
+export interface DigestBudgets {
+  runs: MemoryBudget;
+  windows: MemoryBudget;
+}
+
+/**
+ * Splits `totalBytes`: a quarter for clusters waiting out their windows (each holds its kept
+ * scrapes), the rest for runs. Two budgets, not one: a run never waits behind a window that waits
+ * for it, and the windows' share lets hundreds of clusters wait at once while few hold connections.
+ */
+export function createDigestBudgets(totalBytes: number, maxRuns = Number.POSITIVE_INFINITY): DigestBudgets {
+  const windowBytes = Math.floor(totalBytes / 4);
+  return {
+    runs: createMemoryBudget(totalBytes - windowBytes, maxRuns),
+    windows: createMemoryBudget(windowBytes),
+  };
 }
 
 export function createMemoryBudget(budgetBytes: number, maxRuns = Number.POSITIVE_INFINITY): MemoryBudget {

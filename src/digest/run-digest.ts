@@ -19,15 +19,18 @@ import {
   MAX_THREAD_REPORTS,
   type PartOutcome,
 } from './diagnose-clusters.js';
-import { createMemoryBudget, defaultBudgetBytes, type MemoryBudget } from './memory-budget.js';
+import { createDigestBudgets, defaultBudgetBytes, type MemoryBudget } from './memory-budget.js';
 import type { MinuteHistory } from '../state/minute-history.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
 import { formatTimeOfDay } from './schedule.js';
 import type { Subscription, SubscriptionStore } from '../state/subscriptions.js';
 
 export interface DigestRunnerDeps {
-  /** A Doctor that records every diagnosis in `history` (withHistory); `cluster` gives member counts for the budget. */
-  doctor: Pick<Doctor, 'run' | 'clusterNames'> & Partial<Pick<Doctor, 'cluster'>>;
+  /**
+   * A Doctor that records every diagnosis in `history` (withHistory); `cluster` gives member counts
+   * for the budget, `firstScrapes` lets unwatched clusters wait out their windows without connections.
+   */
+  doctor: Pick<Doctor, 'run' | 'clusterNames'> & Partial<Pick<Doctor, 'cluster' | 'firstScrapes'>>;
   history: Pick<HistoryStore, 'samples'>;
   subscriptions: Pick<SubscriptionStore, 'get' | 'claimSlot' | 'markSent' | 'releaseSlot'>;
   chat: Pick<ChatAdapter, 'post'>;
@@ -43,7 +46,7 @@ export interface DigestRunnerDeps {
   concurrency?: number;
   /**
    * Bytes the clusters diagnosed at once may hold, in this process (every digest and `digest-part`
-   * job shares it; memory-budget.ts). Default: a sixth of the V8 heap limit.
+   * job shares it; memory-budget.ts). Default: a sixth of the V8 heap limit, at most 64 MiB.
    */
   memoryBudgetBytes?: number;
   /** The budget itself, when the caller shares one (tests watch it). */
@@ -168,15 +171,15 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
 
 /** What each cluster's diagnosis needs; the budget is this runner's (one per worker process). */
 function clusterDiagnosisDeps(deps: DigestRunnerDeps): ClusterDiagnosisDeps {
+  const budgets = createDigestBudgets(
+    deps.memoryBudgetBytes ?? defaultBudgetBytes(),
+    deps.concurrency ?? Number.POSITIVE_INFINITY,
+  );
   return {
     doctor: deps.doctor,
     now: deps.now,
-    budget:
-      deps.budget ??
-      createMemoryBudget(
-        deps.memoryBudgetBytes ?? defaultBudgetBytes(),
-        deps.concurrency ?? Number.POSITIVE_INFINITY,
-      ),
+    budget: deps.budget ?? budgets.runs,
+    windows: budgets.windows,
     ...(deps.minutes ? { minutes: deps.minutes } : {}),
     ...(deps.watchScrapes ? { watchScrapes: deps.watchScrapes } : {}),
   };

@@ -231,14 +231,18 @@ function electionOutcome(election: ElectionEvidence): Outcome<null> {
 }
 
 function initialTarget(cluster: ClusterConfig, endpoint: string, index: number): MemberTarget {
-  const metricsUrl = cluster.etcd.metricsUrls?.[index] ?? `${endpoint.replace(/\/+$/, '')}/metrics`;
   return {
     name: hostOf(endpoint),
     endpoint,
-    metricsUrl: withMetricsPath(metricsUrl),
+    metricsUrl: metricsUrlOf(cluster, endpoint, index),
     id: undefined,
     ...(Number.isFinite(index) ? { endpointIndex: index } : {}),
   };
+}
+
+/** The /metrics URL of the configured member at `index` (its `metricsUrls` entry, else its client URL's). */
+export function metricsUrlOf(cluster: ClusterConfig, endpoint: string, index: number): string {
+  return withMetricsPath(cluster.etcd.metricsUrls?.[index] ?? `${endpoint.replace(/\/+$/, '')}/metrics`);
 }
 
 /** `http://127.0.0.1:2381` means its /metrics; a URL with a path is taken as given. */
@@ -347,8 +351,9 @@ function memberContext(target: MemberTarget, opts: CollectOptions): MemberProbeC
     sleep: opts.sleep,
     metricsWindowMs: opts.metricsWindowMs,
     ...(opts.scrapes ? { scrapes: opts.scrapes } : {}),
-    // A watch check is cheap by design: few clock samples, as on a busy digest.
-    clockSamples: opts.busy || opts.scrapes ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
+    // A watch check is cheap by design: few clock samples, as on a busy digest. The digest's first
+    // scrapes change only where the window starts, not the clock's samples.
+    clockSamples: opts.busy || (opts.scrapes && !opts.scrapes.firstScrapes) ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
   };
 }
 

@@ -12,6 +12,12 @@ export interface ScrapeMemory {
   /** The scrape kept for this /metrics URL, if any. */
   previous(metricsUrl: string): Promise<EtcdMetricsSnapshot | undefined>;
   keep(metricsUrl: string, snapshot: EtcdMetricsSnapshot): Promise<void>;
+  /**
+   * The kept scrapes are the first of this run's own metrics window, taken a window before it (the
+   * digest's, digest/diagnose-clusters.ts): the run scrapes once more and widens a thin window as the
+   * two-scrape path does, and a member without a kept scrape is scraped twice around the window.
+   */
+  firstScrapes?: boolean;
 }
 
 /** What a per-member probe gets: the member, its own clients, and injected I/O. */

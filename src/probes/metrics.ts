@@ -1,3 +1,4 @@
+import type { HttpGet } from '../clients/http.js';
 import type { MetricsData } from './evidence.js';
 import {
   compareSnapshots,
@@ -36,8 +37,17 @@ export function createMetricsProbe(
     // A widened window (at most WIDEN_WINDOW_MAX_MS from the first scrape) adds one scrape's deadline.
     timeoutMs: 3 * timeoutMs + Math.max(windowMs, WIDEN_WINDOW_MAX_MS),
     async collect(ctx, signal) {
+      // The digest took the window's first scrape before the run (digest/diagnose-clusters.ts): the
+      // run scrapes once more and judges the window as the two-scrape path below does.
+      const kept = ctx.scrapes?.firstScrapes ? await ctx.scrapes.previous(ctx.target.metricsUrl) : undefined;
+      if (kept) {
+        const second = await scrape(ctx, signal, timeoutMs);
+        return widened(ctx, signal, timeoutMs, kept, compareSnapshots(kept, second));
+      }
       const first = await scrape(ctx, signal, timeoutMs);
-      if (ctx.scrapes) return againstPrevious(ctx, ctx.scrapes, first);
+      // A member without a first scrape (discovered by the member list, or its first GET failed)
+      // is scraped twice around the window in the run, as without a digest.
+      if (ctx.scrapes && !ctx.scrapes.firstScrapes) return againstPrevious(ctx, ctx.scrapes, first);
       if (ctx.metricsWindowMs <= 0) return compareSnapshots(undefined, first);
       await ctx.sleep(ctx.metricsWindowMs, signal);
       const second = await scrape(ctx, signal, timeoutMs);
@@ -99,18 +109,26 @@ async function againstPrevious(
   return compareSnapshots(usable, now);
 }
 
-/** Each scrape has its own deadline, so a hung member fails in `timeoutMs`, not `2 × timeoutMs + window`. */
-async function scrape(
-  ctx: MemberProbeContext,
+function scrape(ctx: MemberProbeContext, signal: AbortSignal, timeoutMs: number): Promise<EtcdMetricsSnapshot> {
+  return scrapeMetrics({ httpGet: ctx.httpGet, now: ctx.now }, ctx.target.metricsUrl, signal, timeoutMs);
+}
+
+/**
+ * One GET of a member's /metrics, read into the numbers the rules use. Each scrape has its own
+ * deadline, so a hung member fails in `timeoutMs`, not `2 × timeoutMs + window`.
+ */
+export async function scrapeMetrics(
+  io: { httpGet: HttpGet; now: () => number },
+  metricsUrl: string,
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<EtcdMetricsSnapshot> {
   const deadline = deadlineSignal(timeoutMs);
-  let res: Awaited<ReturnType<typeof ctx.httpGet>>;
+  let res: Awaited<ReturnType<HttpGet>>;
   // Only the lines the rules read are kept, as they arrive.
   const filter = createMetricsLineFilter();
   try {
-    res = await ctx.httpGet(ctx.target.metricsUrl, AbortSignal.any([signal, deadline.signal]), {
+    res = await io.httpGet(metricsUrl, AbortSignal.any([signal, deadline.signal]), {
       onLine: filter.line,
     });
   } catch (err) {
@@ -127,7 +145,7 @@ async function scrape(
     );
   }
   if (res.status !== 200) throw new ProbeError('error', `answered /metrics with HTTP ${res.status}`);
-  const parsed = filter.parse(ctx.now());
+  const parsed = filter.parse(io.now());
   if (!parsed.ok)
     throw new ProbeError('error', `sent /metrics that are not Prometheus text: ${parsed.error}`);
   return parsed.snapshot;

@@ -1,8 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   clusterCostBytes,
+  createDigestBudgets,
   createMemoryBudget,
   defaultBudgetBytes,
+  windowCostBytes,
 } from '../../../src/digest/memory-budget.js';
 
 /** A run that ends when the test says so. */
@@ -76,8 +78,31 @@ describe('the digest memory budget', () => {
     expect(most).toBe(2);
   });
 
-  it('defaults to a sixth of the heap limit, and costs grow with members', () => {
+  it('defaults to a sixth of the heap limit, never above 64 MiB however big the heap, and costs grow with members', () => {
     expect(defaultBudgetBytes(256 * 1024 * 1024)).toBe(Math.floor((256 * 1024 * 1024) / 6));
+    // A laptop's default heap (a quarter of 24 GiB, or 4 GiB): the same 64 MiB.
+    expect(defaultBudgetBytes(4096 * 1024 * 1024)).toBe(64 * 1024 * 1024);
+    expect(defaultBudgetBytes(6 * 1024 ** 3)).toBe(64 * 1024 * 1024);
     expect(clusterCostBytes(5)).toBeGreaterThan(clusterCostBytes(3));
+    // A cluster waiting out its window holds its kept scrapes only: far less than a run.
+    expect(windowCostBytes(3) * 10).toBeLessThan(clusterCostBytes(3));
+  });
+
+  it('splits the digest budget: waiting clusters never take the room runs need, and a run never waits on a window', async () => {
+    const { runs, windows } = createDigestBudgets(4 * 1000, 1000);
+    expect(windows.budgetBytes).toBe(1000);
+    expect(runs.budgetBytes).toBe(3000);
+    // Windows full: a run still starts at once.
+    let release: () => void = () => undefined;
+    const held = windows.run(
+      1000,
+      () =>
+        new Promise<void>((r) => {
+          release = r;
+        }),
+    );
+    await expect(runs.run(3000, async () => 'ran')).resolves.toBe('ran');
+    release();
+    await held;
   });
 });

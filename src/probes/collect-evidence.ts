@@ -22,7 +22,7 @@ import type {
   ProbeRecord,
 } from './evidence.js';
 import { skipped } from './outcome.js';
-import type { MemberProbeContext, ScrapeMemory } from './member-context.js';
+import type { ClockMemory, MemberProbeContext, ScrapeMemory } from './member-context.js';
 import { createMemberHealthProbe } from './member-health.js';
 import { hostOf, normalizeUrl, pathOf, sameUrl, toHexId } from './member-ids.js';
 import { createMemberListProbe } from './member-list.js';
@@ -55,6 +55,8 @@ export interface CollectOptions {
   etcdPath?: string;
   /** etcd-doctor already probes the same hosts from other runs: send fewer clock samples. */
   busy?: boolean;
+  /** A watch check's memory of the members' last clock readings (clock.ts). */
+  clockMemory?: ClockMemory;
   /** Injected for tests of the classification; default checkAccess (DNS, TCP, TLS, GET /version). */
   checkAccess?: (opts: AccessCheckOptions) => Promise<AccessProblem | undefined>;
 }
@@ -75,6 +77,11 @@ export const ACCESS_CHECK_TIMEOUT_MS = 1500;
 export const FIXED_REQUESTS_PER_MEMBER = 5;
 export const MAX_REQUESTS_PER_MEMBER = FIXED_REQUESTS_PER_MEMBER + MAX_SAMPLES;
 export const BUSY_CLOCK_SAMPLES = 4;
+/**
+ * A watch check asks MemberList of one member, and of the others only when it fails or has not
+ * answered in this long: two RPCs fewer every interval, for at most this delay behind a hung member.
+ */
+export const WATCH_HEDGE_MS = 250;
 
 type MemberProbes = ReturnType<typeof memberProbes>;
 
@@ -118,7 +125,10 @@ async function collect(opts: CollectOptions): Promise<Evidence> {
   const records: ProbeRecord[] = [];
   // A member list read moments ago (the warm path) is reused, not probed: one probe fewer, or the
   // progress would end at 13 of 14.
-  let total = countProbes(opts.depth, opts.cluster.etcd.endpoints.length) - (opts.recentMemberList ? 1 : 0);
+  let total =
+    countProbes(opts.depth, opts.cluster.etcd.endpoints.length) -
+    (opts.recentMemberList ? 1 : 0) -
+    (opts.depth !== 'health' && isWatchCheck(opts) ? 1 : 0);
   const record = (name: string, outcome: Outcome<unknown>): ProbeRecord => {
     const probe = {
       name,
@@ -130,7 +140,12 @@ async function collect(opts: CollectOptions): Promise<Evidence> {
     opts.onProgress?.({ done: records.length, total, probe });
     return probe;
   };
-  const clusterCtx: ClusterProbeContext = { clients: opts.clients, httpGet: opts.httpGet, now: opts.now };
+  const clusterCtx: ClusterProbeContext = {
+    clients: opts.clients,
+    httpGet: opts.httpGet,
+    now: opts.now,
+    ...(isWatchCheck(opts) ? { hedgeMs: WATCH_HEDGE_MS } : {}),
+  };
   const runCluster = async <T>(probe: Probe<ClusterProbeContext, T>) => {
     const outcome = await runProbe(probe, clusterCtx, {
       subject: `cluster ${opts.cluster.name}`,
@@ -147,9 +162,11 @@ async function collect(opts: CollectOptions): Promise<Evidence> {
   const memberListP = opts.recentMemberList
     ? Promise.resolve(opts.recentMemberList)
     : runCluster(createMemberListProbe(opts.timeoutMs));
-  // A quick health check reads alarms from Status (each member appends its active alarms to
-  // `errors`, KB §1.5) instead of a separate Alarm RPC; diagnose asks Alarm itself.
-  const alarmsP = opts.depth === 'health' ? undefined : runCluster(createAlarmsProbe(opts.timeoutMs));
+  // A quick health check, and a watch check every interval, read alarms from Status (each member
+  // appends the cluster's active alarms to `errors`, KB §1.5) instead of an Alarm RPC to every
+  // member; diagnose asks Alarm itself.
+  const alarmsP =
+    opts.depth === 'health' || isWatchCheck(opts) ? undefined : runCluster(createAlarmsProbe(opts.timeoutMs));
   // Name members (etcd-2) as soon as the list arrives, while their own probes still run.
   void memberListP.then((list) => {
     for (const target of configured) nameFromList(target, list);
@@ -353,8 +370,14 @@ function memberContext(target: MemberTarget, opts: CollectOptions): MemberProbeC
     ...(opts.scrapes ? { scrapes: opts.scrapes } : {}),
     // A watch check is cheap by design: few clock samples, as on a busy digest. The digest's first
     // scrapes change only where the window starts, not the clock's samples.
-    clockSamples: opts.busy || (opts.scrapes && !opts.scrapes.firstScrapes) ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
+    clockSamples: opts.busy || isWatchCheck(opts) ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
+    ...(opts.clockMemory && isWatchCheck(opts) ? { clockMemory: opts.clockMemory } : {}),
   };
+}
+
+/** A watch check: one scrape against the previous check's (not a digest's first scrapes). */
+function isWatchCheck(opts: CollectOptions): boolean {
+  return opts.scrapes !== undefined && !opts.scrapes.firstScrapes;
 }
 
 function checkMemberAccess(target: MemberTarget, opts: CollectOptions): Promise<AccessProblem | undefined> {

@@ -17,8 +17,11 @@ export function createMemberListProbe(timeoutMs: number): Probe<ClusterProbeCont
     timeoutMs,
     async collect(ctx) {
       const endpoints = ctx.clients.members.map((m) => m.endpoint);
-      const res = await firstAnswer(endpoints, (endpoint) =>
-        ctx.clients.forEndpoint(endpoint).maintenance.cluster.memberList({}, deadline(ctx.now, timeoutMs)),
+      const res = await firstAnswer(
+        endpoints,
+        (endpoint) =>
+          ctx.clients.forEndpoint(endpoint).maintenance.cluster.memberList({}, deadline(ctx.now, timeoutMs)),
+        ctx.hedgeMs,
       );
       return res.members.map((m) => ({
         id: toHexId(m.ID),

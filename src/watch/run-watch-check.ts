@@ -13,11 +13,28 @@ const KEEP_INTERVALS = 3;
 const KEEP_GRACE_MS = 60_000;
 /**
  * A cluster checked this often keeps its gRPC channels and HTTP agent open between checks (the
- * next check is warm); one checked less often closes them after each check. Measured with 200
- * clusters at 60 s in one compiled worker (bench/watch-fleet.ts, docs/BENCHMARKS.md): the kept
- * clients were most of the peak RSS, and reopening them once a minute costs little CPU.
+ * next check is warm) however many are watched.
  */
 export const KEEP_CLIENTS_UNDER_S = 30;
+/**
+ * Up to this many watched clusters per worker process keep their connections between checks
+ * whatever their interval; the others open and close them each check. bench/watch-check.ts: a kept
+ * cluster costs ~240 KiB of RSS (200 kept: +48 MiB) and saves about a quarter of a check's CPU
+ * (the channels' set-up, an untimed warm-up read per member, the TCP connects). 250 keeps the
+ * worker's RSS within the Deployment's limit with room for a digest.
+ */
+export const KEPT_CLUSTERS_MAX = 250;
+
+/** Which clusters keep their connections: the first KEPT_CLUSTERS_MAX checked in this process, and every fast one. */
+function keptClusters(max: number): (cluster: string, intervalSeconds: number) => boolean {
+  const kept = new Set<string>();
+  return (cluster, intervalSeconds) => {
+    if (intervalSeconds < KEEP_CLIENTS_UNDER_S || kept.has(cluster)) return true;
+    if (kept.size >= max) return false;
+    kept.add(cluster);
+    return true;
+  };
+}
 
 /** What an incident needs of a check besides its report. */
 export interface CheckContext {
@@ -40,6 +57,8 @@ export interface WatchCheckDeps {
     context: CheckContext,
   ) => Promise<unknown>;
   logger: Logger;
+  /** Default KEPT_CLUSTERS_MAX. */
+  keptClustersMax?: number;
 }
 
 /**
@@ -48,11 +67,12 @@ export interface WatchCheckDeps {
  * and its outcome kept for `/etcd watch`. Returns the outcome, which BullMQ keeps as the job's result.
  */
 export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promise<LastCheck> {
+  const keep = keptClusters(deps.keptClustersMax ?? KEPT_CLUSTERS_MAX);
   return async (job) => {
     const ttlMs = job.intervalSeconds * 1000 * KEEP_INTERVALS + KEEP_GRACE_MS;
     let evidence: Evidence | undefined;
     const report = await deps.doctor.run(job.cluster, 'diagnose', {
-      keepClients: job.intervalSeconds < KEEP_CLIENTS_UNDER_S,
+      keepClients: keep(job.cluster, job.intervalSeconds),
       scrapes: deps.state.scrapes(job.cluster, ttlMs),
       onEvidence: (e) => {
         evidence = e;

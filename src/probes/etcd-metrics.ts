@@ -185,7 +185,7 @@ export function createMetricsLineFilter(): MetricsLineFilter {
       if (blank) return { ok: false, error: 'the body is empty' };
       if (bad) return { ok: false, error: `line ${bad.index} reads ${clip(bad.line)}` };
       if (!anyEtcd) return { ok: false, error: `no etcd_* metric among its ${names.size} metric names` };
-      const read = readSamples(kept);
+      const read = readKeptLines(kept);
       return read.ok ? snapshotOf(read.samples, scrapedAtMs) : read;
     },
   };
@@ -393,8 +393,169 @@ const READ_NAMES = new Set([
   'etcd_server_id',
 ]);
 
-/** The kept lines (filtered and checked by createMetricsLineFilter) as samples by name. */
-function readSamples(kept: string[]): { ok: true; samples: Samples } | { ok: false; error: string } {
+type ReadResult = { ok: true; samples: Samples } | { ok: false; error: string };
+
+/**
+ * The reference reading, kept to check the streaming one against (test/unit/probes): every line of
+ * the page through parse-prometheus-text-format, comments left out (see above), then the same
+ * snapshot. A page costs ~4 ms this way against well under 1 ms streamed and filtered.
+ */
+export function parseEtcdMetricsReference(text: string, scrapedAtMs: number): ParseEtcdMetricsResult {
+  const lines = text.split('\n').filter((l) => !l.trim().startsWith('#'));
+  const read = readWithLibrary(lines);
+  return read.ok ? snapshotOf(read.samples, scrapedAtMs) : read;
+}
+
+/**
+ * The kept lines (filtered and checked by createMetricsLineFilter) as samples by name, read
+ * directly: the same samples parse-prometheus-text-format gives for them (readWithLibrary, the
+ * reference), without its family objects. Its rules, kept: a line is trimmed; consecutive samples
+ * of one name with the same labels are one sample (the last value wins); an invalid line is named
+ * before any bad value.
+ */
+function readKeptLines(kept: string[]): ReadResult {
+  const samples = new Map<string, Sample[]>();
+  let badValue: { name: string; value: string } | undefined;
+  let runName = '';
+  let run: Sample[] = [];
+  for (const raw of kept) {
+    const line = raw.trim();
+    const parsed = parseSampleLine(line);
+    if (!parsed) return { ok: false, error: `invalid line ${clip(line)}` };
+    const value = parseFloatText(parsed.value);
+    if (value === undefined) {
+      badValue ??= { name: parsed.name, value: parsed.value };
+      continue;
+    }
+    if (parsed.name !== runName) {
+      runName = parsed.name;
+      run = [];
+    }
+    const last = run.at(-1);
+    if (last && sameLabels(last.labels, parsed.labels)) {
+      last.value = value;
+      continue;
+    }
+    const sample = { labels: parsed.labels, value };
+    run.push(sample);
+    const list = samples.get(parsed.name);
+    if (list) list.push(sample);
+    else samples.set(parsed.name, [sample]);
+  }
+  if (badValue) return { ok: false, error: `${badValue.name} has the value ${clip(badValue.value)}` };
+  return { ok: true, samples };
+}
+
+function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
+
+/** parseSampleLine's states (parse-prometheus-text-format 1.1.1), in its order. */
+enum At {
+  Name,
+  StartOfLabelName,
+  EndOfName,
+  Value,
+  EndOfLabels,
+  LabelName,
+  LabelValueQuote,
+  LabelValueEquals,
+  LabelValue,
+  LabelValueSlash,
+  NextLabel,
+  Timestamp,
+}
+
+/**
+ * One sample line exactly as parse-prometheus-text-format 1.1.1's parseSampleLine reads it (its
+ * state machine, ported), so the direct reading gives the reference's samples for any kept line:
+ * undefined where it throws InvalidLineError; the timestamp is read past and ignored.
+ */
+function parseSampleLine(
+  line: string,
+): { name: string; labels: Record<string, string>; value: string } | undefined {
+  let name = '';
+  let labelName = '';
+  let labelValue = '';
+  let value = '';
+  const labels: Record<string, string> = {};
+  let state = At.Name;
+  for (const c of line) {
+    const blank = c === ' ' || c === '\t';
+    switch (state) {
+      case At.Name:
+        if (c === '{') state = At.StartOfLabelName;
+        else if (blank) state = At.EndOfName;
+        else name += c;
+        break;
+      case At.EndOfName:
+        if (blank) break;
+        if (c === '{') state = At.StartOfLabelName;
+        else {
+          value += c;
+          state = At.Value;
+        }
+        break;
+      case At.StartOfLabelName:
+        if (blank) break;
+        if (c === '}') state = At.EndOfLabels;
+        else {
+          labelName += c;
+          state = At.LabelName;
+        }
+        break;
+      case At.LabelName:
+        if (c === '=') state = At.LabelValueQuote;
+        else if (c === '}') state = At.EndOfLabels;
+        else if (blank) state = At.LabelValueEquals;
+        else labelName += c;
+        break;
+      case At.LabelValueEquals:
+        if (c === '=') state = At.LabelValueQuote;
+        else if (!blank) return undefined;
+        break;
+      case At.LabelValueQuote:
+        if (c === '"') state = At.LabelValue;
+        else if (!blank) return undefined;
+        break;
+      case At.LabelValue:
+        if (c === '\\') state = At.LabelValueSlash;
+        else if (c === '"') {
+          labels[labelName] = labelValue;
+          labelName = '';
+          labelValue = '';
+          state = At.NextLabel;
+        } else labelValue += c;
+        break;
+      case At.LabelValueSlash:
+        state = At.LabelValue;
+        labelValue += c === '\\' ? '\\' : c === 'n' ? '\n' : c === '"' ? '"' : `\\${c}`;
+        break;
+      case At.NextLabel:
+        if (c === ',') state = At.LabelName;
+        else if (c === '}') state = At.EndOfLabels;
+        else if (!blank) return undefined;
+        break;
+      case At.EndOfLabels:
+        if (!blank) {
+          value += c;
+          state = At.Value;
+        }
+        break;
+      case At.Value:
+        if (blank) state = At.Timestamp;
+        else value += c;
+        break;
+      case At.Timestamp:
+        break;
+    }
+  }
+  return { name, labels, value };
+}
+
+/** The lines as samples by name, through parse-prometheus-text-format (the reference reading). */
+function readWithLibrary(kept: string[]): ReadResult {
   let families: parsePrometheusTextFormat.MetricFamily[];
   try {
     // Only the lines read below, and no comments: no TYPE line folds a histogram (see above).

@@ -109,7 +109,11 @@ async function againstPrevious(
   return compareSnapshots(usable, now);
 }
 
-function scrape(ctx: MemberProbeContext, signal: AbortSignal, timeoutMs: number): Promise<EtcdMetricsSnapshot> {
+function scrape(
+  ctx: MemberProbeContext,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<EtcdMetricsSnapshot> {
   return scrapeMetrics({ httpGet: ctx.httpGet, now: ctx.now }, ctx.target.metricsUrl, signal, timeoutMs);
 }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { type DayTrends, foldDayText } from '../history/day-trends.js';
 import { type MinuteSample, minuteSampleSchema, rollUp } from '../history/minute-sample.js';
 
@@ -7,8 +7,12 @@ import { type MinuteSample, minuteSampleSchema, rollUp } from '../history/minute
  * 5-minute roll-ups for two weeks (and hourly ones for a day, which the digest's day reads). The digest's 30-day history (history-store.ts) keeps one
  * diagnosis summary per run; this one keeps what a chart or a "since when" needs.
  */
+/** Commands another store adds to a MULTI of this one, so a watch check writes in one round trip. */
+export type RedisWrites = (multi: ChainableCommander) => void;
+
 export interface MinuteHistory {
-  record(cluster: string, sample: MinuteSample): Promise<void>;
+  /** `also`: another store's writes, in the same MULTI. */
+  record(cluster: string, sample: MinuteSample, also?: RedisWrites): Promise<void>;
   /** Full-resolution samples at or after `sinceMs`, oldest first (at most the last day). */
   samples(cluster: string, sinceMs: number, untilMs?: number): Promise<MinuteSample[]>;
   /** 5-minute roll-ups whose period starts at or after `sinceMs`, oldest first. */
@@ -85,7 +89,7 @@ export function createMinuteHistory(
     return folded;
   };
   const history: MinuteHistory = {
-    async record(cluster, sample) {
+    async record(cluster, sample, also) {
       const period = sample.t - (sample.t % retention.rollupPeriodMs);
       const hour = sample.t - (sample.t % HOUR);
       const [[previous], hourBefore] = await Promise.all([
@@ -95,8 +99,9 @@ export function createMinuteHistory(
       const rollup = rollUp(previous, sample, period);
       const hourRollup = rollUp(hourBefore, sample, hour);
       const at = now();
-      await redis
-        .multi()
+      const multi = redis.multi();
+      also?.(multi);
+      await multi
         .zadd(full(cluster), sample.t, JSON.stringify(sample))
         .zremrangebyscore(full(cluster), '-inf', `(${at - retention.fullMs}`)
         .zremrangebyrank(full(cluster), 0, -(retention.maxSamples + 1))

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { EtcdMetricsSnapshot } from '../probes/etcd-metrics.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
+import type { RedisWrites } from './minute-history.js';
 
 /** The last check of a watched cluster, for `/etcd watch` and the terminal view. */
 export const lastCheckSchema = z.strictObject({
@@ -26,14 +27,59 @@ export type LastCheck = z.infer<typeof lastCheckSchema>;
  */
 export interface WatchState {
   scrapes(cluster: string, ttlMs: number): ScrapeMemory;
+  /**
+   * A check's state in one round trip (the kept scrapes and the last check), and its own writes
+   * (the scrapes it keeps, its outcome) queued for the one MULTI that records its minute sample.
+   */
+  checkState(cluster: string, ttlMs: number): Promise<CheckState>;
   saveLastCheck(cluster: string, check: LastCheck, ttlMs: number): Promise<void>;
   lastCheck(cluster: string): Promise<LastCheck | undefined>;
+}
+
+export interface CheckState {
+  /** Reads what the prefetch found; keeps are queued until `writes`. */
+  scrapes: ScrapeMemory;
+  last: LastCheck | undefined;
+  /** The queued scrapes and this check's outcome, to add to the minute history's MULTI. */
+  writes(check: LastCheck): RedisWrites;
 }
 
 export function createWatchState(redis: Redis, prefix: string): WatchState {
   const scrapesKey = (cluster: string) => `${prefix}:watch:scrapes:${cluster}`;
   const lastKey = (cluster: string) => `${prefix}:watch:last:${cluster}`;
   return {
+    async checkState(cluster, ttlMs) {
+      const key = scrapesKey(cluster);
+      // Redis away: the check goes on from since-start figures, as a first check does (its
+      // minute sample then fails to record, and the job is retried).
+      const [kept, last] = await redis
+        .pipeline()
+        .hgetall(key)
+        .get(lastKey(cluster))
+        .exec()
+        .then(
+          (replies) => [replies?.[0]?.[1], replies?.[1]?.[1]] as const,
+          () => [undefined, undefined] as const,
+        );
+      const found = (kept ?? {}) as Record<string, string>;
+      const queued: Record<string, string> = {};
+      return {
+        scrapes: {
+          previous: async (url) => {
+            const text = found[url];
+            return text === undefined ? undefined : decodeSnapshot(text);
+          },
+          keep: async (url, snapshot) => {
+            queued[url] = encodeSnapshot(snapshot);
+          },
+        },
+        last: typeof last === 'string' ? parseLastCheck(last) : undefined,
+        writes: (check) => (multi) => {
+          if (Object.keys(queued).length) multi.hset(key, queued).pexpire(key, ttlMs);
+          multi.set(lastKey(cluster), JSON.stringify(check), 'PX', ttlMs);
+        },
+      };
+    },
     scrapes(cluster, ttlMs) {
       const key = scrapesKey(cluster);
       return {
@@ -51,11 +97,14 @@ export function createWatchState(redis: Redis, prefix: string): WatchState {
     },
     async lastCheck(cluster) {
       const text = await redis.get(lastKey(cluster));
-      if (text === null) return undefined;
-      const parsed = lastCheckSchema.safeParse(safeJson(text));
-      return parsed.success ? parsed.data : undefined;
+      return text === null ? undefined : parseLastCheck(text);
     },
   };
+}
+
+function parseLastCheck(text: string): LastCheck | undefined {
+  const parsed = lastCheckSchema.safeParse(safeJson(text));
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** JSON has no Infinity: a histogram's last bucket (`le: +Inf`) is written as the string "+Inf". */

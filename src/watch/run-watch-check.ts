@@ -71,15 +71,16 @@ export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promi
   return async (job) => {
     const ttlMs = job.intervalSeconds * 1000 * KEEP_INTERVALS + KEEP_GRACE_MS;
     let evidence: Evidence | undefined;
+    const state = await deps.state.checkState(job.cluster, ttlMs);
     const report = await deps.doctor.run(job.cluster, 'diagnose', {
       keepClients: keep(job.cluster, job.intervalSeconds),
-      scrapes: deps.state.scrapes(job.cluster, ttlMs),
+      scrapes: state.scrapes,
       onEvidence: (e) => {
         evidence = e;
       },
     });
     const sample = summarizeCheck(report, evidence);
-    const previous = await deps.state.lastCheck(job.cluster);
+    const previous = state.last;
     const streak = nextStreak(report, previous ?? { bad: 0, good: 0 });
     const check: LastCheck = {
       ...streak,
@@ -89,9 +90,9 @@ export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promi
       intervalSeconds: job.intervalSeconds,
       durationMs: Math.round(report.durationMs),
     };
-    await deps.history.record(job.cluster, sample);
-    // The streak is saved before the incident acts on it, so a check that dies posting still counts.
-    await deps.state.saveLastCheck(job.cluster, check, ttlMs);
+    // One MULTI: the minute sample, the scrapes kept for the next window and the streak, saved
+    // before the incident acts on it, so a check that dies posting still counts.
+    await deps.history.record(job.cluster, sample, state.writes(check));
     await deps.afterCheck?.(job.cluster, report, streak, {
       evidence,
       previousRoot: previous && rootCauseOf(previous.causes),

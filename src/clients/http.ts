@@ -17,7 +17,11 @@ export interface HttpResponse {
 export type HttpGet = (
   url: string,
   signal: AbortSignal,
-  opts?: { onLine?: (line: string) => void },
+  opts?: {
+    onLine?: (line: string) => void;
+    /** The body's text as it arrives, decoded but cut anywhere (a reader that finds lines itself). */
+    onText?: (text: string) => void;
+  },
 ) => Promise<HttpResponse>;
 
 /** /metrics of a busy member is ~100 KB; anything far larger is not etcd. */
@@ -73,7 +77,11 @@ export function createHttpGet(tls: EtcdTlsFiles | undefined): HttpClient {
   const get: HttpGet = async (url, signal, opts) => {
     const { dispatcher, request } = await connect();
     const res = await request(url, { method: 'GET', dispatcher, signal });
-    const body = opts?.onLine ? lineReader(opts.onLine) : bodyReader();
+    const body = opts?.onText
+      ? textReader(opts.onText)
+      : opts?.onLine
+        ? lineReader(opts.onLine)
+        : bodyReader();
     let size = 0;
     for await (const chunk of res.body) {
       size += (chunk as Buffer).length;
@@ -108,6 +116,22 @@ interface BodyReader {
 function bodyReader(): BodyReader {
   const chunks: Buffer[] = [];
   return { add: (chunk) => chunks.push(chunk), end: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/** Hands the decoded text on as it arrives (a multi-byte character cut between chunks is joined). */
+function textReader(onText: (text: string) => void): BodyReader {
+  const decoder = new StringDecoder('utf8');
+  return {
+    add(chunk) {
+      const text = decoder.write(chunk);
+      if (text !== '') onText(text);
+    },
+    end() {
+      const last = decoder.end();
+      if (last !== '') onText(last);
+      return '';
+    },
+  };
 }
 
 /** Hands each complete line (without its newline) to `onLine`, the last one at the end. */

@@ -132,12 +132,15 @@ export function parseEtcdMetrics(text: string, scrapedAtMs: number): ParseEtcdMe
 }
 
 /**
- * /metrics read a line at a time as it arrives (HttpGet's `onLine`): each line is checked and only
- * the ~100 of ~1,500 that parseEtcdMetrics reads are kept, so the page's text (~144 KiB, a large
- * object the old generation has to collect) never exists whole. `parse` then reads the kept lines.
+ * /metrics read as it arrives (HttpGet's `onText`, or a line at a time): each line is checked and
+ * only the ~100 of ~1,500 that parseEtcdMetrics reads are kept, so the page's text (~144 KiB, a
+ * large object the old generation has to collect) never exists whole, and the other lines are
+ * checked where they lie in the arriving text, never cut out of it. `parse` reads the kept lines.
  */
 export interface MetricsLineFilter {
   line(line: string): void;
+  /** The next piece of the page, cut anywhere: lines end at `\n`, a line cut in two is joined. */
+  text(chunk: string): void;
   parse(scrapedAtMs: number): ParseEtcdMetricsResult;
 }
 
@@ -150,38 +153,75 @@ export function createMetricsLineFilter(): MetricsLineFilter {
   let blank = true;
   let lastName = '';
   let lastKept = false;
+  let rest = '';
+  // The line text[from, to), trimmed already. Called for every line of every scrape (~1,500 a
+  // member, a few million in a digest): char codes instead of regexes, and a string only for a kept
+  // line or a new family's name. The checks are SAMPLE_OR_COMMENT's, below.
+  const check = (text: string, from: number, to: number, raw: () => string) => {
+    if (from === to) return;
+    blank = false;
+    if (text.charCodeAt(from) === HASH) return;
+    // Most lines continue the family of the line before (a histogram's buckets): its name, then
+    // a label or a space, is already known valid, so the name is not scanned again.
+    const after = from + lastName.length;
+    if (
+      lastName !== '' &&
+      after < to &&
+      text.startsWith(lastName, from) &&
+      isNameEnd(text.charCodeAt(after))
+    ) {
+      if (lastKept) kept.push(raw());
+      return;
+    }
+    const end = metricNameEnd(text, from, to);
+    if (end === from || end === to || !isNameEnd(text.charCodeAt(end))) {
+      bad = { index: count, line: raw() };
+      return;
+    }
+    // Samples of one family come together: look a name up once per run of it.
+    if (end - from !== lastName.length || !text.startsWith(lastName, from)) {
+      lastName = text.slice(from, end);
+      names.add(lastName);
+      anyEtcd ||= lastName.startsWith('etcd_');
+      lastKept = READ_NAMES.has(lastName);
+    }
+    if (lastKept) kept.push(raw());
+  };
+  const line = (raw: string) => {
+    count += 1;
+    if (bad) return;
+    const trimmed = edgeMayBeSpace(raw) ? raw.trim() : raw;
+    check(trimmed, 0, trimmed.length, () => raw);
+  };
+  /** A line inside a chunk: checked in place unless trim() could change it. */
+  const lineAt = (text: string, from: number, to: number) => {
+    if (from === to || edgeMayBeSpace(text, from, to)) return line(text.slice(from, to));
+    count += 1;
+    if (!bad) check(text, from, to, () => text.slice(from, to));
+  };
   return {
-    // Called for every line of every scrape (~1,500 a member, a few million in a digest): char codes
-    // instead of regexes, and a name string only when the family changes, so a line allocates
-    // nothing. The checks are SAMPLE_OR_COMMENT's, below.
-    line(raw) {
-      count += 1;
-      if (bad) return;
-      const line = edgeMayBeSpace(raw) ? raw.trim() : raw;
-      if (line === '') return;
-      blank = false;
-      if (line.charCodeAt(0) === HASH) return;
-      // Most lines continue the family of the line before (a histogram's buckets): its name, then
-      // a label or a space, is already known valid, so the name is not scanned again.
-      if (lastName !== '' && line.startsWith(lastName) && isNameEnd(line.charCodeAt(lastName.length))) {
-        if (lastKept) kept.push(raw);
-        return;
+    line,
+    text(chunk) {
+      let start = 0;
+      if (rest !== '') {
+        const nl = chunk.indexOf('\n');
+        if (nl === -1) {
+          rest += chunk;
+          return;
+        }
+        line(rest + chunk.slice(0, nl));
+        rest = '';
+        start = nl + 1;
       }
-      const end = metricNameEnd(line);
-      if (end === 0 || !isNameEnd(line.charCodeAt(end))) {
-        bad = { index: count, line: raw };
-        return;
+      for (let nl = chunk.indexOf('\n', start); nl !== -1; nl = chunk.indexOf('\n', start)) {
+        lineAt(chunk, start, nl);
+        start = nl + 1;
       }
-      // Samples of one family come together: look a name up once per run of it.
-      if (end !== lastName.length || !line.startsWith(lastName)) {
-        lastName = line.slice(0, end);
-        names.add(lastName);
-        anyEtcd ||= lastName.startsWith('etcd_');
-        lastKept = READ_NAMES.has(lastName);
-      }
-      if (lastKept) kept.push(raw);
+      rest = chunk.slice(start);
     },
     parse(scrapedAtMs) {
+      if (rest !== '') line(rest);
+      rest = '';
       if (blank) return { ok: false, error: 'the body is empty' };
       if (bad) return { ok: false, error: `line ${bad.index} reads ${clip(bad.line)}` };
       if (!anyEtcd) return { ok: false, error: `no etcd_* metric among its ${names.size} metric names` };
@@ -341,13 +381,13 @@ const OPEN_BRACE = 123;
 const SPACE = 32;
 const TAB = 9;
 
-/** The length of the metric name ([a-zA-Z_:][a-zA-Z0-9_:]*) at the start of `line`; 0 if none. */
-function metricNameEnd(line: string): number {
-  let i = 0;
-  for (; i < line.length; i++) {
-    const c = line.charCodeAt(i);
+/** The end of the metric name ([a-zA-Z_:][a-zA-Z0-9_:]*) starting at `from`; `from` if none. */
+function metricNameEnd(text: string, from: number, to: number): number {
+  let i = from;
+  for (; i < to; i++) {
+    const c = text.charCodeAt(i);
     const nameStart = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58;
-    if (!nameStart && (i === 0 || c < 48 || c > 57)) break;
+    if (!nameStart && (i === from || c < 48 || c > 57)) break;
   }
   return i;
 }
@@ -357,11 +397,11 @@ function isNameEnd(c: number): boolean {
   return c === OPEN_BRACE || c === SPACE || c === TAB;
 }
 
-/** Whether trim() could change the line: an ASCII control or space, or any non-ASCII, at either end. */
-function edgeMayBeSpace(line: string): boolean {
-  if (line === '') return false;
-  const first = line.charCodeAt(0);
-  const last = line.charCodeAt(line.length - 1);
+/** Whether trim() could change text[from, to): an ASCII control or space, or any non-ASCII, at either end. */
+function edgeMayBeSpace(text: string, from = 0, to = text.length): boolean {
+  if (from >= to) return false;
+  const first = text.charCodeAt(from);
+  const last = text.charCodeAt(to - 1);
   return first <= SPACE || first > 126 || last <= SPACE || last > 126;
 }
 // Go's strconv.ParseFloat forms that Prometheus writes: decimals, exponents, ±Inf, NaN.
@@ -420,7 +460,7 @@ function readKeptLines(kept: string[]): ReadResult {
   let run: Sample[] = [];
   for (const raw of kept) {
     const line = raw.trim();
-    const parsed = parseSampleLine(line);
+    const parsed = plainSampleLine(line) ?? parseSampleLine(line);
     if (!parsed) return { ok: false, error: `invalid line ${clip(line)}` };
     const value = parseFloatText(parsed.value);
     if (value === undefined) {
@@ -449,6 +489,45 @@ function readKeptLines(kept: string[]): ReadResult {
 function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
+
+/**
+ * The lines etcd writes (`name value` or `name{a="x",b="y"} value`: no escape, no tab, single
+ * spaces) read with indexOf and slices; anything else is left to parseSampleLine, which reads
+ * these the same way a character at a time (test/unit/probes/etcd-metrics-filtered.test.ts).
+ */
+function plainSampleLine(
+  line: string,
+): { name: string; labels: Record<string, string>; value: string } | undefined {
+  if (line.includes('\\') || line.includes('\t')) return undefined;
+  const space = line.indexOf(' ');
+  const brace = line.indexOf('{');
+  const labels: Record<string, string> = {};
+  let i: number;
+  let name: string;
+  if (brace === -1 || (space !== -1 && space < brace)) {
+    if (space <= 0) return undefined;
+    name = line.slice(0, space);
+    i = space;
+  } else {
+    name = line.slice(0, brace);
+    i = brace + 1;
+    while (line[i] !== '}') {
+      const eq = line.indexOf('="', i);
+      const close = eq === -1 ? -1 : line.indexOf('"', eq + 2);
+      if (close === -1) return undefined;
+      const labelName = line.slice(i, eq);
+      if (labelName === '' || /[ ,{}=]/.test(labelName)) return undefined;
+      labels[labelName] = line.slice(eq + 2, close);
+      i = close + 1;
+      if (line[i] === ',') i += 1;
+      else if (line[i] !== '}') return undefined;
+    }
+    i += 1;
+  }
+  if (line[i] !== ' ' || line[i + 1] === ' ' || i + 1 >= line.length) return undefined;
+  const end = line.indexOf(' ', i + 1);
+  return { name, labels, value: line.slice(i + 1, end === -1 ? undefined : end) };
 }
 
 /** parseSampleLine's states (parse-prometheus-text-format 1.1.1), in its order. */

@@ -133,7 +133,7 @@ export async function scrapeMetrics(
   const filter = createMetricsLineFilter();
   try {
     res = await io.httpGet(metricsUrl, AbortSignal.any([signal, deadline.signal]), {
-      onLine: filter.line,
+      onText: filter.text,
     });
   } catch (err) {
     if (deadline.signal.aborted)

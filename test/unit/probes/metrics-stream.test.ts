@@ -54,6 +54,37 @@ describe('/metrics read line by line over HTTP', () => {
     expect(filter.parse(42)).toEqual(whole);
   });
 
+  it('gives the same snapshot read as arriving text, cut anywhere (what the probe reads)', async () => {
+    const pieces: string[] = [];
+    const filter = createMetricsLineFilter();
+    const res = await http.get(url, AbortSignal.timeout(5000), {
+      onText: (text) => {
+        pieces.push(text);
+        filter.text(text);
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(`${PAGE}etcd_server_go_version{server_go_version="gö1.19"} 1`);
+    expect(filter.parse(42)).toEqual(parseEtcdMetrics(PAGE, 42));
+  });
+
+  it('reads text cut at every kind of place as it reads the same lines one by one', () => {
+    const page = `${PAGE}  etcd_server_has_leader 1 \r\n\n# c\n\u00a0etcd_x 1\netcd_server_is_leader 0`;
+    const byLine = createMetricsLineFilter();
+    for (const line of page.split('\n')) byLine.line(line);
+    const expected = byLine.parse(7);
+    for (const size of [1, 2, 7, 64, 997, 4096]) {
+      const byText = createMetricsLineFilter();
+      for (let at = 0; at < page.length; at += size) byText.text(page.slice(at, at + size));
+      expect([size, byText.parse(7)]).toEqual([size, expected]);
+    }
+    const bad = createMetricsLineFilter();
+    bad.text('etcd_server_has_leader 1\n<ht');
+    bad.text('ml>\netcd_server_is_leader 1');
+    expect(bad.parse(0)).toEqual({ ok: false, error: 'line 2 reads "<html>"' });
+  });
+
   it('still names the first line that is not Prometheus text', () => {
     const filter = createMetricsLineFilter();
     for (const line of ['etcd_server_has_leader 1', '<html>', 'etcd_server_is_leader 1']) filter.line(line);

@@ -202,22 +202,7 @@ export function createMetricsLineFilter(): MetricsLineFilter {
   return {
     line,
     text(chunk) {
-      let start = 0;
-      if (rest !== '') {
-        const nl = chunk.indexOf('\n');
-        if (nl === -1) {
-          rest += chunk;
-          return;
-        }
-        line(rest + chunk.slice(0, nl));
-        rest = '';
-        start = nl + 1;
-      }
-      for (let nl = chunk.indexOf('\n', start); nl !== -1; nl = chunk.indexOf('\n', start)) {
-        lineAt(chunk, start, nl);
-        start = nl + 1;
-      }
-      rest = chunk.slice(start);
+      rest = eachLine(rest, chunk, line, lineAt);
     },
     parse(scrapedAtMs) {
       if (rest !== '') line(rest);
@@ -229,6 +214,30 @@ export function createMetricsLineFilter(): MetricsLineFilter {
       return read.ok ? snapshotOf(read.samples, scrapedAtMs) : read;
     },
   };
+}
+
+/**
+ * The complete lines of `rest + chunk`: the first (joined with `rest`) as a string, the others as
+ * ranges of `chunk`. Returns the new unfinished line.
+ */
+function eachLine(
+  rest: string,
+  chunk: string,
+  line: (text: string) => void,
+  lineAt: (text: string, from: number, to: number) => void,
+): string {
+  let start = 0;
+  if (rest !== '') {
+    const nl = chunk.indexOf('\n');
+    if (nl === -1) return rest + chunk;
+    line(rest + chunk.slice(0, nl));
+    start = nl + 1;
+  }
+  for (let nl = chunk.indexOf('\n', start); nl !== -1; nl = chunk.indexOf('\n', start)) {
+    lineAt(chunk, start, nl);
+    start = nl + 1;
+  }
+  return chunk.slice(start);
 }
 
 function snapshotOf(samples: Samples, scrapedAtMs: number): ParseEtcdMetricsResult {
@@ -530,20 +539,28 @@ function plainSampleLine(
   return { name, labels, value: line.slice(i + 1, end === -1 ? undefined : end) };
 }
 
-/** parseSampleLine's states (parse-prometheus-text-format 1.1.1), in its order. */
+/** parseSampleLine's states (parse-prometheus-text-format 1.1.1): those before LabelName are outside `{...}`. */
 enum At {
   Name,
   StartOfLabelName,
   EndOfName,
   Value,
   EndOfLabels,
+  Timestamp,
   LabelName,
   LabelValueQuote,
   LabelValueEquals,
   LabelValue,
   LabelValueSlash,
   NextLabel,
-  Timestamp,
+}
+
+interface SampleParts {
+  name: string;
+  labelName: string;
+  labelValue: string;
+  value: string;
+  labels: Record<string, string>;
 }
 
 /**
@@ -554,83 +571,85 @@ enum At {
 function parseSampleLine(
   line: string,
 ): { name: string; labels: Record<string, string>; value: string } | undefined {
-  let name = '';
-  let labelName = '';
-  let labelValue = '';
-  let value = '';
-  const labels: Record<string, string> = {};
-  let state = At.Name;
+  const parts: SampleParts = { name: '', labelName: '', labelValue: '', value: '', labels: {} };
+  let state: At | undefined = At.Name;
   for (const c of line) {
-    const blank = c === ' ' || c === '\t';
-    switch (state) {
-      case At.Name:
-        if (c === '{') state = At.StartOfLabelName;
-        else if (blank) state = At.EndOfName;
-        else name += c;
-        break;
-      case At.EndOfName:
-        if (blank) break;
-        if (c === '{') state = At.StartOfLabelName;
-        else {
-          value += c;
-          state = At.Value;
-        }
-        break;
-      case At.StartOfLabelName:
-        if (blank) break;
-        if (c === '}') state = At.EndOfLabels;
-        else {
-          labelName += c;
-          state = At.LabelName;
-        }
-        break;
-      case At.LabelName:
-        if (c === '=') state = At.LabelValueQuote;
-        else if (c === '}') state = At.EndOfLabels;
-        else if (blank) state = At.LabelValueEquals;
-        else labelName += c;
-        break;
-      case At.LabelValueEquals:
-        if (c === '=') state = At.LabelValueQuote;
-        else if (!blank) return undefined;
-        break;
-      case At.LabelValueQuote:
-        if (c === '"') state = At.LabelValue;
-        else if (!blank) return undefined;
-        break;
-      case At.LabelValue:
-        if (c === '\\') state = At.LabelValueSlash;
-        else if (c === '"') {
-          labels[labelName] = labelValue;
-          labelName = '';
-          labelValue = '';
-          state = At.NextLabel;
-        } else labelValue += c;
-        break;
-      case At.LabelValueSlash:
-        state = At.LabelValue;
-        labelValue += c === '\\' ? '\\' : c === 'n' ? '\n' : c === '"' ? '"' : `\\${c}`;
-        break;
-      case At.NextLabel:
-        if (c === ',') state = At.LabelName;
-        else if (c === '}') state = At.EndOfLabels;
-        else if (!blank) return undefined;
-        break;
-      case At.EndOfLabels:
-        if (!blank) {
-          value += c;
-          state = At.Value;
-        }
-        break;
-      case At.Value:
-        if (blank) state = At.Timestamp;
-        else value += c;
-        break;
-      case At.Timestamp:
-        break;
-    }
+    state = state < At.LabelName ? outsideLabels(state, c, parts) : insideLabels(state, c, parts);
+    if (state === undefined) return undefined;
   }
-  return { name, labels, value };
+  return { name: parts.name, labels: parts.labels, value: parts.value };
+}
+
+function isBlank(c: string): boolean {
+  return c === ' ' || c === '\t';
+}
+
+/** parseSampleLine's steps in the name, the value and the timestamp. */
+function outsideLabels(state: At, c: string, p: SampleParts): At | undefined {
+  switch (state) {
+    case At.Name:
+      if (c === '{') return At.StartOfLabelName;
+      if (isBlank(c)) return At.EndOfName;
+      p.name += c;
+      return state;
+    case At.EndOfName:
+      if (isBlank(c)) return state;
+      if (c === '{') return At.StartOfLabelName;
+      p.value += c;
+      return At.Value;
+    case At.StartOfLabelName:
+      if (isBlank(c)) return state;
+      if (c === '}') return At.EndOfLabels;
+      p.labelName += c;
+      return At.LabelName;
+    case At.EndOfLabels:
+      if (isBlank(c)) return state;
+      p.value += c;
+      return At.Value;
+    case At.Value:
+      if (isBlank(c)) return At.Timestamp;
+      p.value += c;
+      return state;
+    default:
+      return state;
+  }
+}
+
+/** parseSampleLine's steps inside `{...}`: undefined where it throws. */
+function insideLabels(state: At, c: string, p: SampleParts): At | undefined {
+  switch (state) {
+    case At.LabelName:
+      if (c === '=') return At.LabelValueQuote;
+      if (c === '}') return At.EndOfLabels;
+      if (isBlank(c)) return At.LabelValueEquals;
+      p.labelName += c;
+      return state;
+    case At.LabelValueEquals:
+      if (c === '=') return At.LabelValueQuote;
+      return isBlank(c) ? state : undefined;
+    case At.LabelValueQuote:
+      if (c === '"') return At.LabelValue;
+      return isBlank(c) ? state : undefined;
+    case At.LabelValue:
+      if (c === '\\') return At.LabelValueSlash;
+      if (c !== '"') {
+        p.labelValue += c;
+        return state;
+      }
+      p.labels[p.labelName] = p.labelValue;
+      p.labelName = '';
+      p.labelValue = '';
+      return At.NextLabel;
+    case At.LabelValueSlash:
+      p.labelValue += c === '\\' ? '\\' : c === 'n' ? '\n' : c === '"' ? '"' : `\\${c}`;
+      return At.LabelValue;
+    case At.NextLabel:
+      if (c === ',') return At.LabelName;
+      if (c === '}') return At.EndOfLabels;
+      return isBlank(c) ? state : undefined;
+    default:
+      return state;
+  }
 }
 
 /** The lines as samples by name, through parse-prometheus-text-format (the reference reading). */

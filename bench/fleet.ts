@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -43,6 +43,11 @@ export interface FleetShape {
    * scrapes each member once instead of twice around the 3 s window.
    */
   watched?: boolean;
+  /**
+   * Heaps to run each worker count with: `deployed` is the worker Deployment's NODE_OPTIONS
+   * (--max-old-space-size=256), `default` is Node's own default heap (a laptop's `digest --now`).
+   */
+  heaps?: Array<'deployed' | 'default'>;
 }
 
 export const FLEET_200: FleetShape = {
@@ -52,10 +57,21 @@ export const FLEET_200: FleetShape = {
   workers: [1, 2],
   concurrency: 200,
 };
-/** Issue 18: 1,000 clusters in one process (990 on the two labs, 10 refusing), <= 30 s, <= 256 MiB. */
-export const FLEET_1000: FleetShape = { clusters: 1000, closed: 10, blackhole: 0, workers: [1] };
+/**
+ * Issues 18 and 29: 1,000 clusters in one process (990 on the two labs, 10 refusing), <= 30 s,
+ * <= 256 MiB at the Deployment's 256 MiB heap, and <= 256 MiB with Node's default heap too.
+ */
+export const FLEET_1000: FleetShape = {
+  clusters: 1000,
+  closed: 10,
+  blackhole: 0,
+  workers: [1],
+  heaps: ['deployed', 'default'],
+};
 /** The same fleet, watched (a day of minute history per lab cluster). */
-export const FLEET_1000_WATCHED: FleetShape = { ...FLEET_1000, watched: true };
+export const FLEET_1000_WATCHED: FleetShape = { ...FLEET_1000, watched: true, heaps: ['deployed'] };
+/** Issue 29: the unwatched digest of 2,000 clusters split across 1, 2 and 4 worker processes. */
+export const FLEET_2000_SCALE: FleetShape = { clusters: 2000, closed: 10, blackhole: 0, workers: [1, 2, 4] };
 /** Twice the watched fleet (1,990 lab clusters): "linear or better past that" shows in the per-cluster time and the peak RSS. */
 export const FLEET_2000_WATCHED: FleetShape = { ...FLEET_1000_WATCHED, clusters: 2000 };
 
@@ -123,7 +139,13 @@ async function seedMinuteHistory(redis: Redis, prefix: string, clusters: string[
 
 interface FleetRun {
   workers: number;
+  heap: 'deployed' | 'default';
+  nodeOptions: string;
   wallMs: number;
+  /** Clusters handed out in digest-part jobs: how many parts named each (1 each: none twice, none left out). */
+  handedOut: { clusters: number; twice: number; missing: number };
+  /** The digest's root line: how many clusters it says it covers. */
+  covered: number;
   /** Per worker process: peak RSS (VmHWM), CPU seconds used during the digest, parts it ran. */
   perWorker: Array<{
     peakRssMiB: number;
@@ -186,9 +208,20 @@ export async function deployedNodeOptions(): Promise<string> {
   return env.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '';
 }
 
+/** How many of `names` the digest's part jobs named once, more than once, or never. */
+function handedOut(names: string[], parts: Array<{ data: { clusters?: string[] } }>): FleetRun['handedOut'] {
+  const times = new Map<string, number>();
+  for (const part of parts) for (const c of part.data.clusters ?? []) times.set(c, (times.get(c) ?? 0) + 1);
+  return {
+    clusters: times.size,
+    twice: [...times.values()].filter((n) => n > 1).length,
+    missing: names.filter((c) => !times.has(c)).length,
+  };
+}
+
 export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string> {
   const { clusters: CLUSTERS, closed: CLOSED, blackhole: BLACKHOLE } = shape;
-  const nodeOptions = process.env.FLEET_NODE_OPTIONS ?? (await deployedNodeOptions());
+  const deployed = process.env.FLEET_NODE_OPTIONS ?? (await deployedNodeOptions());
   const labs: EtcdLab[] = await Promise.all([startEtcdLab(), startEtcdLab()]);
   const fake = await startFakeSlack();
   const hole = await blackhole();
@@ -211,7 +244,10 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
     await writeFile(configPath, stringify(file, { aliasDuplicateObjects: false }));
     const runs: FleetRun[] = [];
     let perSampleBytes = 0;
-    for (const workers of shape.workers) {
+    const variants = (shape.heaps ?? ['deployed']).flatMap((heap) =>
+      shape.workers.map((workers) => ({ workers, heap, nodeOptions: heap === 'deployed' ? deployed : '' })),
+    );
+    for (const { workers, heap, nodeOptions } of variants) {
       const prefix = testPrefix('bench-fleet');
       const procs: WorkerProcess[] = [];
       try {
@@ -256,7 +292,7 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
           requestedAt: Date.now(),
           slotMs: Date.now(),
         });
-        await fake.waitFor((f) => f.messages(CHANNEL).some((m) => m.thread_ts === undefined), 120_000);
+        await fake.waitFor((f) => f.messages(CHANNEL).some((m) => m.thread_ts === undefined), 300_000);
         const wallMs = performance.now() - started;
         await schedules.close();
         // Open descriptors once the digest is over: what the worker keeps between digests.
@@ -268,6 +304,13 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
         const root = fake.messages(CHANNEL).find((m) => m.thread_ts === undefined);
         runs.push({
           workers,
+          heap,
+          nodeOptions,
+          handedOut: handedOut(
+            clusters.map((c) => c.name),
+            parts,
+          ),
+          covered: Number(/etcd daily digest: (\d+) clusters/.exec(root?.text ?? '')?.[1] ?? 0),
           wallMs,
           perWorker: procs.map((p, i) => ({
             peakRssMiB: usage[i]?.peakRssMiB ?? 0,
@@ -287,53 +330,7 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
         await purgePrefix(prefix);
       }
     }
-    const oneWorker = runs.find((r) => r.workers === 1);
-    const list = (r: FleetRun, f: (w: FleetRun['perWorker'][number]) => string) =>
-      r.perWorker.map(f).join(' + ');
-    return [
-      `## Digest over ${CLUSTERS} clusters${shape.watched ? ', watched (a day of minute history each)' : ''}`,
-      '',
-      `${shape.watched ? 'Each lab cluster has a day of minute history in Redis (288 five-minute roll-ups and their 24 hourly ones, seeded), so the digest reads its trends there and scrapes each member once, with no metrics window. ' : ''}${CLUSTERS - CLOSED - BLACKHOLE} clusters on two real local 3-member labs, ${CLOSED} on closed ports, ${BLACKHOLE} on a listener that never answers; probe timeout 3 s, metrics window 3 s, ${shape.concurrency ?? 'the memory budget (digest.memoryBudgetMiB default: a sixth of the heap limit) decides how many'} clusters at once, ${PART_SIZE} per \`digest-part\` job. Workers are separate \`etcd-doctor worker\` processes (the compiled dist/, as in the image) with the worker Deployment's NODE_OPTIONS (\`${nodeOptions || 'none'}\`). Wall time is from queueing the digest job to the digest message in (fake) Slack. Goal (issue 18, 1,000 clusters in one worker): <= 30 s, <= 256 MiB${oneWorker && CLUSTERS === 1000 ? `: wall ${oneWorker.wallMs <= 30_000 ? 'met' : 'NOT met'}, peak RSS ${(oneWorker.perWorker[0]?.peakRssMiB ?? 0) <= 256 ? 'met' : 'NOT met'}` : ''}.${CLUSTERS > 1000 ? ' Past 1,000 clusters the goal is linear or better: the wall per cluster at most that of the 1,000-cluster run, and the same peak RSS.' : ''}${shape.watched ? '' : ' Unwatched, each cluster waits out the metrics window between its two scrapes, and the memory budget bounds how many wait at once.'}`,
-      '',
-      row([
-        'workers',
-        'wall time',
-        'wall per cluster',
-        'speed-up',
-        'parts per worker',
-        'CPU s per worker',
-        'peak RSS per worker',
-        'peak RSS before the digest',
-        'open fds after',
-        'Redis used_memory delta',
-        'root lines',
-      ]),
-      row(['---', '---', '---', '---', '---', '---', '---', '---', '---', '---', '---']),
-      ...runs.map((r) =>
-        row([
-          r.workers,
-          `${(r.wallMs / 1000).toFixed(1)} s`,
-          `${(r.wallMs / CLUSTERS).toFixed(1)} ms`,
-          `${((runs[0]?.wallMs ?? r.wallMs) / r.wallMs).toFixed(2)}×`,
-          list(r, (w) => String(w.parts)),
-          list(r, (w) => w.cpuSeconds.toFixed(1)),
-          list(r, (w) => `${w.peakRssMiB.toFixed(0)} MiB`),
-          list(r, (w) => `${w.startRssMiB.toFixed(0)} MiB`),
-          list(r, (w) => String(w.fdsAfter)),
-          `${(r.redisDeltaBytes / 1024).toFixed(0)} KiB`,
-          r.lines,
-        ]),
-      ),
-      '',
-      `History: one diagnosis of a 3-member cluster costs ${perSampleBytes} bytes of Redis (MEMORY USAGE of a one-sample key, key overhead included).`,
-      ...(runs.length < 2
-        ? []
-        : [
-            'Scale-out: the second worker process takes a share of the parts (BullMQ gives each job to whichever worker asks first, so 4 parts can split 2 + 2 or 1 + 3) and the CPU time and peak memory per process drop. The wall time drops only a little: it is bounded by the probes, not the CPU. The 5 clusters that never answer cost their 3 s probe timeout and the 3 s metrics window (about 6-7 s), and the 6 etcd members run on the same 2 cores as the workers.',
-          ]),
-      "Memory: without the heap cap, one worker peaked at about 590 MiB RSS on this digest (over the Deployment's 512 Mi limit) and kept about 1,000 sockets open afterwards; the cap and closing each cluster's connections after its digest run (`keepClients: false`) bring that to the figures above.",
-      '',
-    ].join('\n');
+    return fleetReport(shape, runs, { deployed, perSampleBytes });
   } finally {
     redis.disconnect();
     await rm(dir, { recursive: true, force: true });
@@ -342,4 +339,96 @@ export async function benchFleet(shape: FleetShape = FLEET_200): Promise<string>
     await fake.close();
     await Promise.all(labs.map((l) => l.destroy()));
   }
+}
+
+/** Goals (issues 18 and 29) judged from this run's numbers. */
+function fleetGoals(shape: FleetShape, runs: FleetRun[]): string[] {
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const lines: string[] = [];
+  const one = (heap: FleetRun['heap']) => runs.find((r) => r.workers === 1 && r.heap === heap);
+  const peak = (r: FleetRun) => Math.max(...r.perWorker.map((w) => w.peakRssMiB));
+  const capped = one('deployed');
+  if (shape.clusters === 1000 && capped) {
+    const wallS = capped.wallMs / 1000;
+    lines.push(
+      `- Goal (issues 18, 29: 1,000 clusters, one worker at the Deployment's heap): ≤ 30 s: ${verdict(wallS <= 30)} (${wallS.toFixed(1)} s); ≤ 256 MiB: ${verdict(peak(capped) <= 256)} (${peak(capped).toFixed(0)} MiB).`,
+    );
+  }
+  const roomy = one('default');
+  if (roomy)
+    lines.push(
+      `- Goal (issue 29: ≤ 256 MiB whatever the heap), Node's default heap: ${verdict(peak(roomy) <= 256)} (${peak(roomy).toFixed(0)} MiB, ${(roomy.wallMs / 1000).toFixed(1)} s).`,
+    );
+  if (shape.workers.length > 1) {
+    const perCluster = runs.map((r) => r.perWorker.reduce((n, w) => n + w.cpuSeconds, 0) / shape.clusters);
+    const flat = Math.max(...perCluster) <= 1.25 * Math.min(...perCluster);
+    const exact = runs.every((r) => r.handedOut.twice === 0 && r.handedOut.missing === 0);
+    const all = runs.every((r) => r.covered === shape.clusters);
+    lines.push(
+      `- Goal (issue 29: scale-out on one Redis): per-cluster CPU flat (within 25 %): ${verdict(flat)} (${perCluster.map((c, i) => `${runs[i]?.workers} worker${runs[i]?.workers === 1 ? '' : 's'}: ${(c * 1000).toFixed(1)} ms`).join(', ')}); no cluster handed out twice and none left out: ${verdict(exact)}; every cluster in the digest: ${verdict(all)}.`,
+    );
+  }
+  return lines;
+}
+
+function fleetReport(
+  shape: FleetShape,
+  runs: FleetRun[],
+  at: { deployed: string; perSampleBytes: number },
+): string {
+  const { clusters: CLUSTERS, closed: CLOSED, blackhole: BLACKHOLE } = shape;
+  const list = (r: FleetRun, f: (w: FleetRun['perWorker'][number]) => string) =>
+    r.perWorker.map(f).join(' + ');
+  const base = (r: FleetRun) => runs.find((x) => x.workers === 1 && x.heap === r.heap) ?? runs[0] ?? r;
+  return [
+    `## Digest over ${CLUSTERS} clusters${shape.watched ? ', watched (a day of minute history each)' : ''}`,
+    '',
+    `${shape.watched ? 'Each lab cluster has a day of minute history in Redis (288 five-minute roll-ups and their 24 hourly ones, seeded), so the digest reads its trends there and scrapes each member once, with no metrics window. ' : 'Unwatched: each cluster takes its first /metrics scrapes, waits out the 3 s window holding only them (a few kB), then runs; many clusters wait at once while the memory budget bounds the runs in flight. '}${CLUSTERS - CLOSED - BLACKHOLE} clusters on two real local 3-member labs, ${CLOSED} on closed ports, ${BLACKHOLE} on a listener that never answers; probe timeout 3 s, metrics window 3 s, ${shape.concurrency ?? 'the memory budget (digest.memoryBudgetMiB default: a sixth of the heap limit, at most 64 MiB)'} clusters at once, ${PART_SIZE} per \`digest-part\` job. Workers are separate \`etcd-doctor worker\` processes on one Redis; heap \`deployed\` is the worker Deployment's NODE_OPTIONS (\`${at.deployed || 'none'}\`), \`default\` is Node's own. Wall time is from queueing the digest job to the digest message in (fake) Slack; CPU is each process's user + system time (/proc) during the digest.`,
+    '',
+    row([
+      'workers',
+      'heap',
+      'wall time',
+      'wall per cluster',
+      'speed-up',
+      'parts per worker',
+      'CPU s per worker',
+      'CPU per cluster',
+      'peak RSS per worker',
+      'peak RSS before the digest',
+      'open fds after',
+      'Redis used_memory delta',
+      'clusters in the digest',
+    ]),
+    row(['---', '---', '---', '---', '---', '---', '---', '---', '---', '---', '---', '---', '---']),
+    ...runs.map((r) =>
+      row([
+        r.workers,
+        r.heap,
+        `${(r.wallMs / 1000).toFixed(1)} s`,
+        `${(r.wallMs / CLUSTERS).toFixed(1)} ms`,
+        `${(base(r).wallMs / r.wallMs).toFixed(2)}×`,
+        list(r, (w) => String(w.parts)),
+        list(r, (w) => w.cpuSeconds.toFixed(1)),
+        `${((r.perWorker.reduce((n, w) => n + w.cpuSeconds, 0) / CLUSTERS) * 1000).toFixed(1)} ms`,
+        list(r, (w) => `${w.peakRssMiB.toFixed(0)} MiB`),
+        list(r, (w) => `${w.startRssMiB.toFixed(0)} MiB`),
+        list(r, (w) => String(w.fdsAfter)),
+        `${(r.redisDeltaBytes / 1024).toFixed(0)} KiB`,
+        `${r.covered}${r.handedOut.twice || r.handedOut.missing ? ` (${r.handedOut.twice} handed out twice, ${r.handedOut.missing} never)` : ''}`,
+      ]),
+    ),
+    '',
+    ...fleetGoals(shape, runs),
+    `- History: one diagnosis of a 3-member cluster costs ${at.perSampleBytes} bytes of Redis (MEMORY USAGE of a one-sample key, key overhead included).`,
+    ...(shape.workers.length > 1
+      ? [
+          '- Scale-out: BullMQ gives each `digest-part` job to whichever worker asks first, so parts can split unevenly; every cluster is in exactly one part. The 2 shared cores also run the 6 etcd members and Redis, so the wall time stops falling at 2 workers here.',
+        ]
+      : []),
+    `- Load average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')} (2 shared cores).`,
+    '',
+  ].join('\n');
 }

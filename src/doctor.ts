@@ -12,8 +12,7 @@ import type { Metrics } from './metrics/metrics.js';
 import { collectEtcdEvidence } from './probes/collect-evidence.js';
 import type { Outcome } from './probes/outcome.js';
 import type { Evidence, ProbeRecord } from './probes/evidence.js';
-import type { ClockMemory, ScrapeMemory } from './probes/member-context.js';
-import { createClockMemory } from './probes/clock.js';
+import type { ScrapeMemory } from './probes/member-context.js';
 import type { DayOfChecks } from './history/history-sample.js';
 import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import { createRunLoad, hostsOf } from './probes/run-load.js';
@@ -86,9 +85,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
 
   const collectKubernetes = (cluster: ClusterConfig, parts: 'all' | 'vantage' = 'all') =>
     kubernetesEvidenceOf(cluster, parts, deps, now);
-  // Watch checks remember which members' clocks agreed last time (fewer samples next time).
-  const clockMemory = createClockMemory();
-  const pipeline: Pipeline = { deps, now, sleep, rules, collectKubernetes, clockMemory };
+  const pipeline: Pipeline = { deps, now, sleep, rules, collectKubernetes };
 
   const doctor: Doctor = {
     clusterNames: () => deps.config.clusters.map((c) => c.name),
@@ -164,7 +161,6 @@ interface Pipeline {
     cluster: ClusterConfig,
     parts?: 'all' | 'vantage',
   ) => Promise<Outcome<KubernetesEvidence>> | undefined;
-  clockMemory: ClockMemory;
 }
 
 /**
@@ -212,7 +208,6 @@ async function runOnClients(
     tls: entry.tls,
     etcdPath: entry.etcdPath,
     busy: at.busy,
-    clockMemory: pipeline.clockMemory,
   });
   // Cancelled probes are no evidence about the cluster: no report is built from them.
   opts.signal?.throwIfAborted();

@@ -1,5 +1,5 @@
 import type { ClockData } from './evidence.js';
-import type { ClockMemory, MemberProbeContext } from './member-context.js';
+import type { MemberProbeContext } from './member-context.js';
 import { ProbeError, type Probe } from './probe.js';
 
 /**
@@ -18,34 +18,6 @@ export const MAX_SAMPLES = 13;
  */
 export const MIN_SAMPLES = 10;
 
-/**
- * A reading agrees when it puts the member's clock within its own uncertainty of ours and its
- * answers were fast: well inside the clock-skew rule's 1 s and under half the cpu-starvation
- * rule's 30 ms mean (rules/clock-skew.ts, rules/cpu-starvation.ts).
- */
-export const AGREEING_RTT_MS = 15;
-
-/** Bounded: a worker watching thousands of members forgets them all at once past MAX_REMEMBERED. */
-const MAX_REMEMBERED = 50_000;
-
-export function createClockMemory(): ClockMemory {
-  const agreed = new Set<string>();
-  return {
-    agreed: (endpoint) => agreed.has(endpoint),
-    remember(endpoint, yes) {
-      if (!yes) agreed.delete(endpoint);
-      else {
-        if (agreed.size >= MAX_REMEMBERED) agreed.clear();
-        agreed.add(endpoint);
-      }
-    },
-  };
-}
-
-export function readingAgrees(data: ClockData): boolean {
-  return Math.abs(data.offsetMs) <= data.uncertaintyMs && data.maxRttMs < AGREEING_RTT_MS;
-}
-
 interface Sample {
   dateMs: number;
   midMs: number;
@@ -61,22 +33,16 @@ export function createClockProbe(timeoutMs: number): Probe<MemberProbeContext, C
       const samples: Sample[] = [];
       let tick: ClockData | undefined;
       const limit = Math.min(MAX_SAMPLES, ctx.clockSamples ?? MAX_SAMPLES);
-      const memory = ctx.clockMemory;
-      // The last reading agreed: one sample that agrees too is enough (a watch check, every interval).
-      const oneMayDo = memory?.agreed(ctx.target.endpoint) ?? false;
       for (let i = 0; i < limit && !signal.aborted; i++) {
         samples.push(await takeSample(ctx, signal));
         tick ??= findTick(samples);
         if (tick && samples.length >= Math.min(MIN_SAMPLES, limit)) break;
-        if (oneMayDo && samples.length === 1 && readingAgrees(fromSingleSample(samples))) break;
         // Jitter keeps the samples from locking onto the phase of a periodic stall.
         await ctx.sleep(SAMPLE_SPACING_MS / 2 + ((i * 37) % SAMPLE_SPACING_MS), signal);
       }
-      const reading = tick
+      return tick
         ? { ...tick, maxRttMs: slowest(samples), meanRttMs: mean(samples), samples: samples.length }
         : fromSingleSample(samples);
-      memory?.remember(ctx.target.endpoint, readingAgrees(reading));
-      return reading;
     },
   };
 }

@@ -22,7 +22,7 @@ import type {
   ProbeRecord,
 } from './evidence.js';
 import { skipped } from './outcome.js';
-import type { ClockMemory, MemberProbeContext, ScrapeMemory } from './member-context.js';
+import type { MemberProbeContext, ScrapeMemory } from './member-context.js';
 import { createMemberHealthProbe } from './member-health.js';
 import { hostOf, normalizeUrl, pathOf, sameUrl, toHexId } from './member-ids.js';
 import { createMemberListProbe } from './member-list.js';
@@ -55,8 +55,6 @@ export interface CollectOptions {
   etcdPath?: string;
   /** etcd-doctor already probes the same hosts from other runs: send fewer clock samples. */
   busy?: boolean;
-  /** A watch check's memory of the members' last clock readings (clock.ts). */
-  clockMemory?: ClockMemory;
   /** Injected for tests of the classification; default checkAccess (DNS, TCP, TLS, GET /version). */
   checkAccess?: (opts: AccessCheckOptions) => Promise<AccessProblem | undefined>;
 }
@@ -371,7 +369,6 @@ function memberContext(target: MemberTarget, opts: CollectOptions): MemberProbeC
     // A watch check is cheap by design: few clock samples, as on a busy digest. The digest's first
     // scrapes change only where the window starts, not the clock's samples.
     clockSamples: opts.busy || isWatchCheck(opts) ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
-    ...(opts.clockMemory && isWatchCheck(opts) ? { clockMemory: opts.clockMemory } : {}),
   };
 }
 

@@ -20,16 +20,6 @@ export interface ScrapeMemory {
   firstScrapes?: boolean;
 }
 
-/**
- * What the watch remembers of each member's last clock reading (per process, by client URL; clock.ts
- * createClockMemory): a member whose last reading agreed gets one sample first, and more only if
- * that one does not agree.
- */
-export interface ClockMemory {
-  agreed(endpoint: string): boolean;
-  remember(endpoint: string, agreed: boolean): void;
-}
-
 /** What a per-member probe gets: the member, its own clients, and injected I/O. */
 export interface MemberProbeContext {
   target: MemberTarget;
@@ -42,8 +32,6 @@ export interface MemberProbeContext {
   scrapes?: ScrapeMemory;
   /** How many GET /version the clock probe may send this member (collect-evidence.ts). */
   clockSamples?: number;
-  /** A watch check's: the member's last clock reading agreed, so one sample may do (clock.ts). */
-  clockMemory?: ClockMemory;
 }
 
 /**

@@ -17,7 +17,7 @@ export interface JobWorkerOptions {
   handlers: JobHandlers;
   clusterLocks: AttemptLocks;
   logger: Logger;
-  /** Jobs at once in this process (different clusters; one per cluster across all workers). Default 4. */
+  /** Jobs at once in this process (different clusters; one per cluster across all workers). Default JOB_CONCURRENCY. */
   concurrency?: number;
   /** Overall time for one job. Default 120 s. */
   jobTimeoutMs?: number;
@@ -51,6 +51,9 @@ export interface JobWorker {
 /** How long one check, diagnosis, digest or alert job may run (remediation has its own). */
 export const DEFAULT_JOB_TIMEOUT_MS = 120_000;
 
+/** Jobs at once in a worker process besides its watch checks (roles/worker.ts adds theirs). */
+export const JOB_CONCURRENCY = 4;
+
 export function createJobWorker(opts: JobWorkerOptions): JobWorker {
   const name = opts.name ?? DEFAULT_QUEUE_NAME;
   const connection = opts.redis.bullOptions();
@@ -76,7 +79,7 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
     connection,
     prefix: opts.prefix,
     ...(opts.workerName ? { name: opts.workerName } : {}),
-    concurrency: opts.concurrency ?? 4,
+    concurrency: opts.concurrency ?? JOB_CONCURRENCY,
     // A dead worker's job is recovered within lock + stall check (~20 s): the user is waiting.
     // The lock is renewed every lockDuration / 2, far more often than a diagnosis blocks the loop.
     lockDuration: opts.lockDurationMs ?? 15_000,

@@ -7,7 +7,7 @@ import type { DigestFeature } from '../digest/install.js';
 import { installHistory } from '../history/install.js';
 import { withSinceWhen } from '../history/since-when-report.js';
 import type { JobData } from '../queue/job-schemas.js';
-import { createJobWorker, type JobWorker } from '../queue/job-worker.js';
+import { createJobWorker, JOB_CONCURRENCY, type JobWorker } from '../queue/job-worker.js';
 import { installOfflineAnalysis } from '../offline/install.js';
 import { installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
@@ -16,6 +16,7 @@ import { createPlanStore } from '../state/plan-store.js';
 import { abortableSleep } from '../timing.js';
 import { createJobRunner } from '../worker/create-job-runner.js';
 import { installWatch } from '../watch/install.js';
+import { watchCheckSlots } from '../watch/watched-clusters.js';
 import { routeJobs } from '../worker/route-jobs.js';
 import { pick, type RoleBase } from './role-base.js';
 import { remediationOptions } from './remediation-options.js';
@@ -88,8 +89,9 @@ export function startWorker(
     clusterLocks: state,
     logger,
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    // Watch checks wait on the network most of their time: slots for them on top of the others.
+    concurrency: tuning.concurrency ?? JOB_CONCURRENCY + watchCheckSlots(config),
     ...pick(tuning, [
-      'concurrency',
       'jobTimeoutMs',
       'lockDurationMs',
       'stalledIntervalMs',

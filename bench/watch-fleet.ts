@@ -4,22 +4,37 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
-import { createMinuteHistory } from '../src/state/minute-history.js';
+import { watchCheckSlots } from '../src/watch/watched-clusters.js';
+import { configFileSchema } from '../src/config/schema.js';
 import { deployedNodeOptions } from './fleet.js';
 import { startFakeSlack } from '../test/support/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis-prefix.js';
-import { startWorkerProcess, waitUntil } from '../test/support/worker-process.js';
+import { startWorkerProcess, type WorkerProcess, waitUntil } from '../test/support/worker-process.js';
+import { row } from './stats.js';
 
 /**
- * Watching 200 clusters every 60 s with one `etcd-doctor worker` process (the goal: at most 0.5
- * core and 300 MiB per worker). The clusters point at two real local 3-member labs (100 each), as
- * the digest fleet bench does. After one warm-up interval, CPU time is read from /proc over
- * MEASURE_INTERVALS intervals; peak RSS is VmHWM.
+ * Watching a fleet every 60 s with `etcd-doctor worker` processes on one Redis (issue 17: one
+ * worker watches 200 clusters within 0.5 core and 300 MiB; issue 29: 2,000 clusters split across 2
+ * and 4 workers, the cost per check flat, no cluster checked twice in an interval and none
+ * skipped). The clusters point at two real local 3-member labs. After a warm-up (every cluster
+ * checked once), CPU time is read from /proc over MEASURE_INTERVALS intervals, and each
+ * cluster's check times are read back from its minute history.
  */
-const CLUSTERS = 200;
-const INTERVAL_S = 60;
-const MEASURE_INTERVALS = 2;
+export interface WatchFleetShape {
+  clusters: number;
+  workers: number[];
+  intervalS: number;
+  measureIntervals: number;
+}
+
+export const WATCH_200: WatchFleetShape = { clusters: 200, workers: [1], intervalS: 60, measureIntervals: 2 };
+export const WATCH_2000_SCALE: WatchFleetShape = {
+  clusters: 2000,
+  workers: [2, 4],
+  intervalS: 60,
+  measureIntervals: 2,
+};
 
 async function cpuSeconds(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
@@ -32,91 +47,214 @@ async function statusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number>
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
 }
 
-const peakRssMiB = (pid: number) => statusMiB(pid, 'VmHWM');
-
-/** The worker's RSS every second until `stop` resolves: the steady state, apart from start-up. */
-function sampleRss(pid: number): { stop(): Promise<{ max: number; last: number }> } {
+/** The workers' RSS every second until `stop`: the steady state, apart from start-up. */
+function sampleRss(pids: number[]): { stop(): { max: number; last: number } } {
   let max = 0;
   let last = 0;
   const timer = setInterval(() => {
-    statusMiB(pid, 'VmRSS').then(
-      (mib) => {
-        last = mib;
-        max = Math.max(max, mib);
+    Promise.all(pids.map((pid) => statusMiB(pid, 'VmRSS'))).then(
+      (mibs) => {
+        last = Math.max(...mibs);
+        max = Math.max(max, last);
       },
       () => undefined,
     );
   }, 1000);
   return {
-    async stop() {
+    stop() {
       clearInterval(timer);
       return { max, last };
     },
   };
 }
 
-export async function benchWatchFleet(): Promise<string> {
-  const labs: EtcdLab[] = await Promise.all([startEtcdLab(), startEtcdLab()]);
-  const fake = await startFakeSlack();
+/** Each cluster's check times (its minute history's sample times) from `since` on, in one pipeline. */
+async function checkTimes(redis: Redis, prefix: string, names: string[], since: number): Promise<number[][]> {
+  const pipeline = redis.pipeline();
+  for (const name of names) pipeline.zrangebyscore(`${prefix}:minutes:${name}`, since, '+inf', 'WITHSCORES');
+  const replies = (await pipeline.exec()) ?? [];
+  return replies.map(([, r]) => ((r as string[]) ?? []).filter((_, i) => i % 2 === 1).map(Number));
+}
+
+interface ScheduleCheck {
+  checks: number;
+  /** Two checks of one cluster less than half an interval apart. */
+  twice: number;
+  /** A gap over 1.5 intervals, or a cluster with fewer checks than the window holds intervals. */
+  skipped: number;
+}
+
+/** Within [from, to): every cluster checked once an interval, never twice, none missed. */
+function judgeSchedule(times: number[][], from: number, to: number, intervalMs: number): ScheduleCheck {
+  const whole = Math.floor((to - from) / intervalMs);
+  let checks = 0;
+  let twice = 0;
+  let skipped = 0;
+  for (const all of times) {
+    const inside = all.filter((t) => t >= from && t < to).sort((a, b) => a - b);
+    checks += inside.length;
+    const around = all.filter((t) => t >= from - 1.5 * intervalMs && t < to + 1.5 * intervalMs);
+    around.sort((a, b) => a - b);
+    for (let i = 1; i < around.length; i++) {
+      const gap = (around[i] ?? 0) - (around[i - 1] ?? 0);
+      if (gap < 0.5 * intervalMs) twice += 1;
+      if (gap > 1.5 * intervalMs) skipped += 1;
+    }
+    if (inside.length < whole) skipped += 1;
+  }
+  return { checks, twice, skipped };
+}
+
+interface WatchRun {
+  workers: number;
+  cores: number;
+  cpuPerCheckMs: number;
+  peakRssMiB: number[];
+  steady: { max: number; last: number };
+  schedule: ScheduleCheck;
+  expected: number;
+}
+
+async function runWatch(
+  shape: WatchFleetShape,
+  workers: number,
+  setup: { configPath: string; names: string[]; slackUrl: string; nodeOptions: string; redis: Redis },
+): Promise<WatchRun> {
   const prefix = testPrefix('bench-watch');
-  const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-watch-bench-'));
-  const redis = new Redis(REDIS_URL);
-  const configPath = join(dir, 'clusters.yaml');
-  const clusters = Array.from({ length: CLUSTERS }, (_, i) => {
-    const lab = labs[i % 2] as EtcdLab;
-    return { name: `c${i}`, etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } };
-  });
-  await writeFile(configPath, stringify({ clusters, watch: { intervalSeconds: INTERVAL_S } }));
-  // As deployed: the worker Deployment's NODE_OPTIONS (its heap cap), as the digest fleet bench runs.
-  const nodeOptions = process.env.FLEET_NODE_OPTIONS ?? (await deployedNodeOptions());
-  const worker = startWorkerProcess({ configPath, prefix, slackApiUrl: fake.url, nodeOptions });
+  const procs: WorkerProcess[] = [];
+  const intervalMs = shape.intervalS * 1000;
   try {
-    const pid = worker.child.pid ?? 0;
-    const history = createMinuteHistory(redis, prefix, Date.now);
-    const checked = async () =>
-      (await Promise.all(clusters.map(async (c) => (await history.samples(c.name, 0)).length))).reduce(
-        (a, b) => a + b,
-        0,
+    for (let w = 0; w < workers; w += 1)
+      procs.push(
+        startWorkerProcess({
+          configPath: setup.configPath,
+          prefix,
+          slackApiUrl: setup.slackUrl,
+          nodeOptions: setup.nodeOptions,
+        }),
       );
-    await waitUntil(() => worker.started(), 30_000, 'the worker started');
-    // Warm-up: every cluster checked once (clients open, schedulers spread over the minute).
-    const warmDeadline = Date.now() + 2 * INTERVAL_S * 1000;
-    while ((await checked()) < CLUSTERS && Date.now() < warmDeadline)
-      await new Promise((r) => setTimeout(r, 1000));
-    const before = { cpu: await cpuSeconds(pid), at: Date.now(), checks: await checked() };
-    const rssSamples = sampleRss(pid);
-    await new Promise((r) => setTimeout(r, MEASURE_INTERVALS * INTERVAL_S * 1000));
-    const after = { cpu: await cpuSeconds(pid), at: Date.now(), checks: await checked() };
-    const steady = await rssSamples.stop();
-    const cores = (after.cpu - before.cpu) / ((after.at - before.at) / 1000);
-    const rss = await peakRssMiB(pid);
-    const checks = after.checks - before.checks;
-    return [
-      `## Watching ${CLUSTERS} clusters every ${INTERVAL_S} s (one worker process, two 3-member labs)`,
-      '',
-      '| measured | value | goal |',
-      '|---|---|---|',
-      `| CPU over ${MEASURE_INTERVALS} intervals | ${cores.toFixed(3)} core | ≤ 0.5 core |`,
-      `| peak RSS (VmHWM) | ${rss.toFixed(0)} MiB | ≤ 300 MiB |`,
-      `| RSS over the ${MEASURE_INTERVALS} intervals (max, last) | ${steady.max.toFixed(0)}, ${steady.last.toFixed(0)} MiB | |`,
-      `| worker | ${process.env.ETCD_DOCTOR_COMPILED === '1' ? 'compiled (dist/)' : 'bin/etcd-doctor.js (dist/ if fresh, else tsx)'} | |`,
-      `| NODE_OPTIONS | \`${nodeOptions || 'none'}\` | |`,
-      `| load average at the end | ${loadavg()
-        .map((l) => l.toFixed(1))
-        .join(', ')} | |`,
-      `| checks in the window | ${checks} (expected ${CLUSTERS * MEASURE_INTERVALS}) | |`,
-      `| CPU per check | ${(((after.cpu - before.cpu) / Math.max(1, checks)) * 1000).toFixed(1)} ms | |`,
-      '',
-    ].join('\n');
+    await waitUntil(() => procs.every((p) => p.started()), 60_000, 'the workers started');
+    const pids = procs.map((p) => p.child.pid ?? 0);
+    // Warm-up: every cluster checked once (clients open, schedulers spread over the interval).
+    const startedAt = Date.now();
+    const warmDeadline = startedAt + 3 * intervalMs;
+    const checkedOnce = async () =>
+      (await checkTimes(setup.redis, prefix, setup.names, 0)).every((t) => t.length > 0);
+    while (!(await checkedOnce()) && Date.now() < warmDeadline) await new Promise((r) => setTimeout(r, 2000));
+    const cpuBefore = await Promise.all(pids.map(cpuSeconds));
+    const from = Date.now();
+    const rss = sampleRss(pids);
+    await new Promise((r) => setTimeout(r, shape.measureIntervals * intervalMs));
+    const cpuAfter = await Promise.all(pids.map(cpuSeconds));
+    const to = Date.now();
+    const steady = rss.stop();
+    // The checks due just before `to` land within a few seconds: wait half an interval, then judge.
+    await new Promise((r) => setTimeout(r, intervalMs / 2));
+    const times = await checkTimes(setup.redis, prefix, setup.names, 0);
+    const schedule = judgeSchedule(times, from, to, intervalMs);
+    const cpu = cpuAfter.reduce((n, c, i) => n + c - (cpuBefore[i] ?? 0), 0);
+    return {
+      workers,
+      cores: cpu / ((to - from) / 1000),
+      cpuPerCheckMs: (cpu / Math.max(1, schedule.checks)) * 1000,
+      peakRssMiB: await Promise.all(pids.map((pid) => statusMiB(pid, 'VmHWM'))),
+      steady,
+      schedule,
+      expected: Math.round((setup.names.length * (to - from)) / intervalMs),
+    };
   } finally {
-    worker.child.kill('SIGTERM');
-    redis.disconnect();
-    await Promise.all([fake.close(), ...labs.map((l) => l.destroy())]);
+    for (const p of procs) p.child.kill('SIGTERM');
+    await Promise.all(
+      procs.map((p) => new Promise((r) => (p.child.exitCode === null ? p.child.once('exit', r) : r(0)))),
+    );
     await purgePrefix(prefix);
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
+export async function benchWatchFleet(shape: WatchFleetShape = WATCH_200): Promise<string> {
+  const labs: EtcdLab[] = await Promise.all([startEtcdLab(), startEtcdLab()]);
+  const fake = await startFakeSlack();
+  const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-watch-bench-'));
+  const redis = new Redis(REDIS_URL);
+  const configPath = join(dir, 'clusters.yaml');
+  const clusters = Array.from({ length: shape.clusters }, (_, i) => {
+    const lab = labs[i % 2] as EtcdLab;
+    return { name: `c${i}`, etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } };
+  });
+  const file = { clusters, watch: { intervalSeconds: shape.intervalS } };
+  await writeFile(configPath, stringify(file, { aliasDuplicateObjects: false }));
+  // As deployed: the worker Deployment's NODE_OPTIONS (its heap cap), as the digest fleet bench runs.
+  const nodeOptions = process.env.FLEET_NODE_OPTIONS ?? (await deployedNodeOptions());
+  const loadBefore = loadavg()[0] ?? 0;
+  const runs: WatchRun[] = [];
+  try {
+    const names = clusters.map((c) => c.name);
+    for (const workers of shape.workers)
+      runs.push(
+        await runWatch(shape, workers, { configPath, names, slackUrl: fake.url, nodeOptions, redis }),
+      );
+  } finally {
+    redis.disconnect();
+    await Promise.all([fake.close(), ...labs.map((l) => l.destroy())]);
+    await rm(dir, { recursive: true, force: true });
+  }
+  return watchReport(shape, runs, {
+    nodeOptions,
+    loadBefore,
+    slots: watchCheckSlots(configFileSchema.parse(file)),
+  });
+}
+
+function watchReport(
+  shape: WatchFleetShape,
+  runs: WatchRun[],
+  at: { nodeOptions: string; loadBefore: number; slots: number },
+): string {
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const perCheck = runs.map((r) => r.cpuPerCheckMs);
+  const goals =
+    shape.workers.length === 1 && runs[0]
+      ? [
+          `- Goal (issue 17: one worker, ${shape.clusters} clusters): ≤ 0.5 core: ${verdict(runs[0].cores <= 0.5)} (${runs[0].cores.toFixed(3)}); ≤ 300 MiB: ${verdict(Math.max(...runs[0].peakRssMiB) <= 300)}.`,
+        ]
+      : [
+          `- Goal (issue 29: scale-out on one Redis): CPU per check flat (within 25 %): ${verdict(Math.max(...perCheck) <= 1.25 * Math.min(...perCheck))}; no cluster checked twice in an interval: ${verdict(runs.every((r) => r.schedule.twice === 0))}; none skipped: ${verdict(runs.every((r) => r.schedule.skipped === 0))}.`,
+        ];
+  return [
+    `## Watching ${shape.clusters.toLocaleString('en-US')} clusters every ${shape.intervalS} s (${shape.workers.join(' and ')} worker process${shape.workers.length > 1 || shape.workers[0] !== 1 ? 'es' : ''}, two 3-member labs, one Redis)`,
+    '',
+    row([
+      'workers',
+      'CPU (all workers) over the window',
+      'CPU per check',
+      'checks in the window',
+      'checked twice in an interval',
+      'skipped',
+      'peak RSS per worker (VmHWM)',
+      'RSS in the window (max, last)',
+    ]),
+    row(['---', '---', '---', '---', '---', '---', '---', '---']),
+    ...runs.map((r) =>
+      row([
+        r.workers,
+        `${r.cores.toFixed(3)} core`,
+        `${r.cpuPerCheckMs.toFixed(1)} ms`,
+        `${r.schedule.checks} (expected ${r.expected})`,
+        r.schedule.twice,
+        r.schedule.skipped,
+        r.peakRssMiB.map((m) => `${m.toFixed(0)} MiB`).join(' + '),
+        `${r.steady.max.toFixed(0)}, ${r.steady.last.toFixed(0)} MiB`,
+      ]),
+    ),
+    '',
+    ...goals,
+    `- Window: ${shape.measureIntervals} intervals after a warm-up in which every cluster was checked once; a cluster counts as checked twice for two checks under half an interval apart, as skipped for a gap over 1.5 intervals or fewer checks than whole intervals in the window. CPU is the worker processes' user + system time (/proc), all job kinds included (BullMQ's own work with it); each worker runs 4 jobs at once plus ${at.slots} for the watch's checks (src/watch/watched-clusters.ts).`,
+    `- Workers: ${process.env.ETCD_DOCTOR_COMPILED === '1' ? 'compiled (dist/)' : 'bin/etcd-doctor.js (dist/ if fresh, else tsx)'}, NODE_OPTIONS \`${at.nodeOptions || 'none'}\`. Load average (1 min) ${at.loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end (2 shared cores; the labs and Redis run on them too).`,
+    '',
+  ].join('\n');
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.stdout.write(await benchWatchFleet());
+  const big = process.argv.includes('--2000');
+  process.stdout.write(await benchWatchFleet(big ? WATCH_2000_SCALE : WATCH_200));
 }

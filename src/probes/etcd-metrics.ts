@@ -157,7 +157,8 @@ export function createMetricsLineFilter(): MetricsLineFilter {
   // The line text[from, to), trimmed already. Called for every line of every scrape (~1,500 a
   // member, a few million in a digest): char codes instead of regexes, and a string only for a kept
   // line or a new family's name. The checks are SAMPLE_OR_COMMENT's, below.
-  const check = (text: string, from: number, to: number, raw: () => string) => {
+  // `raw`: the line as it came, when trimming changed it; else it is text[from, to), cut only if kept.
+  const check = (text: string, from: number, to: number, raw: string | undefined) => {
     if (from === to) return;
     blank = false;
     if (text.charCodeAt(from) === HASH) return;
@@ -167,15 +168,15 @@ export function createMetricsLineFilter(): MetricsLineFilter {
     if (
       lastName !== '' &&
       after < to &&
-      text.startsWith(lastName, from) &&
-      isNameEnd(text.charCodeAt(after))
+      isNameEnd(text.charCodeAt(after)) &&
+      text.startsWith(lastName, from)
     ) {
-      if (lastKept) kept.push(raw());
+      if (lastKept) kept.push(raw ?? text.slice(from, to));
       return;
     }
     const end = metricNameEnd(text, from, to);
     if (end === from || end === to || !isNameEnd(text.charCodeAt(end))) {
-      bad = { index: count, line: raw() };
+      bad = { index: count, line: raw ?? text.slice(from, to) };
       return;
     }
     // Samples of one family come together: look a name up once per run of it.
@@ -185,19 +186,19 @@ export function createMetricsLineFilter(): MetricsLineFilter {
       anyEtcd ||= lastName.startsWith('etcd_');
       lastKept = READ_NAMES.has(lastName);
     }
-    if (lastKept) kept.push(raw());
+    if (lastKept) kept.push(raw ?? text.slice(from, to));
   };
   const line = (raw: string) => {
     count += 1;
     if (bad) return;
     const trimmed = edgeMayBeSpace(raw) ? raw.trim() : raw;
-    check(trimmed, 0, trimmed.length, () => raw);
+    check(trimmed, 0, trimmed.length, raw);
   };
   /** A line inside a chunk: checked in place unless trim() could change it. */
   const lineAt = (text: string, from: number, to: number) => {
     if (from === to || edgeMayBeSpace(text, from, to)) return line(text.slice(from, to));
     count += 1;
-    if (!bad) check(text, from, to, () => text.slice(from, to));
+    if (!bad) check(text, from, to, undefined);
   };
   return {
     line,

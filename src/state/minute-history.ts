@@ -61,8 +61,8 @@ const MAX_HOURLY = 26;
  * Three sorted sets per cluster, scored by time: `<prefix>:minutes:<cluster>` (samples),
  * `<prefix>:minutes5:<cluster>` (5-minute roll-ups, one member per period) and
  * `<prefix>:minutes60:<cluster>` (hourly roll-ups, the same fold over an hour). Every write folds the
- * sample into its period's and its hour's roll-up, trims the sets by age and by count and sets their
- * expiry, so memory stays bounded and a cluster no longer watched leaves nothing behind. A cluster's
+ * sample into its period's and its hour's roll-up; the first write of each period also trims the sets
+ * by age and by count and sets their expiry, so memory stays bounded and a cluster no longer watched leaves nothing behind. A cluster's
  * checks run one at a time (one job scheduler, one cluster lock), so each read-fold-write has one writer.
  */
 export function createMinuteHistory(
@@ -101,22 +101,27 @@ export function createMinuteHistory(
       const at = now();
       const multi = redis.multi();
       also?.(multi);
-      await multi
+      multi
         .zadd(full(cluster), sample.t, JSON.stringify(sample))
-        .zremrangebyscore(full(cluster), '-inf', `(${at - retention.fullMs}`)
-        .zremrangebyrank(full(cluster), 0, -(retention.maxSamples + 1))
-        .pexpire(full(cluster), retention.fullMs)
         .zremrangebyscore(five(cluster), period, period)
         .zadd(five(cluster), period, JSON.stringify(rollup))
-        .zremrangebyscore(five(cluster), '-inf', `(${at - retention.rollupMs}`)
-        .zremrangebyrank(five(cluster), 0, -(retention.maxRollups + 1))
-        .pexpire(five(cluster), retention.rollupMs)
         .zremrangebyscore(hourly(cluster), hour, hour)
-        .zadd(hourly(cluster), hour, JSON.stringify(hourRollup))
-        .zremrangebyscore(hourly(cluster), '-inf', `(${at - HOURLY_KEEP_MS}`)
-        .zremrangebyrank(hourly(cluster), 0, -(MAX_HOURLY + 1))
-        .pexpire(hourly(cluster), HOURLY_KEEP_MS)
-        .exec();
+        .zadd(hourly(cluster), hour, JSON.stringify(hourRollup));
+      // The trims and expiries go with the first check of each 5-minute period, not with every
+      // check: 5 commands a check instead of 15 (a watch writes every interval for every cluster),
+      // and a set holds at most one period's checks past its caps.
+      if (previous === undefined)
+        multi
+          .zremrangebyscore(full(cluster), '-inf', `(${at - retention.fullMs}`)
+          .zremrangebyrank(full(cluster), 0, -(retention.maxSamples + 1))
+          .pexpire(full(cluster), retention.fullMs)
+          .zremrangebyscore(five(cluster), '-inf', `(${at - retention.rollupMs}`)
+          .zremrangebyrank(five(cluster), 0, -(retention.maxRollups + 1))
+          .pexpire(five(cluster), retention.rollupMs)
+          .zremrangebyscore(hourly(cluster), '-inf', `(${at - HOURLY_KEEP_MS}`)
+          .zremrangebyrank(hourly(cluster), 0, -(MAX_HOURLY + 1))
+          .pexpire(hourly(cluster), HOURLY_KEEP_MS);
+      await multi.exec();
     },
     samples: (cluster, since, until) => read(full(cluster), since, until),
     rollups: (cluster, since, until) => read(five(cluster), since, until),

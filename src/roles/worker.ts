@@ -89,8 +89,7 @@ export function startWorker(
     clusterLocks: state,
     logger,
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
-    // Watch checks wait on the network most of their time: slots for them on top of the others.
-    concurrency: tuning.concurrency ?? JOB_CONCURRENCY + watchCheckSlots(config),
+    concurrency: jobSlots(tuning.concurrency, config),
     ...pick(tuning, [
       'jobTimeoutMs',
       'lockDurationMs',
@@ -106,4 +105,9 @@ export function startWorker(
       await watch.close();
     },
   };
+}
+
+/** Jobs at once: the tuned count, else 4 plus slots for the watch's checks, which mostly wait on the network. */
+function jobSlots(tuned: number | undefined, config: RoleBase['opts']['config']): number {
+  return tuned ?? JOB_CONCURRENCY + watchCheckSlots(config);
 }

@@ -10,6 +10,7 @@ import { deployedNodeOptions } from './fleet.js';
 import { startFakeSlack } from '../test/support/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis-prefix.js';
+import { checkTimes, countSlots, type SlotCount } from '../test/support/watch-slots.js';
 import { startWorkerProcess, type WorkerProcess, waitUntil } from '../test/support/worker-process.js';
 import { row } from './stats.js';
 
@@ -68,50 +69,13 @@ function sampleRss(pids: number[]): { stop(): { max: number; last: number } } {
   };
 }
 
-/** Each cluster's check times (its minute history's sample times) from `since` on, in one pipeline. */
-async function checkTimes(redis: Redis, prefix: string, names: string[], since: number): Promise<number[][]> {
-  const pipeline = redis.pipeline();
-  for (const name of names) pipeline.zrangebyscore(`${prefix}:minutes:${name}`, since, '+inf', 'WITHSCORES');
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([, r]) => ((r as string[]) ?? []).filter((_, i) => i % 2 === 1).map(Number));
-}
-
-interface ScheduleCheck {
-  checks: number;
-  /** Two checks of one cluster less than half an interval apart. */
-  twice: number;
-  /** A gap over 1.5 intervals, or a cluster with fewer checks than the window holds intervals. */
-  skipped: number;
-}
-
-/** Within [from, to): every cluster checked once an interval, never twice, none missed. */
-function judgeSchedule(times: number[][], from: number, to: number, intervalMs: number): ScheduleCheck {
-  const whole = Math.floor((to - from) / intervalMs);
-  let checks = 0;
-  let twice = 0;
-  let skipped = 0;
-  for (const all of times) {
-    const inside = all.filter((t) => t >= from && t < to).sort((a, b) => a - b);
-    checks += inside.length;
-    const around = all.filter((t) => t >= from - 1.5 * intervalMs && t < to + 1.5 * intervalMs);
-    around.sort((a, b) => a - b);
-    for (let i = 1; i < around.length; i++) {
-      const gap = (around[i] ?? 0) - (around[i - 1] ?? 0);
-      if (gap < 0.5 * intervalMs) twice += 1;
-      if (gap > 1.5 * intervalMs) skipped += 1;
-    }
-    if (inside.length < whole) skipped += 1;
-  }
-  return { checks, twice, skipped };
-}
-
 interface WatchRun {
   workers: number;
   cores: number;
   cpuPerCheckMs: number;
   peakRssMiB: number[];
   steady: { max: number; last: number };
-  schedule: ScheduleCheck;
+  schedule: SlotCount;
   expected: number;
 }
 
@@ -139,7 +103,7 @@ async function runWatch(
     const startedAt = Date.now();
     const warmDeadline = startedAt + 3 * intervalMs;
     const checkedOnce = async () =>
-      (await checkTimes(setup.redis, prefix, setup.names, 0)).every((t) => t.length > 0);
+      [...(await checkTimes(setup.redis, prefix, setup.names)).values()].every((t) => t.length > 0);
     while (!(await checkedOnce()) && Date.now() < warmDeadline) await new Promise((r) => setTimeout(r, 2000));
     const cpuBefore = await Promise.all(pids.map(cpuSeconds));
     const from = Date.now();
@@ -150,8 +114,7 @@ async function runWatch(
     const steady = rss.stop();
     // The checks due just before `to` land within a few seconds: wait half an interval, then judge.
     await new Promise((r) => setTimeout(r, intervalMs / 2));
-    const times = await checkTimes(setup.redis, prefix, setup.names, 0);
-    const schedule = judgeSchedule(times, from, to, intervalMs);
+    const schedule = countSlots(await checkTimes(setup.redis, prefix, setup.names), from, to, intervalMs);
     const cpu = cpuAfter.reduce((n, c, i) => n + c - (cpuBefore[i] ?? 0), 0);
     return {
       workers,
@@ -160,7 +123,7 @@ async function runWatch(
       peakRssMiB: await Promise.all(pids.map((pid) => statusMiB(pid, 'VmHWM'))),
       steady,
       schedule,
-      expected: Math.round((setup.names.length * (to - from)) / intervalMs),
+      expected: schedule.slots,
     };
   } finally {
     for (const p of procs) p.child.kill('SIGTERM');
@@ -248,7 +211,7 @@ function watchReport(
     ),
     '',
     ...goals,
-    `- Window: ${shape.measureIntervals} intervals after a warm-up in which every cluster was checked once; a cluster counts as checked twice for two checks under half an interval apart, as skipped for a gap over 1.5 intervals or fewer checks than whole intervals in the window. CPU is the worker processes' user + system time (/proc), all job kinds included (BullMQ's own work with it); each worker runs 4 jobs at once plus ${at.slots} for the watch's checks (src/watch/watched-clusters.ts).`,
+    `- Window: ${shape.measureIntervals} intervals after a warm-up in which every cluster was checked once. Each cluster's scheduler fires at its slots (k × interval + its offset); a slot with two checks in the minute history is a cluster checked twice in one interval, a slot with none a skipped check (test/support/watch-slots.ts). CPU is the worker processes' user + system time (/proc), all job kinds included (BullMQ's own work with it); each worker runs 4 jobs at once plus ${at.slots} for the watch's checks (src/watch/watched-clusters.ts).`,
     `- Workers: ${process.env.ETCD_DOCTOR_COMPILED === '1' ? 'compiled (dist/)' : 'bin/etcd-doctor.js (dist/ if fresh, else tsx)'}, NODE_OPTIONS \`${at.nodeOptions || 'none'}\`. Load average (1 min) ${at.loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end (2 shared cores; the labs and Redis run on them too).`,
     '',
   ].join('\n');

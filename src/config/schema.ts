@@ -157,8 +157,8 @@ export const digestSettingsSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(1000).optional(),
   /**
    * MiB the digest's clusters in flight may hold per worker process, estimated per member
-   * (digest/memory-budget.ts): a quarter for clusters waiting out their metrics windows, the rest
-   * for runs. Default a sixth of the V8 heap limit (~43 MiB at --max-old-space-size=256), at most 64.
+   * (digest/memory-budget.ts): an eighth for clusters waiting out their metrics windows, the rest
+   * for runs and first scrapes. Default a sixth of the V8 heap limit (~43 MiB at --max-old-space-size=256), at most 64.
    */
   memoryBudgetMiB: z.number().int().min(8).max(65_536).optional(),
   /** A digest of more clusters than this shares them out among the workers, this many per job (default 50). */

@@ -4,7 +4,13 @@ import { describeError } from '../errors.js';
 import type { DayTrends } from '../history/day-trends.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
 import type { MinuteHistory } from '../state/minute-history.js';
-import { clusterCostBytes, createMemoryBudget, type MemoryBudget, windowCostBytes } from './memory-budget.js';
+import {
+  clusterCostBytes,
+  createMemoryBudget,
+  type MemoryBudget,
+  scrapeCostBytes,
+  windowCostBytes,
+} from './memory-budget.js';
 
 const DAY_MS = 24 * 3600_000;
 
@@ -85,24 +91,37 @@ async function dayOf(deps: ClusterDiagnosisDeps, cluster: string): Promise<DayTr
  */
 async function diagnoseOne(deps: ClusterDiagnosisDeps, cluster: string): Promise<PartOutcome> {
   const members = membersOf(deps, cluster);
-  const gate = deps.windows ?? OPEN;
-  return gate.run(windowCostBytes(members), async (): Promise<PartOutcome> => {
-    try {
-      const day = await dayOf(deps, cluster);
-      const scrapes = day ? readOnly(deps.watchScrapes?.(cluster)) : await waitOutWindow(deps, cluster);
-      return await deps.budget.run(clusterCostBytes(members), () => runOne(deps, cluster, day, scrapes));
-    } catch (err) {
-      return { cluster, ok: false, reason: describeError(err) };
-    }
-  });
+  // Held from the first scrapes until the run starts: the clusters ahead of the runs.
+  const ahead = await (deps.windows ?? OPEN).acquire(windowCostBytes(members));
+  try {
+    const day = await dayOf(deps, cluster);
+    const scrapes = day
+      ? readOnly(deps.watchScrapes?.(cluster))
+      : await waitOutWindow(deps, cluster, members);
+    return await deps.budget.run(clusterCostBytes(members), () => {
+      ahead();
+      return runOne(deps, cluster, day, scrapes);
+    });
+  } catch (err) {
+    return { cluster, ok: false, reason: describeError(err) };
+  } finally {
+    ahead();
+  }
 }
 
 /** No bound: `budget` alone decides (callers that pass no `windows`). */
 const OPEN = createMemoryBudget(Number.POSITIVE_INFINITY);
 
 /** The first scrapes of an unwatched cluster, once its window is over; undefined: the run scrapes twice itself. */
-async function waitOutWindow(deps: ClusterDiagnosisDeps, cluster: string): Promise<ScrapeMemory | undefined> {
-  const first = await deps.doctor.firstScrapes?.(cluster).catch(() => undefined);
+async function waitOutWindow(
+  deps: ClusterDiagnosisDeps,
+  cluster: string,
+  members: number,
+): Promise<ScrapeMemory | undefined> {
+  // The scrapes hold the pages' text while they arrive: inside the budget, as runs are.
+  const first = await deps.budget.run(scrapeCostBytes(members), () =>
+    (deps.doctor.firstScrapes?.(cluster) ?? Promise.resolve(undefined)).catch(() => undefined),
+  );
   if (!first) return undefined;
   const waitMs = first.readyAtMs - Date.now();
   if (waitMs > 0) await (deps.sleep ?? sleepMs)(waitMs);

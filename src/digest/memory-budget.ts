@@ -9,6 +9,8 @@ import { getHeapStatistics } from 'node:v8';
  */
 export interface MemoryBudget {
   run<T>(costBytes: number, fn: () => Promise<T>): Promise<T>;
+  /** Waits for room, takes it, and returns the function that gives it back (once). */
+  acquire(costBytes: number): Promise<() => void>;
   /** Bytes held by the runs in flight now, and clusters in flight (for tests and logs). */
   inUse(): { bytes: number; runs: number };
   readonly budgetBytes: number;
@@ -61,22 +63,43 @@ export function defaultBudgetBytes(heapLimitBytes = getHeapStatistics().heap_siz
   return Math.min(MAX_DEFAULT_BUDGET_BYTES, Math.max(16 * 1024 * 1024, Math.floor(heapLimitBytes / 6)));
 }
 
-/** The digest's two budgets in one process: runs in flight, and clusters waiting out their windows. */
+/**
+ * What one member's first /metrics scrape holds while it is read: the page's text arriving in
+ * chunks (~144 KiB a page), the socket's buffers and the undici request. Scrapes are short, but
+ * hundreds at once held 100+ MiB of RSS (bench/digest-memory.ts), so they draw on the runs' budget.
+ */
+export const SCRAPE_MEMBER_COST_BYTES = 192 * 1024;
+
+export function scrapeCostBytes(members: number): number {
+  return Math.max(1, members) * SCRAPE_MEMBER_COST_BYTES;
+}
+
+/**
+ * Clusters ahead of the runs (taking first scrapes, waiting out the window, or ready) per run the
+ * budget admits: a 3 s window ahead of runs of ~0.5-1 s keeps the runs fed, while a cluster never
+ * waits much longer than its window for a run.
+ */
+export const AHEAD_PER_RUN = 4;
+
+/** The digest's two budgets in one process: runs in flight, and clusters ahead of them. */
 export interface DigestBudgets {
   runs: MemoryBudget;
   windows: MemoryBudget;
 }
 
 /**
- * Splits `totalBytes`: a quarter for clusters waiting out their windows (each holds its kept
- * scrapes), the rest for runs. Two budgets, not one: a run never waits behind a window that waits
- * for it, and the windows' share lets hundreds of clusters wait at once while few hold connections.
+ * Splits `totalBytes`: an eighth for clusters between their first scrapes and their run (each
+ * holds its kept scrapes), the rest for runs and first scrapes. Two budgets, not one: a run never
+ * waits behind a window that waits for it. At most AHEAD_PER_RUN clusters per run that fits wait
+ * ahead, so the windows do not stretch far past their 3 s while hundreds queue for a run.
  */
 export function createDigestBudgets(totalBytes: number, maxRuns = Number.POSITIVE_INFINITY): DigestBudgets {
-  const windowBytes = Math.floor(totalBytes / 4);
+  const windowBytes = Math.floor(totalBytes / 8);
+  const runBytes = totalBytes - windowBytes;
+  const runsThatFit = Math.max(1, Math.min(maxRuns, Math.floor(runBytes / clusterCostBytes(3))));
   return {
-    runs: createMemoryBudget(totalBytes - windowBytes, maxRuns),
-    windows: createMemoryBudget(windowBytes),
+    runs: createMemoryBudget(runBytes, maxRuns),
+    windows: createMemoryBudget(windowBytes, AHEAD_PER_RUN * runsThatFit),
   };
 }
 
@@ -94,20 +117,30 @@ export function createMemoryBudget(budgetBytes: number, maxRuns = Number.POSITIV
       next.start();
     }
   };
+  const acquire = async (cost: number): Promise<() => void> => {
+    await new Promise<void>((start) => {
+      waiting.push({ cost, start });
+      admit();
+    });
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      bytes -= cost;
+      runs -= 1;
+      admit();
+    };
+  };
   return {
     budgetBytes,
     inUse: () => ({ bytes, runs }),
+    acquire,
     async run(cost, fn) {
-      await new Promise<void>((start) => {
-        waiting.push({ cost, start });
-        admit();
-      });
+      const release = await acquire(cost);
       try {
         return await fn();
       } finally {
-        bytes -= cost;
-        runs -= 1;
-        admit();
+        release();
       }
     },
   };

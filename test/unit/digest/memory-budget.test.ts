@@ -89,20 +89,14 @@ describe('the digest memory budget', () => {
   });
 
   it('splits the digest budget: waiting clusters never take the room runs need, and a run never waits on a window', async () => {
-    const { runs, windows } = createDigestBudgets(4 * 1000, 1000);
+    const { runs, windows } = createDigestBudgets(8 * 1000, 1000);
     expect(windows.budgetBytes).toBe(1000);
-    expect(runs.budgetBytes).toBe(3000);
+    expect(runs.budgetBytes).toBe(7000);
     // Windows full: a run still starts at once.
-    let release: () => void = () => undefined;
-    const held = windows.run(
-      1000,
-      () =>
-        new Promise<void>((r) => {
-          release = r;
-        }),
-    );
-    await expect(runs.run(3000, async () => 'ran')).resolves.toBe('ran');
+    const release = await windows.acquire(1000);
+    await expect(runs.run(7000, async () => 'ran')).resolves.toBe('ran');
     release();
-    await held;
+    release(); // given back once only
+    expect(windows.inUse()).toEqual({ bytes: 0, runs: 0 });
   });
 });

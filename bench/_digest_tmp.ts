@@ -10,7 +10,7 @@ const config = configFileSchema.parse({ clusters: Array.from({ length: N }, (_, 
 const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
 const budgets = createDigestBudgets(defaultBudgetBytes());
 const t0 = performance.now(); const cpu0 = process.cpuUsage();
-const timer = setInterval(() => console.log(((performance.now() - t0) / 1000).toFixed(1), 's windows', JSON.stringify(budgets.windows.inUse()), 'runs', JSON.stringify(budgets.runs.inUse()), 'rss', (process.memoryUsage().rss / 2 ** 20).toFixed(0), 'heap', (process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)), 2000);
+const timer = setInterval(() => console.log(((performance.now() - t0) / 1000).toFixed(1), 's windows', JSON.stringify(budgets.windows.inUse()), 'runs', JSON.stringify(budgets.runs.inUse()), 'rss', (process.memoryUsage().rss / 2 ** 20).toFixed(0), 'heap', (process.memoryUsage().heapUsed / 2 ** 20).toFixed(0), 'total', (process.memoryUsage().heapTotal / 2 ** 20).toFixed(0), 'ext', (process.memoryUsage().external / 2 ** 20).toFixed(0), 'ab', (process.memoryUsage().arrayBuffers / 2 ** 20).toFixed(0)), 2000);
 const parts = [];
 for (let i = 0; i < N; i += 50) parts.push(diagnoseClusters({ doctor, budget: budgets.runs, windows: budgets.windows, now: Date.now }, config.clusters.slice(i, i + 50).map((c) => c.name)));
 const out = (await Promise.all(parts)).flat();

@@ -21,6 +21,8 @@ export type HttpGet = (
     onLine?: (line: string) => void;
     /** The body's text as it arrives, decoded but cut anywhere (a reader that finds lines itself). */
     onText?: (text: string) => void;
+    /** The body's bytes as they arrive (a reader that decodes only what it keeps). */
+    onBytes?: (chunk: Buffer) => void;
   },
 ) => Promise<HttpResponse>;
 
@@ -77,11 +79,7 @@ export function createHttpGet(tls: EtcdTlsFiles | undefined): HttpClient {
   const get: HttpGet = async (url, signal, opts) => {
     const { dispatcher, request } = await connect();
     const res = await request(url, { method: 'GET', dispatcher, signal });
-    const body = opts?.onText
-      ? textReader(opts.onText)
-      : opts?.onLine
-        ? lineReader(opts.onLine)
-        : bodyReader();
+    const body = readerFor(opts);
     let size = 0;
     for await (const chunk of res.body) {
       size += (chunk as Buffer).length;
@@ -105,6 +103,15 @@ export function createHttpGet(tls: EtcdTlsFiles | undefined): HttpClient {
     },
     close: async () => (client ? (await client).dispatcher.close() : undefined),
   };
+}
+
+function readerFor(opts: Parameters<HttpGet>[2]): BodyReader {
+  if (opts?.onBytes) {
+    const onBytes = opts.onBytes;
+    return { add: (chunk) => onBytes(chunk), end: () => '' };
+  }
+  if (opts?.onText) return textReader(opts.onText);
+  return opts?.onLine ? lineReader(opts.onLine) : bodyReader();
 }
 
 interface BodyReader {

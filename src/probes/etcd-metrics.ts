@@ -132,89 +132,183 @@ export function parseEtcdMetrics(text: string, scrapedAtMs: number): ParseEtcdMe
 }
 
 /**
- * /metrics read as it arrives (HttpGet's `onText`, or a line at a time): each line is checked and
- * only the ~100 of ~1,500 that parseEtcdMetrics reads are kept, so the page's text (~144 KiB, a
- * large object the old generation has to collect) never exists whole, and the other lines are
- * checked where they lie in the arriving text, never cut out of it. `parse` reads the kept lines.
+ * /metrics read as it arrives (HttpGet's `onBytes`, `onText`, or a line at a time): each line is
+ * checked and only the ~100 of ~1,500 that parseEtcdMetrics reads are kept, so the page's text
+ * (~144 KiB, a large object the old generation has to collect) never exists whole. Read as bytes,
+ * the other lines are checked where they lie in the arriving buffers and never become strings (a
+ * digest of 1,000 clusters decoded 860 MB of text it threw away). `parse` reads the kept lines.
  */
 export interface MetricsLineFilter {
   line(line: string): void;
   /** The next piece of the page, cut anywhere: lines end at `\n`, a line cut in two is joined. */
   text(chunk: string): void;
+  /** The same, as the bytes arrive (UTF-8): only kept lines, and lines trim() could change, are decoded. */
+  bytes(chunk: Buffer): void;
   parse(scrapedAtMs: number): ParseEtcdMetricsResult;
 }
 
+/** What the filter knows after the lines so far. */
+interface FilterState {
+  kept: string[];
+  /** Lines seen (the first bad one is named by its number). */
+  count: number;
+  bad: { index: number; line: string } | undefined;
+  names: Set<string>;
+  anyEtcd: boolean;
+  blank: boolean;
+  /** The family of the line before, its bytes, and whether its lines are kept. */
+  lastName: string;
+  lastNameBytes: Uint8Array;
+  lastKept: boolean;
+}
+
 export function createMetricsLineFilter(): MetricsLineFilter {
-  const kept: string[] = [];
-  let count = 0;
-  let bad: { index: number; line: string } | undefined;
-  const names = new Set<string>();
-  let anyEtcd = false;
-  let blank = true;
-  let lastName = '';
-  let lastKept = false;
-  let rest = '';
-  // The line text[from, to), trimmed already. Called for every line of every scrape (~1,500 a
-  // member, a few million in a digest): char codes instead of regexes, and a string only for a kept
-  // line or a new family's name. The checks are SAMPLE_OR_COMMENT's, below.
-  // `raw`: the line as it came, when trimming changed it; else it is text[from, to), cut only if kept.
-  const check = (text: string, from: number, to: number, raw: string | undefined) => {
-    if (from === to) return;
-    blank = false;
-    if (text.charCodeAt(from) === HASH) return;
-    // Most lines continue the family of the line before (a histogram's buckets): its name, then
-    // a label or a space, is already known valid, so the name is not scanned again.
-    const after = from + lastName.length;
-    if (
-      lastName !== '' &&
-      after < to &&
-      isNameEnd(text.charCodeAt(after)) &&
-      text.startsWith(lastName, from)
-    ) {
-      if (lastKept) kept.push(raw ?? text.slice(from, to));
-      return;
-    }
-    const end = metricNameEnd(text, from, to);
-    if (end === from || end === to || !isNameEnd(text.charCodeAt(end))) {
-      bad = { index: count, line: raw ?? text.slice(from, to) };
-      return;
-    }
-    // Samples of one family come together: look a name up once per run of it.
-    if (end - from !== lastName.length || !text.startsWith(lastName, from)) {
-      lastName = text.slice(from, end);
-      names.add(lastName);
-      anyEtcd ||= lastName.startsWith('etcd_');
-      lastKept = READ_NAMES.has(lastName);
-    }
-    if (lastKept) kept.push(raw ?? text.slice(from, to));
+  const st: FilterState = {
+    kept: [],
+    count: 0,
+    bad: undefined,
+    names: new Set(),
+    anyEtcd: false,
+    blank: true,
+    lastName: '',
+    lastNameBytes: new Uint8Array(0),
+    lastKept: false,
   };
+  let rest = '';
+  let restBytes: Buffer | undefined;
   const line = (raw: string) => {
-    count += 1;
-    if (bad) return;
+    st.count += 1;
+    if (st.bad) return;
     const trimmed = edgeMayBeSpace(raw) ? raw.trim() : raw;
-    check(trimmed, 0, trimmed.length, raw);
+    checkText(st, trimmed, 0, trimmed.length, raw);
   };
   /** A line inside a chunk: checked in place unless trim() could change it. */
   const lineAt = (text: string, from: number, to: number) => {
     if (from === to || edgeMayBeSpace(text, from, to)) return line(text.slice(from, to));
-    count += 1;
-    if (!bad) check(text, from, to, undefined);
+    st.count += 1;
+    if (!st.bad) checkText(st, text, from, to, undefined);
+  };
+  const lineInBytes = (buf: Buffer, from: number, to: number) => {
+    if (from === to || edgeMayBeSpaceByte(buf[from] ?? 0) || edgeMayBeSpaceByte(buf[to - 1] ?? 0))
+      return line(buf.toString('utf8', from, to));
+    st.count += 1;
+    if (!st.bad) checkBytes(st, buf, from, to);
   };
   return {
     line,
     text(chunk) {
       rest = eachLine(rest, chunk, line, lineAt);
     },
+    bytes(chunk) {
+      restBytes = eachLineInBytes(restBytes, chunk, lineInBytes);
+    },
     parse(scrapedAtMs) {
       if (rest !== '') line(rest);
+      if (restBytes?.length) lineInBytes(restBytes, 0, restBytes.length);
       rest = '';
-      if (blank) return { ok: false, error: 'the body is empty' };
-      if (bad) return { ok: false, error: `line ${bad.index} reads ${clip(bad.line)}` };
-      if (!anyEtcd) return { ok: false, error: `no etcd_* metric among its ${names.size} metric names` };
-      const read = readKeptLines(kept);
+      restBytes = undefined;
+      if (st.blank) return { ok: false, error: 'the body is empty' };
+      if (st.bad) return { ok: false, error: `line ${st.bad.index} reads ${clip(st.bad.line)}` };
+      if (!st.anyEtcd)
+        return { ok: false, error: `no etcd_* metric among its ${st.names.size} metric names` };
+      const read = readKeptLines(st.kept);
       return read.ok ? snapshotOf(read.samples, scrapedAtMs) : read;
     },
   };
+}
+
+/** A new family's name: look it up once per run of its lines. */
+function newFamily(st: FilterState, name: string): void {
+  st.lastName = name;
+  st.lastNameBytes = Buffer.from(name, 'latin1');
+  st.names.add(name);
+  st.anyEtcd ||= name.startsWith('etcd_');
+  st.lastKept = READ_NAMES.has(name);
+}
+
+/**
+ * The line text[from, to), trimmed already. Called for every line of every scrape (~1,500 a
+ * member, a few million in a digest): char codes instead of regexes, and a string only for a kept
+ * line or a new family's name. The checks are SAMPLE_OR_COMMENT's, below. `raw`: the line as it
+ * came, when trimming changed it; else it is text[from, to), cut only if kept.
+ */
+function checkText(st: FilterState, text: string, from: number, to: number, raw: string | undefined): void {
+  if (from === to) return;
+  st.blank = false;
+  if (text.charCodeAt(from) === HASH) return;
+  // Most lines continue the family of the line before (a histogram's buckets): its name, then
+  // a label or a space, is already known valid, so the name is not scanned again.
+  const after = from + st.lastName.length;
+  if (
+    st.lastName !== '' &&
+    after < to &&
+    isNameEnd(text.charCodeAt(after)) &&
+    text.startsWith(st.lastName, from)
+  ) {
+    if (st.lastKept) st.kept.push(raw ?? text.slice(from, to));
+    return;
+  }
+  const end = metricNameEnd((i) => text.charCodeAt(i), from, to);
+  if (end === from || end === to || !isNameEnd(text.charCodeAt(end))) {
+    st.bad = { index: st.count, line: raw ?? text.slice(from, to) };
+    return;
+  }
+  if (end - from !== st.lastName.length || !text.startsWith(st.lastName, from))
+    newFamily(st, text.slice(from, end));
+  if (st.lastKept) st.kept.push(raw ?? text.slice(from, to));
+}
+
+/** checkText on the bytes buf[from, to) of a line whose ends are printable ASCII (nothing to trim). */
+function checkBytes(st: FilterState, buf: Buffer, from: number, to: number): void {
+  st.blank = false;
+  if (buf[from] === HASH) return;
+  const name = st.lastNameBytes;
+  const after = from + name.length;
+  if (name.length > 0 && after < to && isNameEnd(buf[after] ?? 0) && startsWithBytes(buf, from, name)) {
+    if (st.lastKept) st.kept.push(buf.toString('utf8', from, to));
+    return;
+  }
+  const end = metricNameEnd((i) => buf[i] ?? 0, from, to);
+  if (end === from || end === to || !isNameEnd(buf[end] ?? 0)) {
+    st.bad = { index: st.count, line: buf.toString('utf8', from, to) };
+    return;
+  }
+  // A metric name is ASCII: its bytes are its characters.
+  if (end - from !== name.length || !startsWithBytes(buf, from, name))
+    newFamily(st, buf.toString('latin1', from, end));
+  if (st.lastKept) st.kept.push(buf.toString('utf8', from, to));
+}
+
+function startsWithBytes(buf: Buffer, from: number, prefix: Uint8Array): boolean {
+  for (let i = 0; i < prefix.length; i++) if (buf[from + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** A byte at a line's edge that trim() might remove, as edgeMayBeSpace judges a character. */
+function edgeMayBeSpaceByte(b: number): boolean {
+  return b <= SPACE || b > 126;
+}
+
+/** The complete lines of `rest + chunk` as ranges (the first joined); returns the unfinished line. */
+function eachLineInBytes(
+  rest: Buffer | undefined,
+  chunk: Buffer,
+  lineAt: (buf: Buffer, from: number, to: number) => void,
+): Buffer | undefined {
+  let start = 0;
+  if (rest) {
+    const nl = chunk.indexOf(NEWLINE);
+    if (nl === -1) return Buffer.concat([rest, chunk]);
+    const joined = Buffer.concat([rest, chunk.subarray(0, nl)]);
+    lineAt(joined, 0, joined.length);
+    start = nl + 1;
+  }
+  for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+    lineAt(chunk, start, nl);
+    start = nl + 1;
+  }
+  // A copy: the rest of a line must not keep the whole chunk alive.
+  return start < chunk.length ? Buffer.from(chunk.subarray(start)) : undefined;
 }
 
 /**
@@ -390,12 +484,13 @@ const HASH = 35;
 const OPEN_BRACE = 123;
 const SPACE = 32;
 const TAB = 9;
+const NEWLINE = 10;
 
 /** The end of the metric name ([a-zA-Z_:][a-zA-Z0-9_:]*) starting at `from`; `from` if none. */
-function metricNameEnd(text: string, from: number, to: number): number {
+function metricNameEnd(codeAt: (i: number) => number, from: number, to: number): number {
   let i = from;
   for (; i < to; i++) {
-    const c = text.charCodeAt(i);
+    const c = codeAt(i);
     const nameStart = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58;
     if (!nameStart && (i === from || c < 48 || c > 57)) break;
   }

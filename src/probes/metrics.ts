@@ -133,7 +133,7 @@ export async function scrapeMetrics(
   const filter = createMetricsLineFilter();
   try {
     res = await io.httpGet(metricsUrl, AbortSignal.any([signal, deadline.signal]), {
-      onText: filter.text,
+      onBytes: filter.bytes,
     });
   } catch (err) {
     if (deadline.signal.aborted)

@@ -69,6 +69,49 @@ describe('/metrics read line by line over HTTP', () => {
     expect(filter.parse(42)).toEqual(parseEtcdMetrics(PAGE, 42));
   });
 
+  it('gives the same snapshot read as arriving bytes, decoding only what it keeps (what the probe reads)', async () => {
+    let chunks = 0;
+    const filter = createMetricsLineFilter();
+    const res = await http.get(url, AbortSignal.timeout(5000), {
+      onBytes: (chunk) => {
+        chunks += 1;
+        filter.bytes(chunk);
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('');
+    expect(chunks).toBeGreaterThan(1);
+    expect(filter.parse(42)).toEqual(parseEtcdMetrics(PAGE, 42));
+  });
+
+  it('reads bytes cut anywhere, inside a line or a character, as it reads the same lines one by one', () => {
+    const page = `${PAGE}  etcd_server_has_leader 1 \r\n\n# c\n\u00a0etcd_x 1\netcd_server_id{server_id="gö"} 1\nétcd 1\netcd_server_is_leader 0`;
+    const byLine = (text: string) => {
+      const f = createMetricsLineFilter();
+      for (const line of text.split('\n')) f.line(line);
+      return f.parse(7);
+    };
+    const bytes = Buffer.from(page, 'utf8');
+    for (const size of [1, 2, 3, 7, 64, 997, 65536]) {
+      const f = createMetricsLineFilter();
+      for (let at = 0; at < bytes.length; at += size) f.bytes(bytes.subarray(at, at + size));
+      expect([size, f.parse(7)]).toEqual([size, byLine(page)]);
+    }
+    // The same page without the line that is not Prometheus text reads the same both ways too.
+    const good = Buffer.from(page.replace('\nétcd 1', ''), 'utf8');
+    const f = createMetricsLineFilter();
+    for (let at = 0; at < good.length; at += 5) f.bytes(good.subarray(at, at + 5));
+    const parsed = f.parse(7);
+    expect(parsed).toEqual(byLine(page.replace('\nétcd 1', '')));
+    expect(parsed.ok).toBe(true);
+    // A kept line with a character cut in two between chunks is decoded whole.
+    const small = Buffer.from('etcd_server_id{server_id="gö"} 1\netcd_server_has_leader 1\n', 'utf8');
+    const one = createMetricsLineFilter();
+    for (let at = 0; at < small.length; at += 1) one.bytes(small.subarray(at, at + 1));
+    const read = one.parse(7);
+    expect(read.ok && read.snapshot.gauges.serverId).toBe('gö');
+  });
+
   it('reads text cut at every kind of place as it reads the same lines one by one', () => {
     const page = `${PAGE}  etcd_server_has_leader 1 \r\n\n# c\n\u00a0etcd_x 1\netcd_server_is_leader 0`;
     const byLine = createMetricsLineFilter();

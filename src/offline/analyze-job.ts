@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import type { ChatAdapter, Destination } from '../chat/adapter.js';
 import { describeError, EtcdDoctorError, isEtcdDoctorError } from '../errors.js';
 import { type Logger, withFields } from '../logger.js';
+import type { FailureHow } from '../queue/job-handlers.js';
 import type { AnalyzeJob } from '../queue/job-schemas.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 import { answerOnce } from '../worker/answer-once.js';
 import { analyzeIsolated } from './analyze-isolated.js';
+import { SHARE_INSTEAD } from './readers/limits.js';
 
 export interface AnalyzeJobDeps {
   chat: ChatAdapter;
@@ -25,7 +27,7 @@ export interface AnalyzeJobDeps {
 
 export interface AnalyzeJobHandlers {
   run(job: AnalyzeJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
-  failed(jobId: string, job: AnalyzeJob, reason: string): Promise<void>;
+  failed(jobId: string, job: AnalyzeJob, reason: string, how?: FailureHow): Promise<void>;
 }
 
 function destination(job: AnalyzeJob): Destination {
@@ -127,8 +129,11 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       logger.info({ status, files: label(job) }, 'offline analysis answered');
       return { status };
     },
-    async failed(jobId, job, reason) {
-      const view = textView(`Could not analyse ${label(job)}: ${withoutDir(reason)}`, 'error');
+    async failed(jobId, job, reason, how) {
+      // Its process died reading it (a file past every limit, or the pod OOM-killed): the queue does
+      // not run it again, and the user is told what to share instead.
+      const instead = how?.workerDied ? `; it is not tried again: ${SHARE_INSTEAD}` : '';
+      const view = textView(`Could not analyse ${label(job)}: ${withoutDir(reason)}${instead}`, 'error');
       await once(jobId, job, view).catch((err: unknown) =>
         deps.logger.warn({ jobId, err: describeError(err) }, 'could not answer a failed analysis'),
       );

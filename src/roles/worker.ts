@@ -9,7 +9,7 @@ import { withSinceWhen } from '../history/since-when-report.js';
 import type { JobData } from '../queue/job-schemas.js';
 import { ANALYZE_QUEUE_NAME } from '../queue/job-queue.js';
 import { createJobWorker, type JobWorker, type JobWorkerOptions, joinWorkers } from '../queue/job-worker.js';
-import { installOfflineAnalysis } from '../offline/install.js';
+import { DEFAULT_ANALYSIS_CONCURRENCY, installOfflineAnalysis } from '../offline/install.js';
 import { installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
@@ -20,9 +20,6 @@ import { installWatch } from '../watch/install.js';
 import { routeJobs } from '../worker/route-jobs.js';
 import { pick, type RoleBase } from './role-base.js';
 import { remediationOptions } from './remediation-options.js';
-
-/** Analyses of shared files at once per worker process: each holds a thread with its own heap. */
-const DEFAULT_ANALYSIS_CONCURRENCY = 1;
 
 /**
  * The worker role: takes jobs off the queue and answers them. Checks and diagnoses go to the job

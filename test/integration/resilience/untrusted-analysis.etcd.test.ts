@@ -98,8 +98,7 @@ beforeAll(async () => {
       {
         name: 'local',
         etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
-        // A pause between members keeps the defragmentation running while the file is analysed.
-        remediation: { responders: [RESPONDER], defragPauseSeconds: 5 },
+        remediation: { responders: [RESPONDER] },
       },
     ],
     probes: { timeoutMs: 1000, metricsWindowMs: 300 },
@@ -164,18 +163,30 @@ describe('a 53 KB must-gather that expands past the heap, during a defragmentati
     const path = await bombTarball();
     expect((await stat(path)).size).toBeLessThan(64 * 1024);
 
-    await startDefragment();
-    await waitUntil(() => sentTexts().some((t) => /defragmenting etcd-\d/.test(t)), 30_000, 'defrag running');
-    const file = fake.shareFile({
-      name: 'must-gather.tar.gz',
-      content: await readFile(path),
-      mimetype: 'application/gzip',
-    });
-    const ts = await dropFile(file, 1);
-
-    await fake.waitFor(() => dmAnswers(ts).some((a) => /Could not analyse/.test(a)), 60_000);
-    // At the same time: the defragmentation (10 s of pauses between members) had not finished yet.
-    expect(sentTexts().some((t) => /ran .*finished in/.test(t))).toBe(false);
+    // Every fsync of every member takes 1 s (a real slow disk, strace): a defragmentation writes a
+    // new database file with a few of them, so it runs for ~15 s while the file is analysed.
+    const slow = await Promise.all(['etcd-1', 'etcd-2', 'etcd-3'].map((m) => lab.slowDisk(m, 1_000_000)));
+    let ts: string;
+    try {
+      await startDefragment();
+      await waitUntil(
+        () => sentTexts().some((t) => /defragmenting etcd-\d/.test(t)),
+        30_000,
+        'defrag running',
+      );
+      const file = fake.shareFile({
+        name: 'must-gather.tar.gz',
+        content: await readFile(path),
+        mimetype: 'application/gzip',
+      });
+      ts = await dropFile(file, 1);
+      await fake.waitFor(() => dmAnswers(ts).some((a) => /Could not analyse/.test(a)), 60_000);
+      // At the same time: the defragmentation had not finished yet.
+      expect(sentTexts().some((t) => /ran .*finished in/.test(t))).toBe(false);
+      await waitUntil(() => sentTexts().some((t) => /ran .*finished in/.test(t)), 90_000, 'defrag finished');
+    } finally {
+      await Promise.all(slow.map((f) => f.stop()));
+    }
     const answer = dmAnswers(ts).find((a) => /Could not analyse/.test(a)) ?? '';
     expect(answer).toMatch(
       /namespaces\/openshift-etcd\/core\/pods\.yaml in must-gather\.tar\.gz holds more than 150,000 YAML nodes, over the limit for one document/,
@@ -185,7 +196,6 @@ describe('a 53 KB must-gather that expands past the heap, during a defragmentati
     );
     expect(answer).not.toMatch(/etcd-doctor-analyze-|\/tmp\//);
 
-    await waitUntil(() => sentTexts().some((t) => /ran .*finished in/.test(t)), 60_000, 'defrag finished');
     const done = sentTexts().find((t) => /ran .*finished in/.test(t)) ?? '';
     expect([...done.matchAll(/(etcd-\d)( \(leader\))?: db /g)]).toHaveLength(3);
     expect(alive(worker)).toBe(true);

@@ -272,6 +272,11 @@ function actionContext(
           deps.logger.warn({ err: describeError(err) }, 'remediation progress update failed'),
         );
     },
+    async post(lines) {
+      await deps.chat
+        .post(run.to, textView(lines, 'info', { actor: run.job.user }))
+        .catch((err: unknown) => deps.logger.warn({ err: describeError(err) }, 'remediation post failed'));
+    },
     followUp: (id, args, label) =>
       followUp(deps, run.plan.cluster, run.plan.channel, run.plan.context, id, args, label, deps.now),
     safePoint(next) {

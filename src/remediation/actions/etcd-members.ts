@@ -86,7 +86,7 @@ const PROGRESS_EDIT_DEADLINE_MS = 10_000;
  * guard went stale): each note is sent in order, after the previous one or its deadline, and
  * nothing waits for it. A failed edit is only a missed progress line; the result is posted anyway.
  */
-function createProgressNotes(ctx: Pick<ActionContext, 'progress'>): (line: string) => void {
+export function createProgressNotes(ctx: Pick<ActionContext, 'progress'>): (line: string) => void {
   let last: Promise<unknown> = Promise.resolve();
   return (line) => {
     last = last.then(() => withDeadline(ctx.progress(line), PROGRESS_EDIT_DEADLINE_MS, () => undefined));

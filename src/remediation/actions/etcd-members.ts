@@ -86,12 +86,19 @@ const PROGRESS_EDIT_DEADLINE_MS = 10_000;
  * guard went stale): each note is sent in order, after the previous one or its deadline, and
  * nothing waits for it. A failed edit is only a missed progress line; the result is posted anyway.
  */
-export function createProgressNotes(ctx: Pick<ActionContext, 'progress'>): (line: string) => void {
+export function createProgressNotes(ctx: Pick<ActionContext, 'progress'>): ProgressNotes {
   let last: Promise<unknown> = Promise.resolve();
-  return (line) => {
+  const note = (line: string) => {
     last = last.then(() => withDeadline(ctx.progress(line), PROGRESS_EDIT_DEADLINE_MS, () => undefined));
   };
+  return Object.assign(note, { settled: () => last });
 }
+
+/**
+ * A note function, and `settled()`: the notes sent so far have landed or met their deadline. An
+ * action awaits it before it returns, so a late progress edit cannot overwrite its outcome.
+ */
+export type ProgressNotes = ((line: string) => void) & { settled(): Promise<unknown> };
 
 async function dbSize(clients: MemberClients, ctx: Pick<ActionContext, 'now'>): Promise<number | undefined> {
   try {

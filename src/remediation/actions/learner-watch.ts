@@ -4,9 +4,10 @@ import type { ActionContext } from '../action.js';
 import { type ClusterState, type MemberState, readClusterState } from './cluster-state.js';
 import { progressOf } from './member-change.js';
 
+/** `lines`: what the thread keeps once the run ends (started, caught up, or why not). */
 export type WatchResult =
-  | { ok: true; line: string; state: ClusterState; promotedElsewhere: boolean }
-  | { ok: false; line: string; state: ClusterState | undefined };
+  | { ok: true; lines: string[]; state: ClusterState; promotedElsewhere: boolean }
+  | { ok: false; lines: string[]; state: ClusterState | undefined };
 
 /** A catching-up line at most this often: the thread shows movement, not a line per poll. */
 const CATCH_UP_NOTE_MS = 5000;
@@ -27,10 +28,9 @@ export async function watchLearner(
   const started = await waitFor(etcd, target, ctx, ctx.settings.learnerStartWaitMs, (m) =>
     m.reachable && !m.problem ? 'started' : undefined,
   );
-  if (started.kind !== 'reached') return endOf(started, target, 'start', ctx.settings.learnerStartWaitMs);
-  note(
-    `${target.name} started${started.member ? indexText(started.state, started.member) : ''}; catching up…`,
-  );
+  if (started.kind !== 'reached') return endOf(started, target, 'start', ctx.settings.learnerStartWaitMs, []);
+  const startedLine = `${target.name} started${started.member ? indexText(started.state, started.member) : ''}`;
+  note(`${startedLine}; catching up…`);
   let lastNote = ctx.now();
   const caught = await waitFor(etcd, target, ctx, ctx.settings.learnerCatchUpWaitMs, (m, state) => {
     const progress = progressOf(state, m);
@@ -41,12 +41,13 @@ export async function watchLearner(
     }
     return undefined;
   });
-  if (caught.kind !== 'reached') return endOf(caught, target, 'catch up', ctx.settings.learnerCatchUpWaitMs);
+  if (caught.kind !== 'reached')
+    return endOf(caught, target, 'catch up', ctx.settings.learnerCatchUpWaitMs, [startedLine]);
   const line = caught.promoted
     ? `${target.name} was promoted to a voting member by someone else (kubeadm's join promotes its own learner)`
     : `${target.name} caught up${caught.member ? indexText(caught.state, caught.member) : ''} (within ${LEARNER_CAUGHT_UP_ENTRIES} entries)`;
   note(line);
-  return { ok: true, line, state: caught.state, promotedElsewhere: caught.promoted };
+  return { ok: true, lines: [startedLine, line], state: caught.state, promotedElsewhere: caught.promoted };
 }
 
 /** `: applied index 120 of the leader's 130`, or nothing when either index is unknown. */
@@ -92,16 +93,23 @@ function endOf(
   target: { name: string; id: string },
   what: 'start' | 'catch up',
   limitMs: number,
+  before: string[],
 ): WatchResult {
   if (waited.kind === 'gone')
     return {
       ok: false,
       state: waited.state,
-      line: `${target.name} (id ${target.id}) left the member list while etcd-doctor watched it: someone removed it`,
+      lines: [
+        ...before,
+        `${target.name} (id ${target.id}) left the member list while etcd-doctor watched it: someone removed it`,
+      ],
     };
   return {
     ok: false,
     state: waited.state,
-    line: `${target.name} did not ${what} within ${Math.round(limitMs / 60_000)} min (last: ${waited.last}); it stays in the member list as a learner: start it as posted above and press Promote on a new diagnosis once it has caught up, or remove it (etcdctl member remove ${target.id})`,
+    lines: [
+      ...before,
+      `${target.name} did not ${what} within ${Math.round(limitMs / 60_000)} min (last: ${waited.last}); it stays in the member list as a learner: start it as posted above and press Promote on a new diagnosis once it has caught up, or remove it (etcdctl member remove ${target.id})`,
+    ],
   };
 }

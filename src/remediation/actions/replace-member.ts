@@ -4,7 +4,7 @@ import type { ClusterConfig } from '../../config/schema.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
 import { type ActionContext, type ActionOutcome, defineAction, done, failed, refused } from '../action.js';
 import { type ClusterState, type MemberState, readClusterState } from './cluster-state.js';
-import { createProgressNotes } from './etcd-members.js';
+import { createProgressNotes, type ProgressNotes } from './etcd-members.js';
 import { initialClusterOf, joinInstructions } from './join-instructions.js';
 import { watchLearner } from './learner-watch.js';
 import { decimalId, findMember, guardedMemberCall, memberListLine, replaceRefusal } from './member-change.js';
@@ -73,7 +73,13 @@ export const replaceMember = defineAction({
         `would remove ${args.member} (id ${found.member.id}) and add it back as a learner with peer URLs ${(found.member.peerUrls ?? []).join(', ')}`,
         memberListLine(state),
       ]);
-    return replace(etcd, found.member, { distribution: where, promote: args.promote ?? 'button' }, ctx);
+    const notes = createProgressNotes(ctx);
+    try {
+      const plan = { distribution: where, promote: args.promote ?? 'button' } as const;
+      return await replace(etcd, found.member, plan, { ...ctx, notes });
+    } finally {
+      await notes.settled();
+    }
   },
 });
 
@@ -102,17 +108,19 @@ interface ReplacePlan {
   promote: 'auto' | 'button';
 }
 
+/** The action's context with its progress notes (one chain for the whole run). */
+type ReplaceContext = ActionContext & { notes: ProgressNotes };
+
 async function replace(
   etcd: EtcdClients,
   target: MemberState,
   plan: ReplacePlan,
-  ctx: ActionContext,
+  ctx: ReplaceContext,
 ): Promise<ActionOutcome> {
   const lines: string[] = [];
-  const progress = createProgressNotes(ctx);
   const step = (line: string) => {
     lines.push(line);
-    progress(line);
+    ctx.notes(line);
   };
   const name = target.name;
   const peerUrls = target.peerUrls ?? [];
@@ -192,12 +200,12 @@ async function afterAdd(
   target: { name: string; id: string },
   plan: ReplacePlan,
   lines: string[],
-  ctx: ActionContext,
+  ctx: ReplaceContext,
 ): Promise<ActionOutcome> {
-  const progress = createProgressNotes(ctx);
-  const watched = await watchLearner(etcd, target, ctx, progress);
-  lines.push(watched.line);
-  if (!watched.ok) return failed(watched.line, await endLines(etcd, lines, ctx));
+  const watched = await watchLearner(etcd, target, ctx, ctx.notes);
+  lines.push(...watched.lines);
+  if (!watched.ok)
+    return failed(watched.lines.at(-1) ?? 'the learner was not ready', await endLines(etcd, lines, ctx));
   if (watched.promotedElsewhere)
     return done(`replaced ${target.name}: it is a voting member again`, await endLines(etcd, lines, ctx));
   if (plan.promote === 'button') {

@@ -103,7 +103,7 @@ describe('replace-member on a real 3-member etcd', () => {
     const { report, button } = await diagnoseForReplace(victim);
 
     const [denied] = await h.chat.click(report.ref, button, { user: MALLORY });
-    expect(textOf(denied)).toMatch(new RegExp(`Only responders may press \\*Replace\\*: <@U0ALICE>`));
+    expect(textOf(denied)).toMatch(/Only responders may press \*Replace\*: <@U0ALICE>/);
 
     const [confirm] = await h.chat.click(report.ref, button, { user: ALICE });
     expect(textOf(confirm)).toMatch(/add it back as a learner with the same name and peer URLs/);
@@ -127,9 +127,9 @@ describe('replace-member on a real 3-member etcd', () => {
     );
 
     // The thread says it waits for the member before anyone starts it.
-    expect(shown.some((t) => t.includes(`• waiting up to 1 min for ${victim} to be started as posted…`))).toBe(
-      true,
-    );
+    expect(
+      shown.some((t) => t.includes(`• waiting up to 1 min for ${victim} to be started as posted…`)),
+    ).toBe(true);
     await lab.join(victim, posted.initialCluster);
     const done = await waitOutcome(1, 60_000);
     expect(shown.some((t) => new RegExp(`• ${victim} started: .*; catching up…`).test(t))).toBe(true);
@@ -176,7 +176,7 @@ describe('replace-member on a real 3-member etcd', () => {
     const promote = choice(done.view as TextView, new RegExp(`^Promote ${victim}$`));
 
     const [denied] = await h.chat.click(done.ref, promote, { user: MALLORY });
-    expect(textOf(denied)).toMatch(new RegExp(`Only responders may press \\*Promote\\*: <@U0ALICE>`));
+    expect(textOf(denied)).toMatch(/Only responders may press \*Promote\*: <@U0ALICE>/);
     const [confirmPromote] = await h.chat.click(done.ref, promote, { user: ALICE });
     expect(textOf(confirmPromote)).toMatch(/Promote learner etcd-\d to a voting member/);
     await h.chat.click(done.ref, choice(confirmPromote as TextView, /^Run it$/), { user: ALICE });
@@ -185,9 +185,9 @@ describe('replace-member on a real 3-member etcd', () => {
     expect(promoted.text).toContain(`promoted ${victim} (id `);
     await expectThreeHealthyVoters();
     const audit = await h.audit();
-    expect(audit.some((r) => r.action === 'promote-learner' && r.event === 'finished' && r.user === ALICE)).toBe(
-      true,
-    );
+    expect(
+      audit.some((r) => r.action === 'promote-learner' && r.event === 'finished' && r.user === ALICE),
+    ).toBe(true);
   }, 150_000);
 
   it('refuses a member that answers: it is not lost', async () => {

@@ -1,4 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { configFileSchema } from '../../../src/config/schema.js';
+import { actions } from '../../../src/remediation/actions/index.js';
+import { DEFAULT_REMEDIATION_SETTINGS } from '../../../src/remediation/settings.js';
 import type { ClusterState, MemberState } from '../../../src/remediation/actions/cluster-state.js';
 import { initialClusterOf, joinInstructions } from '../../../src/remediation/actions/join-instructions.js';
 import {
@@ -164,5 +167,30 @@ describe('the end of the thread and the start instructions', () => {
     expect(kubeadm).toMatch(/empty data dir/);
     const plain = joinInstructions({ ...spec, distribution: 'plain' }).join('\n');
     expect(plain).not.toContain('kubeadm');
+  });
+});
+
+describe('where Replace is offered', () => {
+  const cluster = (kubernetes?: Record<string, unknown>) =>
+    configFileSchema.parse({
+      clusters: [
+        {
+          name: 'prod',
+          etcd: { endpoints: ['https://127.0.0.1:2379'] },
+          ...(kubernetes ? { kubernetes } : {}),
+        },
+      ],
+    }).clusters[0];
+
+  it('not on a cluster configured as OpenShift: the operator replaces members, and the runbook says how', () => {
+    const ocp = cluster({ kubeconfig: '/k', distribution: 'openshift' });
+    if (!ocp) throw new Error('no cluster');
+    expect(actions['replace-member'].unavailable(ocp, DEFAULT_REMEDIATION_SETTINGS)).toMatch(
+      /^cluster prod runs OpenShift, whose etcd operator replaces members itself; follow its runbook .*replacing-unhealthy-etcd-member\.html/,
+    );
+    const plain = cluster();
+    if (!plain) throw new Error('no cluster');
+    expect(actions['replace-member'].unavailable(plain, DEFAULT_REMEDIATION_SETTINGS)).toBeUndefined();
+    expect(actions['promote-learner'].unavailable(plain, DEFAULT_REMEDIATION_SETTINGS)).toBeUndefined();
   });
 });

@@ -69,10 +69,13 @@ export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   manifestHoldSeconds: 30,
   benchmarkTimeoutMs: 300_000,
   pollMs: 2000,
-  learnerStartWaitMs: 30 * 60_000,
+  // Both waits and the steps around them stay inside the 30 min a remediation job may take
+  // (queue/run-attempt.ts). A learner not ready by then stays a learner, and the next diagnosis
+  // offers Promote once it has caught up (learner-not-promoted).
+  learnerStartWaitMs: 15 * 60_000,
   // A learner first receives the leader's snapshot: 8 GiB (the largest quota etcd suggests) at
-  // 50 MB/s is under 3 min; 20 min leaves room for a slow link (inference).
-  learnerCatchUpWaitMs: 20 * 60_000,
+  // 50 MB/s is under 3 min (inference).
+  learnerCatchUpWaitMs: 10 * 60_000,
   learnerPollMs: 2000,
   namespace: 'kube-system',
   // busybox 1.36 (multi-arch index digest, as published on Docker Hub; verify with

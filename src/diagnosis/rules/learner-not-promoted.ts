@@ -1,6 +1,6 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
 import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from '../../probes/latency-limits.js';
-import { formatList, formatSecondsAsMs } from '../../report/format.js';
+import { formatDuration, formatList, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, RemediationStep, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { LEARNER_SLOW_AFTER_MS, learnerProgress } from '../support/learners.js';
@@ -99,7 +99,7 @@ function assess(evidence: Evidence, learner: MemberEvidence, leader: MemberEvide
   const indexLine = `${name} (learner): applied index ${applied}, leader ${leader.target.name} ${leaderApplied} (${progress.behind} behind; caught up within 100)`;
   const startS = learner.metrics.ok ? learner.metrics.data.gauges.processStartTimeSeconds : undefined;
   const runningMs = startS === undefined ? undefined : now - startS * 1000;
-  const running = runningMs === undefined ? '' : `, running for ${minutes(runningMs)}`;
+  const running = runningMs === undefined ? '' : `, running for ${formatDuration(runningMs)}`;
   if (progress.caughtUp)
     return {
       name,
@@ -114,7 +114,7 @@ function assess(evidence: Evidence, learner: MemberEvidence, leader: MemberEvide
   const long = runningMs !== undefined && runningMs >= LEARNER_SLOW_AFTER_MS;
   const why = [...noLeader(learner), ...diskReasons(learner), ...peerReasons(evidence, learner, leader)];
   const summary = long
-    ? `${name} is a learner still ${progress.behind} entries behind the leader after ${minutes(runningMs ?? 0)}: ${why.length ? 'see its disk and peer link below' : 'neither its disk nor its peer link looks slow; read its log'}`
+    ? `${name} is a learner still ${progress.behind} entries behind the leader after ${formatDuration(runningMs ?? 0)}: ${why.length ? 'see its disk and peer link below' : 'neither its disk nor its peer link looks slow; read its log'}`
     : `${name} is a learner catching up: ${progress.behind} entries behind the leader${running}`;
   return {
     name,
@@ -179,6 +179,3 @@ function peerReasons(evidence: Evidence, learner: MemberEvidence, leader: Member
   };
   return [...link(leader, learnerId), ...link(learner, leaderId)];
 }
-
-const minutes = (ms: number): string =>
-  ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;

@@ -1,3 +1,4 @@
+import { formatDuration } from '../../report/format.js';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import { LEARNER_CAUGHT_UP_ENTRIES } from '../../diagnosis/support/learners.js';
 import type { ActionContext } from '../action.js';
@@ -109,7 +110,7 @@ function endOf(
     state: waited.state,
     lines: [
       ...before,
-      `${target.name} did not ${what} within ${Math.round(limitMs / 60_000)} min (last: ${waited.last}); it stays in the member list as a learner: start it as posted above and press Promote on a new diagnosis once it has caught up, or remove it (etcdctl member remove ${target.id})`,
+      `${target.name} did not ${what} within ${formatDuration(limitMs)} (last: ${waited.last}); it stays in the member list as a learner: start it as posted above and press Promote on a new diagnosis once it has caught up, or remove it (etcdctl member remove ${target.id})`,
     ],
   };
 }

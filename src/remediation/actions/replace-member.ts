@@ -1,3 +1,4 @@
+import { formatDuration } from '../../report/format.js';
 import { z } from 'zod';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import type { ClusterConfig } from '../../config/schema.js';
@@ -160,7 +161,7 @@ async function replace(
   const initialCluster = initialClusterOf(added.value.members, { id: added.value.id, name });
   await ctx.post(joinInstructions({ name, id, peerUrls, initialCluster, ...plan }));
   step(
-    `waiting up to ${Math.round(ctx.settings.learnerStartWaitMs / 60_000)} min for ${name} to be started as posted…`,
+    `waiting up to ${formatDuration(ctx.settings.learnerStartWaitMs)} for ${name} to be started as posted…`,
   );
   return afterAdd(etcd, { name, id }, plan, lines, ctx);
 }

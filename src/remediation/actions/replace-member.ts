@@ -166,8 +166,13 @@ async function replace(
   return afterAdd(etcd, { name, id }, plan, lines, ctx);
 }
 
-/** The learner may be added when the cluster has none and its peer URLs are free (etcd: `Peer URLs already exists`). */
+/**
+ * The learner may be added while the voters have quorum (a membership change commits through raft),
+ * the cluster has no learner, and its peer URLs are free (etcd: `Peer URLs already exists`).
+ */
 function addRefusal(state: ClusterState, peerUrls: string[]): string | undefined {
+  if (state.healthyVoting < state.quorum)
+    return `refusing to add a learner: ${state.healthyVoting} healthy voting member(s), below quorum ${state.quorum}`;
   const learners = state.members.filter((m) => m.isLearner);
   if (learners.length)
     return `refusing to add a learner: the cluster has one already (${learners.map((m) => m.name).join(', ')})`;

@@ -115,6 +115,9 @@ describe('replace-member on a real 3-member etcd', () => {
     const from = h.chat.messages.length;
     const [started] = await h.chat.click(report.ref, choice(view, /promote when caught up/), { user: ALICE });
     expect(textOf(started)).toMatch(new RegExp(`Starting \\*Replace ${victim}\\*`));
+    // The other choice of the same confirmation: it runs once.
+    const [again] = await h.chat.click(report.ref, choice(view, /I will press Promote/), { user: ALICE });
+    expect(textOf(again)).toMatch(/already started by <@U0ALICE>; it runs once/);
 
     const posted = await instructions(from);
     expect(posted.text).toMatch(new RegExp(`How to start ${victim} again`));

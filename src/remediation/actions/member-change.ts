@@ -172,7 +172,7 @@ export async function guardedMemberCall<T>(
     if (why) return { ok: false, why, refused: true };
     const via = healthyVoter(state);
     if (!via) return { ok: false, why: `no healthy voting member to ${step.name}`, refused: true };
-    ctx.safePoint(step.name);
+    await ctx.safePoint(step.name);
     try {
       return { ok: true, value: await call(etcd.forEndpoint(via.endpoint).maintenance, callOpts(ctx)) };
     } catch (err) {

@@ -5,7 +5,6 @@ import type { ClusterConfig } from '../../config/schema.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
 import { type ActionContext, type ActionOutcome, defineAction, done, failed, refused } from '../action.js';
 import { type ClusterState, type MemberState, readClusterState } from './cluster-state.js';
-import { createProgressNotes, type ProgressNotes } from './etcd-members.js';
 import { initialClusterOf, joinInstructions } from './join-instructions.js';
 import { watchLearner } from './learner-watch.js';
 import { decimalId, findMember, guardedMemberCall, memberListLine, replaceRefusal } from './member-change.js';
@@ -74,13 +73,8 @@ export const replaceMember = defineAction({
         `would remove ${args.member} (id ${found.member.id}) and add it back as a learner with peer URLs ${(found.member.peerUrls ?? []).join(', ')}`,
         memberListLine(state),
       ]);
-    const notes = createProgressNotes(ctx);
-    try {
-      const plan = { distribution: where, promote: args.promote ?? 'button' } as const;
-      return await replace(etcd, found.member, plan, { ...ctx, notes });
-    } finally {
-      await notes.settled();
-    }
+    const plan = { distribution: where, promote: args.promote ?? 'button' } as const;
+    return replace(etcd, found.member, plan, ctx);
   },
 });
 
@@ -109,19 +103,16 @@ interface ReplacePlan {
   promote: 'auto' | 'button';
 }
 
-/** The action's context with its progress notes (one chain for the whole run). */
-type ReplaceContext = ActionContext & { notes: ProgressNotes };
-
 async function replace(
   etcd: EtcdClients,
   target: MemberState,
   plan: ReplacePlan,
-  ctx: ReplaceContext,
+  ctx: ActionContext,
 ): Promise<ActionOutcome> {
   const lines: string[] = [];
   const step = (line: string) => {
     lines.push(line);
-    ctx.notes(line);
+    void ctx.progress(line);
   };
   const name = target.name;
   const peerUrls = target.peerUrls ?? [];
@@ -206,9 +197,9 @@ async function afterAdd(
   target: { name: string; id: string },
   plan: ReplacePlan,
   lines: string[],
-  ctx: ReplaceContext,
+  ctx: ActionContext,
 ): Promise<ActionOutcome> {
-  const watched = await watchLearner(etcd, target, ctx, ctx.notes);
+  const watched = await watchLearner(etcd, target, ctx, (line) => void ctx.progress(line));
   lines.push(...watched.lines);
   if (!watched.ok)
     return failed(watched.lines.at(-1) ?? 'the learner was not ready', await endLines(etcd, lines, ctx));

@@ -150,6 +150,8 @@ export interface MemberStep<T> {
    * a leader change), so the retry first looks whether the member list already shows it done.
    */
   already?: (state: ClusterState) => T | undefined;
+  /** Answers this step retries beside RETRYABLE_MEMBER_ERROR. */
+  retryable?: RegExp;
 }
 
 /**
@@ -177,7 +179,8 @@ export async function guardedMemberCall<T>(
       return { ok: true, value: await call(etcd.forEndpoint(via.endpoint).maintenance, callOpts(ctx)) };
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
-      if (!RETRYABLE_MEMBER_ERROR.test(text) || ctx.now() >= giveUpAt)
+      const retry = RETRYABLE_MEMBER_ERROR.test(text) || step.retryable?.test(text) === true;
+      if (!retry || ctx.now() >= giveUpAt)
         return {
           ok: false,
           why: `${step.name} failed on ${via.name} (try ${attempt}): ${text}`,

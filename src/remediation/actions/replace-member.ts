@@ -135,6 +135,7 @@ async function replace(
       name: `add ${name} back as a learner`,
       guard: (s) => addRefusal(s, peerUrls),
       already: (s) => learnerWith(s, peerUrls),
+      retryable: ID_OF_THIS_SECOND_REMOVED,
     },
     (client, opts) =>
       client.cluster
@@ -171,6 +172,14 @@ function addRefusal(state: ClusterState, peerUrls: string[]): string | undefined
   if (taken) return `refusing to add a learner: ${taken.name} already has peer URL ${peerUrls.join(', ')}`;
   return undefined;
 }
+
+/**
+ * MemberAdd derives the new ID from the peer URLs and the time in whole seconds (ETCD34/35
+ * membership/member.go computeMemberId), and a removed ID is never reused (`membership: ID removed`,
+ * sent as `member not found`). Adding back the peer URLs of a member that was itself added less than
+ * a second before its removal draws that removed ID again; a second later the ID differs.
+ */
+const ID_OF_THIS_SECOND_REMOVED = /member not found|ID removed/i;
 
 /** The member list already holds the learner (an add whose answer was lost): its id and the members, as MemberAdd answers. */
 function learnerWith(state: ClusterState, peerUrls: string[]): AddedLearner | undefined {

@@ -1,8 +1,8 @@
-import { formatDuration } from '../../report/format.js';
 import { z } from 'zod';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import type { ClusterConfig } from '../../config/schema.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
+import { formatDuration } from '../../report/format.js';
 import { type ActionContext, type ActionOutcome, defineAction, done, failed, refused } from '../action.js';
 import { type ClusterState, type MemberState, readClusterState } from './cluster-state.js';
 import { initialClusterOf, joinInstructions } from './join-instructions.js';
@@ -214,15 +214,18 @@ async function afterAdd(
     return failed(watched.lines.at(-1) ?? 'the learner was not ready', await endLines(etcd, lines, ctx));
   if (watched.promotedElsewhere)
     return done(`replaced ${target.name}: it is a voting member again`, await endLines(etcd, lines, ctx));
+  // The name it was started with (by the ID MemberAdd gave it): a Promote finds it by that name.
+  const name = watched.state.members.find((m) => m.id === target.id)?.name ?? target.name;
+  if (name !== target.name) lines.push(`note: ${target.name} was started with --name ${name}`);
   if (plan.promote === 'button') {
-    const button = await ctx.followUp('promote-learner', { member: target.name }, `Promote ${target.name}`);
+    const button = await ctx.followUp('promote-learner', { member: name }, `Promote ${name}`);
     return done(
-      `replaced ${target.name}: it has caught up as a learner; a responder may press Promote ${target.name} now`,
+      `replaced ${target.name}: it has caught up as a learner; a responder may press Promote ${name} now`,
       await endLines(etcd, lines, ctx),
       { buttons: [button] },
     );
   }
-  const promoted = await promoteInPlace(etcd, target.name, ctx);
+  const promoted = await promoteInPlace(etcd, name, ctx);
   lines.push(promoted.line);
   if (!promoted.ok) return failed(promoted.line, await endLines(etcd, lines, ctx));
   return done(`replaced ${target.name}: it is a voting member again`, await endLines(etcd, lines, ctx));

@@ -25,7 +25,9 @@ describe('learners and replacement refusals on a real 5-member etcd', () => {
 
   beforeAll(async () => {
     lab = await startEtcdLab({ size: 5 });
-    h = await startHarness([labCluster(lab, { remediation: { responders: [ALICE] } })], 'rem-learners');
+    h = await startHarness([labCluster(lab, { remediation: { responders: [ALICE] } })], 'rem-learners', {
+      probeTimeoutMs: 3000,
+    });
   }, 60_000);
 
   afterAll(async () => {

@@ -28,6 +28,7 @@ describe('replace-member on a real 3-member etcd', () => {
     lab = await startEtcdLab();
     h = await startHarness([labCluster(lab, { remediation: { responders: [ALICE] } })], 'rem-replace', {
       settings: { learnerStartWaitMs: 60_000, learnerCatchUpWaitMs: 60_000, learnerPollMs: 250 },
+      probeTimeoutMs: 3000,
       onChange: (m) => {
         shown.push(m.text);
       },

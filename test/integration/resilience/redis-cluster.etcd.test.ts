@@ -77,7 +77,7 @@ describe('etcd-doctor on a Redis Cluster', () => {
 
     // Every key is under the tag, so all sit on the one node that owns its slot: the job's answer
     // marker and BullMQ's job hash among them.
-    const byNode = await cluster.keysByNode();
+    const byNode = await cluster.keysByMaster();
     const keys = byNode.flat();
     expect(byNode.filter((k) => k.length > 0)).toHaveLength(1);
     expect(keys.filter((k) => !k.startsWith(`{${PREFIX}}:`))).toEqual([]);

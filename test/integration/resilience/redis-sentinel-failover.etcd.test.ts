@@ -32,10 +32,17 @@ const text = messageText;
 const { roots, replies } = channelThreads(() => fake, CHANNEL);
 const send = (cmd: string) => sendSlashCommand(url, { text: cmd, channel_id: CHANNEL, user_id: 'U111' });
 
-/** The `n`th root message (from 1) has a diagnosis in its thread. */
+/**
+ * The `n`th root message (from 1) has a diagnosis in its thread and shows the verdict: the job is
+ * over (a request sent before that joins it, as it should).
+ */
 function answered(n: number): boolean {
   const root = roots()[n - 1];
-  return root !== undefined && replies(root).some((r) => /Diagnosis of local/.test(text(r)));
+  return (
+    root !== undefined &&
+    replies(root).some((r) => /Diagnosis of local/.test(text(r))) &&
+    !/probes done|starting/.test(text(root))
+  );
 }
 
 beforeAll(async () => {

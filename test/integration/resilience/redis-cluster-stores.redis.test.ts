@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRedisConnections, type Redis, type RedisConnections } from '../../../src/clients/redis.js';
+import { runCli } from '../../../src/cli.js';
 import { keyPrefixFor } from '../../../src/config/redis-target.js';
 import type { MinuteSample } from '../../../src/history/minute-sample.js';
 import { createAuditLog } from '../../../src/state/audit-log.js';
@@ -104,6 +105,28 @@ describe('the stores on a Redis Cluster', () => {
     expect(await subs.claimSlot('C111', 1000, 'worker-a', 5000)).toBe(true);
     await subs.markSent('C111', 1000);
     expect(await subs.lastSentSlot('C111')).toBe(1000);
+  });
+
+  it('`etcd-doctor audit` with REDIS_CLUSTER_NODES reads the trail under the tagged prefix', async () => {
+    await createAuditLog(redis, '{cluster-cli}').append({
+      event: 'finished',
+      cluster: 'prod',
+      user: 'U42',
+      action: 'defragment',
+      plan: 'p-1',
+      detail: 'defragmented 3 members',
+    });
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli({
+      // The plain prefix, as an operator types it: on a cluster it means {cluster-cli}.
+      argv: ['audit', '--since', '1h', '--queue-prefix', 'cluster-cli'],
+      env: { REDIS_CLUSTER_NODES: cluster.target.nodes.map((n) => `${n.host}:${n.port}`).join(',') },
+      stdout: (text) => out.push(text),
+      stderr: (text) => err.push(text),
+    });
+    expect({ code, err }).toEqual({ code: 0, err: [] });
+    expect(out.join('\n')).toMatch(/prod +U42 +defragment +finished +plan p-1/);
   });
 
   it('without the tag, a command over two keys is refused (CROSSSLOT)', async () => {

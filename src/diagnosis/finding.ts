@@ -21,6 +21,8 @@ export const CAUSES = [
   'cluster-mismatch',
   // Peer connections refused for TLS: a name or IP missing from the certificate, unknown CA, expired.
   'peer-tls',
+  // A learner (non-voting member) not promoted yet: caught up and waiting, or behind for long.
+  'learner-not-promoted',
   // Error-level log lines that no rule explains, quoted with counts and times (never hidden).
   'unexplained-errors',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are
@@ -64,6 +66,8 @@ export type ActionId =
   | 'recover-nospace'
   | 'restart-static-pod'
   | 'disk-benchmark'
+  | 'replace-member'
+  | 'promote-learner'
   | 'rerun'
   | 'snooze';
 

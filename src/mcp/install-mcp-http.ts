@@ -58,7 +58,9 @@ export function installMcpHttp(opts: McpHttpOptions): McpHttp {
   const audit = createRedisAuditReader({ redisUrl: opts.redisUrl, prefix: opts.queuePrefix });
   // Remote callers read files only inside mcp.analyzeRoots: without them there is no etcd_analyze.
   const roots = opts.config.mcp?.analyzeRoots ?? [];
-  const analysis = opts.analysis ?? (roots.length ? mcpOfflineAnalysis(roots) : undefined);
+  const analysis =
+    opts.analysis ??
+    (roots.length ? mcpOfflineAnalysis(roots, opts.config.offline?.analysisMemoryMb) : undefined);
   // The chat's rate limiter (state/rate-limit.ts), on a connection of its own.
   const redis = createRedisConnections(opts.redisUrl);
   const limits = {

@@ -110,6 +110,33 @@ export const watchSettingsSchema = z.strictObject({
     .max(24 * 3600, { error: 'must be at most 86400 (a day)' }),
 });
 
+/**
+ * A basename glob: `*` any run of characters, `?` one, everything else literal (no `/`: the files
+ * sit directly in `dir`). Written by hand on purpose: node's path.matchesGlob prints an
+ * ExperimentalWarning on Node 20 and 22, which would land in the CLI's stderr.
+ */
+const fileGlob = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^/\\]+$/, { error: 'must be a file name pattern such as *.db (no directory: set dir)' });
+
+/**
+ * Snapshots of the cluster (`etcdctl snapshot save` files) in a directory the worker can read, and
+ * the backup CronJobs Kubernetes shows (src/probes/backups.ts). Off when unset.
+ */
+export const backupsSchema = z.strictObject({
+  /** An absolute path: the worker runs wherever it is deployed, a relative one would move with it. */
+  dir: z.string().startsWith('/', { error: 'must be an absolute path (a mounted volume)' }).optional(),
+  /** The newest good snapshot older than this is `backup-stale` (default 24). */
+  maxAgeHours: z
+    .number({ error: 'must be a number of hours' })
+    .positive({ error: 'must be more than 0 (hours)' })
+    .max(24 * 366, { error: 'must be at most 8784 (a year, in hours)' })
+    .default(24),
+  pattern: fileGlob.default('*.db'),
+});
+
 export const clusterSchema = z
   .strictObject({
     name: clusterName,
@@ -120,6 +147,7 @@ export const clusterSchema = z
     tickets: ticketsSchema.optional(),
     /** Off when unset (and no top-level `watch`). */
     watch: watchSettingsSchema.optional(),
+    backups: backupsSchema.optional(),
   })
   .superRefine((cluster, ctx) => {
     const endpoints = cluster.etcd.endpoints;
@@ -128,6 +156,14 @@ export const clusterSchema = z
         code: 'custom',
         path: ['etcd', 'endpoints'],
         message: 'is missing (list the client URLs, or set kubernetes to discover them from the etcd pods)',
+      });
+    }
+    if (cluster.backups && !cluster.backups.dir && !cluster.kubernetes) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['backups', 'dir'],
+        message:
+          'is missing (name the directory that holds the snapshots, or set kubernetes to read the backup CronJobs)',
       });
     }
     const metrics = cluster.etcd.metricsUrls;
@@ -240,4 +276,5 @@ export type ClusterConfig = z.infer<typeof clusterSchema>;
 /** A cluster whose etcd client URLs are known: configured, or discovered through Kubernetes. */
 export type ResolvedCluster = ClusterConfig & { etcd: ClusterConfig['etcd'] & { endpoints: string[] } };
 export type ConfigFile = z.infer<typeof configFileSchema>;
+export type BackupsSettings = z.infer<typeof backupsSchema>;
 export type ProbeSettings = z.infer<typeof probeSettingsSchema>;

@@ -85,6 +85,8 @@ export function missingEvidence(evidence: Evidence, needs: readonly EvidenceKind
 function hasAny(evidence: Evidence, kind: EvidenceKind): boolean {
   if (kind === 'memberList' || kind === 'alarms') return evidence[kind].ok;
   if (kind === 'kubernetes') return evidence.kubernetes?.ok === true;
+  if (kind === 'backups')
+    return evidence.backups?.snapshots?.ok === true || evidence.backups?.jobs?.ok === true;
   return evidence.members.some((m) => m[kind].ok);
 }
 
@@ -96,6 +98,11 @@ function whyMissing(evidence: Evidence, kind: EvidenceKind): string {
   if (kind === 'kubernetes') {
     const k = evidence.kubernetes;
     return !k ? 'no kubernetes config' : k.ok ? 'ok' : k.failure.message;
+  }
+  if (kind === 'backups') {
+    const b = evidence.backups;
+    const failed = [b?.snapshots, b?.jobs].find((o) => o && !o.ok);
+    return !b ? 'no backups config, or not asked' : failed && !failed.ok ? failed.failure.message : 'ok';
   }
   const first = evidence.members.map((m) => m[kind]).find((o) => !o.ok);
   return first && !first.ok ? first.failure.message : 'no members';

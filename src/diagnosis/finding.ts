@@ -21,6 +21,8 @@ export const CAUSES = [
   'cluster-mismatch',
   // Peer connections refused for TLS: a name or IP missing from the certificate, unknown CA, expired.
   'peer-tls',
+  // The newest good snapshot of the cluster is older than backups.maxAgeHours, or there is none.
+  'backup-stale',
   // Error-level log lines that no rule explains, quoted with counts and times (never hidden).
   'unexplained-errors',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are

@@ -1,5 +1,6 @@
 import type { Rule } from '../rule.js';
 import { apiserverLatencyRule } from './apiserver-latency.js';
+import { backupStaleRule } from './backup-stale.js';
 import { certExpiryRule } from './cert-expiry.js';
 import { clockSkewRule } from './clock-skew.js';
 import { clockSkewLogsRule } from './clock-skew-logs.js';
@@ -51,6 +52,7 @@ export const rules: readonly Rule[] = [
   apiserverLatencyRule,
   controlPlaneRestartsRule,
   certExpiryRule,
+  backupStaleRule,
   unexplainedErrorsRule,
   noAccessRule,
   unreachableFromHereRule,

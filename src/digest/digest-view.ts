@@ -13,6 +13,7 @@ import {
 } from '../history/trends.js';
 import { headline, STATUS_WORD, type TextView, textView } from '../report/chat-view.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
+import { backupDigestPart } from '../report/backups-view.js';
 import { formatBytes, formatList, formatMs } from '../report/format.js';
 
 /** What the digest learned about one cluster: a report, or why there is none. */
@@ -136,6 +137,9 @@ export function digestLine(o: ClusterOutcome, now: number): string {
   else if (up < report.members.length) parts.push(`${up}/${report.members.length} members answer`);
   const learners = report.members.filter((m) => m.isLearner).length;
   if (learners) parts.push(`${learners} learner${learners > 1 ? 's' : ''}`);
+  // The newest good backup of a cluster with `backups`, verified by its SHA-256 trailer.
+  const backup = report.backups ? backupDigestPart(report.backups) : '';
+  if (backup) parts.push(backup);
   return parts.join(' · ');
 }
 

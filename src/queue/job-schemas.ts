@@ -27,6 +27,14 @@ export const statusJobSchema = z.strictObject({
   ...requester,
 });
 
+/** `/etcd backups <cluster>`: the snapshots in its backup directory, each read, and its backup jobs. */
+export const backupsJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('backups'),
+  cluster: clusterName,
+  ...requester,
+});
+
 /**
  * A channel's digest. Scheduled ones come from a BullMQ job scheduler (the slot is in the job id);
  * `slotMs` is set for a missed slot sent late; neither for `digest --now`.
@@ -125,6 +133,7 @@ export const jobDataSchema = z.discriminatedUnion('kind', [
   analyzeJobSchema,
   checkJobSchema,
   statusJobSchema,
+  backupsJobSchema,
   digestJobSchema,
   digestPartJobSchema,
   alertJobSchema,
@@ -133,6 +142,7 @@ export const jobDataSchema = z.discriminatedUnion('kind', [
 
 export type CheckJob = z.infer<typeof checkJobSchema>;
 export type StatusJob = z.infer<typeof statusJobSchema>;
+export type BackupsJob = z.infer<typeof backupsJobSchema>;
 export type DigestJob = z.infer<typeof digestJobSchema>;
 export type DigestPartJob = z.infer<typeof digestPartJobSchema>;
 export type AlertJob = z.infer<typeof alertJobSchema>;
@@ -150,6 +160,8 @@ export function deduplicationId(job: JobData): string {
       return `check:${job.depth}:${job.cluster}`;
     case 'status':
       return `status:${job.channel}`;
+    case 'backups':
+      return `backups:${job.channel}:${job.cluster}`;
     case 'digest':
       return `digest:${job.channel}:${job.slotMs ?? `now-${job.requestedAt}`}`;
     case 'digest-part':

@@ -22,9 +22,10 @@ export function ageHours(modifiedAt: number, now: number): number {
   return (now - modifiedAt) / HOUR_MS;
 }
 
-/** Revisions the cluster has moved on since the snapshot; null when either is unknown. */
+/** Revisions the cluster has moved on since a good snapshot; null when either is unknown, or the file is not good. */
 export function behindRevisions(snapshot: SnapshotCheck, current: number | null): number | null {
-  return snapshot.revision === null || current === null ? null : Math.max(0, current - snapshot.revision);
+  if (snapshot.state !== 'good' || snapshot.revision === null || current === null) return null;
+  return Math.max(0, current - snapshot.revision);
 }
 
 /** The newest snapshot that reads as good (the list is newest first). */

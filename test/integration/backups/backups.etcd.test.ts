@@ -1,0 +1,261 @@
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, truncate, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Etcd3 } from 'etcd3';
+import type { BackupsCommandJson } from '../../../src/cli/run-backups-command.js';
+import { configFileSchema } from '../../../src/config/schema.js';
+import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
+import { digestLine } from '../../../src/digest/digest-view.js';
+import { createDoctor, type Doctor } from '../../../src/doctor.js';
+import { backupsView } from '../../../src/report/backups-view.js';
+import { cliInProcess } from '../../support/cli-in-process.js';
+import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
+
+/**
+ * Backups on a real etcd: `etcdctl snapshot save` writes the snapshots; one is made old with
+ * utimes, one gets a flipped byte, one is cut short. The findings, the `/etcd backups` listing,
+ * `etcd-doctor backups` and the digest line say which is good, how old, and how far behind.
+ */
+
+const HOUR_MS = 3600_000;
+
+let lab: EtcdLab;
+let root: string;
+let configPath: string;
+let doctor: Doctor;
+/** The store's revision when each snapshot was saved, and the cluster's at the end. */
+const revisions = { old: 0, fresh: 0, current: 0 };
+
+async function revisionNow(): Promise<number> {
+  const out = await lab.etcdctl(['endpoint', 'status', '-w', 'json']);
+  return (JSON.parse(out.stdout) as Array<{ Status: { header: { revision: number } } }>)[0]?.Status.header
+    .revision as number;
+}
+
+async function put(client: Etcd3, count: number, tag: string): Promise<void> {
+  for (let i = 0; i < count; i++)
+    await client.put(`/registry/configmaps/default/${tag}-${i}`).value('v'.repeat(200));
+}
+
+async function save(path: string): Promise<void> {
+  const saved = await lab.etcdctl(['snapshot', 'save', path, `--endpoints=${lab.endpoints[0]}`], {
+    timeoutMs: 30_000,
+  });
+  expect(saved.code).toBe(0);
+}
+
+/** Copies `from` into `dir` as `name`, modified `ageMs` ago. */
+async function place(from: string, dir: string, name: string, ageMs: number): Promise<string> {
+  const to = join(dir, name);
+  await copyFile(from, to);
+  const at = new Date(Date.now() - ageMs);
+  await utimes(to, at, at);
+  return to;
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'etcd-doctor-backups-'));
+  lab = await startEtcdLab({ size: 1 });
+  const client = new Etcd3({ hosts: lab.endpoints });
+  const made = join(root, 'made');
+  await mkdir(made);
+  try {
+    await put(client, 40, 'a');
+    await save(join(made, 'old.db'));
+    revisions.old = await revisionNow();
+    await put(client, 20, 'b');
+    await save(join(made, 'fresh.db'));
+    revisions.fresh = await revisionNow();
+    await put(client, 10, 'c');
+    revisions.current = await revisionNow();
+  } finally {
+    client.close();
+  }
+  // One flipped byte in a value: the SHA-256 trailer no longer matches.
+  const bytes = await readFile(join(made, 'fresh.db'));
+  const at = bytes.indexOf('vvvvvvvvvv');
+  expect(at).toBeGreaterThan(0);
+  bytes[at] = 'x'.charCodeAt(0);
+  await writeFile(join(made, 'flipped.db'), bytes);
+
+  const dirs = { fresh: 'fresh', stale: 'stale', empty: 'empty', broken: 'broken' };
+  for (const d of Object.values(dirs)) await mkdir(join(root, d));
+  // fresh: a good snapshot an hour old, a damaged one and an old good one behind it, and a stray file.
+  await place(join(made, 'fresh.db'), join(root, 'fresh'), 'etcd-fresh.db', HOUR_MS);
+  await place(join(made, 'flipped.db'), join(root, 'fresh'), 'etcd-flipped.db', 30 * HOUR_MS);
+  await place(join(made, 'old.db'), join(root, 'fresh'), 'etcd-old.db', 72 * HOUR_MS);
+  await writeFile(join(root, 'fresh', 'README.txt'), 'not a snapshot');
+  // stale: the newest file is damaged, the only good one is three days old.
+  await place(join(made, 'flipped.db'), join(root, 'stale'), 'etcd-flipped.db', 10 * 60_000);
+  await place(join(made, 'old.db'), join(root, 'stale'), 'etcd-old.db', 72 * HOUR_MS);
+  // broken: a copy cut short and a damaged one, nothing good.
+  const cut = await place(join(made, 'fresh.db'), join(root, 'broken'), 'etcd-cut.db', 2 * HOUR_MS);
+  await truncate(cut, Math.floor((await stat(cut)).size / 2));
+  const cutAt = new Date(Date.now() - 2 * HOUR_MS);
+  await utimes(cut, cutAt, cutAt);
+  await place(join(made, 'flipped.db'), join(root, 'broken'), 'etcd-flipped.db', 3 * HOUR_MS);
+
+  const cluster = (name: string) => ({
+    name,
+    etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+    backups: { dir: join(root, name), maxAgeHours: 24 },
+  });
+  const raw = {
+    clusters: Object.keys(dirs).map(cluster),
+    probes: { timeoutMs: 2000, metricsWindowMs: 300 },
+  };
+  configPath = join(root, 'etcd-doctor.yaml');
+  await writeFile(configPath, JSON.stringify(raw));
+  doctor = createDoctor({ config: configFileSchema.parse(raw), readFileBuffer: (p) => readFile(p) });
+}, 120_000);
+
+afterAll(async () => {
+  await doctor?.close();
+  await lab?.destroy();
+  await rm(root, { recursive: true, force: true });
+});
+
+const staleOf = (r: DiagnosisReport) => r.findings.find((f) => f.cause === 'backup-stale');
+
+describe('backup-stale on a real lab', () => {
+  it('a fresh good snapshot: no finding; the newest good one with its revision and how far behind', async () => {
+    const report = await doctor.run('fresh', 'diagnose');
+    expect(staleOf(report)).toBeUndefined();
+    expect(report.backups?.newestGood).toMatchObject({
+      file: 'etcd-fresh.db',
+      state: 'good',
+      hashOk: true,
+      revision: revisions.fresh,
+      behindRevisions: revisions.current - revisions.fresh,
+    });
+    expect(revisions.current - revisions.fresh).toBe(10);
+    // A diagnosis reads newest first until a good one: the older files are listed, not read.
+    expect(report.backups?.snapshots.map((s) => [s.file, s.state])).toEqual([
+      ['etcd-fresh.db', 'good'],
+      ['etcd-flipped.db', 'unchecked'],
+      ['etcd-old.db', 'unchecked'],
+    ]);
+    expect(report.backups?.matched).toBe(3);
+    expect(report.probes.find((p) => p.name === 'backups')).toMatchObject({ ok: true, error: null });
+  });
+
+  it('only an old good snapshot and a newer damaged one: a warning naming both', async () => {
+    const report = await doctor.run('stale', 'diagnose');
+    const finding = staleOf(report);
+    expect(finding).toMatchObject({ severity: 'warning', members: [] });
+    expect(finding?.summary).toBe(
+      'The newest good snapshot, etcd-old.db, is 3.0 days old (limit 24 h); the newer etcd-flipped.db (10 min old) is damaged: its SHA-256 trailer does not match its bytes (a byte changed after etcdctl snapshot save wrote it)',
+    );
+    expect(finding?.evidence[0]).toMatch(
+      /^etcd-flipped\.db: 10 min old, [\d.]+ KB, DAMAGED: its SHA-256 trailer/,
+    );
+    expect(finding?.evidence[1]).toMatch(
+      new RegExp(
+        `^etcd-old\\.db: 3\\.0 days old, [\\d.]+ KB, revision ${revisions.old} \\(${revisions.current - revisions.old} behind the cluster's ${revisions.current}\\), SHA-256 ok$`,
+      ),
+    );
+    expect(finding?.steps.map((s) => s.text).join('\n')).toMatch(/Do not restore from etcd-flipped\.db/);
+    expect(report.status).toBe('degraded');
+  });
+
+  it('an empty directory: a warning that there is no snapshot at all', async () => {
+    const finding = staleOf(await doctor.run('empty', 'diagnose'));
+    expect(finding?.severity).toBe('warning');
+    expect(finding?.summary).toBe(
+      `No snapshot in ${join(root, 'empty')} (*.db): the cluster has no backup there`,
+    );
+  });
+
+  it('a truncated and a damaged snapshot, nothing good: a warning saying what is wrong with the newest', async () => {
+    const report = await doctor.run('broken', 'diagnose');
+    const finding = staleOf(report);
+    expect(finding?.summary).toMatch(
+      /^No good snapshot in \S+ \(\*\.db\): the newest, etcd-cut\.db \(2\.0 h old\), is damaged: truncated: its meta page says \d+ pages of 4096 bytes/,
+    );
+    expect(report.backups?.snapshots.map((s) => [s.file, s.state, s.hashOk])).toEqual([
+      ['etcd-cut.db', 'damaged', null],
+      ['etcd-flipped.db', 'damaged', false],
+    ]);
+  });
+});
+
+describe('the listing: /etcd backups and etcd-doctor backups', () => {
+  it('/etcd backups fresh: every file read, newest first, with age, size, revision, behind by, hash', async () => {
+    const report = await doctor.run('fresh', 'health', { backups: true });
+    const view = backupsView(report);
+    expect(view.tone).toBe('info');
+    const text = view.lines.join('\n');
+    expect(view.lines[0]).toBe(
+      `Backups of *fresh*: \`${join(root, 'fresh')}\` (\`*.db\`), limit 24 h; the cluster is at revision ${revisions.current}.`,
+    );
+    expect(view.lines[1]).toMatch(
+      new RegExp(
+        `^• \`etcd-fresh\\.db\` 60 min old · [\\d.]+ KB · revision ${revisions.fresh} · 10 behind · SHA-256 ok$`,
+      ),
+    );
+    expect(view.lines[2]).toMatch(
+      /^• `etcd-flipped\.db` 30\.0 h old · [\d.]+ KB · DAMAGED: its SHA-256 trailer does not match its bytes/,
+    );
+    expect(view.lines[3]).toMatch(
+      new RegExp(
+        `^• \`etcd-old\\.db\` 3\\.0 days old · [\\d.]+ KB · revision ${revisions.old} · 30 behind · SHA-256 ok$`,
+      ),
+    );
+    expect(text).toContain('✅ Newest good: `etcd-fresh.db`, 60 min old (within 24 h).');
+    expect(text).not.toContain('README');
+  });
+
+  it('etcd-doctor backups stale --json: the documented shape, exit 1 with the finding', async () => {
+    const r = await cliInProcess(['backups', 'stale', '--config', configPath, '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.stdout) as BackupsCommandJson;
+    expect(json).toMatchObject({
+      cluster: 'stale',
+      dir: join(root, 'stale'),
+      pattern: '*.db',
+      maxAgeHours: 24,
+      clusterRevision: revisions.current,
+      matched: 2,
+      error: null,
+      jobs: null,
+      newestGood: { file: 'etcd-old.db', revision: revisions.old, hashOk: true },
+      finding: { cause: 'backup-stale', severity: 'warning' },
+    });
+    expect(json.snapshots.map((s) => [s.file, s.state, s.hashOk, s.behindRevisions])).toEqual([
+      ['etcd-flipped.db', 'damaged', false, null],
+      ['etcd-old.db', 'good', true, revisions.current - revisions.old],
+    ]);
+    expect(json.snapshots[1]?.ageHours).toBeCloseTo(72, 0);
+  });
+
+  it('etcd-doctor backups: text exit 0 when fresh; a cluster without backups is a usage error', async () => {
+    const ok = await cliInProcess(['backups', 'fresh', '--config', configPath]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('✅ Newest good: `etcd-fresh.db`');
+    const unknown = await cliInProcess(['backups', 'nope', '--config', configPath]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown cluster "nope"/);
+  });
+});
+
+describe('the digest line', () => {
+  it('names the newest good backup, its age and how far behind; a damaged newest is flagged', async () => {
+    const now = Date.now();
+    const fresh = await doctor.run('fresh', 'diagnose');
+    expect(digestLine({ cluster: 'fresh', ok: true, report: fresh, samples: [] }, now)).toContain(
+      '· backup 60 min old (`etcd-fresh.db`, 10 behind)',
+    );
+    const stale = await doctor.run('stale', 'diagnose');
+    const line = digestLine({ cluster: 'stale', ok: true, report: stale, samples: [] }, now);
+    expect(line).toMatch(/^🟡 \*stale\* DEGRADED: `backup-stale`/);
+    expect(line).toContain(
+      `· backup 3.0 days old (over 24 h) (\`etcd-old.db\`, ${revisions.current - revisions.old} behind); newest \`etcd-flipped.db\` DAMAGED`,
+    );
+    const empty = await doctor.run('empty', 'diagnose');
+    expect(digestLine({ cluster: 'empty', ok: true, report: empty, samples: [] }, now)).toContain(
+      '· no backup',
+    );
+  });
+});

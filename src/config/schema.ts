@@ -130,7 +130,7 @@ export const backupsSchema = z.strictObject({
   dir: z.string().startsWith('/', { error: 'must be an absolute path (a mounted volume)' }).optional(),
   /** The newest good snapshot older than this is `backup-stale` (default 24). */
   maxAgeHours: z
-    .number({ error: 'must be a number of hours' })
+    .number()
     .positive({ error: 'must be more than 0 (hours)' })
     .max(24 * 366, { error: 'must be at most 8784 (a year, in hours)' })
     .default(24),

@@ -10,6 +10,8 @@ import { digestLine } from '../../../src/digest/digest-view.js';
 import { createDoctor, type Doctor } from '../../../src/doctor.js';
 import { backupsView } from '../../../src/report/backups-view.js';
 import { cliInProcess } from '../../support/cli-in-process.js';
+import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 
 /**
@@ -257,5 +259,77 @@ describe('the digest line', () => {
     expect(digestLine({ cluster: 'empty', ok: true, report: empty, samples: [] }, now)).toContain(
       '· no backup',
     );
+  });
+});
+
+describe('backup jobs in Kubernetes (no backups.dir)', () => {
+  let fake: FakeKubeApi;
+  let forbidden: FakeKubeApi;
+  let kubeDoctor: Doctor;
+
+  beforeAll(async () => {
+    fake = await startFakeKubeApi({ fixture: 'etcd-backups' });
+    forbidden = await startFakeKubeApi({ fixture: 'etcd-backups', forbid: [{ resource: 'cronjobs' }] });
+    const kubeconfig = await writeFakeKubeconfig(fake.url, { token: fake.token, context: 'prod' });
+    const denied = await writeFakeKubeconfig(forbidden.url, { token: forbidden.token, context: 'prod' });
+    const cluster = (name: string, file: string, maxAgeHours: number) => ({
+      name,
+      etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+      kubernetes: { kubeconfig: file, context: 'prod' },
+      backups: { maxAgeHours },
+    });
+    const config = configFileSchema.parse({
+      clusters: [
+        cluster('daily', kubeconfig, 24),
+        cluster('weekly', kubeconfig, 7 * 24),
+        cluster('denied', denied, 24),
+      ],
+      probes: { timeoutMs: 2000, metricsWindowMs: 300 },
+    });
+    // The fixture was recorded at a fixed time: job ages are judged against it.
+    const started = Date.now();
+    const now = () => fake.fixture.recordedAtMs + (Date.now() - started);
+    kubeDoctor = createDoctor({ config, readFileBuffer: (p) => readFile(p), now });
+  });
+  afterAll(async () => {
+    await kubeDoctor?.close();
+    await fake?.close();
+    await forbidden?.close();
+  });
+
+  it('the last successful backup job is 27 h old: backup-stale, with the failed runs and the RBAC it read', async () => {
+    const report = await kubeDoctor.run('daily', 'diagnose');
+    const finding = staleOf(report);
+    expect(finding).toMatchObject({ severity: 'warning' });
+    expect(finding?.summary).toBe('The newest successful etcd backup job finished 27.5 h ago (limit 24 h)');
+    expect(finding?.evidence).toEqual([
+      'CronJob kube-system/etcd-backup (0 */6 * * *): last success 27.5 h ago; last run etcd-backup-28594440 failed: BackoffLimitExceeded: Job has reached the specified backoff limit',
+      'Job kube-system/etcd-snapshot-manual: last success 47.5 h ago',
+    ]);
+    // Velero's backups and the etcd-defrag CronJob are not etcd backups.
+    expect(report.backups?.jobs?.map((j) => j.name)).toEqual(['etcd-backup', 'etcd-snapshot-manual']);
+    expect(report.backups?.dir).toBeNull();
+    expect(fake.requests('cronjobs').map((r) => r.path)).toContain('/apis/batch/v1/cronjobs');
+    expect(fake.requests('jobs').map((r) => r.path)).toContain('/apis/batch/v1/jobs');
+  });
+
+  it('within a weekly limit: no finding; the listing shows the jobs', async () => {
+    const report = await kubeDoctor.run('weekly', 'health', { backups: true });
+    expect(staleOf(report)).toBeUndefined();
+    const text = backupsView(report).lines.join('\n');
+    expect(text).toContain('Kubernetes backup jobs only (no backups.dir)');
+    expect(text).toContain(
+      '• CronJob `kube-system/etcd-backup` `0 */6 * * *` · last success 27.5 h ago · last run `etcd-backup-28594440` FAILED: BackoffLimitExceeded: Job has reached the specified backoff limit',
+    );
+    expect(text).toContain('✅ A backup job succeeded within the limit.');
+  });
+
+  it('a 403 on cronjobs: the probe names the permission, and no verdict is made without evidence', async () => {
+    const report = await kubeDoctor.run('denied', 'diagnose');
+    expect(staleOf(report)).toBeUndefined();
+    expect(report.probes.find((p) => p.name === 'k8s-backup-jobs')?.error).toMatch(
+      /is forbidden to list cronjobs\.batch \(needs RBAC: list cronjobs\.batch\)/,
+    );
+    expect(report.backups?.jobsError).toMatch(/forbidden to list cronjobs\.batch/);
   });
 });

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, truncate, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Etcd3 } from 'etcd3';
 import type { BackupsCommandJson } from '../../../src/cli/run-backups-command.js';
@@ -13,6 +15,7 @@ import { cliInProcess } from '../../support/cli-in-process.js';
 import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api.js';
 import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
 
 /**
  * Backups on a real etcd: `etcdctl snapshot save` writes the snapshots; one is made old with
@@ -240,6 +243,63 @@ describe('the listing: /etcd backups and etcd-doctor backups', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown cluster "nope"/);
   });
+});
+
+const BIN = fileURLToPath(new URL('../../../bin/etcd-doctor.js', import.meta.url));
+
+/** `etcd-doctor serve` with piped commands: the shell chat, the queue on real Redis, a worker. */
+function serve(
+  stdin: string,
+  prefix: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', REDIS_URL };
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath, '--queue-prefix', prefix], {
+    env,
+    stdio: 'pipe',
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => {
+    stdout += b.toString();
+  });
+  child.stderr.on('data', (b: Buffer) => {
+    stderr += b.toString();
+  });
+  child.stdin.end(stdin);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('/etcd backups through the queue (etcd-doctor serve, shell chat)', () => {
+  const prefix = testPrefix('backups-serve');
+  afterAll(() => purgePrefix(prefix));
+
+  it('queues the listing to a worker and prints it; the bare command gets its usage', async () => {
+    const run = await serve('/etcd backups stale\n/etcd backups\n', prefix);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Reading the backups of stale; the answer follows in this channel.');
+    expect(run.stdout).toMatch(
+      /• `etcd-flipped\.db` 10 min old · [\d.]+ KB · DAMAGED: its SHA-256 trailer does not match/,
+    );
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `• \`etcd-old\\.db\` 3\\.0 days old · [\\d.]+ KB · revision ${revisions.old} · ${revisions.current - revisions.old} behind · SHA-256 ok`,
+      ),
+    );
+    expect(run.stdout).toContain(
+      '`backup-stale`: The newest good snapshot, etcd-old.db, is 3.0 days old (limit 24 h)',
+    );
+    // Four clusters: the bare command is a usage reply, never silence.
+    expect(run.stdout).toContain(
+      '> /etcd backups\nSorry: an argument is missing.\nUsage: `/etcd backups <cluster>`',
+    );
+  }, 90_000);
 });
 
 describe('the digest line', () => {

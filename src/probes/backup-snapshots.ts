@@ -1,6 +1,6 @@
 import { opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readSnapshot } from '../offline/snapshot/read-snapshot.js';
+import { verifySnapshot } from '../offline/snapshot/read-snapshot.js';
 import { SnapshotError } from '../offline/snapshot/snapshot-error.js';
 import type { SnapshotCheck, SnapshotDirData } from './backups-evidence.js';
 import { formatSeconds, type Probe, ProbeError } from './probe.js';
@@ -92,7 +92,7 @@ export function createBackupSnapshotsProbe(timeoutMs: number): Probe<SnapshotDir
       for (const entry of listed) {
         const left = ctx.budget.totalMs - (ctx.now() - started);
         const check = done
-          ? unread(entry, 'not read: a newer good snapshot was found')
+          ? (ctx.cache.get(entry.key) ?? unread(entry, 'not read: a newer good snapshot was found'))
           : await checkOne(entry, ctx, Math.min(left, ctx.budget.perFileMs), signal);
         snapshots.push(check);
         if (ctx.budget.until === 'first-good' && check.state === 'good') done = true;
@@ -167,7 +167,7 @@ async function checkOne(
   if (ms <= 0) return unread(entry, `not read: the check's ${formatSeconds(ctx.budget.totalMs)} ran out`);
   const deadline = AbortSignal.timeout(ms);
   try {
-    const { snapshot } = await readSnapshot(entry.path, { signal: AbortSignal.any([signal, deadline]) });
+    const snapshot = await verifySnapshot(entry.path, { signal: AbortSignal.any([signal, deadline]) });
     const check: SnapshotCheck = {
       ...unread(entry, ''),
       state: snapshot.hashOk === false ? 'damaged' : 'good',

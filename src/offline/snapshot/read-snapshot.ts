@@ -44,6 +44,41 @@ export interface SnapshotReading {
  * is `hashOk: false`.
  */
 export async function readSnapshot(path: string, opts: ReadSnapshotOptions = {}): Promise<SnapshotReading> {
+  const keys = new Map<string, number>();
+  const s = await readStore(path, opts, keys);
+  return {
+    snapshot: {
+      revision: s.revision,
+      hashOk: s.hashOk,
+      totalKeys: keys.size,
+      sizeBytes: s.sizeBytes,
+      compactRevision: s.compactRevision,
+      scheduledCompactRevision: s.scheduledCompactRevision,
+      consistentIndex: s.consistentIndex,
+      pageSize: s.pageSize,
+    },
+    keys,
+  };
+}
+
+/** What a snapshot says about itself, but its live keys. */
+export type SnapshotCheckSummary = Omit<SnapshotSummary, 'totalKeys'>;
+
+/**
+ * The same read as readSnapshot (every page of the key bucket parsed, the SHA-256 trailer hashed),
+ * without keeping the live keys: memory stays at the page cache (16 MiB) however large the
+ * snapshot, for checking backups in a worker (src/probes/backup-snapshots.ts).
+ */
+export function verifySnapshot(path: string, opts: ReadSnapshotOptions = {}): Promise<SnapshotCheckSummary> {
+  return readStore(path, opts, undefined);
+}
+
+/** The read itself; live keys go into `keys` when given. */
+async function readStore(
+  path: string,
+  opts: ReadSnapshotOptions,
+  keys: Map<string, number> | undefined,
+): Promise<SnapshotCheckSummary> {
   const file = await open(path, 'r');
   try {
     const sizeBytes = (await file.stat()).size;
@@ -58,22 +93,19 @@ export async function readSnapshot(path: string, opts: ReadSnapshotOptions = {})
         throw new SnapshotError(
           `${path} is a bbolt database but not etcd's: it has no key bucket (buckets: ${[...buckets.keys()].join(', ') || 'none'})`,
         );
-      const { keys, newestRevision } = await liveKeys(db, keyBucket.value, opts.signal);
+      const newestRevision = await liveKeys(db, keyBucket.value, opts.signal, keys);
       const meta = buckets.get('meta');
       const m = meta ? await metaValues(db, meta.value) : new Map<string, Buffer>();
       const compactRevision = revisionOf(m.get('finishedCompactRev'));
-      const hashOk = await hashing;
-      const snapshot: SnapshotSummary = {
+      return {
         revision: Math.max(newestRevision, compactRevision ?? 0),
-        hashOk,
-        totalKeys: keys.size,
+        hashOk: await hashing,
         sizeBytes,
         compactRevision,
         scheduledCompactRevision: revisionOf(m.get('scheduledCompactRev')),
         consistentIndex: uint64Of(m.get('consistent_index')),
         pageSize: db.meta.pageSize,
       };
-      return { snapshot, keys };
     } catch (err) {
       // A page that breaks parsing and a hash that does not match are one story: say both.
       if (err instanceof SnapshotError && (await hashing.catch(() => null)) === false)
@@ -92,11 +124,18 @@ async function rootBuckets(db: BboltFile): Promise<Map<string, LeafEntry>> {
   return buckets;
 }
 
-/** Revisions in order: the newest write of each key wins, and a tombstone deletes it. */
-async function liveKeys(db: BboltFile, header: Buffer, signal: AbortSignal | undefined) {
+/**
+ * Revisions in order: the newest write of each key wins, and a tombstone deletes it (into `keys`,
+ * when given). Returns the newest revision.
+ */
+async function liveKeys(
+  db: BboltFile,
+  header: Buffer,
+  signal: AbortSignal | undefined,
+  keys: Map<string, number> | undefined,
+): Promise<number> {
   const root = bucketRoot(header);
   if (!root) throw db.corrupt('the key bucket header is cut short');
-  const keys = new Map<string, number>();
   let newestRevision = 0;
   let seen = 0;
   for await (const { key, value } of walkBucket(db, root, 'key')) {
@@ -109,11 +148,12 @@ async function liveKeys(db: BboltFile, header: Buffer, signal: AbortSignal | und
         `the key bucket holds an entry that is no etcd revision (key 0x${key.subarray(0, 18).toString('hex')})`,
       );
     newestRevision = Math.max(newestRevision, rev.main);
+    if (!keys) continue;
     const name = kv.key.toString('latin1');
     if (rev.tombstone) keys.delete(name);
     else keys.set(name, kv.key.length + kv.valueBytes);
   }
-  return { keys, newestRevision };
+  return newestRevision;
 }
 
 async function metaValues(db: BboltFile, header: Buffer): Promise<Map<string, Buffer>> {

@@ -11,15 +11,23 @@ import type { Outcome } from './outcome.js';
 import { runProbe } from './probe.js';
 
 /**
- * A diagnosis reads newest first until a good snapshot, within 10 s a file and 12 s in all (SHA-256
- * and the page walk take about 1 s per 400 MB here); `/etcd backups` reads up to ten, a minute in all.
+ * A diagnosis reads newest first until a good snapshot, by its SHA-256 trailer and its newest
+ * revision, within 10 s a file and 12 s in all; `/etcd backups` parses every page of up to ten, 30 s
+ * a file, a minute in all. Measured on the 2-core VM: a 207 MB snapshot (200,000 keys) hashes in
+ * 0.7 s and parses whole in 4.4 s; the check holds the reader's 16 MiB page cache, never the keys.
  */
 export const DIAGNOSIS_BUDGET: SnapshotCheckBudget = {
   totalMs: 12_000,
   perFileMs: 10_000,
   until: 'first-good',
+  pages: 'newest',
 };
-export const LISTING_BUDGET: SnapshotCheckBudget = { totalMs: 60_000, perFileMs: 30_000, until: 'all' };
+export const LISTING_BUDGET: SnapshotCheckBudget = {
+  totalMs: 60_000,
+  perFileMs: 30_000,
+  until: 'all',
+  pages: 'all',
+};
 /** A hung mount (NFS) never answers readdir: the probe's deadline is the budget plus this. */
 const LISTING_GRACE_MS = 3000;
 

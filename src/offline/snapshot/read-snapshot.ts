@@ -1,9 +1,9 @@
 import { open } from 'node:fs/promises';
 import { BboltFile } from './bbolt-file.js';
-import { bucketRoot, type LeafEntry, walkBucket } from './bbolt-bucket.js';
+import { bucketRoot, type LeafEntry, lastEntry, walkBucket } from './bbolt-bucket.js';
 import { decodeKeyValue, parseRevision } from './mvcc.js';
 import { SnapshotError } from './snapshot-error.js';
-import { bboltBytes, checkSha256Trailer } from './snapshot-trailer.js';
+import { bboltBytes, checkSha256Trailer, hasSha256Trailer } from './snapshot-trailer.js';
 
 /** What a snapshot says about itself: the `snapshot` object of `analyze snapshot.db --json`. */
 export interface SnapshotSummary {
@@ -24,6 +24,12 @@ export interface SnapshotSummary {
 }
 
 export interface ReadSnapshotOptions {
+  /**
+   * `all` (default): every page of the key bucket is parsed. `newest`: with a SHA-256 trailer, only
+   * the pages down to the newest revision; the trailer vouches for every byte (a snapshot without
+   * one is parsed whole all the same). verifySnapshot only: readSnapshot needs every key.
+   */
+  pages?: 'all' | 'newest';
   /**
    * Stops the read (the page walk and the SHA-256 stream) with the signal's reason: a caller that
    * checks many files bounds the time spent on each (src/probes/backups.ts).
@@ -73,6 +79,30 @@ export function verifySnapshot(path: string, opts: ReadSnapshotOptions = {}): Pr
   return readStore(path, opts, undefined);
 }
 
+/** The newest revision: from the last key alone when the trailer vouches for the rest, else from every revision. */
+async function newestRevisionOf(
+  db: BboltFile,
+  header: Buffer,
+  opts: ReadSnapshotOptions,
+  keys: Map<string, number> | undefined,
+  trailer: boolean,
+): Promise<number> {
+  if (keys || opts.pages !== 'newest' || !trailer) return liveKeys(db, header, opts.signal, keys);
+  const root = bucketRoot(header);
+  if (!root) throw db.corrupt('the key bucket header is cut short');
+  const last = await lastEntry(db, root, 'key');
+  if (!last) return 0;
+  const rev = parseRevision(last.key);
+  if (!rev) throw notRevision(db, last.key);
+  return rev.main;
+}
+
+function notRevision(db: BboltFile, key: Buffer) {
+  return db.corrupt(
+    `the key bucket holds an entry that is no etcd revision (key 0x${key.subarray(0, 18).toString('hex')})`,
+  );
+}
+
 /** The read itself; live keys go into `keys` when given. */
 async function readStore(
   path: string,
@@ -93,7 +123,13 @@ async function readStore(
         throw new SnapshotError(
           `${path} is a bbolt database but not etcd's: it has no key bucket (buckets: ${[...buckets.keys()].join(', ') || 'none'})`,
         );
-      const newestRevision = await liveKeys(db, keyBucket.value, opts.signal, keys);
+      const newestRevision = await newestRevisionOf(
+        db,
+        keyBucket.value,
+        opts,
+        keys,
+        hasSha256Trailer(sizeBytes),
+      );
       const meta = buckets.get('meta');
       const m = meta ? await metaValues(db, meta.value) : new Map<string, Buffer>();
       const compactRevision = revisionOf(m.get('finishedCompactRev'));
@@ -143,10 +179,7 @@ async function liveKeys(
     if ((++seen & 0xfff) === 0) signal?.throwIfAborted();
     const rev = parseRevision(key);
     const kv = rev && decodeKeyValue(value);
-    if (!rev || !kv)
-      throw db.corrupt(
-        `the key bucket holds an entry that is no etcd revision (key 0x${key.subarray(0, 18).toString('hex')})`,
-      );
+    if (!rev || !kv) throw notRevision(db, key);
     newestRevision = Math.max(newestRevision, rev.main);
     if (!keys) continue;
     const name = kv.key.toString('latin1');

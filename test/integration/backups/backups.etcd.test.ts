@@ -86,13 +86,14 @@ beforeAll(async () => {
 
   const dirs = { fresh: 'fresh', stale: 'stale', empty: 'empty', broken: 'broken' };
   for (const d of Object.values(dirs)) await mkdir(join(root, d));
-  // fresh: a good snapshot an hour old, a damaged one and an old good one behind it, and a stray file.
-  await place(join(made, 'fresh.db'), join(root, 'fresh'), 'etcd-fresh.db', HOUR_MS);
+  // Ages in hours: shown to a tenth of an hour (6 min), they read the same while the suite runs.
+  // fresh: a good snapshot two hours old, a damaged one and an old good one behind it, and a stray file.
+  await place(join(made, 'fresh.db'), join(root, 'fresh'), 'etcd-fresh.db', 2 * HOUR_MS);
   await place(join(made, 'flipped.db'), join(root, 'fresh'), 'etcd-flipped.db', 30 * HOUR_MS);
   await place(join(made, 'old.db'), join(root, 'fresh'), 'etcd-old.db', 72 * HOUR_MS);
   await writeFile(join(root, 'fresh', 'README.txt'), 'not a snapshot');
   // stale: the newest file is damaged, the only good one is three days old.
-  await place(join(made, 'flipped.db'), join(root, 'stale'), 'etcd-flipped.db', 10 * 60_000);
+  await place(join(made, 'flipped.db'), join(root, 'stale'), 'etcd-flipped.db', 5 * HOUR_MS);
   await place(join(made, 'old.db'), join(root, 'stale'), 'etcd-old.db', 72 * HOUR_MS);
   // broken: a copy cut short and a damaged one, nothing good.
   const cut = await place(join(made, 'fresh.db'), join(root, 'broken'), 'etcd-cut.db', 2 * HOUR_MS);
@@ -150,10 +151,10 @@ describe('backup-stale on a real lab', () => {
     const finding = staleOf(report);
     expect(finding).toMatchObject({ severity: 'warning', members: [] });
     expect(finding?.summary).toBe(
-      'The newest good snapshot, etcd-old.db, is 3.0 days old (limit 24 h); the newer etcd-flipped.db (10 min old) is damaged: its SHA-256 trailer does not match its bytes (a byte changed after etcdctl snapshot save wrote it)',
+      'The newest good snapshot, etcd-old.db, is 3.0 days old (limit 24 h); the newer etcd-flipped.db (5.0 h old) is damaged: its SHA-256 trailer does not match its bytes (a byte changed after etcdctl snapshot save wrote it)',
     );
     expect(finding?.evidence[0]).toMatch(
-      /^etcd-flipped\.db: 10 min old, [\d.]+ KB, DAMAGED: its SHA-256 trailer/,
+      /^etcd-flipped\.db: 5.0 h old, [\d.]+ KB, DAMAGED: its SHA-256 trailer/,
     );
     expect(finding?.evidence[1]).toMatch(
       new RegExp(
@@ -196,7 +197,7 @@ describe('the listing: /etcd backups and etcd-doctor backups', () => {
     );
     expect(view.lines[1]).toMatch(
       new RegExp(
-        `^• \`etcd-fresh\\.db\` 60 min old · [\\d.]+ KB · revision ${revisions.fresh} · 10 behind · SHA-256 ok$`,
+        `^• \`etcd-fresh\\.db\` 2.0 h old · [\\d.]+ KB · revision ${revisions.fresh} · 10 behind · SHA-256 ok$`,
       ),
     );
     expect(view.lines[2]).toMatch(
@@ -207,7 +208,7 @@ describe('the listing: /etcd backups and etcd-doctor backups', () => {
         `^• \`etcd-old\\.db\` 3\\.0 days old · [\\d.]+ KB · revision ${revisions.old} · 30 behind · SHA-256 ok$`,
       ),
     );
-    expect(text).toContain('✅ Newest good: `etcd-fresh.db`, 60 min old (within 24 h).');
+    expect(text).toContain('✅ Newest good: `etcd-fresh.db`, 2.0 h old (within 24 h).');
     expect(text).not.toContain('README');
   });
 
@@ -285,7 +286,7 @@ describe('/etcd backups through the queue (etcd-doctor serve, shell chat)', () =
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Reading the backups of stale; the answer follows in this channel.');
     expect(run.stdout).toMatch(
-      /• `etcd-flipped\.db` 10 min old · [\d.]+ KB · DAMAGED: its SHA-256 trailer does not match/,
+      /• `etcd-flipped\.db` 5.0 h old · [\d.]+ KB · DAMAGED: its SHA-256 trailer does not match/,
     );
     expect(run.stdout).toMatch(
       new RegExp(
@@ -307,7 +308,7 @@ describe('the digest line', () => {
     const now = Date.now();
     const fresh = await doctor.run('fresh', 'diagnose');
     expect(digestLine({ cluster: 'fresh', ok: true, report: fresh, samples: [] }, now)).toContain(
-      '· backup 60 min old (`etcd-fresh.db`, 10 behind)',
+      '· backup 2.0 h old (`etcd-fresh.db`, 10 behind)',
     );
     const stale = await doctor.run('stale', 'diagnose');
     const line = digestLine({ cluster: 'stale', ok: true, report: stale, samples: [] }, now);

@@ -41,7 +41,7 @@ describe('the backup directory probe', () => {
       {
         dir: d,
         pattern: '*.db',
-        budget: { totalMs: 4000, perFileMs: 2000, until: 'all' },
+        budget: { totalMs: 4000, perFileMs: 2000, until: 'all', pages: 'all' },
         cache: createSnapshotCheckCache(),
         now: Date.now,
       },

@@ -285,14 +285,17 @@ function kubernetesEvidenceOf(
 
 type BackupsCollection = NonNullable<Awaited<ReturnType<CollectBackups>>>;
 type CollectBackups = typeof import('./probes/collect-backups.js').collectBackups;
-type SnapshotCheckCache = import('./probes/backup-snapshots.js').SnapshotCheckCache;
+type SnapshotChecks = Pick<import('./probes/collect-backups.js').CollectBackupsOptions, 'cache' | 'slots'>;
 
-/** The doctor's cache of snapshot checks, made when the first cluster with `backups` is run. */
-function lazySnapshotCache(): () => Promise<SnapshotCheckCache> {
-  let cache: Promise<SnapshotCheckCache> | undefined;
+/** The doctor's cache of snapshot checks and its read slots, made when the first cluster with `backups` is run. */
+function lazySnapshotCache(): () => Promise<SnapshotChecks> {
+  let checks: Promise<SnapshotChecks> | undefined;
   return () => {
-    cache ??= import('./probes/backup-snapshots.js').then((m) => m.createSnapshotCheckCache());
-    return cache;
+    checks ??= import('./probes/backup-snapshots.js').then((m) => ({
+      cache: m.createSnapshotCheckCache(),
+      slots: m.createSnapshotReadSlots(),
+    }));
+    return checks;
   };
 }
 
@@ -304,7 +307,7 @@ async function backupsEvidenceOf(
   cluster: ClusterConfig,
   how: 'diagnosis' | 'listing',
   deps: DoctorDeps,
-  cache: () => Promise<SnapshotCheckCache>,
+  checks: () => Promise<SnapshotChecks>,
   signal: AbortSignal | undefined,
 ): Promise<BackupsCollection | undefined> {
   const m = await import('./probes/collect-backups.js');
@@ -312,7 +315,7 @@ async function backupsEvidenceOf(
   return m.collectBackups({
     cluster,
     budget: how === 'listing' ? m.LISTING_BUDGET : m.DIAGNOSIS_BUDGET,
-    cache: await cache(),
+    ...(await checks()),
     // Budgets run on the real clock; file ages are judged by the rule against the doctor's.
     now: Date.now,
     timeoutMs: deps.config.probes.timeoutMs,

@@ -1,5 +1,6 @@
 import { opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type BulkheadPolicy, bulkhead } from 'cockatiel';
 import { verifySnapshot } from '../offline/snapshot/read-snapshot.js';
 import { SnapshotError } from '../offline/snapshot/snapshot-error.js';
 import type { SnapshotCheck, SnapshotDirData } from './backups-evidence.js';
@@ -34,7 +35,20 @@ export interface SnapshotDirContext {
   pattern: string;
   budget: SnapshotCheckBudget;
   cache: SnapshotCheckCache;
+  slots: SnapshotReadSlots;
   now: () => number;
+}
+
+/**
+ * Snapshot reads at once in a process (cockatiel's bulkhead): each holds up to the reader's 16 MiB
+ * page cache and a 1 MiB hash buffer, so a digest of hundreds of clusters with backups reads two at
+ * a time instead of hundreds; a cluster whose turn does not come within its budget says so.
+ */
+export type SnapshotReadSlots = Pick<BulkheadPolicy, 'execute'>;
+const READS_AT_ONCE = 2;
+
+export function createSnapshotReadSlots(concurrent = READS_AT_ONCE): SnapshotReadSlots {
+  return bulkhead(concurrent, Number.MAX_SAFE_INTEGER);
 }
 
 /** A file's check, and whether every page was parsed (`pages: 'all'`). */
@@ -104,7 +118,7 @@ export function createBackupSnapshotsProbe(timeoutMs: number): Probe<SnapshotDir
         const left = ctx.budget.totalMs - (ctx.now() - started);
         const check = done
           ? (ctx.cache.get(entry.key)?.check ?? unread(entry, 'not read: a newer good snapshot was found'))
-          : await checkOne(entry, ctx, Math.min(left, ctx.budget.perFileMs), signal);
+          : await checkOne(entry, ctx, left, signal);
         snapshots.push(check);
         if (ctx.budget.until === 'first-good' && check.state === 'good') done = true;
       }
@@ -166,19 +180,65 @@ function unread(entry: Listed, why: string): SnapshotCheck {
   };
 }
 
-/** One file, read within `ms`; a file that takes longer is unchecked, never called damaged. */
+/**
+ * One file, from the cache or read in one of the process's read slots, within what is `left` of the
+ * probe's budget (waiting for a slot included); unchecked when time runs out, never called damaged.
+ */
 async function checkOne(
+  entry: Listed,
+  ctx: SnapshotDirContext,
+  left: number,
+  signal: AbortSignal,
+): Promise<SnapshotCheck> {
+  const cached = ctx.cache.get(entry.key);
+  // A listing that parses every page does not settle for a check that read fewer.
+  if (cached && (cached.allPages || ctx.budget.pages !== 'all')) return cached.check;
+  const ranOut = () => unread(entry, `not read: the check's ${formatSeconds(ctx.budget.totalMs)} ran out`);
+  if (left <= 0) return ranOut();
+  const waitedFrom = ctx.now();
+  const read = await inSlot(ctx.slots, AbortSignal.any([signal, AbortSignal.timeout(left)]), () =>
+    readOne(entry, ctx, Math.min(left - (ctx.now() - waitedFrom), ctx.budget.perFileMs), signal),
+  );
+  return read === WAITED_TOO_LONG ? ranOut() : read;
+}
+
+const WAITED_TOO_LONG = Symbol('waited too long');
+
+/**
+ * Runs `fn` in a read slot; gives up (WAITED_TOO_LONG) if `wait` aborts before a slot is free. A
+ * read that has started runs to its own deadline and frees its slot then.
+ */
+async function inSlot<T>(
+  slots: SnapshotReadSlots,
+  wait: AbortSignal,
+  fn: () => Promise<T>,
+): Promise<T | typeof WAITED_TOO_LONG> {
+  let started = false;
+  const run = slots.execute(() => {
+    started = true;
+    return fn();
+  }, wait);
+  // A queued read whose wait ended is dropped by the bulkhead with TaskCancelledError when its turn comes.
+  run.catch(() => undefined);
+  const gaveUp = new Promise<typeof WAITED_TOO_LONG>((resolve) => {
+    const onAbort = () => {
+      if (!started) resolve(WAITED_TOO_LONG);
+    };
+    if (wait.aborted) onAbort();
+    else wait.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([run, gaveUp]);
+}
+
+/** Reads one file within `ms` and caches what it learned. */
+async function readOne(
   entry: Listed,
   ctx: SnapshotDirContext,
   ms: number,
   signal: AbortSignal,
 ): Promise<SnapshotCheck> {
   const allPages = ctx.budget.pages === 'all';
-  const cached = ctx.cache.get(entry.key);
-  // A listing that parses every page does not settle for a check that read fewer.
-  if (cached && (cached.allPages || !allPages)) return cached.check;
-  if (ms <= 0) return unread(entry, `not read: the check's ${formatSeconds(ctx.budget.totalMs)} ran out`);
-  const deadline = AbortSignal.timeout(ms);
+  const deadline = AbortSignal.timeout(Math.max(1, ms));
   try {
     const snapshot = await verifySnapshot(entry.path, {
       signal: AbortSignal.any([signal, deadline]),
@@ -197,7 +257,13 @@ async function checkOne(
     ctx.cache.set(entry.key, { check, allPages });
     return check;
   } catch (err) {
-    if (deadline.aborted) return unread(entry, `not read: it took longer than ${formatSeconds(ms)}`);
+    if (deadline.aborted) {
+      const slow = unread(entry, `not read: it took longer than ${formatSeconds(ms)}`);
+      // Given its whole per-file time, it would take as long again: a watch checking every few
+      // seconds must not hash it each time. A listing (every page, more time) still tries.
+      if (ms >= ctx.budget.perFileMs) ctx.cache.set(entry.key, { check: slow, allPages: false });
+      return slow;
+    }
     if (signal.aborted) return unread(entry, 'not read: the check was cancelled');
     if (!(err instanceof SnapshotError)) return unread(entry, `could not be read: ${messageOf(err)}`);
     const damaged: SnapshotCheck = {

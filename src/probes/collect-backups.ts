@@ -4,6 +4,7 @@ import {
   createBackupSnapshotsProbe,
   type SnapshotCheckBudget,
   type SnapshotCheckCache,
+  type SnapshotReadSlots,
 } from './backup-snapshots.js';
 import type { BackupsEvidence } from './backups-evidence.js';
 import type { ProbeRecord } from './evidence.js';
@@ -36,6 +37,7 @@ export interface CollectBackupsOptions {
   cluster: Pick<ClusterConfig, 'name' | 'backups' | 'kubernetes'>;
   budget: SnapshotCheckBudget;
   cache: SnapshotCheckCache;
+  slots: SnapshotReadSlots;
   now: () => number;
   /** The Kubernetes requests' deadline (probes.timeoutMs). */
   timeoutMs: number;
@@ -66,7 +68,14 @@ export async function collectBackups(
   const snapshotsP = dir
     ? runProbe(
         createBackupSnapshotsProbe(opts.budget.totalMs + LISTING_GRACE_MS),
-        { dir, pattern: settings.pattern, budget: opts.budget, cache: opts.cache, now: opts.now },
+        {
+          dir,
+          pattern: settings.pattern,
+          budget: opts.budget,
+          cache: opts.cache,
+          slots: opts.slots,
+          now: opts.now,
+        },
         { subject, now: opts.now, ...signal },
       ).then((o) => record('backups', o))
     : undefined;

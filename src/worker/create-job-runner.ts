@@ -144,7 +144,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
       logger.info({ attempt: info.attempt }, 'job started');
       if (data.kind === 'check') return runCheck(data, info.jobId, info.signal, logger, info.answered);
       if (data.kind === 'status') return runStatus(deps, once, data, info.jobId);
-      if (data.kind === 'backups') return runBackups(deps, once, data, info.jobId);
+      if (data.kind === 'backups') return runBackups(deps, once, data, info.jobId, info.signal);
       // Digest and alert jobs have their own handlers (src/digest, src/alerts; see routeJobs).
       return Promise.reject(new Error(`no handler for ${data.kind} jobs in this runner`));
     },

@@ -13,8 +13,10 @@ export async function runBackups(
   once: (jobId: string, deliver: () => Promise<MessageRef>) => Promise<boolean>,
   job: BackupsJob,
   jobId: string,
+  signal: AbortSignal,
 ): Promise<{ cluster: string; snapshots: number }> {
-  const report = await deps.doctor.run(job.cluster, 'health', { backups: true, keepClients: false });
+  // A timed-out attempt stops reading files at once (the reader takes the signal).
+  const report = await deps.doctor.run(job.cluster, 'health', { backups: true, keepClients: false, signal });
   await once(jobId, () => deps.chat.post({ channel: job.channel }, backupsView(report)));
   return { cluster: job.cluster, snapshots: report.backups?.snapshots.length ?? 0 };
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   createBackupSnapshotsProbe,
   createSnapshotCheckCache,
+  createSnapshotReadSlots,
   globToRegExp,
 } from '../../../src/probes/backup-snapshots.js';
 import { runProbe } from '../../../src/probes/probe.js';
@@ -35,14 +36,15 @@ describe('the backup directory probe', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  const run = (d: string) =>
+  const run = (d: string, slots = createSnapshotReadSlots(), totalMs = 4000) =>
     runProbe(
       createBackupSnapshotsProbe(5000),
       {
         dir: d,
         pattern: '*.db',
-        budget: { totalMs: 4000, perFileMs: 2000, until: 'all', pages: 'all' },
+        budget: { totalMs, perFileMs: 2000, until: 'all', pages: 'all' },
         cache: createSnapshotCheckCache(),
+        slots,
         now: Date.now,
       },
       { subject: 'cluster prod' },
@@ -68,5 +70,20 @@ describe('the backup directory probe', () => {
         message: `cluster prod: the backup directory ${join(dir, 'missing')} (backups.dir) does not exist here (is the volume mounted in the worker?)`,
       },
     });
+  });
+
+  it('no read slot free within the budget: the files are unchecked, said so, and the probe ends on time', async () => {
+    const slots = createSnapshotReadSlots(1);
+    let release = () => {};
+    const busy = slots.execute(() => new Promise<void>((resolve) => (release = resolve)));
+    const started = Date.now();
+    const outcome = await run(dir, slots, 300);
+    release();
+    await busy;
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(outcome.ok && outcome.data.snapshots.map((s) => [s.file, s.state, s.error])).toEqual([
+      ['empty.db', 'unchecked', "not read: the check's 0.3 s ran out"],
+      ['junk.db', 'unchecked', "not read: the check's 0.3 s ran out"],
+    ]);
   });
 });

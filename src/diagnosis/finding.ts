@@ -23,6 +23,8 @@ export const CAUSES = [
   'peer-tls',
   // The newest good snapshot of the cluster is older than backups.maxAgeHours, or there is none.
   'backup-stale',
+  // A learner (non-voting member) not promoted yet: caught up and waiting, or behind for long.
+  'learner-not-promoted',
   // Error-level log lines that no rule explains, quoted with counts and times (never hidden).
   'unexplained-errors',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are
@@ -66,6 +68,8 @@ export type ActionId =
   | 'recover-nospace'
   | 'restart-static-pod'
   | 'disk-benchmark'
+  | 'replace-member'
+  | 'promote-learner'
   | 'rerun'
   | 'snooze';
 

@@ -35,7 +35,7 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
       const explain = [`not evaluated: offline (it needs ${rule.live})`];
       return { rule: rule.name, fired: false, skipped: true, explain };
     }
-    if (view.blind && rule.scope !== 'view') {
+    if (view.blind && rule.scope !== 'view' && !rule.judgesWithoutMembers) {
       const explain = [`not evaluated: etcd-doctor could not check any member (${blindReason(view)})`];
       return { rule: rule.name, fired: false, skipped: true, explain };
     }

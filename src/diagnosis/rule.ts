@@ -53,6 +53,11 @@ export interface Rule {
    */
   readonly scope?: 'view';
   /**
+   * The rule judges evidence that is not the members' (backup files): it runs even when no member
+   * could be checked, where a stale backup matters most. The status stays `unknown` then.
+   */
+  readonly judgesWithoutMembers?: boolean;
+  /**
    * The rule judges latencies etcd-doctor times itself (round trips, a read's took). When its own
    * event loop was stalled during the probes, the engine reports it as not evaluated instead.
    */

@@ -74,9 +74,10 @@ function verdictLine(report: DiagnosisReport, b: BackupsJson): string {
   if (stale) return `${stale.severity === 'info' ? 'ℹ️' : '⚠️'} \`backup-stale\`: ${stale.summary}`;
   const good = b.newestGood;
   if (good) return `✅ Newest good: \`${good.file}\`, ${age(good.ageHours)} old (within ${b.maxAgeHours} h).`;
-  return b.dir === null
+  // No finding and no good snapshot: the jobs decided (no readable directory), or nothing could.
+  return b.jobs !== null
     ? '✅ A backup job succeeded within the limit.'
-    : 'No verdict: the directory was not read.';
+    : 'No verdict: neither the directory nor the backup jobs could be read.';
 }
 
 /** `/etcd backups <cluster>`'s answer. */

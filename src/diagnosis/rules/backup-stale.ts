@@ -40,6 +40,8 @@ export const backupStaleRule: Rule = {
   cause: 'backup-stale',
   needs: ['backups'],
   rank: 95,
+  // Files and jobs, not members: a cluster etcd-doctor cannot reach is when a stale backup matters most.
+  judgesWithoutMembers: true,
   evaluate(evidence, ctx) {
     const backups = evidence.backups;
     if (!backups) return { explain: ['no backups configured'] };

@@ -101,3 +101,20 @@ describe('backup-stale', () => {
     expect(finding?.summary).toMatch(/^No etcd backup CronJob or Job in Kubernetes/);
   });
 });
+
+describe('backup-stale when no member answers', () => {
+  it('still judges the backups (they are files, not members); the status stays unknown', () => {
+    const down = failed('unreachable', 'etcd is unreachable (Status: connect ECONNREFUSED)');
+    const dead = { health: down, status: down, metrics: down, clock: down };
+    const evidence: Evidence = {
+      ...withBackups([snap('old.db', 30, 'good')]),
+      members: clusterEvidence({ 'etcd-1': dead, 'etcd-2': dead, 'etcd-3': dead }).members,
+      memberList: down,
+    };
+    const result = diagnose(evidence, rules, { now: NOW });
+    expect(result.status).toBe('unknown');
+    expect(result.findings.find((f) => f.cause === 'backup-stale')?.summary).toBe(
+      'The newest good snapshot, old.db, is 30.0 h old (limit 24 h)',
+    );
+  });
+});

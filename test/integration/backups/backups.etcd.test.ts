@@ -108,7 +108,8 @@ beforeAll(async () => {
     backups: { dir: join(root, name), maxAgeHours: 24 },
   });
   const raw = {
-    clusters: Object.keys(dirs).map(cluster),
+    // `missing`: a directory that is not there (a volume not mounted in the worker).
+    clusters: [...Object.keys(dirs), 'missing'].map(cluster),
     probes: { timeoutMs: 2000, metricsWindowMs: 300 },
   };
   configPath = join(root, 'etcd-doctor.yaml');
@@ -301,6 +302,22 @@ describe('/etcd backups through the queue (etcd-doctor serve, shell chat)', () =
       '> /etcd backups\nSorry: an argument is missing.\nUsage: `/etcd backups <cluster>`',
     );
   }, 90_000);
+});
+
+describe('a backup directory that is not there', () => {
+  it('etcd-doctor backups: says so, naming the field; exit 3 (could not check); no finding made up', async () => {
+    const r = await cliInProcess(['backups', 'missing', '--config', configPath]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain(
+      `The directory could not be read: cluster missing: the backup directory ${join(root, 'missing')} (backups.dir) does not exist here (is the volume mounted in the worker?)`,
+    );
+    expect(r.stdout).toContain('No verdict: neither the directory nor the backup jobs could be read.');
+    const report = await doctor.run('missing', 'diagnose');
+    expect(staleOf(report)).toBeUndefined();
+    expect(digestLine({ cluster: 'missing', ok: true, report, samples: [] }, Date.now())).toContain(
+      '· backups not read',
+    );
+  });
 });
 
 describe('the digest line', () => {

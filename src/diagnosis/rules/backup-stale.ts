@@ -15,10 +15,10 @@ import {
  * Without a recent good snapshot, a lost quorum loses every write since the last one: etcd's
  * disaster recovery restores "from a snapshot" (`etcdutl snapshot restore`) into a new cluster
  * (https://etcd.io/docs/v3.5/op-guide/recovery/; KB F8, R1), and a snapshot is only as good as its
- * integrity hash (`etcdctl snapshot save` appends a SHA-256 that restore checks). Operators ask for
- * exactly this check: "do we have a good backup, and how old is it?" (etcd-io/etcd#21283,
- * kubermatic/kubermatic#9454). The age limit is the user's (`backups.maxAgeHours`, default 24: a
- * daily backup, as kubeadm and OpenShift runbooks schedule it).
+ * integrity hash (`etcdctl snapshot save` appends a SHA-256 that `etcdutl snapshot restore` checks
+ * unless told `--skip-hash-check`). Operators ask for exactly this check: "do we have a good backup,
+ * and how old is it?" (etcd-io/etcd#21283, kubermatic/kubermatic#9454). The age limit is the user's
+ * (`backups.maxAgeHours`); its default of 24 h, a daily backup, is our choice, not a published bound.
  */
 
 /** Evidence lines quoted at most (the listing is `/etcd backups`). */

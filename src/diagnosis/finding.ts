@@ -21,6 +21,9 @@ export const CAUSES = [
   'cluster-mismatch',
   // Peer connections refused for TLS: a name or IP missing from the certificate, unknown CA, expired.
   'peer-tls',
+  // The revision ran far past the last compaction for well over the compaction interval: the
+  // history grows until the database reaches its quota.
+  'compaction-stalled',
   // Error-level log lines that no rule explains, quoted with counts and times (never hidden).
   'unexplained-errors',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are

@@ -70,6 +70,10 @@ export interface HarnessOptions {
   logger?: Logger;
   settings?: Partial<RemediationSettings>;
   env?: Record<string, string>;
+  /** The roles' clock (maintenance windows, digests); default Date.now. */
+  now?: () => number;
+  /** Check maintenance windows every this many ms (RoleTuning.maintenanceEveryMs). */
+  maintenanceEveryMs?: number;
 }
 
 export async function startHarness(
@@ -99,7 +103,9 @@ export async function startHarness(
       remediation: { ...FAST, snapshotDir, ...opts.settings },
       attempts: 1,
       stalledIntervalMs: 5000,
+      ...(opts.maintenanceEveryMs ? { maintenanceEveryMs: opts.maintenanceEveryMs } : {}),
     },
+    ...(opts.now ? { now: opts.now } : {}),
     env: { FAKE_TICKET_TOKEN: 'secret-token', ...opts.env },
   });
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });

@@ -64,7 +64,8 @@ export function describeRedisTarget(target: RedisTarget): string {
   }
   try {
     const u = new URL(target);
-    return `${u.protocol}//${u.host}`;
+    // Say that credentials were given (a wrong one is a common cause) without printing them.
+    return `${u.protocol}//${u.username || u.password ? '[redacted]@' : ''}${u.host}`;
   } catch {
     return 'the configured Redis';
   }

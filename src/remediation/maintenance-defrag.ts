@@ -1,4 +1,4 @@
-import type { ChatAdapter, MessageRef } from '../chat/adapter.js';
+import type { ChatAdapter } from '../chat/adapter.js';
 import type { ClusterConfig } from '../config/schema.js';
 import {
   type MaintenanceWindow,
@@ -14,6 +14,7 @@ import type { HeldLock } from '../state/owned-lock.js';
 import type { RemediationState } from '../state/remediation-state.js';
 import { type ActionClients, type ActionContext, type ActionOutcome, RemediationAborted } from './action.js';
 import { runDefragment } from './actions/defragment.js';
+import { createProgressNotes, type ProgressNotes } from './progress-notes.js';
 import { type RemediationSettings, settingsFor } from './settings.js';
 
 /** Who the audit trail and the chat name for a run no one pressed. */
@@ -135,9 +136,18 @@ async function execute(
       textView([`started ${title}`], 'info', { actor: MAINTENANCE_ACTOR }),
     );
     await audit('started', `maintenance window ${o.window.text}${dryRun ? ' (dry run)' : ''}`);
-    const ctx = contextFor(o, { settings, dryRun, clients, lock, ref, title }, deps);
+    const notes = createProgressNotes({
+      chat: deps.chat,
+      ref,
+      header: `started ${title}`,
+      actor: MAINTENANCE_ACTOR,
+      logger: deps.logger,
+    });
+    const ctx = contextFor(o, { settings, dryRun, clients, lock, notes }, deps);
     const outcome = await runOutcome(() => runDefragment(ctx, { stopAtMs: o.endMs }), o);
     const tookMs = performance.now() - started;
+    // The outcome goes last: a progress edit still in flight must not land over it.
+    await notes.close();
     const verb = { done: 'finished', refused: 'refused', failed: 'failed' }[outcome.status];
     const tone = outcome.status === 'done' ? 'success' : outcome.status === 'refused' ? 'warning' : 'error';
     await deps.chat.update(
@@ -187,12 +197,10 @@ function contextFor(
     dryRun: boolean;
     clients: ActionClients;
     lock: HeldLock;
-    ref: MessageRef;
-    title: string;
+    notes: ProgressNotes;
   },
   deps: MaintenanceDeps,
 ): ActionContext {
-  const steps: string[] = [];
   return {
     cluster: o.cluster,
     clients: run.clients,
@@ -201,17 +209,7 @@ function contextFor(
     dryRun: run.dryRun,
     logger: withFields(deps.logger, { cluster: o.cluster.name, maintenance: o.runId }),
     async progress(line) {
-      steps.push(line);
-      await deps.chat
-        .update(
-          run.ref,
-          textView([`started ${run.title}`, ...steps.map((s) => `• ${s}`)], 'info', {
-            actor: MAINTENANCE_ACTOR,
-          }),
-        )
-        .catch((err: unknown) =>
-          deps.logger.warn({ err: describeError(err) }, 'maintenance progress update failed'),
-        );
+      run.notes.add(line);
     },
     snapshot: {
       cluster: o.cluster.name,
@@ -226,8 +224,8 @@ function contextFor(
     now: deps.now,
     sleep: deps.sleep,
     followUp: () => Promise.reject(new Error('a maintenance window offers no follow-up buttons')),
-    safePoint(next) {
-      const why = run.lock.lost();
+    async safePoint(next) {
+      const why = await run.lock.check();
       if (why) throw new RemediationAborted(next, why);
     },
   };

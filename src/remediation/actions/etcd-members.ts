@@ -1,6 +1,5 @@
 import type { EtcdClients, MemberClients } from '../../clients/etcd-clients.js';
 import { formatBytes } from '../../report/format.js';
-import { withDeadline } from '../../timing.js';
 import type { ActionContext } from '../action.js';
 import {
   type ClusterState,
@@ -70,7 +69,8 @@ export async function defragmentInOrder(
     defragmented: [],
     skipped: [],
   };
-  const progress = createProgressNotes(ctx);
+  // Progress never blocks the action (the run sends its edits in order, each with a deadline).
+  const progress = (line: string) => void ctx.progress(line);
   const note = (line: string) => {
     result.lines.push(line);
     progress(line);
@@ -113,8 +113,9 @@ function stop(result: DefragResult, why: string): DefragResult {
 }
 
 /**
- * One member: the quorum guard right before Defragment, nothing awaited in between (a member may
- * have died since the last look: during a long snapshot, or the previous member's defragmentation).
+ * One member: the quorum guard right before Defragment, nothing but the lock's check awaited in
+ * between: a member may have died since the last look (during a long snapshot, or the previous
+ * member's defragmentation), and another action may hold the cluster now.
  */
 async function defragmentOne(
   etcd: EtcdClients,
@@ -127,11 +128,11 @@ async function defragmentOne(
   const frees = gain ? `, frees ${formatBytes(gain.freeBytes)}` : '';
   if (ctx.dryRun)
     return { ok: true, line: `${planned.name}: would defragment (db ${size(planned.dbSizeBytes)}${frees})` };
-  ctx.safePoint(`defragmenting ${planned.name}`);
   progress(`defragmenting ${planned.name} (${position})…`);
   const state = await readClusterState(etcd, ctx);
   const problem = quorumGuard(state, `defragment ${planned.name}`);
   if (problem) return { ok: false, line: problem };
+  await ctx.safePoint(`defragmenting ${planned.name}`);
   const m = state.members.find((x) => x.name === planned.name) ?? planned;
   const clients = etcd.forEndpoint(m.endpoint);
   const started = performance.now();
@@ -141,21 +142,6 @@ async function defragmentOne(
   return {
     ok: true,
     line: `${m.name}${m.isLeader ? ' (leader)' : ''}: db ${size(m.dbSizeBytes)} → ${size(after)} in ${(tookMs / 1000).toFixed(1)} s`,
-  };
-}
-
-/** How long one progress edit may take before the next one is sent anyway. */
-const PROGRESS_EDIT_DEADLINE_MS = 10_000;
-
-/**
- * Progress never blocks an action (issue 28 #5: a hung Slack edit took 201 s to fail while a quorum
- * guard went stale): each note is sent in order, after the previous one or its deadline, and
- * nothing waits for it. A failed edit is only a missed progress line; the result is posted anyway.
- */
-function createProgressNotes(ctx: Pick<ActionContext, 'progress'>): (line: string) => void {
-  let last: Promise<unknown> = Promise.resolve();
-  return (line) => {
-    last = last.then(() => withDeadline(ctx.progress(line), PROGRESS_EDIT_DEADLINE_MS, () => undefined));
   };
 }
 

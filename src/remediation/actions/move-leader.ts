@@ -62,7 +62,7 @@ export async function moveLeadership(
       to: target.name,
       line: `would move leadership from ${leader.name} to ${target.name} (MoveLeader) before defragmenting ${leader.name}`,
     };
-  ctx.safePoint(`moving leadership from ${leader.name} to ${target.name}`);
+  await ctx.safePoint(`moving leadership from ${leader.name} to ${target.name}`);
   const started = ctx.now();
   try {
     await etcd

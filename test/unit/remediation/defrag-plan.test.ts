@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { PlanSnapshot } from '../../../src/remediation/action.js';
 import { describeDefrag, defragSummary } from '../../../src/remediation/actions/defragment.js';
 import { defragGain, smallGain } from '../../../src/remediation/actions/defrag-gain.js';
+import type { MemberState } from '../../../src/remediation/actions/cluster-state.js';
+import { transfereeFor } from '../../../src/remediation/actions/move-leader.js';
 import { DEFAULT_REMEDIATION_SETTINGS } from '../../../src/remediation/settings.js';
 
 const MB = 1000 * 1000;
@@ -80,5 +82,43 @@ describe('what a defragmentation would free', () => {
     ).toBe(
       'defragmented etcd-1 and etcd-3 (etcd-3 as leader, last: no healthy follower has caught up with it)',
     );
+  });
+});
+
+describe('who takes leadership before the leader is defragmented', () => {
+  const m = (name: string, over: Partial<MemberState> = {}): MemberState => ({
+    name,
+    endpoint: `http://127.0.0.1:2379/${name}`,
+    id: name.replace('etcd-', 'a'),
+    isLearner: false,
+    reachable: true,
+    isLeader: false,
+    dbSizeBytes: 1,
+    dbSizeInUseBytes: 1,
+    revision: 1,
+    appliedIndex: 1000,
+    errors: [],
+    problem: undefined,
+    ...over,
+  });
+
+  it('a healthy caught-up voter, the already defragmented first, then the least behind', () => {
+    const leader = m('etcd-1', { isLeader: true, appliedIndex: 1000 });
+    const members = [leader, m('etcd-2', { appliedIndex: 990 }), m('etcd-3', { appliedIndex: 950 })];
+    expect(transfereeFor(leader, members)?.name).toBe('etcd-2');
+    expect(transfereeFor(leader, members, ['etcd-3'])?.name).toBe('etcd-3');
+  });
+
+  it('nobody when the followers are behind by more than 100 entries, learners or unhealthy: the leader goes last', () => {
+    const leader = m('etcd-1', { isLeader: true, appliedIndex: 5000 });
+    expect(
+      transfereeFor(leader, [
+        leader,
+        m('etcd-2', { appliedIndex: 4800 }),
+        m('etcd-3', { isLearner: true, appliedIndex: 5000 }),
+        m('etcd-4', { problem: 'knows no leader', appliedIndex: 5000 }),
+        m('etcd-5', { errors: ['memberID:a5 alarm:CORRUPT'], appliedIndex: 5000 }),
+      ]),
+    ).toBeUndefined();
   });
 });

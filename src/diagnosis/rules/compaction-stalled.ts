@@ -2,7 +2,7 @@ import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
 import { formatCount, formatList } from '../../report/format.js';
 import type { Finding, RemediationStep } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
-import { formatAge } from '../support/kubernetes.js';
+import { formatAge, kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';
 import { votingMembers } from '../support/members.js';
 
 /**
@@ -59,7 +59,7 @@ export const compactionStalledRule: Rule = {
   evaluate(evidence, ctx) {
     const intervalMs = ctx.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
     const limitMs = STALLED_AFTER_INTERVALS * intervalMs;
-    const readings = votingMembers(evidence).flatMap((m) => readingOf(m, ctx.now));
+    const readings = votingMembers(evidence).flatMap((m) => readingOf(m, ctx.now, loggedAt(evidence, m)));
     const explain = explainLines(ctx, () =>
       readings.map(
         (r) =>
@@ -91,7 +91,20 @@ export const compactionStalledRule: Rule = {
   },
 };
 
-function readingOf(m: MemberEvidence, now: number): Reading[] {
+/** The member's last `finished scheduled compaction` in its etcd log (live, with Kubernetes): ISO time. */
+function loggedAt(evidence: Evidence, m: MemberEvidence): string | undefined {
+  return scansOf(kubernetesOf(evidence), 'etcd')
+    .filter((s) => memberOfScan(evidence, s) === m.target.name)
+    .map((s) => s.signals.compactions?.lastSeenAt)
+    .filter((t): t is string => typeof t === 'string')
+    .sort()
+    .at(-1);
+}
+
+const FROM_GAUGE = 'etcd_debugging_mvcc_db_compaction_last';
+const FROM_LOG = "its etcd log's last `finished scheduled compaction`";
+
+function readingOf(m: MemberEvidence, now: number, logged: string | undefined): Reading[] {
   if (!m.metrics.ok) return [];
   const g = m.metrics.data.gauges;
   const revision = g.currentRevision ?? (m.status.ok ? m.status.data.revision : undefined);
@@ -99,13 +112,10 @@ function readingOf(m: MemberEvidence, now: number): Reading[] {
   const behind = revision - Math.max(g.compactRevision, 1);
   const base = { name: m.target.name, revision, compactRevision: g.compactRevision, behind };
   if (g.lastCompactionSeconds !== undefined && g.lastCompactionSeconds > 0)
-    return [
-      {
-        ...base,
-        ageMs: now - g.lastCompactionSeconds * 1000,
-        ageFrom: 'etcd_debugging_mvcc_db_compaction_last',
-      },
-    ];
+    return [{ ...base, ageMs: now - g.lastCompactionSeconds * 1000, ageFrom: FROM_GAUGE }];
+  // A log tail ends now, so its last compaction line is the last compaction (3.4 exports no time).
+  if (logged && Number.isFinite(Date.parse(logged)))
+    return [{ ...base, ageMs: now - Date.parse(logged), ageFrom: `${FROM_LOG} at ${logged}` }];
   if (g.compactionsSinceStart === 0 && g.processStartTimeSeconds !== undefined)
     return [
       {
@@ -118,7 +128,7 @@ function readingOf(m: MemberEvidence, now: number): Reading[] {
     {
       ...base,
       ageMs: undefined,
-      ageFrom: `${formatCount(g.compactionsSinceStart ?? 0)} compactions since it started; etcd 3.4 does not export when the last one was`,
+      ageFrom: `${formatCount(g.compactionsSinceStart ?? 0)} compactions since it started; etcd 3.4 does not export when the last one was, and no etcd log with one was read`,
     },
   ];
 }
@@ -141,10 +151,9 @@ function summaryOf(r: Reading, intervalMs: number, configured: boolean): string 
 function evidenceLine(r: Reading): string {
   const compacted =
     r.compactRevision < 0 ? 'never compacted' : `compacted at ${formatCount(r.compactRevision)}`;
-  const age =
-    r.ageFrom === 'etcd_debugging_mvcc_db_compaction_last'
-      ? `last compaction ${formatAge(r.ageMs ?? 0)} ago (etcd_debugging_mvcc_db_compaction_last)`
-      : `no compaction in the ${formatAge(r.ageMs ?? 0)} since it started`;
+  const age = r.ageFrom.startsWith('none since')
+    ? `no compaction in the ${formatAge(r.ageMs ?? 0)} since it started`
+    : `last compaction ${formatAge(r.ageMs ?? 0)} ago (${r.ageFrom})`;
   return `${r.name}: revision ${formatCount(r.revision)}, ${compacted}: ${formatCount(r.behind)} revisions of history; ${age}`;
 }
 

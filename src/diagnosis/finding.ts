@@ -24,6 +24,8 @@ export const CAUSES = [
   // The revision ran far past the last compaction for well over the compaction interval: the
   // history grows until the database reaches its quota.
   'compaction-stalled',
+  // A learner (non-voting member) not promoted yet: caught up and waiting, or behind for long.
+  'learner-not-promoted',
   // Error-level log lines that no rule explains, quoted with counts and times (never hidden).
   'unexplained-errors',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are
@@ -67,6 +69,8 @@ export type ActionId =
   | 'recover-nospace'
   | 'restart-static-pod'
   | 'disk-benchmark'
+  | 'replace-member'
+  | 'promote-learner'
   | 'rerun'
   | 'snooze';
 

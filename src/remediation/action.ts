@@ -23,6 +23,12 @@ export interface RemediationAction<A> {
   sideEffects: readonly string[];
   /** Ask for a second, explicit "Run it" before running (every action that changes a cluster). */
   needsConfirmation: boolean;
+  /**
+   * Variants the confirmation offers instead of one "Run it": each a button of its own whose `args`
+   * are added to the plan's (e.g. promote by itself, or leave it to a Promote button). Runs once,
+   * whichever is pressed.
+   */
+  choices?: readonly ConfirmChoice[];
   /** Validates the plan's stored arguments; a plan that does not parse never runs. */
   argsSchema: z.ZodType<A>;
   /**
@@ -36,6 +42,12 @@ export interface RemediationAction<A> {
    */
   unavailable?(cluster: ClusterConfig, settings: RemediationSettings): string | undefined;
   run(args: A, ctx: ActionContext): Promise<ActionOutcome>;
+}
+
+/** One variant of a confirmation ("Run it, promote when caught up"). */
+export interface ConfirmChoice {
+  label: string;
+  args: Record<string, string>;
 }
 
 /** What the diagnosis knew when the button was made (stored with the plan as `context`). */
@@ -83,6 +95,11 @@ export interface ActionContext {
    * the edits are sent in order, and the outcome is posted after the last of them.
    */
   progress(line: string): Promise<void>;
+  /**
+   * A message of its own in the thread (what a person must do by hand, to copy from), attributed to
+   * the presser. A failed post is logged, never thrown: the action goes on.
+   */
+  post(lines: string[]): Promise<void>;
   snapshot: PlanSnapshot;
   planId: string;
   user: string;
@@ -128,6 +145,7 @@ export interface RegisteredAction {
   access: 'anyone' | 'responders';
   sideEffects: readonly string[];
   needsConfirmation: boolean;
+  choices: readonly ConfirmChoice[] | undefined;
   unavailable(cluster: ClusterConfig, settings: RemediationSettings): string | undefined;
   parse(raw: Record<string, string>):
     | {
@@ -149,6 +167,7 @@ export function defineAction<A>(action: RemediationAction<A>): RegisteredAction 
     access: action.access,
     sideEffects: action.sideEffects,
     needsConfirmation: action.needsConfirmation,
+    choices: action.choices,
     unavailable: (cluster, settings) => action.unavailable?.(cluster, settings),
     parse(raw) {
       const parsed = action.argsSchema.safeParse(raw);

@@ -14,7 +14,8 @@ import type { HeldLock } from '../state/owned-lock.js';
 import type { RemediationState } from '../state/remediation-state.js';
 import { type ActionClients, type ActionContext, type ActionOutcome, RemediationAborted } from './action.js';
 import { runDefragment } from './actions/defragment.js';
-import { createProgressNotes, type ProgressNotes } from './progress-notes.js';
+import { withDeadline } from '../timing.js';
+import { createProgressNotes, PROGRESS_EDIT_DEADLINE_MS, type ProgressNotes } from './progress-notes.js';
 import { type RemediationSettings, settingsFor } from './settings.js';
 
 /** Who the audit trail and the chat name for a run no one pressed. */
@@ -210,6 +211,16 @@ function contextFor(
     logger: withFields(deps.logger, { cluster: o.cluster.name, maintenance: o.runId }),
     async progress(line) {
       run.notes.add(line);
+    },
+    async post(lines) {
+      // A hung chat must not hold the window's run (and its lock): the message is then only missed.
+      const posted = deps.chat.post(
+        { channel: o.channel },
+        textView(lines, 'info', { actor: MAINTENANCE_ACTOR }),
+      );
+      await withDeadline(posted, PROGRESS_EDIT_DEADLINE_MS, () => undefined).catch((err: unknown) =>
+        deps.logger.warn({ err: describeError(err) }, 'maintenance post failed'),
+      );
     },
     snapshot: {
       cluster: o.cluster.name,

@@ -5,7 +5,7 @@ import { textView } from '../report/chat-view.js';
 import { withDeadline } from '../timing.js';
 
 /** How long one progress edit may take before the next one (or the outcome) is sent anyway. */
-const PROGRESS_EDIT_DEADLINE_MS = 10_000;
+export const PROGRESS_EDIT_DEADLINE_MS = 10_000;
 
 export interface ProgressNotes {
   add(line: string): void;

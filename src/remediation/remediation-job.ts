@@ -17,7 +17,8 @@ import {
   type RegisteredAction,
 } from './action.js';
 import { actions } from './actions/index.js';
-import { createProgressNotes, type ProgressNotes } from './progress-notes.js';
+import { withDeadline } from '../timing.js';
+import { createProgressNotes, PROGRESS_EDIT_DEADLINE_MS, type ProgressNotes } from './progress-notes.js';
 import { snapshotOf, threadOf } from './plan-context.js';
 import { type GroupMembers, isResponder } from './authorise.js';
 import type { RemediationState } from '../state/remediation-state.js';
@@ -271,6 +272,13 @@ function actionContext(
     }),
     async progress(line) {
       notes.add(line);
+    },
+    async post(lines) {
+      // A hung chat must not hold the action (and its lock): the message is then only missed.
+      const posted = deps.chat.post(run.to, textView(lines, 'info', { actor: run.job.user }));
+      await withDeadline(posted, PROGRESS_EDIT_DEADLINE_MS, () => undefined).catch((err: unknown) =>
+        deps.logger.warn({ err: describeError(err) }, 'remediation post failed'),
+      );
     },
     followUp: (id, args, label) =>
       followUp(deps, run.plan.cluster, run.plan.channel, run.plan.context, id, args, label, deps.now),

@@ -27,6 +27,14 @@ export interface RemediationSettings {
   benchmarkTimeoutMs: number;
   /** Poll interval of Kubernetes waits. */
   pollMs: number;
+  /**
+   * replace-member: how long it waits for someone to start the re-added member (a person logs in to
+   * the node, empties the data dir, starts etcd), then how long the started learner may take to
+   * catch up; it polls the member list and Status every learnerPollMs meanwhile.
+   */
+  learnerStartWaitMs: number;
+  learnerCatchUpWaitMs: number;
+  learnerPollMs: number;
   /** The namespace the helper pods and Jobs run in (the opt-in RBAC grants kube-system). */
   namespace: string;
   /** Digest-pinned (the admission policy admits nothing else). */
@@ -68,6 +76,14 @@ export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   manifestHoldSeconds: 30,
   benchmarkTimeoutMs: 300_000,
   pollMs: 2000,
+  // Both waits and the steps around them stay inside the 30 min a remediation job may take
+  // (queue/run-attempt.ts). A learner not ready by then stays a learner, and the next diagnosis
+  // offers Promote once it has caught up (learner-not-promoted).
+  learnerStartWaitMs: 15 * 60_000,
+  // A learner first receives the leader's snapshot: 8 GiB (the largest quota etcd suggests) at
+  // 50 MB/s is under 3 min (inference).
+  learnerCatchUpWaitMs: 10 * 60_000,
+  learnerPollMs: 2000,
   namespace: 'kube-system',
   // busybox 1.36 (multi-arch index digest, as published on Docker Hub; verify with
   // `crane digest busybox:1.36` before you mirror it).

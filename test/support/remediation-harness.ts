@@ -74,6 +74,11 @@ export interface HarnessOptions {
   now?: () => number;
   /** Check maintenance windows every this many ms (RoleTuning.maintenanceEveryMs). */
   maintenanceEveryMs?: number;
+  /**
+   * The probes' timeout (default 1000 ms, for fast refusals). A test that needs the diagnosis to
+   * tell one member down from a lost quorum on a busy shared host gives it the production 3 s.
+   */
+  probeTimeoutMs?: number;
 }
 
 export async function startHarness(
@@ -85,7 +90,7 @@ export async function startHarness(
   const snapshotDir = await mkdtemp(join(tmpdir(), 'etcd-doctor-snap-'));
   const config: ConfigFile = configFileSchema.parse({
     clusters,
-    probes: { timeoutMs: 1000, metricsWindowMs: 300 },
+    probes: { timeoutMs: opts.probeTimeoutMs ?? 1000, metricsWindowMs: 300 },
   });
   const groups: Record<string, string[]> = { [ONCALL_GROUP]: [BOB_IN_GROUP] };
   const chat = createMemoryAdapter({

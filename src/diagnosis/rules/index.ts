@@ -15,6 +15,7 @@ import { dbQuotaRule } from './db-quota.js';
 import { dbQuotaLogsRule } from './db-quota-logs.js';
 import { leaderChurnRule } from './leader-churn.js';
 import { leaderChurnLogsRule } from './leader-churn-logs.js';
+import { learnerNotPromotedRule } from './learner-not-promoted.js';
 import { memberDownRule } from './member-down.js';
 import { memberDownLogsRule } from './member-down-logs.js';
 import { noAccessRule } from './no-access.js';
@@ -44,6 +45,7 @@ export const rules: readonly Rule[] = [
   peerNetworkRule,
   cpuStarvationRule,
   clockSkewRule,
+  learnerNotPromotedRule,
   leaderChurnRule,
   slowReadsRule,
   staticPodMissingRule,

@@ -219,7 +219,12 @@ async function runOnClients(
   };
   const evidence = kubernetes ? await withKubernetes(etcdEvidence, kubernetes) : etcdEvidence;
   // Without --explain the rules' explain lines are never shown: they are not written.
-  const diagnosis = diagnose(evidence, rules, { now: now(), explain: opts.explain ?? false });
+  const compactionS = entry.cluster.maintenance?.compactionIntervalSeconds;
+  const diagnosis = diagnose(evidence, rules, {
+    now: now(),
+    explain: opts.explain ?? false,
+    ...(compactionS ? { compactionIntervalMs: compactionS * 1000 } : {}),
+  });
   opts.onEvidence?.(evidence);
   const report = buildReport(evidence, diagnosis, {
     kind: depth,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseMaintenanceWindow } from './maintenance-window.js';
 
 /** A cluster name is a lowercase word: it is typed in chat (`/etcd diagnose prod`). */
 const clusterName = z
@@ -137,6 +138,47 @@ export const backupsSchema = z.strictObject({
   pattern: fileGlob.default('*.db'),
 });
 
+/**
+ * Defragmentation thresholds and window (docs/remediation.md). The thresholds apply to the button
+ * too: a member whose defragmentation would free less than either is skipped.
+ */
+const defragMaintenanceSchema = z.strictObject({
+  /** `sun 02:00-04:00` (UTC): defragment in this window, with the button's guards. Unset: only on demand. */
+  window: z
+    .string({ error: 'must be a string such as "sun 02:00-04:00"' })
+    .superRefine((text, ctx) => {
+      const parsed = parseMaintenanceWindow(text);
+      if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error });
+    })
+    .optional(),
+  /** Skip a member whose free pages are under this share of its file (default 0.1). */
+  minFreeRatio: z
+    .number({ error: 'must be a number between 0 and 1, e.g. 0.1 for 10 %' })
+    .min(0, { error: 'must be between 0 and 1, e.g. 0.1 for 10 %' })
+    .max(1, { error: 'must be between 0 and 1, e.g. 0.1 for 10 %' })
+    .optional(),
+  /** Skip a member whose free pages are under this many bytes (default 50 MB). */
+  minFreeBytes: z
+    .number({ error: 'must be a whole number of bytes, e.g. 50000000' })
+    .int({ error: 'must be a whole number of bytes, e.g. 50000000' })
+    .min(0, { error: 'must be 0 or more bytes' })
+    .optional(),
+});
+
+const maintenanceSchema = z.strictObject({
+  defrag: defragMaintenanceSchema.optional(),
+  /**
+   * How often the cluster is compacted, in seconds (default 300: kube-apiserver's
+   * --etcd-compaction-interval). compaction-stalled judges the last compaction against it.
+   */
+  compactionIntervalSeconds: z
+    .number({ error: 'must be a number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(1, { error: 'must be at least 1 (second)' })
+    .max(30 * 24 * 3600, { error: 'must be at most 2592000 (30 days)' })
+    .optional(),
+});
+
 export const clusterSchema = z
   .strictObject({
     name: clusterName,
@@ -148,8 +190,16 @@ export const clusterSchema = z
     /** Off when unset (and no top-level `watch`). */
     watch: watchSettingsSchema.optional(),
     backups: backupsSchema.optional(),
+    maintenance: maintenanceSchema.optional(),
   })
   .superRefine((cluster, ctx) => {
+    if (cluster.maintenance?.defrag?.window && !cluster.slack?.channel) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maintenance', 'defrag', 'window'],
+        message: 'needs slack.channel: the window posts what it did there',
+      });
+    }
     const endpoints = cluster.etcd.endpoints;
     if (!endpoints && !cluster.kubernetes) {
       ctx.addIssue({

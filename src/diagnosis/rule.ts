@@ -17,6 +17,11 @@ export interface RuleContext {
    * (explainLines). Undefined counts as true: tests and `--explain` get every line.
    */
   explain?: boolean;
+  /**
+   * How often the cluster is expected to be compacted (cluster `maintenance.compactionIntervalSeconds`);
+   * undefined: kube-apiserver's default --etcd-compaction-interval, 5 min.
+   */
+  compactionIntervalMs?: number;
 }
 
 /**

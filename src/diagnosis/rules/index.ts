@@ -7,6 +7,8 @@ import { clockSkewLogsRule } from './clock-skew-logs.js';
 import { clusterMismatchRule } from './cluster-mismatch.js';
 import { controlPlaneRestartsRule } from './control-plane-restarts.js';
 import { controlPlaneRestartsLogsRule } from './control-plane-restarts-logs.js';
+import { compactionStalledRule } from './compaction-stalled.js';
+import { compactionStalledLogsRule } from './compaction-stalled-logs.js';
 import { corruptionRule } from './corruption.js';
 import { cpuStarvationRule } from './cpu-starvation.js';
 import { dbFragmentationRule } from './db-fragmentation.js';
@@ -39,6 +41,7 @@ export const rules: readonly Rule[] = [
   memberDownRule,
   dbFragmentationRule,
   dbQuotaRule,
+  compactionStalledRule,
   slowDiskRule,
   peerNetworkRule,
   cpuStarvationRule,
@@ -72,4 +75,5 @@ export const collectedRules: readonly Rule[] = [
   slowDiskLogsRule,
   leaderChurnLogsRule,
   controlPlaneRestartsLogsRule,
+  compactionStalledLogsRule,
 ];

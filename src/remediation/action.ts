@@ -31,8 +31,11 @@ export interface RemediationAction<A> {
   choices?: readonly ConfirmChoice[];
   /** Validates the plan's stored arguments; a plan that does not parse never runs. */
   argsSchema: z.ZodType<A>;
-  /** The exact plan, in lines, as the confirmation shows it. From the diagnosis snapshot, no I/O. */
-  describe(args: A, snapshot: PlanSnapshot): string[];
+  /**
+   * The exact plan, in lines, as the confirmation shows it. From the diagnosis snapshot and the
+   * cluster's settings, no I/O.
+   */
+  describe(args: A, snapshot: PlanSnapshot, settings: RemediationSettings): string[];
   /**
    * Why the action cannot work on this cluster as it is configured (no I/O): its button is then not
    * offered, and the report says why once, instead of a refusal after a confirmation.
@@ -54,7 +57,13 @@ export interface PlanSnapshot {
   rootCause: string | undefined;
   leader: string | undefined;
   /** Member names in report order, `name=reachable|down`. */
-  members: Array<{ name: string; reachable: boolean; dbSizeBytes: number | undefined }>;
+  members: Array<{
+    name: string;
+    reachable: boolean;
+    dbSizeBytes: number | undefined;
+    /** Status.dbSizeInUse: what a defragmentation would keep (older plans lack it). */
+    dbSizeInUseBytes?: number | undefined;
+  }>;
   /** The report as text (for tickets). */
   reportText: string | undefined;
   /** Link to the report's thread. */
@@ -138,10 +147,12 @@ export interface RegisteredAction {
   needsConfirmation: boolean;
   choices: readonly ConfirmChoice[] | undefined;
   unavailable(cluster: ClusterConfig, settings: RemediationSettings): string | undefined;
-  parse(
-    raw: Record<string, string>,
-  ):
-    | { ok: true; describe(s: PlanSnapshot): string[]; run(ctx: ActionContext): Promise<ActionOutcome> }
+  parse(raw: Record<string, string>):
+    | {
+        ok: true;
+        describe(s: PlanSnapshot, settings: RemediationSettings): string[];
+        run(ctx: ActionContext): Promise<ActionOutcome>;
+      }
     | { ok: false; error: string };
 }
 
@@ -162,7 +173,11 @@ export function defineAction<A>(action: RemediationAction<A>): RegisteredAction 
       const parsed = action.argsSchema.safeParse(raw);
       if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => i.message).join('; ') };
       const args = parsed.data;
-      return { ok: true, describe: (s) => action.describe(args, s), run: (ctx) => action.run(args, ctx) };
+      return {
+        ok: true,
+        describe: (s, settings) => action.describe(args, s, settings),
+        run: (ctx) => action.run(args, ctx),
+      };
     },
   };
 }

@@ -92,7 +92,7 @@ export async function runRemediationClick(
   if (denied) return c.refuse(denied);
   const confirmationOf = plan.context?.confirmationOf;
   if (action.needsConfirmation && !confirmationOf)
-    return confirm(c, parsed.describe(snapshotOf(plan.cluster, plan.context)));
+    return confirm(c, parsed.describe(snapshotOf(plan.cluster, plan.context), c.settings));
   if (confirmationOf) {
     const stale = confirmationRefusal(c);
     if (stale) return c.refuse(stale);

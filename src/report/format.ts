@@ -37,6 +37,11 @@ export function formatPercent(ratio: number): string {
   return `${Math.round(ratio * 100)} %`;
 }
 
+/** `52,341`: counts as etcdctl's users read them. */
+export function formatCount(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
 /** `etcd-1`, `etcd-1 and etcd-2`, `etcd-1, etcd-2 and etcd-3`. */
 export function formatList(items: readonly string[]): string {
   if (items.length <= 1) return items[0] ?? '';

@@ -10,7 +10,7 @@ import type { JobData } from '../queue/job-schemas.js';
 import { ANALYZE_QUEUE_NAME } from '../queue/job-queue.js';
 import { createJobWorker, type JobWorker, type JobWorkerOptions, joinWorkers } from '../queue/job-worker.js';
 import { DEFAULT_ANALYSIS_CONCURRENCY, installOfflineAnalysis } from '../offline/install.js';
-import { installRemediation } from '../remediation/install.js';
+import { installMaintenance, installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
@@ -44,7 +44,7 @@ export function startWorker(
   const doctor = withSinceWhen(history.doctor, minutes, logger, now);
   const digests = features.digests.jobs({ doctor, history: history.store, workerId, renderer });
   const alerts = installAlerts({ redis, prefix, config, chat, doctor, plans, renderer, logger, now });
-  const remediation = installRemediation(remediationOptions(base, redis, features.enqueue));
+  const remediation = installRemediationJobs(base, redis, features.enqueue);
   // The plain doctor: watch checks go to the minute history, not the digest's 30-day one.
   const watch = installWatch({
     redis,
@@ -87,7 +87,7 @@ export function startWorker(
     ...worker,
     async close(force) {
       await worker.close(force);
-      await watch.close();
+      await Promise.all([watch.close(), remediation.close()]);
     },
   };
 }
@@ -121,4 +121,19 @@ function startQueueWorkers(
     maxStalledCount: 0,
   });
   return joinWorkers([jobs, analyses]);
+}
+
+/** Buttons and maintenance windows, from one set of remediation options; the windows' schedulers are set now. */
+function installRemediationJobs(
+  base: RoleBase,
+  redis: ReturnType<RoleBase['connect']>,
+  enqueue: (data: JobData) => Promise<unknown>,
+) {
+  const options = remediationOptions(base, redis, enqueue);
+  const maintenance = installMaintenance(options);
+  void maintenance.reconcile();
+  return {
+    jobs: { ...installRemediation(options).jobs, ...maintenance.jobs },
+    close: () => maintenance.close(),
+  };
 }

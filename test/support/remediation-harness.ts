@@ -70,6 +70,10 @@ export interface HarnessOptions {
   logger?: Logger;
   settings?: Partial<RemediationSettings>;
   env?: Record<string, string>;
+  /** The roles' clock (maintenance windows, digests); default Date.now. */
+  now?: () => number;
+  /** Check maintenance windows every this many ms (RoleTuning.maintenanceEveryMs). */
+  maintenanceEveryMs?: number;
   /**
    * The probes' timeout (default 1000 ms, for fast refusals). A test that needs the diagnosis to
    * tell one member down from a lost quorum on a busy shared host gives it the production 3 s.
@@ -104,7 +108,9 @@ export async function startHarness(
       remediation: { ...FAST, snapshotDir, ...opts.settings },
       attempts: 1,
       stalledIntervalMs: 5000,
+      ...(opts.maintenanceEveryMs ? { maintenanceEveryMs: opts.maintenanceEveryMs } : {}),
     },
+    ...(opts.now ? { now: opts.now } : {}),
     env: { FAKE_TICKET_TOKEN: 'secret-token', ...opts.env },
   });
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });

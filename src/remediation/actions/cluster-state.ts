@@ -15,6 +15,8 @@ export interface MemberState {
   reachable: boolean;
   isLeader: boolean;
   dbSizeBytes: number | undefined;
+  /** Status.dbSizeInUse (etcd >= 3.4): the pages in use; the rest a defragmentation returns. */
+  dbSizeInUseBytes: number | undefined;
   revision: number | undefined;
   /** raft applied index (Status.raftAppliedIndex, etcd >= 3.4). */
   appliedIndex: number | undefined;
@@ -100,6 +102,7 @@ async function readMember(
     reachable: false,
     isLeader: false,
     dbSizeBytes: undefined,
+    dbSizeInUseBytes: undefined,
     revision: undefined,
     appliedIndex: undefined,
     errors: [],
@@ -116,6 +119,8 @@ async function readMember(
       reachable: true,
       isLeader: res.leader !== '0' && hex(res.leader) === id,
       dbSizeBytes: Number(res.dbSize),
+      // 3.3 and older do not send it (0 on the wire): unknown, not "nothing in use".
+      dbSizeInUseBytes: Number(res.dbSizeInUse) > 0 ? Number(res.dbSizeInUse) : undefined,
       revision: Number(res.header.revision),
       appliedIndex: res.raftAppliedIndex ? Number(res.raftAppliedIndex) : undefined,
       errors: res.errors ?? [],

@@ -20,6 +20,7 @@ const member = (name: string, extra: Partial<MemberState> = {}): MemberState => 
   reachable: true,
   isLeader: false,
   dbSizeBytes: 1,
+  dbSizeInUseBytes: undefined,
   revision: 1,
   appliedIndex: 1000,
   errors: [],

@@ -7,9 +7,16 @@ import type { DigestFeature } from '../digest/install.js';
 import { installHistory } from '../history/install.js';
 import { withSinceWhen } from '../history/since-when-report.js';
 import type { JobData } from '../queue/job-schemas.js';
-import { createJobWorker, JOB_CONCURRENCY, type JobWorker } from '../queue/job-worker.js';
-import { installOfflineAnalysis } from '../offline/install.js';
-import { installRemediation } from '../remediation/install.js';
+import { ANALYZE_QUEUE_NAME } from '../queue/job-queue.js';
+import {
+  createJobWorker,
+  JOB_CONCURRENCY,
+  type JobWorker,
+  type JobWorkerOptions,
+  joinWorkers,
+} from '../queue/job-worker.js';
+import { DEFAULT_ANALYSIS_CONCURRENCY, installOfflineAnalysis } from '../offline/install.js';
+import { installMaintenance, installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
@@ -44,7 +51,7 @@ export function startWorker(
   const doctor = withSinceWhen(history.doctor, minutes, logger, now);
   const digests = features.digests.jobs({ doctor, history: history.store, workerId, renderer });
   const alerts = installAlerts({ redis, prefix, config, chat, doctor, plans, renderer, logger, now });
-  const remediation = installRemediation(remediationOptions(base, redis, features.enqueue));
+  const remediation = installRemediationJobs(base, redis, features.enqueue);
   // The plain doctor: watch checks go to the minute history, not the digest's 30-day one.
   const watch = installWatch({
     redis,
@@ -75,35 +82,67 @@ export function startWorker(
     postChart: createChartPoster({ chat, renderer, history: minutes, now }),
     ...pick(tuning, ['progressIntervalMs']),
   });
-  const worker = createJobWorker({
-    redis: base.redis,
-    prefix,
-    workerName: workerId,
-    handlers: routeJobs(runner, {
-      ...digests,
-      ...alerts.jobs,
-      ...remediation.jobs,
-      ...watch.jobs,
-      analyze: offline.analyzeJob,
-    }),
-    clusterLocks: state,
-    logger,
-    ...(opts.metrics ? { metrics: opts.metrics } : {}),
-    concurrency: jobSlots(tuning.concurrency, config),
-    ...pick(tuning, [
-      'jobTimeoutMs',
-      'lockDurationMs',
-      'stalledIntervalMs',
-      'maxStalledCount',
-      'remediationTimeoutMs',
-    ]),
+  const handlers = routeJobs(runner, {
+    ...digests,
+    ...alerts.jobs,
+    ...remediation.jobs,
+    ...watch.jobs,
+    analyze: offline.analyzeJob,
   });
+  const worker = startQueueWorkers(base, { handlers, clusterLocks: state, workerName: workerId });
   return {
     ...worker,
     async close(force) {
       await worker.close(force);
-      await watch.close();
+      await Promise.all([watch.close(), remediation.close()]);
     },
+  };
+}
+
+/**
+ * One worker per queue: the jobs queue, and the analyze queue of files shared in chat, with its own
+ * slots; an analysis whose process died is failed and answered, never recovered into the next
+ * worker (maxStalledCount 0).
+ */
+function startQueueWorkers(
+  base: RoleBase,
+  shared: Pick<JobWorkerOptions, 'handlers' | 'clusterLocks' | 'workerName'>,
+): JobWorker {
+  const { opts, tuning } = base;
+  const common = {
+    ...shared,
+    redis: base.redis,
+    prefix: opts.queuePrefix,
+    logger: opts.logger,
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...pick(tuning, ['jobTimeoutMs', 'lockDurationMs', 'stalledIntervalMs']),
+  };
+  const jobs = createJobWorker({
+    ...common,
+    concurrency: jobSlots(tuning.concurrency, opts.config),
+    ...pick(tuning, ['maxStalledCount', 'remediationTimeoutMs']),
+  });
+  const analyses = createJobWorker({
+    ...common,
+    name: ANALYZE_QUEUE_NAME,
+    concurrency: opts.config.offline?.concurrency ?? DEFAULT_ANALYSIS_CONCURRENCY,
+    maxStalledCount: 0,
+  });
+  return joinWorkers([jobs, analyses]);
+}
+
+/** Buttons and maintenance windows, from one set of remediation options; the windows' schedulers are set now. */
+function installRemediationJobs(
+  base: RoleBase,
+  redis: ReturnType<RoleBase['connect']>,
+  enqueue: (data: JobData) => Promise<unknown>,
+) {
+  const options = remediationOptions(base, redis, enqueue);
+  const maintenance = installMaintenance(options);
+  void maintenance.reconcile();
+  return {
+    jobs: { ...installRemediation(options).jobs, ...maintenance.jobs },
+    close: () => maintenance.close(),
   };
 }
 

@@ -1,4 +1,5 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { type DayTrends, foldDayText } from '../history/day-trends.js';
 import { type MinuteSample, minuteSampleSchema, rollUp } from '../history/minute-sample.js';
 

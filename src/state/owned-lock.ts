@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 
 /**
  * The one lock and claim primitive of etcd-doctor: a Redis key whose value names its owner, with a

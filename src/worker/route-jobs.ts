@@ -1,10 +1,11 @@
 import type { ChildJobs } from '../queue/child-jobs.js';
-import type { JobHandlers } from '../queue/job-handlers.js';
+import type { FailureHow, JobHandlers } from '../queue/job-handlers.js';
 import type {
   AlertJob,
   AnalyzeJob,
   DigestJob,
   DigestPartJob,
+  MaintenanceJob,
   RemediateJob,
   WatchJob,
 } from '../queue/job-schemas.js';
@@ -19,13 +20,15 @@ export interface ExtraJobHandlers {
   alert?: (job: AlertJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** Remediation buttons (src/remediation/remediation-job.ts). */
   remediate?: (job: RemediateJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
+  /** A cluster's maintenance window (src/remediation/maintenance-defrag.ts). */
+  maintenance?: (job: MaintenanceJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** A watched cluster's scheduled check (src/watch/). */
   watch?: (job: WatchJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** Offline analysis of shared files (src/offline/install.ts), and its answer when it failed for good. */
   analyze?:
     | {
         run(job: AnalyzeJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
-        failed(jobId: string, job: AnalyzeJob, reason: string): Promise<void>;
+        failed(jobId: string, job: AnalyzeJob, reason: string, how?: FailureHow): Promise<void>;
       }
     | undefined;
 }
@@ -39,12 +42,13 @@ export function routeJobs(base: JobHandlers, extra: ExtraJobHandlers): JobHandle
       if (data.kind === 'alert' && extra.alert) return extra.alert(data, info);
       if (data.kind === 'remediate' && extra.remediate) return extra.remediate(data, info);
       if (data.kind === 'watch' && extra.watch) return extra.watch(data, info);
+      if (data.kind === 'maintenance' && extra.maintenance) return extra.maintenance(data, info);
       if (data.kind === 'analyze' && extra.analyze) return extra.analyze.run(data, info);
       return base.run(data, info);
     },
-    failed: (jobId, data, reason) =>
+    failed: (jobId, data, reason, how) =>
       data?.kind === 'analyze' && extra.analyze
-        ? extra.analyze.failed(jobId, data, reason)
-        : base.failed(jobId, data, reason),
+        ? extra.analyze.failed(jobId, data, reason, how)
+        : base.failed(jobId, data, reason, how),
   };
 }

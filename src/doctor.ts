@@ -143,25 +143,27 @@ export function createDoctor(deps: DoctorDeps): Doctor {
         pool.release(name, held);
       }
     },
-    async firstScrapes(name) {
-      const cluster = doctor.cluster(name);
-      if (!cluster.etcd.endpoints || deps.config.probes.metricsWindowMs <= 0) return undefined;
-      await loadModules(cluster, 'diagnose');
-      // An unreadable TLS file is the run's to report (config_invalid, naming the field).
-      const tls = await loadEtcdTls(cluster, deps).catch(() => null);
-      if (tls === null) return undefined;
-      const http = createHttpGet(tls);
-      try {
-        const { timeoutMs, metricsWindowMs: windowMs } = deps.config.probes;
-        return await takeFirstScrapes(cluster, { httpGet: http.get, now: Date.now }, { timeoutMs, windowMs });
-      } finally {
-        await http.close();
-      }
-    },
+    firstScrapes: (name) => firstScrapesOf(doctor.cluster(name), deps),
     close: () => pool.close(),
   };
 
   return doctor;
+}
+
+/** Doctor.firstScrapes: the configured members' first /metrics scrapes, on connections closed at once. */
+async function firstScrapesOf(cluster: ClusterConfig, deps: DoctorDeps): Promise<FirstScrapes | undefined> {
+  if (!cluster.etcd.endpoints || deps.config.probes.metricsWindowMs <= 0) return undefined;
+  await loadModules(cluster, 'diagnose');
+  // An unreadable TLS file is the run's to report (config_invalid, naming the field).
+  const tls = await loadEtcdTls(cluster, deps).catch(() => null);
+  if (tls === null) return undefined;
+  const http = createHttpGet(tls);
+  try {
+    const { timeoutMs, metricsWindowMs: windowMs } = deps.config.probes;
+    return await takeFirstScrapes(cluster, { httpGet: http.get, now: Date.now }, { timeoutMs, windowMs });
+  } finally {
+    await http.close();
+  }
 }
 
 /** What every run shares: the config, the clocks, the rules, and how Kubernetes evidence is taken. */

@@ -1,4 +1,3 @@
-import type { ChainableCommander } from 'ioredis';
 import type { Redis } from '../clients/redis.js';
 import { type DayTrends, foldDayText } from '../history/day-trends.js';
 import { type MinuteSample, minuteSampleSchema, rollUp } from '../history/minute-sample.js';
@@ -9,7 +8,7 @@ import { type MinuteSample, minuteSampleSchema, rollUp } from '../history/minute
  * diagnosis summary per run; this one keeps what a chart or a "since when" needs.
  */
 /** Commands another store adds to a MULTI of this one, so a watch check writes in one round trip. */
-export type RedisWrites = (multi: ChainableCommander) => void;
+export type RedisWrites = (multi: ReturnType<Redis['multi']>) => void;
 
 export interface MinuteHistory {
   /** `also`: another store's writes, in the same MULTI. */

@@ -170,9 +170,8 @@ interface FilterState {
   names: Set<string>;
   anyEtcd: boolean;
   blank: boolean;
-  /** The family of the line before, its bytes, and whether its lines are kept. */
+  /** The family of the line before, and whether its lines are kept. */
   lastName: string;
-  lastNameBytes: Uint8Array;
   lastKept: boolean;
 }
 
@@ -185,7 +184,6 @@ export function createMetricsLineFilter(): MetricsLineFilter {
     anyEtcd: false,
     blank: true,
     lastName: '',
-    lastNameBytes: new Uint8Array(0),
     lastKept: false,
   };
   let rest = '';
@@ -234,7 +232,6 @@ export function createMetricsLineFilter(): MetricsLineFilter {
 /** A new family's name: look it up once per run of its lines. */
 function newFamily(st: FilterState, name: string): void {
   st.lastName = name;
-  st.lastNameBytes = Buffer.from(name, 'latin1');
   st.names.add(name);
   st.anyEtcd ||= name.startsWith('etcd_');
   st.lastKept = READ_NAMES.has(name);
@@ -262,7 +259,7 @@ function checkText(st: FilterState, text: string, from: number, to: number, raw:
     if (st.lastKept) st.kept.push(raw ?? text.slice(from, to));
     return;
   }
-  const end = metricNameEnd((i) => text.charCodeAt(i), from, to);
+  const end = metricNameEnd(text, from, to);
   if (end === from || end === to || !isNameEnd(text.charCodeAt(end))) {
     st.bad = { index: st.count, line: raw ?? text.slice(from, to) };
     return;
@@ -276,26 +273,38 @@ function checkText(st: FilterState, text: string, from: number, to: number, raw:
 function checkBytes(st: FilterState, buf: Buffer, from: number, to: number): void {
   st.blank = false;
   if (buf[from] === HASH) return;
-  const name = st.lastNameBytes;
+  const name = st.lastName;
   const after = from + name.length;
-  if (name.length > 0 && after < to && isNameEnd(buf[after] ?? 0) && startsWithBytes(buf, from, name)) {
+  if (name.length > 0 && after < to && isNameEnd(buf[after] ?? 0) && bytesStartWith(buf, from, name)) {
     if (st.lastKept) st.kept.push(buf.toString('utf8', from, to));
     return;
   }
-  const end = metricNameEnd((i) => buf[i] ?? 0, from, to);
+  const end = nameEndInBytes(buf, from, to);
   if (end === from || end === to || !isNameEnd(buf[end] ?? 0)) {
     st.bad = { index: st.count, line: buf.toString('utf8', from, to) };
     return;
   }
   // A metric name is ASCII: its bytes are its characters.
-  if (end - from !== name.length || !startsWithBytes(buf, from, name))
+  if (end - from !== name.length || !bytesStartWith(buf, from, name))
     newFamily(st, buf.toString('latin1', from, end));
   if (st.lastKept) st.kept.push(buf.toString('utf8', from, to));
 }
 
-function startsWithBytes(buf: Buffer, from: number, prefix: Uint8Array): boolean {
-  for (let i = 0; i < prefix.length; i++) if (buf[from + i] !== prefix[i]) return false;
+/** Whether buf holds `name` (ASCII) at `from`. */
+function bytesStartWith(buf: Buffer, from: number, name: string): boolean {
+  for (let i = 0; i < name.length; i++) if (buf[from + i] !== name.charCodeAt(i)) return false;
   return true;
+}
+
+/** metricNameEnd on bytes. */
+function nameEndInBytes(buf: Buffer, from: number, to: number): number {
+  let i = from;
+  for (; i < to; i++) {
+    const c = buf[i] ?? 0;
+    const nameStart = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58;
+    if (!nameStart && (i === from || c < 48 || c > 57)) break;
+  }
+  return i;
 }
 
 /** A byte at a line's edge that trim() might remove, as edgeMayBeSpace judges a character. */
@@ -505,10 +514,10 @@ const TAB = 9;
 const NEWLINE = 10;
 
 /** The end of the metric name ([a-zA-Z_:][a-zA-Z0-9_:]*) starting at `from`; `from` if none. */
-function metricNameEnd(codeAt: (i: number) => number, from: number, to: number): number {
+function metricNameEnd(text: string, from: number, to: number): number {
   let i = from;
   for (; i < to; i++) {
-    const c = codeAt(i);
+    const c = text.charCodeAt(i);
     const nameStart = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58;
     if (!nameStart && (i === from || c < 48 || c > 57)) break;
   }

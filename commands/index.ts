@@ -4,8 +4,9 @@ import diagnose from './diagnose.js';
 import digest from './digest.js';
 import health from './health.js';
 import help from './help.js';
+import space from './space.js';
 import status from './status.js';
 import watch from './watch.js';
 
 /** Every chat command. Adding one means a file here and a line in this list. */
-export const commands: readonly ChatCommand[] = [health, diagnose, status, clusters, digest, watch, help];
+export const commands: readonly ChatCommand[] = [health, diagnose, space, status, clusters, digest, watch, help];

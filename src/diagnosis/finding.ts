@@ -65,7 +65,8 @@ export type ActionId =
   | 'restart-static-pod'
   | 'disk-benchmark'
   | 'rerun'
-  | 'snooze';
+  | 'snooze'
+  | 'space';
 
 export interface RemediationStep {
   text: string;

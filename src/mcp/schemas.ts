@@ -137,3 +137,67 @@ export const auditOutput = z.object({
     }),
   ),
 });
+
+export const spaceInput = (known: readonly string[]) =>
+  z.object({
+    cluster: clusterInput(known),
+    maxSeconds: z
+      .number()
+      .int()
+      .min(5)
+      .max(600)
+      .default(30)
+      .describe(
+        'Stop reading values after this many seconds; the answer then says scan.complete false and how far it got (key counts are read first, so they are usually complete). Default 30.',
+      ),
+  });
+
+const resourceSpaceOutput = z.looseObject({
+  resource: z
+    .string()
+    .describe('`configmaps`, or `<resource>.<group>` for a custom resource (`widgets.example.com`).'),
+  prefix: z.string(),
+  keys: z.number(),
+  bytes: z.number().describe('Keys plus values, in bytes.'),
+  share: z.number().describe('Of all key + value bytes read, 0..1.'),
+});
+
+/** `etcd-doctor space --json` (DESIGN.md). */
+export const spaceOutput = z.looseObject({
+  cluster: z.string(),
+  measuredAt: z.string(),
+  revision: z.number(),
+  compactRevision: z.number().describe('The revision etcd last compacted at; 0 if never.'),
+  dbSize: z.number(),
+  dbSizeInUse: z.number(),
+  quota: z.number().nullable().describe('--quota-backend-bytes from /metrics; null when not read.'),
+  totalKeys: z.number(),
+  totalBytes: z.number(),
+  byResource: z.array(resourceSpaceOutput),
+  byNamespace: z.array(
+    z.looseObject({ resource: z.string(), namespace: z.string(), keys: z.number(), bytes: z.number() }),
+  ),
+  largest: z.array(z.looseObject({ key: z.string(), bytes: z.number(), resource: z.string() })),
+  churn: z.array(z.looseObject({ resource: z.string(), writesPerSecond: z.number() })),
+  scan: z.looseObject({
+    complete: z.boolean(),
+    bytesRead: z.number(),
+    durationMs: z.number(),
+  }),
+});
+
+/** `etcd-doctor analyze snapshot.db --json`: the snapshot's own facts and its space breakdown. */
+export const snapshotOutput = z.looseObject({
+  kind: z.literal('snapshot'),
+  snapshot: z.looseObject({
+    revision: z.number(),
+    hashOk: z.boolean().nullable().describe('The SHA-256 trailer matches; null without one (a member db).'),
+    totalKeys: z.number(),
+    sizeBytes: z.number(),
+  }),
+  space: z.looseObject({
+    byResource: z.array(resourceSpaceOutput),
+    byNamespace: z.array(z.looseObject({ resource: z.string(), namespace: z.string() })),
+    largest: z.array(z.looseObject({ key: z.string(), bytes: z.number() })),
+  }),
+});

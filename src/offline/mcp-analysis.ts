@@ -1,8 +1,10 @@
-import { analyzePaths, type OfflineReport } from './analyze.js';
+import type { OfflineReport } from './analyze.js';
+import { analyzeInputs } from './analyze-input.js';
+import type { SnapshotReport } from './snapshot/analyze-snapshot.js';
 
 /** What the MCP server's etcd_analyze tool needs (src/mcp/analyze-tool.ts `OfflineAnalysis`). */
 export interface McpOfflineAnalysis {
-  analyze(paths: string[], opts: { signal: AbortSignal }): Promise<OfflineReport>;
+  analyze(paths: string[], opts: { signal: AbortSignal }): Promise<OfflineReport | SnapshotReport>;
   roots?: readonly string[];
 }
 
@@ -12,7 +14,7 @@ export interface McpOfflineAnalysis {
  */
 export function mcpOfflineAnalysis(roots: readonly string[] | undefined): McpOfflineAnalysis {
   return {
-    analyze: (paths, opts) => analyzePaths(paths, { signal: opts.signal }),
+    analyze: (paths, opts) => analyzeInputs(paths, { signal: opts.signal }),
     ...(roots?.length ? { roots: [...roots] } : {}),
   };
 }

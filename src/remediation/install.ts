@@ -81,6 +81,17 @@ function remediationJobHandler(w: RemediationOptions): (job: RemediateJob) => Pr
             requestedAt: Date.now(),
           });
         },
+        space: async (name, thread) => {
+          await w.enqueue({
+            v: 1,
+            kind: 'space',
+            cluster: name,
+            ...(thread ? { thread } : {}),
+            channel: cluster.slack?.channel ?? '',
+            user: 'etcd-doctor',
+            requestedAt: Date.now(),
+          });
+        },
       }),
     settings: settingsOf(w),
     logger: w.logger,

@@ -84,6 +84,7 @@ export const ACTION_LABELS: Record<ActionId, string> = {
   'disk-benchmark': 'Benchmark the disk',
   rerun: 'Re-run diagnosis',
   snooze: 'Snooze',
+  space: 'What fills it?',
 };
 
 export function isActionId(value: string): value is ActionId {

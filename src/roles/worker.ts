@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { installAlerts } from '../alerts/install.js';
 import { createChartRenderer } from '../charts/chart-renderer.js';
@@ -10,6 +11,7 @@ import type { JobData } from '../queue/job-schemas.js';
 import { createJobWorker, type JobWorker } from '../queue/job-worker.js';
 import { installOfflineAnalysis } from '../offline/install.js';
 import { installRemediation } from '../remediation/install.js';
+import { installSpace } from '../space/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
@@ -63,7 +65,6 @@ export function startWorker(
     logger,
     worker: { state, workerId, sleep: (ms) => abortableSleep(ms) },
   });
-
   const runner = createJobRunner({
     doctor,
     chat,
@@ -84,6 +85,7 @@ export function startWorker(
       ...remediation.jobs,
       ...watch.jobs,
       analyze: offline.analyzeJob,
+      ...spaceJobs(base, state, workerId),
     }),
     clusterLocks: state,
     logger,
@@ -104,4 +106,20 @@ export function startWorker(
       await watch.close();
     },
   };
+}
+
+/** What fills etcd (src/space/): `space` jobs, from `/etcd space` and the "What fills it?" button. */
+function spaceJobs(base: RoleBase, state: ReturnType<typeof createJobState>, workerId: string) {
+  const { opts, tuning } = base;
+  return installSpace({
+    chat: opts.chat,
+    config: opts.config,
+    logger: opts.logger,
+    state,
+    workerId,
+    readFileBuffer: opts.readFileBuffer ?? ((p) => readFile(p)),
+    sleep: (ms) => abortableSleep(ms),
+    ...pick(tuning, ['progressIntervalMs']),
+    ...(tuning.space ? { overrides: tuning.space } : {}),
+  });
 }

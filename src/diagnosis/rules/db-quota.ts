@@ -66,7 +66,8 @@ export const dbQuotaRule: Rule = {
               },
             ]),
         {
-          text: "Find what grows: `etcdctl get / --prefix --keys-only | cut -d/ -f3 | sort | uniq -c | sort -n` on a snapshot, or the apiserver's apiserver_storage_objects metric",
+          text: 'Find what fills it: keys and bytes per Kubernetes resource and namespace, the largest objects and the writes per second, read from a follower (`etcd-doctor space <cluster>`; offline, `etcd-doctor analyze snapshot.db`)',
+          action: 'space' as const,
         },
         {
           text: 'If the data really needs more room: raise --quota-backend-bytes (8 GiB at most, etcd FAQ) with a rolling restart, one member at a time',

@@ -7,6 +7,7 @@ import { recoverNospace } from './recover-nospace.js';
 import { rerun } from './rerun.js';
 import { restartStaticPod } from './restart-static-pod.js';
 import { snooze } from './snooze.js';
+import { whatFillsIt } from './space.js';
 
 /** Every button's action. A Record over ActionId: a new id without an action does not compile. */
 export const actions: Record<ActionId, RegisteredAction> = {
@@ -17,4 +18,5 @@ export const actions: Record<ActionId, RegisteredAction> = {
   'disk-benchmark': diskBenchmark,
   rerun,
   snooze,
+  space: whatFillsIt,
 };

@@ -9,4 +9,13 @@ import status from './status.js';
 import watch from './watch.js';
 
 /** Every chat command. Adding one means a file here and a line in this list. */
-export const commands: readonly ChatCommand[] = [health, diagnose, space, status, clusters, digest, watch, help];
+export const commands: readonly ChatCommand[] = [
+  health,
+  diagnose,
+  space,
+  status,
+  clusters,
+  digest,
+  watch,
+  help,
+];

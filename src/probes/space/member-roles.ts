@@ -8,6 +8,8 @@ export type MemberRole =
       ok: true;
       id: string;
       isLeader: boolean;
+      /** It knows a leader (Status.leader is not 0): it follows a working cluster. */
+      hasLeader: boolean;
       isLearner: boolean;
       dbSizeBytes: number;
       dbSizeInUseBytes: number;
@@ -31,6 +33,7 @@ export async function readMemberRoles(
           ok: true,
           id,
           isLeader: id === toHexId(res.leader),
+          hasLeader: String(res.leader) !== '0',
           isLearner: Boolean(res.isLearner),
           dbSizeBytes: Number(res.dbSize),
           dbSizeInUseBytes: Number(res.dbSizeInUse || res.dbSize),
@@ -46,11 +49,12 @@ export async function readMemberRoles(
 
 /**
  * The member a scan reads from: a voting follower (never the leader, whose disk and CPU every write
- * goes through; never a learner, which may lag), the one furthest along in applying the log, so its
- * serializable reads are the freshest. Undefined when no follower answered.
+ * goes through; never a learner, which may lag; never a member that knows no leader, cut off from the
+ * cluster), the one furthest along in applying the log, so its serializable reads are the freshest.
+ * Undefined when no follower answered.
  */
 export function pickFollower(roles: readonly MemberRole[]): Extract<MemberRole, { ok: true }> | undefined {
-  const followers = roles.flatMap((r) => (r.ok && !r.isLeader && !r.isLearner ? [r] : []));
+  const followers = roles.flatMap((r) => (r.ok && r.hasLeader && !r.isLeader && !r.isLearner ? [r] : []));
   return followers.sort((a, b) => b.raftAppliedIndex - a.raftAppliedIndex)[0];
 }
 

@@ -38,7 +38,8 @@ const MAX_PAGE_KEYS = 10_000;
 /** A page of about this many bytes; a quarter of a second at the rate limit, within these bounds. */
 const MIN_PAGE_BYTES = 64 * 1024;
 const MAX_PAGE_BYTES = 2 * 1024 * 1024;
-const FIRST_PAGE_KEYS = { keysOnly: 2000, values: 50 };
+/** Pages start small and at most double: one page of unknown keys may hold 10,000 values of 1.5 MiB. */
+const FIRST_PAGE_KEYS = { keysOnly: 1000, values: 1 };
 /** etcd's "required revision has been compacted" (mvcc ErrCompacted, rpctypes ErrGRPCCompacted). */
 const COMPACTED = /required revision has been compacted/;
 
@@ -95,7 +96,8 @@ export async function readKeyspace(
     if (!page.more || !last) return result();
     from = after(last.key);
     const perKey = state.bytesRead / Math.max(1, state.keys);
-    limit = Math.min(MAX_PAGE_KEYS, Math.max(1, Math.round(pageBytes / Math.max(1, perKey))));
+    const fits = Math.round(pageBytes / Math.max(1, perKey));
+    limit = Math.min(MAX_PAGE_KEYS, 2 * limit, Math.max(1, fits));
     // Paced from the start: the average stays at or under the limit whatever each page holds.
     const due = started + (state.bytesRead / opts.bytesPerSecond) * 1000;
     const wait = Math.min(due, opts.deadlineAt) - now();

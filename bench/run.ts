@@ -11,6 +11,7 @@ import { benchOfflineRead } from './offline-read.js';
 import { benchProbeCost } from './probe-cost.js';
 import { benchSlackFlow } from './slack-flow.js';
 import { benchSnapshotRead } from './snapshot-read.js';
+import { benchSpaceScan } from './space-scan.js';
 import { benchWatchFleet } from './watch-fleet.js';
 
 /**
@@ -33,6 +34,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   'watch-fleet': benchWatchFleet,
   'offline-read': benchOfflineRead,
   'snapshot-read': benchSnapshotRead,
+  'space-scan': benchSpaceScan,
 };
 
 /** Goals from the issues that these numbers do not meet, and why (kept with the results). */

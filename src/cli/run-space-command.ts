@@ -70,7 +70,7 @@ export async function runSpaceCommand(
     return EXIT.healthy;
   } catch (err) {
     if (!(err instanceof SpaceUnavailableError)) throw err;
-    io.stderr(`etcd-doctor: ${describeError(new EtcdDoctorError('action_failed', err.message))}`);
+    io.stderr(`etcd-doctor: ${describeError(err)}`);
     return EXIT.couldNotCheck;
   }
 }

@@ -1,7 +1,7 @@
 import { createMemberClients, loadEtcdTls, type MemberClients } from '../clients/etcd-clients.js';
 import { createHttpGet, type HttpClient } from '../clients/http.js';
 import type { ClusterConfig } from '../config/schema.js';
-import { describeError } from '../errors.js';
+import { describeError, EtcdDoctorError } from '../errors.js';
 import { readApiserverObjects } from '../probes/space/apiserver-objects.js';
 import { readMemberQuota, metricsUrlOf } from '../probes/space/member-quota.js';
 import {
@@ -41,10 +41,14 @@ export interface SpaceRunOptions {
   churnSeconds?: number;
 }
 
-/** No member answered Status: etcd-doctor could not look (the CLI's exit 3), said with each member's error. */
-export class SpaceUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
+/**
+ * Nothing could be measured: no member answered Status, or the endpoints could not be found. Said
+ * with each member's error; the CLI's exit 3 (etcd-doctor could not look), an answer in chat, a
+ * tool error in MCP.
+ */
+export class SpaceUnavailableError extends EtcdDoctorError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('action_failed', message, options);
     this.name = 'SpaceUnavailableError';
   }
 }
@@ -198,11 +202,18 @@ function noMemberAnswered(cluster: string, roles: readonly MemberRole[]): string
 /** The cluster's etcd client URLs: configured, or read from the etcd pods through Kubernetes. */
 async function resolveEndpoints(cluster: ClusterConfig, deps: SpaceDeps): Promise<string[]> {
   if (cluster.etcd.endpoints) return cluster.etcd.endpoints;
-  const { discoverEtcdEndpoints } = await import('../probes/kubernetes/discover-etcd-endpoints.js');
-  return discoverEtcdEndpoints(await loadKube(cluster, deps), {
-    timeoutMs: STATUS_TIMEOUT_MS,
-    ...(cluster.kubernetes?.distribution ? { distribution: cluster.kubernetes.distribution } : {}),
-  });
+  try {
+    const { discoverEtcdEndpoints } = await import('../probes/kubernetes/discover-etcd-endpoints.js');
+    return await discoverEtcdEndpoints(await loadKube(cluster, deps), {
+      timeoutMs: STATUS_TIMEOUT_MS,
+      ...(cluster.kubernetes?.distribution ? { distribution: cluster.kubernetes.distribution } : {}),
+    });
+  } catch (err) {
+    throw new SpaceUnavailableError(
+      `cluster ${cluster.name} lists no etcd.endpoints and they could not be discovered through Kubernetes: ${describeError(err).replace(/^unexpected error: /, '')}`,
+      { cause: err },
+    );
+  }
 }
 
 async function loadKube(cluster: ClusterConfig, deps: SpaceDeps) {

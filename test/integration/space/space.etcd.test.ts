@@ -15,6 +15,9 @@ import { mcpOfflineAnalysis } from '../../../src/offline/mcp-analysis.js';
 import type { SnapshotReport } from '../../../src/offline/snapshot/analyze-snapshot.js';
 import type { SpaceReport } from '../../../src/space/space-report.js';
 import { cliInProcess } from '../../support/cli-in-process.js';
+import { startFakeKubeApi } from '../../support/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
+import { loadKubeFixture } from '../../support/kube-fixtures.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 
 /**
@@ -323,6 +326,55 @@ describe('etcd-doctor space on a real lab', () => {
       'unknown cluster "nope"; known clusters: local',
     );
     await mcp.close();
+  });
+
+  it("with Kubernetes configured, the API server's apiserver_storage_objects stand beside the keys etcd holds", async () => {
+    const base = loadKubeFixture('kubeadm-1.29-healthy');
+    const metrics = [
+      '# TYPE apiserver_storage_objects gauge',
+      'apiserver_storage_objects{resource="configmaps"} 21',
+      'apiserver_storage_objects{resource="events"} 297',
+      'apiserver_storage_objects{resource="widgets.example.com"} 5',
+      'apiserver_storage_objects{resource="secrets"} -1',
+      '',
+    ].join('\n');
+    const fake = await startFakeKubeApi({
+      fixture: { ...base, readText: (p) => (p === 'metrics.txt' ? metrics : base.readText(p)) },
+    });
+    try {
+      const kubeconfig = await writeFakeKubeconfig(fake.url, { token: fake.token, dir });
+      const withKube = join(dir, 'with-kube.yaml');
+      await writeFile(
+        withKube,
+        stringify({
+          clusters: [
+            {
+              name: 'local',
+              etcd: { endpoints: lab.endpoints },
+              kubernetes: { kubeconfig, context: 'fake-admin@fake' },
+              space: { churnSeconds: 1 },
+            },
+          ],
+        }),
+      );
+      const r = await cliInProcess(['space', 'local', '--config', withKube, '--json']);
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout) as SpaceReport;
+      // -1 is "not counted yet": left out. The keys etcd holds stand beside each count.
+      expect(report.apiserver).toEqual({
+        objects: [
+          { resource: 'events', objects: 297, keys: 300 },
+          { resource: 'configmaps', objects: 21, keys: 21 },
+          { resource: 'widgets.example.com', objects: 5, keys: 5 },
+        ],
+      });
+      const text = await cliInProcess(['space', 'local', '--config', withKube]);
+      expect(text.stdout).toContain(
+        'apiserver_storage_objects: events 297 (etcd: 300), configmaps 21 (etcd: same), widgets.example.com 5 (etcd: same).',
+      );
+    } finally {
+      await fake.close();
+    }
   });
 
   it('a scan over its time box says how far it got; the keys are all counted and the rate limit held', async () => {

@@ -84,7 +84,13 @@ describe('the MCP server', () => {
   it('has no etcd_analyze and no etcd_audit_trail unless their functions are given', async () => {
     const client = await connect();
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(['etcd_list_clusters', 'etcd_health', 'etcd_diagnose', 'etcd_status', 'etcd_space']);
+    expect(names).toEqual([
+      'etcd_list_clusters',
+      'etcd_health',
+      'etcd_diagnose',
+      'etcd_status',
+      'etcd_space',
+    ]);
   });
 
   it('redisLabel drops credentials from a Redis URL', () => {

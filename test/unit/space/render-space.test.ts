@@ -71,7 +71,7 @@ describe('pickFollower', () => {
       role({ endpoint: 'lost', hasLeader: false, raftAppliedIndex: 97 }),
       role({ endpoint: 'behind', raftAppliedIndex: 10 }),
       role({ endpoint: 'ahead', raftAppliedIndex: 50 }),
-      { endpoint: 'down', ok: false, error: 'deadline exceeded' },
+      { endpoint: 'down', ok: false as const, error: 'deadline exceeded' },
     ];
     expect(pickFollower(roles)?.endpoint).toBe('ahead');
     expect(pickFollower(roles.slice(0, 3))).toBeUndefined();

@@ -40,6 +40,8 @@ const LOOKUP_TIMEOUT_MS = 3000;
 /** A write storm shows within this many events; more would only cost the member bandwidth. */
 const MAX_CHURN_EVENTS = 50_000;
 const TOP_CHURN = 10;
+/** Every this many keys of the keys-only scan, one is kept as a page bound for the value scan. */
+const BOUND_EVERY = 64;
 
 /**
  * Cheap first, on one member, all at one pinned revision: count_only (every key, nothing sent), the
@@ -59,7 +61,7 @@ export async function scanFollower(
   const read = { revision, deadlineAt, totalKeys };
   const keys = await readKeys(kv, opts, read);
   const values = keys.read.complete
-    ? await readValues(kv, opts, { ...read, revision: keys.read.unpinned ? 0 : revision })
+    ? await readValues(kv, opts, { ...read, revision: keys.read.unpinned ? 0 : revision }, keys.bounds)
     : { read: { ...keys.read, complete: false, keys: 0, bytesRead: 0, requests: 0 }, breakdown: undefined };
   const durationMs = Math.round(opts.now() - started);
   const churn = await churnP;
@@ -90,9 +92,14 @@ interface ReadAt {
   totalKeys: number;
 }
 
-/** Keys only, every one: their count per resource is exact even when the value scan stops short. */
+/**
+ * Keys only, every one: their count per resource is exact even when the value scan stops short.
+ * Every BOUND_EVERY-th key is kept (in order): the value scan's pages end there.
+ */
 async function readKeys(kv: MemberClients['kv'], opts: FollowerScanOptions, at: ReadAt) {
   const tally = createSpaceTally({ prefixes: opts.prefixes });
+  const bounds: Buffer[] = [];
+  let seen = 0;
   const read = await readKeyspace(
     kv,
     {
@@ -100,9 +107,29 @@ async function readKeys(kv: MemberClients['kv'], opts: FollowerScanOptions, at: 
       keysOnly: true,
       onPage: (p) => opts.onProgress?.({ phase: 'counting', keys: p.keys, totalKeys: at.totalKeys }),
     },
-    (key) => tally.add(key.toString('utf8'), 0),
+    (key) => {
+      tally.add(key.toString('utf8'), 0);
+      if (++seen % BOUND_EVERY === 0) bounds.push(Buffer.from(key));
+    },
   );
-  return { read, byResource: tally.keysByResource() };
+  return { read, byResource: tally.keysByResource(), bounds };
+}
+
+/**
+ * The end of a page of about `limit` keys from `from`: a kept key BOUND_EVERY keys apart, so the
+ * member's index walk stops there instead of running to the end of the keyspace.
+ */
+function pageEndIn(bounds: readonly Buffer[]): (from: Buffer, limit: number) => Buffer | undefined {
+  return (from, limit) => {
+    let low = 0;
+    let high = bounds.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (Buffer.compare(bounds[mid] as Buffer, from) <= 0) low = mid + 1;
+      else high = mid;
+    }
+    return bounds[low + Math.ceil(limit / BOUND_EVERY) - 1];
+  };
 }
 
 /** Keys and values: bytes per resource and namespace, the largest objects. */
@@ -110,6 +137,7 @@ async function readValues(
   kv: MemberClients['kv'],
   opts: FollowerScanOptions,
   at: ReadAt,
+  bounds: readonly Buffer[],
 ): Promise<{ read: KeyspaceRead; breakdown: SpaceBreakdown }> {
   const tally = createSpaceTally({ prefixes: opts.prefixes });
   const read = await readKeyspace(
@@ -117,6 +145,7 @@ async function readValues(
     {
       ...readOptions(opts, at),
       keysOnly: false,
+      pageEnd: pageEndIn(bounds),
       onPage: (p) =>
         opts.onProgress?.({
           phase: 'reading',

@@ -30,11 +30,14 @@ export interface KeyspaceReadOptions {
   sleep?: (ms: number) => Promise<void>;
   /** After each page: keys and bytes so far. */
   onPage?: (progress: { keys: number; bytesRead: number }) => void;
+  /** The exclusive end of the page that starts at `from` (default: the end of the keyspace). */
+  pageEnd?: (from: Buffer, limit: number) => Buffer | undefined;
 }
 
 /** One range's own deadline: a member that stops answering ends the read, it does not hang it. */
 const RANGE_TIMEOUT_MS = 10_000;
-const MAX_PAGE_KEYS = 10_000;
+/** Keys-only pages are small per key (about 60 bytes): few pages, few walks of the index. */
+const MAX_PAGE_KEYS = { keysOnly: 50_000, values: 10_000 };
 /** A page of about this many bytes; a quarter of a second at the rate limit, within these bounds. */
 const MIN_PAGE_BYTES = 64 * 1024;
 const MAX_PAGE_BYTES = 2 * 1024 * 1024;
@@ -48,11 +51,19 @@ function after(key: Buffer): Buffer {
   return Buffer.concat([key, Buffer.from([0])]);
 }
 
+/** range_end "\0" with a key: every key >= key (rpc.proto RangeRequest). */
+const TO_THE_END = Buffer.from([0]);
+
 /**
  * Reads every key (and, unless keysOnly, its value) of one member in pages: each a SERIALIZABLE
  * range (answered from that member's own store, no raft round trip, no leader involved) pinned to
  * one revision, sized to the rate limit, and paced so the average never exceeds it. It stops at the
  * deadline, on abort, or when the member stops answering, and says how far it got.
+ *
+ * etcd 3.4 and 3.5 walk their whole in-memory index from a range's key to its range_end for every
+ * range, limit or not (mvcc treeIndex.Revisions counts the total): pages that all run to the end of
+ * the keyspace cost the member O(keys) each. `pageEnd` bounds each page's range_end (the value
+ * scan passes keys it saw in the keys-only scan), so the member walks only the page.
  */
 export async function readKeyspace(
   kv: Etcd3,
@@ -63,6 +74,7 @@ export async function readKeyspace(
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const started = now();
   const pageBytes = Math.min(MAX_PAGE_BYTES, Math.max(MIN_PAGE_BYTES, opts.bytesPerSecond / 4));
+  const maxKeys = opts.keysOnly ? MAX_PAGE_KEYS.keysOnly : MAX_PAGE_KEYS.values;
   const state = { keys: 0, bytesRead: 0, requests: 0, revision: opts.revision, unpinned: false };
   let from: Buffer = Buffer.from([0]);
   let limit = opts.keysOnly ? FIRST_PAGE_KEYS.keysOnly : FIRST_PAGE_KEYS.values;
@@ -78,7 +90,14 @@ export async function readKeyspace(
   for (;;) {
     if (opts.signal?.aborted) return result('it was cancelled');
     if (now() >= opts.deadlineAt) return result('its time box ran out');
-    const page = await rangePage(kv, from, limit, opts.keysOnly, state, now, opts.deadlineAt);
+    const end = opts.pageEnd?.(from, limit) ?? TO_THE_END;
+    const page = await rangePage(
+      kv,
+      { from, end, limit, keysOnly: opts.keysOnly },
+      state,
+      now,
+      opts.deadlineAt,
+    );
     if (page.kind === 'stop') return result(page.why);
     if (page.kind === 'smaller') {
       if (limit === 1) return result('one value is larger than the 64 MiB a response may hold');
@@ -86,21 +105,21 @@ export async function readKeyspace(
       continue;
     }
     for (const kvPair of page.kvs) {
-      const bytes = kvPair.key.length + (opts.keysOnly ? 0 : kvPair.value.length);
-      onEntry(kvPair.key, opts.keysOnly ? 0 : kvPair.value.length);
+      const valueBytes = opts.keysOnly ? 0 : kvPair.value.length;
+      onEntry(kvPair.key, valueBytes);
       state.keys += 1;
-      state.bytesRead += bytes;
+      state.bytesRead += kvPair.key.length + valueBytes;
     }
     opts.onPage?.({ keys: state.keys, bytesRead: state.bytesRead });
     const last = page.kvs.at(-1);
-    if (!page.more || !last) return result();
-    from = after(last.key);
+    // Not `more` within a bounded page: that stretch is done, the next starts at its end.
+    if (page.more && last) from = after(last.key);
+    else if (end !== TO_THE_END) from = end;
+    else return result();
     const perKey = state.bytesRead / Math.max(1, state.keys);
-    const fits = Math.round(pageBytes / Math.max(1, perKey));
-    limit = Math.min(MAX_PAGE_KEYS, 2 * limit, Math.max(1, fits));
+    limit = Math.min(maxKeys, 2 * limit, Math.max(1, Math.round(pageBytes / Math.max(1, perKey))));
     // Paced from the start: the average stays at or under the limit whatever each page holds.
-    const due = started + (state.bytesRead / opts.bytesPerSecond) * 1000;
-    const wait = Math.min(due, opts.deadlineAt) - now();
+    const wait = Math.min(started + (state.bytesRead / opts.bytesPerSecond) * 1000, opts.deadlineAt) - now();
     if (wait > 0) await sleep(wait);
   }
 }
@@ -110,11 +129,16 @@ type Page =
   | { kind: 'smaller' }
   | { kind: 'stop'; why: string };
 
+interface PageAsk {
+  from: Buffer;
+  end: Buffer;
+  limit: number;
+  keysOnly: boolean;
+}
+
 async function rangePage(
   kv: Etcd3,
-  from: Buffer,
-  limit: number,
-  keysOnly: boolean,
+  ask: PageAsk,
   state: { requests: number; revision: number; unpinned: boolean },
   now: () => number,
   deadlineAt: number,
@@ -123,13 +147,12 @@ async function rangePage(
   try {
     const res = await kv.kv.range(
       {
-        key: from,
-        // range_end "\0" with a key: every key >= key (rpc.proto RangeRequest).
-        range_end: Buffer.from([0]),
-        limit,
+        key: ask.from,
+        range_end: ask.end,
+        limit: ask.limit,
         revision: state.revision,
         serializable: true,
-        keys_only: keysOnly,
+        keys_only: ask.keysOnly,
       },
       { deadline: new Date(Math.min(deadlineAt, now() + RANGE_TIMEOUT_MS) + 1000) },
     );
@@ -141,7 +164,7 @@ async function rangePage(
       // The apiserver compacts every 5 minutes: the rest is read at the newest revision, and said.
       state.revision = 0;
       state.unpinned = true;
-      return rangePage(kv, from, limit, keysOnly, state, now, deadlineAt);
+      return rangePage(kv, ask, state, now, deadlineAt);
     }
     return { kind: 'stop', why: `the member stopped answering (${message})` };
   }

@@ -12,7 +12,7 @@ import type { RoleOptions } from './cli/run-role-command.js';
 import type { SpaceOptions } from './cli/run-space-command.js';
 import type { WatchOptions } from './cli/run-watch-command.js';
 import { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
-import { redisTargetFromEnv } from './config/redis-target.js';
+import { redisPlaceFromEnv } from './config/redis-target.js';
 
 export { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
 
@@ -183,10 +183,11 @@ function addToolCommands(program: Command, io: CliIo, setExit: (code: number) =>
     .option('--queue-prefix <prefix>', 'Redis key prefix of the deployment', DEFAULT_QUEUE_PREFIX)
     .action(async (options: AuditOptions) => {
       const { runAuditCommand } = await import('./audit/audit-command.js');
+      const place = redisPlaceFromEnv(requireEnv(io.env), options.queuePrefix);
       await runAuditCommand(
         {
-          redisUrl: redisTargetFromEnv(requireEnv(io.env)),
-          prefix: options.queuePrefix,
+          redisUrl: place.target,
+          prefix: place.prefix,
           ...(options.cluster ? { cluster: options.cluster } : {}),
           ...(options.since ? { since: options.since } : {}),
           ...(options.json ? { json: true } : {}),

@@ -71,7 +71,10 @@ export interface ActionContext {
   dryRun: boolean;
   /** The worker's log (the job's fields on every line): for what must not reach the chat. */
   logger: Logger;
-  /** One line per step, shown live in the thread and kept for the audit. */
+  /**
+   * One line per step, shown live in the thread. It never waits for the chat (resolves at once);
+   * the edits are sent in order, and the outcome is posted after the last of them.
+   */
   progress(line: string): Promise<void>;
   snapshot: PlanSnapshot;
   planId: string;
@@ -81,11 +84,12 @@ export interface ActionContext {
   /** A fresh plan for a follow-up button (e.g. "Open another ticket"). */
   followUp(action: ActionId, args: Record<string, string>, label: string): Promise<ViewButton>;
   /**
-   * Call right before each step that changes something (`next` names it). Throws RemediationAborted
-   * when the cluster's remediation lock lapsed (a renewal failed): another action could be running,
-   * so nothing more may change. Read-only actions hold no lock and never stop here.
+   * Await right before each step that changes something (`next` names it). It asks Redis whether the
+   * cluster's remediation lock is still ours and rejects with RemediationAborted when it lapsed:
+   * another action could be running, so nothing more may change. Read-only actions hold no lock
+   * and never stop here.
    */
-  safePoint(next: string): void;
+  safePoint(next: string): Promise<void>;
 }
 
 /** The run stopped at a safe point because its lock lapsed; nothing after `before` was done. */

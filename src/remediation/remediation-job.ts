@@ -17,6 +17,7 @@ import {
   type RegisteredAction,
 } from './action.js';
 import { actions } from './actions/index.js';
+import { withDeadline } from '../timing.js';
 import { snapshotOf, threadOf } from './plan-context.js';
 import { type GroupMembers, isResponder } from './authorise.js';
 import type { RemediationState } from '../state/remediation-state.js';
@@ -202,8 +203,11 @@ async function execute(
   try {
     const ref = await deps.chat.post(run.to, textView([`started ${title}`], 'info', { actor: job.user }));
     await run.audit('started', `${plan.label}${run.dryRun ? ' (dry run)' : ''}`);
-    const outcome = await runAction(run, act, actionContext(run, clients, ref, title, lock, deps), deps);
+    const notes = createProgressNotes(run, ref, title, deps);
+    const outcome = await runAction(run, act, actionContext(run, clients, notes, lock, deps), deps);
     const tookMs = performance.now() - started;
+    // The outcome goes last: a progress edit still in flight must not land over it.
+    await notes.close();
     await deps.chat.update(ref, outcomeView(outcome, title, job.user, tookMs));
     const auditLines = [outcome.summary, ...outcome.lines, ...(outcome.link ? [outcome.link.url] : [])];
     await run.audit(auditEvent(outcome, run.dryRun), auditLines.join(' | '), tookMs);
@@ -236,15 +240,57 @@ async function runAction(
   }
 }
 
+/** How long one progress edit may take before the next one (or the outcome) is sent anyway. */
+const PROGRESS_EDIT_DEADLINE_MS = 10_000;
+
+interface ProgressNotes {
+  add(line: string): void;
+  /** Stops further edits and waits (bounded) for the one in flight. */
+  close(): Promise<void>;
+}
+
+/**
+ * Progress never blocks an action: a hung chat edit once held a defragmentation for 201 s between
+ * its quorum guard and the call, so the guard was stale. Each step is shown in order, after the
+ * previous edit or its deadline, and nothing in the action waits for it; a failed edit is only a
+ * missed progress line.
+ */
+function createProgressNotes(run: Run, ref: MessageRef, title: string, deps: ExecDeps): ProgressNotes {
+  const steps: string[] = [];
+  let closed = false;
+  let last: Promise<unknown> = Promise.resolve();
+  const edit = () =>
+    closed
+      ? undefined
+      : deps.chat
+          .update(
+            ref,
+            textView([`started ${title}`, ...steps.map((s) => `• ${s}`)], 'info', { actor: run.job.user }),
+          )
+          .catch((err: unknown) =>
+            deps.logger.warn({ err: describeError(err) }, 'remediation progress update failed'),
+          );
+  return {
+    add(line) {
+      steps.push(line);
+      last = last.then(() =>
+        withDeadline(Promise.resolve(edit()), PROGRESS_EDIT_DEADLINE_MS, () => undefined),
+      );
+    },
+    async close() {
+      closed = true;
+      await withDeadline(last, PROGRESS_EDIT_DEADLINE_MS, () => undefined);
+    },
+  };
+}
+
 function actionContext(
   run: Run,
   clients: ActionClients,
-  ref: MessageRef,
-  title: string,
+  notes: ProgressNotes,
   lock: HeldLock | undefined,
   deps: ExecDeps,
 ): ActionContext {
-  const steps: string[] = [];
   return {
     cluster: run.cluster,
     clients,
@@ -262,20 +308,12 @@ function actionContext(
       action: run.plan.action,
     }),
     async progress(line) {
-      steps.push(line);
-      await deps.chat
-        .update(
-          ref,
-          textView([`started ${title}`, ...steps.map((s) => `• ${s}`)], 'info', { actor: run.job.user }),
-        )
-        .catch((err: unknown) =>
-          deps.logger.warn({ err: describeError(err) }, 'remediation progress update failed'),
-        );
+      notes.add(line);
     },
     followUp: (id, args, label) =>
       followUp(deps, run.plan.cluster, run.plan.channel, run.plan.context, id, args, label, deps.now),
-    safePoint(next) {
-      const why = lock?.lost();
+    async safePoint(next) {
+      const why = await lock?.check();
       if (why) throw new RemediationAborted(next, why);
     },
   };

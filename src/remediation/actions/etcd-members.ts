@@ -1,6 +1,5 @@
 import type { EtcdClients, MemberClients } from '../../clients/etcd-clients.js';
 import { formatBytes } from '../../report/format.js';
-import { withDeadline } from '../../timing.js';
 import type { ActionContext } from '../action.js';
 import {
   type ClusterState,
@@ -43,7 +42,7 @@ export async function defragmentInOrder(
 ): Promise<DefragResult> {
   const order = defragOrder(state.members);
   const lines: string[] = [];
-  const progress = createProgressNotes(ctx);
+  const progress = (line: string) => void ctx.progress(line);
   for (const [i, m] of order.entries()) {
     const clients = etcd.forEndpoint(m.endpoint);
     const before = m.dbSizeBytes;
@@ -52,12 +51,13 @@ export async function defragmentInOrder(
       progress(lines.at(-1) ?? '');
       continue;
     }
-    ctx.safePoint(`defragmenting ${m.name}`);
     progress(`defragmenting ${m.name}${m.isLeader ? ' (leader)' : ''} (${i + 1} of ${order.length})…`);
-    // KB R2/R3 again right before every member's Defragment, nothing awaited in between: one may have
-    // died since the last look (during a long snapshot, or the previous member's defragmentation).
+    // KB R2/R3 again right before every member's Defragment, nothing but the lock's check awaited in
+    // between: one may have died since the last look (during a long snapshot, or the previous
+    // member's defragmentation), and another action may hold the cluster now.
     const problem = quorumGuard(await readClusterState(etcd, ctx), `defragment ${m.name}`);
     if (problem) return { ok: false, lines, order: order.map((o) => o.name), stopped: problem };
+    await ctx.safePoint(`defragmenting ${m.name}`);
     const started = performance.now();
     await clients.maintenance.maintenance.defragment(callOpts(ctx));
     const tookMs = performance.now() - started;
@@ -76,21 +76,6 @@ export async function defragmentInOrder(
     progress(ready.line);
   }
   return { ok: true, lines, order: order.map((o) => o.name) };
-}
-
-/** How long one progress edit may take before the next one is sent anyway. */
-const PROGRESS_EDIT_DEADLINE_MS = 10_000;
-
-/**
- * Progress never blocks an action (issue 28 #5: a hung Slack edit took 201 s to fail while a quorum
- * guard went stale): each note is sent in order, after the previous one or its deadline, and
- * nothing waits for it. A failed edit is only a missed progress line; the result is posted anyway.
- */
-function createProgressNotes(ctx: Pick<ActionContext, 'progress'>): (line: string) => void {
-  let last: Promise<unknown> = Promise.resolve();
-  return (line) => {
-    last = last.then(() => withDeadline(ctx.progress(line), PROGRESS_EDIT_DEADLINE_MS, () => undefined));
-  };
 }
 
 async function dbSize(clients: MemberClients, ctx: Pick<ActionContext, 'now'>): Promise<number | undefined> {

@@ -57,7 +57,7 @@ export const recoverNospace = defineAction({
       await step(`would compact to revision ${revision}`);
     } else {
       await step(await snapshot(etcd, source.endpoint, ctx));
-      ctx.safePoint(`compacting to revision ${revision}`);
+      await ctx.safePoint(`compacting to revision ${revision}`);
       await step(await compact(etcd, source.endpoint, revision, ctx));
     }
     const defrag = await defragmentInOrder(etcd, await readClusterState(etcd, ctx), ctx);
@@ -67,7 +67,7 @@ export const recoverNospace = defineAction({
       await step('would disarm NOSPACE and check that a write works');
       return done(`would recover ${ctx.cluster.name} from NOSPACE`, lines);
     }
-    ctx.safePoint('disarming NOSPACE');
+    await ctx.safePoint('disarming NOSPACE');
     await step(await disarm(etcd, source.endpoint, ctx));
     const write = await checkWrite(etcd, ctx);
     await step(write.line);

@@ -38,7 +38,11 @@ export interface KeyspaceReadOptions {
 const RANGE_TIMEOUT_MS = 10_000;
 /** Keys-only pages are small per key (about 60 bytes): few pages, few walks of the index. */
 const MAX_PAGE_KEYS = { keysOnly: 50_000, values: 10_000 };
-/** A page of about this many bytes; a quarter of a second at the rate limit, within these bounds. */
+/**
+ * A page of about a twentieth of a second at the rate limit (250 kB at 5 MB/s), within these bounds:
+ * small, evenly spaced reads rather than bursts, which the member's other work (the writes) would
+ * feel in its tail latency.
+ */
 const MIN_PAGE_BYTES = 64 * 1024;
 const MAX_PAGE_BYTES = 2 * 1024 * 1024;
 /** Pages start small and at most double: one page of unknown keys may hold 10,000 values of 1.5 MiB. */
@@ -73,7 +77,7 @@ export async function readKeyspace(
   const now = opts.now ?? Date.now;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const started = now();
-  const pageBytes = Math.min(MAX_PAGE_BYTES, Math.max(MIN_PAGE_BYTES, opts.bytesPerSecond / 4));
+  const pageBytes = Math.min(MAX_PAGE_BYTES, Math.max(MIN_PAGE_BYTES, opts.bytesPerSecond / 20));
   const maxKeys = opts.keysOnly ? MAX_PAGE_KEYS.keysOnly : MAX_PAGE_KEYS.values;
   const state = { keys: 0, bytesRead: 0, requests: 0, revision: opts.revision, unpinned: false };
   let from: Buffer = Buffer.from([0]);

@@ -8,6 +8,8 @@ import {
   spaceHeadline,
 } from '../../../src/space/render-space.js';
 import type { SpaceReport } from '../../../src/space/space-report.js';
+import { textView } from '../../../src/report/chat-view.js';
+import { renderViewText } from '../../../src/report/render-view-text.js';
 
 function report(over: Partial<SpaceReport> = {}): SpaceReport {
   return {
@@ -125,6 +127,14 @@ describe('the space answer in words', () => {
     expect(block[0]).toBe('```');
     expect(block[1]).toBe("  600 MB  /registry/events/ci/'boom'");
     expect(block[2]).toBe('```');
+  });
+
+  it('in the shell, the code fences go and the rows stay', () => {
+    const text = renderViewText(textView(spaceChatLines(report()), 'info', { title: 'What fills prod' }));
+    expect(text).not.toContain('```');
+    expect(text).toMatch(
+      /^What fills prod\n.*\nRevision 5000 .*\nBy resource \(keys, key \+ value bytes, share\):\nevents +2 +1\.1 GB/,
+    );
   });
 });
 

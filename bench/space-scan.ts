@@ -27,6 +27,8 @@ const WINDOW_MS = Number(process.env.BENCH_SPACE_WINDOW_MS ?? 20_000);
 const WINDOW_PAIRS = Number(process.env.BENCH_SPACE_ROUNDS ?? 3);
 const PUTS_PER_SECOND = 100;
 const FILL_CONCURRENCY = 24;
+const LAB_DIR = process.env.BENCH_SPACE_DIR ?? tmpdir();
+const say = (line: string) => console.error(`bench space-scan: ${line}`);
 
 function keyAt(i: number): { key: string; bytes: number } {
   const ns = `ns-${i % 50}`;
@@ -271,9 +273,13 @@ async function slowdown(lab: EtcdLab, configPath: string): Promise<Windows> {
 
 export async function benchSpaceScan(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-bench-space-'));
-  const lab = await startEtcdLab({ quotaBackendBytes: 8 * 1024 ** 3 });
+  // On disk, not the lab's default tmpfs: three members of 1 GB (and their WALs) in RAM is more
+  // than this shared machine can spare beside the other sessions (a run on tmpfs was killed).
+  const lab = await startEtcdLab({ quotaBackendBytes: 8 * 1024 ** 3, baseDir: LAB_DIR });
   try {
+    say(`filling ${mb(TARGET_BYTES)} in ${LAB_DIR}`);
     const filled = await fill(lab.endpoints);
+    say(`filled in ${filled.seconds.toFixed(0)} s; scanning`);
     const configPath = join(dir, 'etcd-doctor.yaml');
     await writeFile(
       configPath,
@@ -290,6 +296,7 @@ export async function benchSpaceScan(): Promise<string> {
     const probe = await spaceProcess(configPath, ['--max-seconds', '5']).done;
     const follower = lab.members.findIndex((m) => m.name === probe.scan.member);
     const costs = await scanCosts(lab, configPath, follower);
+    say('write windows');
     const loadBefore = loadavg()[0] ?? 0;
     const writes = await slowdown(lab, configPath);
     const cpu = (v: number[]) =>
@@ -306,7 +313,7 @@ export async function benchSpaceScan(): Promise<string> {
     return [
       '## What fills etcd: the scan (`etcd-doctor space`)',
       '',
-      `A 3-member lab (tmpfs) filled with ${filled.puts.toLocaleString('en-US')} puts of Kubernetes-shaped keys ` +
+      `A 3-member lab (data dirs on ${LAB_DIR === tmpdir() ? 'the VM disk' : LAB_DIR}) filled with ${filled.puts.toLocaleString('en-US')} puts of Kubernetes-shaped keys ` +
         `(events 1.5 kB, pods 8 kB, widgets.example.com 60 kB, 250 kB configmaps) to ${mb(TARGET_BYTES)} of values in ` +
         `${filled.seconds.toFixed(0)} s; the database is ${mb(probe.dbSize)}, ${probe.totalKeys.toLocaleString('en-US')} keys. ` +
         `Every row reads the follower ${probe.scan.member}; its load is its own counters' change over the row.`,

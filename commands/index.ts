@@ -1,4 +1,5 @@
 import type { ChatCommand } from '../src/commands/command.js';
+import backups from './backups.js';
 import clusters from './clusters.js';
 import diagnose from './diagnose.js';
 import digest from './digest.js';
@@ -14,6 +15,7 @@ export const commands: readonly ChatCommand[] = [
   diagnose,
   space,
   status,
+  backups,
   clusters,
   digest,
   watch,

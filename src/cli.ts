@@ -5,6 +5,7 @@ import { describeError, isEtcdDoctorError } from './errors.js';
 import type { McpCommandOptions } from './mcp/mcp-command.js';
 import type { AnalyzeCommandOptions } from './offline/analyze-command.js';
 import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/role-options.js';
+import type { BackupsOptions } from './cli/run-backups-command.js';
 import type { CheckOptions } from './cli/run-check.js';
 import type { DigestOptions } from './cli/run-digest-command.js';
 import type { PreflightOptions } from './cli/run-preflight.js';
@@ -98,6 +99,20 @@ function addSpaceCommand(program: Command, io: CliIo, setExit: (code: number) =>
     .action(async (cluster: string, options: SpaceOptions) => {
       const { runSpaceCommand } = await import('./cli/run-space-command.js');
       setExit(await runSpaceCommand(cluster, options, io));
+    });
+}
+
+/** `etcd-doctor backups <cluster>`: the snapshots in its backup directory, each read (src/cli/run-backups-command.ts). */
+function addBackupsCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('backups')
+    .description('the backup snapshots, newest first: age, size, revision, how far behind, hash ok')
+    .argument('<cluster>', 'cluster name from the config file')
+    .addOption(configOption())
+    .option('--json', 'print the JSON listing (docs/cli.md)')
+    .action(async (cluster: string, options: BackupsOptions) => {
+      const { runBackupsCommand } = await import('./cli/run-backups-command.js');
+      setExit(await runBackupsCommand(cluster, options, io));
     });
 }
 
@@ -211,6 +226,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
 
   addRoleCommands(program, io, setExit);
   addWatchCommand(program, io, setExit);
+  addBackupsCommand(program, io, setExit);
 
   program
     .command('digest')

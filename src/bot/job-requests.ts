@@ -22,6 +22,8 @@ export interface JobRequests {
   status(req: Requester & { clusters: string[] }): Promise<EnqueueReply>;
   /** What fills a cluster's etcd (src/space/), answered in `thread` when given (the button's diagnosis). */
   space(req: Requester & { cluster: string; thread?: string }): Promise<EnqueueReply>;
+  /** `/etcd backups <cluster>`: the cluster's snapshots, each read, answered in the channel. */
+  backups(req: Requester & { cluster: string }): Promise<EnqueueReply>;
   /** Files to analyse offline (src/offline/); counted in `outstanding` like the others. */
   analyze(job: AnalyzeJob): Promise<EnqueueReply>;
   /** Jobs this process queued that have not answered yet (the shell waits for them at end of input). */
@@ -56,6 +58,10 @@ export function createJobRequests(
     },
     async space(req) {
       const data = { v: 1 as const, kind: 'space' as const, ...req, requestedAt: now() };
+      return reply(await queue.enqueue(data));
+    },
+    async backups(req) {
+      const data = { v: 1 as const, kind: 'backups' as const, ...req, requestedAt: now() };
       return reply(await queue.enqueue(data));
     },
     async analyze(job) {

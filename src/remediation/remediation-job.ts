@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditEvent, AuditLog } from '../state/audit-log.js';
-import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
+import type { ChatAdapter, Destination } from '../chat/adapter.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
 import { describeError } from '../errors.js';
@@ -18,6 +18,7 @@ import {
 } from './action.js';
 import { actions } from './actions/index.js';
 import { withDeadline } from '../timing.js';
+import { createProgressNotes, PROGRESS_EDIT_DEADLINE_MS, type ProgressNotes } from './progress-notes.js';
 import { snapshotOf, threadOf } from './plan-context.js';
 import { type GroupMembers, isResponder } from './authorise.js';
 import type { RemediationState } from '../state/remediation-state.js';
@@ -203,7 +204,13 @@ async function execute(
   try {
     const ref = await deps.chat.post(run.to, textView([`started ${title}`], 'info', { actor: job.user }));
     await run.audit('started', `${plan.label}${run.dryRun ? ' (dry run)' : ''}`);
-    const notes = createProgressNotes(run, ref, title, deps);
+    const notes = createProgressNotes({
+      chat: deps.chat,
+      ref,
+      header: `started ${title}`,
+      actor: job.user,
+      logger: deps.logger,
+    });
     const outcome = await runAction(run, act, actionContext(run, clients, notes, lock, deps), deps);
     const tookMs = performance.now() - started;
     // The outcome goes last: a progress edit still in flight must not land over it.
@@ -240,50 +247,6 @@ async function runAction(
   }
 }
 
-/** How long one progress edit may take before the next one (or the outcome) is sent anyway. */
-const PROGRESS_EDIT_DEADLINE_MS = 10_000;
-
-interface ProgressNotes {
-  add(line: string): void;
-  /** Stops further edits and waits (bounded) for the one in flight. */
-  close(): Promise<void>;
-}
-
-/**
- * Progress never blocks an action: a hung chat edit once held a defragmentation for 201 s between
- * its quorum guard and the call, so the guard was stale. Each step is shown in order, after the
- * previous edit or its deadline, and nothing in the action waits for it; a failed edit is only a
- * missed progress line.
- */
-function createProgressNotes(run: Run, ref: MessageRef, title: string, deps: ExecDeps): ProgressNotes {
-  const steps: string[] = [];
-  let closed = false;
-  let last: Promise<unknown> = Promise.resolve();
-  const edit = () =>
-    closed
-      ? undefined
-      : deps.chat
-          .update(
-            ref,
-            textView([`started ${title}`, ...steps.map((s) => `• ${s}`)], 'info', { actor: run.job.user }),
-          )
-          .catch((err: unknown) =>
-            deps.logger.warn({ err: describeError(err) }, 'remediation progress update failed'),
-          );
-  return {
-    add(line) {
-      steps.push(line);
-      last = last.then(() =>
-        withDeadline(Promise.resolve(edit()), PROGRESS_EDIT_DEADLINE_MS, () => undefined),
-      );
-    },
-    async close() {
-      closed = true;
-      await withDeadline(last, PROGRESS_EDIT_DEADLINE_MS, () => undefined);
-    },
-  };
-}
-
 function actionContext(
   run: Run,
   clients: ActionClients,
@@ -309,6 +272,13 @@ function actionContext(
     }),
     async progress(line) {
       notes.add(line);
+    },
+    async post(lines) {
+      // A hung chat must not hold the action (and its lock): the message is then only missed.
+      const posted = deps.chat.post(run.to, textView(lines, 'info', { actor: run.job.user }));
+      await withDeadline(posted, PROGRESS_EDIT_DEADLINE_MS, () => undefined).catch((err: unknown) =>
+        deps.logger.warn({ err: describeError(err) }, 'remediation post failed'),
+      );
     },
     followUp: (id, args, label) =>
       followUp(deps, run.plan.cluster, run.plan.channel, run.plan.context, id, args, label, deps.now),

@@ -91,6 +91,11 @@ export interface LogSignals {
    * by message with digits and ids folded (`failed to dial <id> on stream <n>`), at most 20 kept.
    */
   unexplainedErrors: UnexplainedError[];
+  /**
+   * mvcc `finished scheduled compaction`: capnslog `finished scheduled compaction at <rev> (took
+   * …)`, zap with `compact-revision`. Every member logs each compaction as it applies it.
+   */
+  compactions: CountStat & { lastRevision: number | undefined };
 }
 
 export interface UnexplainedError {
@@ -136,6 +141,7 @@ export function emptySignals(): LogSignals {
     tlsRejected: { ...count(), reasons: [] },
     candidacies: { ...count(), risingTerms: 0, maxTerm: 0 },
     unexplainedErrors: [],
+    compactions: { ...count(), lastRevision: undefined },
   };
 }
 
@@ -231,6 +237,8 @@ const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit
 const FAILED_REACH = /failed to reach the peerURL\(([^)]+)\) of member ([0-9a-f]+) \((.*)\)$/;
 const INACTIVE = /rafthttp: peer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
 const ACTIVE = /rafthttp: peer ([0-9a-f]+) became active/;
+// mvcc/kvstore_compaction.go (3.0–3.4 capnslog); zap has `compact-revision` (scanZap).
+const COMPACTED = /finished scheduled compaction at (\d+) \(took/;
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
 
 const COUNTED: ReadonlyArray<[RegExp, CountKey]> = [
@@ -275,6 +283,15 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   if (tls) touched.push(addTls(s, tls.trim(), line));
   const term = CANDIDATE.exec(line)?.[1];
   if (term) touched.push(addCandidacy(s, Number(term), line));
+  const compacted = COMPACTED.exec(line)?.[1];
+  if (compacted) touched.push(addCompaction(s, Number(compacted), line));
+}
+
+function addCompaction(s: LogSignals, revision: number, line: string): Seen {
+  const stat = s.compactions;
+  addCount(s, 'compactions', line);
+  if (Number.isFinite(revision)) stat.lastRevision = Math.max(stat.lastRevision ?? 0, revision);
+  return stat;
 }
 
 const MISMATCH_PEER = /"remote-peer-(?:server-name|id)":"([0-9a-f]+)"|peer\[([0-9a-f]+)\]/;
@@ -381,6 +398,8 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   else if (msg === 'peer became active') markPeerActive(s, str('peer-id') ?? '?', line);
   else if (msg === 'starting local member') touched.push(addCount(s, 'startingMember', line));
   else if (msg === 'restarting local member') touched.push(addCount(s, 'restartingMember', line));
+  else if (msg === 'finished scheduled compaction')
+    touched.push(addCompaction(s, Number(fields['compact-revision']), line));
   // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
   // embed's `rejected connection` (3.4/3.5 zap) and any peer line failing on a certificate.
   const error = str('error');

@@ -210,6 +210,7 @@ async function checkWrite(etcd: EtcdClients, ctx: ActionContext): Promise<{ ok: 
   const leader = state.members.find((m) => m.isLeader) ?? state.members.find(isHealthy);
   if (!leader) return { ok: false, line: 'no member answers to check a write' };
   const client = etcd.forEndpoint(leader.endpoint).maintenance;
+  await ctx.progress(`checking that a write works on ${leader.name}…`);
   try {
     await client.put(key).value(String(ctx.now())).options(callOpts(ctx)).exec();
     await client.delete().key(key).options(callOpts(ctx)).exec();

@@ -45,7 +45,13 @@ describe('remediation at run time', () => {
   beforeAll(async () => {
     lab = await startEtcdLab();
     h = await startHarness(
-      [labCluster(lab, { remediation: { responders: [ALICE, ONCALL_GROUP], defragPauseSeconds: 5 } })],
+      [
+        labCluster(lab, {
+          remediation: { responders: [ALICE, ONCALL_GROUP], defragPauseSeconds: 5 },
+          // Every member is defragmented, however little it holds free.
+          maintenance: { defrag: { minFreeRatio: 0, minFreeBytes: 0 } },
+        }),
+      ],
       'rem-runtime',
       {
         logger: log.logger,

@@ -45,6 +45,11 @@ describe('parseEtcdMetrics on a real single-member capture', () => {
       quotaBackendBytes: 2147483648,
       processStartTimeSeconds: 1795991770.73,
       serverId: '499b60c4c0e46b48',
+      // A fresh 3.4 member: never compacted, revision 1, no time of a compaction exported.
+      compactRevision: -1,
+      currentRevision: 1,
+      lastCompactionSeconds: undefined,
+      compactionsSinceStart: 0,
     });
     expect(s.counters).toEqual({
       leaderChanges: 1,

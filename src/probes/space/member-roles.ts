@@ -41,7 +41,7 @@ export async function readMemberRoles(
           raftAppliedIndex: Number(res.raftAppliedIndex || res.raftIndex),
         };
       } catch (err) {
-        return { endpoint: m.endpoint, ok: false, error: err instanceof Error ? err.message : String(err) };
+        return { endpoint: m.endpoint, ok: false, error: shortError(err) };
       }
     }),
   );
@@ -72,4 +72,12 @@ export async function readMemberNames(
   } catch {
     return new Map();
   }
+}
+
+/** grpc-js's `14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED …` as `connect ECONNREFUSED …`. */
+function shortError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message
+    .replace(/^\d+ UNAVAILABLE: No connection established\. Last error: (?:Error: )?/, '')
+    .replace(/\. Resolution note: .*$/s, '');
 }

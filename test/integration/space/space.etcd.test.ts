@@ -423,6 +423,21 @@ describe('etcd-doctor space on a real lab', () => {
     });
   }, 60_000);
 
+  it('no member answers: one line naming each endpoint and why, exit 3 (etcd-doctor could not look)', async () => {
+    const dead = join(dir, 'dead.yaml');
+    await writeFile(
+      dead,
+      stringify({ clusters: [{ name: 'dead', etcd: { endpoints: ['http://127.0.0.1:9'] } }] }),
+    );
+    const r = await cliInProcess(['space', 'dead', '--config', dead, '--json']);
+    expect(r).toEqual({
+      code: 3,
+      stdout: '',
+      stderr:
+        'etcd-doctor: no member of dead answered Status within 3 s (http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9): nothing was measured',
+    });
+  });
+
   it('with no follower answering, nothing is scanned (never the leader), and the answer says why', async () => {
     const leader = (await lab.leaderName()) ?? '';
     const followers = lab.members.map((m) => m.name).filter((n) => n !== leader);

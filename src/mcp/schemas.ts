@@ -186,18 +186,55 @@ export const spaceOutput = z.looseObject({
   }),
 });
 
-/** `etcd-doctor analyze snapshot.db --json`: the snapshot's own facts and its space breakdown. */
-export const snapshotOutput = z.looseObject({
-  kind: z.literal('snapshot'),
-  snapshot: z.looseObject({
-    revision: z.number(),
-    hashOk: z.boolean().nullable().describe('The SHA-256 trailer matches; null without one (a member db).'),
-    totalKeys: z.number(),
-    sizeBytes: z.number(),
-  }),
-  space: z.looseObject({
-    byResource: z.array(resourceSpaceOutput),
-    byNamespace: z.array(z.looseObject({ resource: z.string(), namespace: z.string() })),
-    largest: z.array(z.looseObject({ key: z.string(), bytes: z.number() })),
-  }),
+const snapshotFacts = z.looseObject({
+  revision: z.number(),
+  hashOk: z.boolean().nullable().describe('The SHA-256 trailer matches; null without one (a member db).'),
+  totalKeys: z.number(),
+  sizeBytes: z.number(),
+});
+
+const snapshotSpace = z.looseObject({
+  byResource: z.array(resourceSpaceOutput),
+  byNamespace: z.array(z.looseObject({ resource: z.string(), namespace: z.string() })),
+  largest: z.array(z.looseObject({ key: z.string(), bytes: z.number() })),
+});
+
+/**
+ * etcd_analyze's result, one object for its two answers (an MCP output schema is one object type):
+ * `kind: "analyze"` is `etcd-doctor analyze --json`, the report (cluster, status, members, findings,
+ * probes) plus what was read (`source`) and when things happened (`timeline`, oldest first);
+ * `kind: "snapshot"` is `analyze snapshot.db --json`, the file's `snapshot` facts and its `space`.
+ */
+export const analyzeOutput = z.looseObject({
+  kind: z
+    .enum(['analyze', 'snapshot'])
+    .describe("`analyze`: collected evidence, the rules' report; `snapshot`: an etcd snapshot file."),
+  durationMs: z.number(),
+  source: z.array(
+    z.looseObject({
+      kind: z.string(),
+      path: z.string().describe('The path as given.'),
+      entries: z.number(),
+      bytes: z.number(),
+      skipped: z.number(),
+    }),
+  ),
+  cluster: z.string().optional().describe('kind analyze: what was analysed, named from the paths.'),
+  status: reportOutput.shape.status.optional(),
+  members: z.array(memberOutput).optional(),
+  findings: z.array(findingOutput).optional().describe('kind analyze: findings[0] is the root cause.'),
+  probes: z.array(probeOutput).optional(),
+  timeline: z
+    .array(
+      z.looseObject({
+        signal: z.string(),
+        member: z.string().nullable(),
+        firstSeenAt: z.string(),
+        lastSeenAt: z.string(),
+        count: z.number(),
+      }),
+    )
+    .optional(),
+  snapshot: snapshotFacts.optional().describe('kind snapshot: hashOk false means the file is damaged.'),
+  space: snapshotSpace.optional().describe('kind snapshot: what fills it, as etcd_space says it live.'),
 });

@@ -1,5 +1,5 @@
 import type { ChildJobs } from '../queue/child-jobs.js';
-import type { JobHandlers } from '../queue/job-handlers.js';
+import type { FailureHow, JobHandlers } from '../queue/job-handlers.js';
 import type {
   AlertJob,
   AnalyzeJob,
@@ -36,7 +36,7 @@ export interface ExtraJobHandlers {
   analyze?:
     | {
         run(job: AnalyzeJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
-        failed(jobId: string, job: AnalyzeJob, reason: string): Promise<void>;
+        failed(jobId: string, job: AnalyzeJob, reason: string, how?: FailureHow): Promise<void>;
       }
     | undefined;
 }
@@ -55,10 +55,10 @@ export function routeJobs(base: JobHandlers, extra: ExtraJobHandlers): JobHandle
       if (data.kind === 'space' && extra.space) return extra.space.run(data, info);
       return base.run(data, info);
     },
-    failed: (jobId, data, reason) => {
-      if (data?.kind === 'analyze' && extra.analyze) return extra.analyze.failed(jobId, data, reason);
+    failed: (jobId, data, reason, how) => {
+      if (data?.kind === 'analyze' && extra.analyze) return extra.analyze.failed(jobId, data, reason, how);
       if (data?.kind === 'space' && extra.space) return extra.space.failed(jobId, data, reason);
-      return base.failed(jobId, data, reason);
+      return base.failed(jobId, data, reason, how);
     },
   };
 }

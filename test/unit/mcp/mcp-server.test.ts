@@ -116,6 +116,7 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
     async analyze(paths) {
       const logs = await Promise.all(paths.map((p) => readFile(p, 'utf8')));
       return {
+        kind: 'analyze',
         cluster: 'must-gather',
         status: 'degraded',
         durationMs: 3,

@@ -4,6 +4,7 @@ import type { ChartImage } from './chart-data.js';
 import { type ChartRendererOptions, drawSpec } from './chart-renderer.js';
 import { ALT_TEXT_MAX } from './chart-words.js';
 import { chartConfig, type VegaLiteJson } from './member-chart-spec.js';
+import { MAX_LABEL_CHARS, UNPRINTABLE } from './member-colors.js';
 import { withDescription } from './png-text.js';
 
 /** What the space chart draws: the bytes of the largest resources, and the quota to read them against. */
@@ -25,8 +26,19 @@ const ROW_PX = 26;
 const BAR_COLOR = '#4c78a8';
 const QUOTA_COLOR = '#c0392b';
 const DB_COLOR = '#333333';
-/** A resource name longer than this is cut on the axis (the alt text has it whole). */
-const LABEL_CHARS = 40;
+/**
+ * Resource names come from keys anyone with write access chose, so none is ever part of a Vega
+ * expression (`constructor` as a string literal there broke the render: member-chart-spec.ts): each
+ * bar's value is `<index><SEP><label>` and the axis cuts the index off with one fixed expression.
+ * Labels are printable (UNPRINTABLE gone, so SEP cannot occur in one) and capped (MAX_LABEL_CHARS).
+ */
+const SEP = '\ue000';
+const LABEL_OF_KEY = `slice(datum.value, indexof(datum.value, ${JSON.stringify(SEP)}) + 1)`;
+
+function barLabel(resource: string): string {
+  const printable = resource.replace(UNPRINTABLE, '');
+  return printable.length > MAX_LABEL_CHARS ? `${printable.slice(0, MAX_LABEL_CHARS - 1)}…` : printable;
+}
 
 export function spaceChartOf(r: SpaceReport): SpaceChart {
   return {
@@ -57,10 +69,7 @@ export function spaceAltText(c: SpaceChart): string {
 
 /** Vega-Lite: one bar per resource (by index: a name is never a property or code), the quota and db lines. */
 export function spaceChartSpec(c: SpaceChart): VegaLiteJson {
-  const keys = c.bars.map((_, i) => `r${i}`);
-  const labels = c.bars.map((b) =>
-    b.resource.length > LABEL_CHARS ? `${b.resource.slice(0, LABEL_CHARS - 1)}…` : b.resource,
-  );
+  const keys = c.bars.map((b, i) => `${i}${SEP}${barLabel(b.resource)}`);
   const dataMax = Math.max(1, c.dbSize, ...c.bars.map((b) => b.bytes));
   const quotaDrawn = c.quota !== null && c.quota <= QUOTA_SCALE_LIMIT * dataMax ? c.quota : null;
   const xMax = Math.max(dataMax, quotaDrawn ?? 0) * 1.05;
@@ -82,10 +91,7 @@ export function spaceChartSpec(c: SpaceChart): VegaLiteJson {
             type: 'nominal',
             sort: keys,
             title: null,
-            axis: {
-              labelLimit: 0,
-              labelExpr: `${JSON.stringify(labels)}[indexof(${JSON.stringify(keys)}, datum.value)]`,
-            },
+            axis: { labelLimit: 0, labelExpr: LABEL_OF_KEY },
           },
           x,
         },

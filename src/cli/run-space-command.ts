@@ -65,7 +65,12 @@ export async function runSpaceCommand(
       const { renderSpaceChart } = await import('../charts/space-chart.js');
       const image = await renderSpaceChart(report);
       await writeFile(options.chart, image.png);
-      io.stderr(`chart: wrote ${options.chart} (${image.title}, ${image.widthPx}x${image.heightPx} PNG)`);
+      // The title names the largest resource: text from a key, so made safe for a terminal.
+      io.stderr(
+        terminalSafe(
+          `chart: wrote ${options.chart} (${image.title}, ${image.widthPx}x${image.heightPx} PNG)`,
+        ),
+      );
     }
     return EXIT.healthy;
   } catch (err) {

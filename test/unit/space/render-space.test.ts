@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { spaceAltText, spaceChartOf, spaceChartSpec } from '../../../src/charts/space-chart.js';
+import {
+  renderSpaceChart,
+  spaceAltText,
+  spaceChartOf,
+  spaceChartSpec,
+} from '../../../src/charts/space-chart.js';
 import { type MemberRole, pickFollower } from '../../../src/probes/space/member-roles.js';
 import {
   renderSpaceText,
@@ -158,12 +163,23 @@ describe('the space chart', () => {
     expect(spec.title.subtitle).toMatch(/^quota 2\.1 GB, off the scale \(the database is 0 % of it\)/);
   });
 
-  it('resource names reach Vega only as JSON strings, looked up by index', () => {
-    const odd = report({
-      byResource: [{ resource: '__proto__', prefix: '/x/', keys: 1, bytes: 10, share: 1 }],
+  it('no resource name is ever part of a Vega expression; hostile names still draw', async () => {
+    const names = ['constructor', 'toString', '__proto__', 'hasOwnProperty', `evil'\u001b[31m\ue000"x`];
+    const hostile = report({
+      byResource: names.map((resource, i) => ({
+        resource,
+        prefix: '/x/',
+        keys: 1,
+        bytes: 1000 * (i + 1),
+        share: 0.2,
+      })),
     });
-    const spec = JSON.stringify(spaceChartSpec(spaceChartOf(odd)));
-    expect(spec).toContain('"r":"r0"');
-    expect(spec).toContain('[\\"__proto__\\"][indexof([\\"r0\\"], datum.value)]');
-  });
+    const spec = spaceChartSpec(spaceChartOf(hostile));
+    const expressions = JSON.stringify(spec).match(/"labelExpr":"(?:[^"\\]|\\.)*"/g) ?? [];
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'evil'])
+      expect(expressions.join(' ')).not.toContain(name);
+    const image = await renderSpaceChart(hostile);
+    expect(image.png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(image.altText).toContain('constructor 1 KB');
+  }, 30_000);
 });

@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import { type OfflineAnalysis, registerAnalyzeTool } from './analyze-tool.js';
 import { type AuditReader, registerAuditTool } from './audit-tool.js';
 import { registerClusterTools } from './cluster-tools.js';
-import { registerSpaceTool, type SpaceMeter } from './space-tool.js';
+import { createSharedSpaceMeter, registerSpaceTool, type SpaceMeter } from './space-tool.js';
 
 /** package.json's version (a unit test keeps them equal). */
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -45,8 +45,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
   registerSpaceTool(server, {
     config: deps.config,
     logger: deps.logger,
-    measure:
-      deps.space ?? ((cluster, opts) => measureSpace(cluster, { readFileBuffer: (p) => readFile(p) }, opts)),
+    measure: deps.space ?? createSharedSpaceMeter(fileSpaceMeter),
   });
   if (deps.audit)
     registerAuditTool(server, {
@@ -57,4 +56,9 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     });
   if (deps.analysis) registerAnalyzeTool(server, { analysis: deps.analysis, logger: deps.logger });
   return server;
+}
+
+/** measureSpace with this process's file reader (TLS files, a kubeconfig). */
+export function fileSpaceMeter(cluster: Parameters<SpaceMeter>[0], opts: Parameters<SpaceMeter>[1]) {
+  return measureSpace(cluster, { readFileBuffer: (p) => readFile(p) }, opts);
 }

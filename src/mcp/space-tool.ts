@@ -7,12 +7,33 @@ import type { SpaceRunOptions } from '../space/measure-space.js';
 import { churnWords, scanWords, spaceHeadline } from '../space/render-space.js';
 import type { SpaceReport } from '../space/space-report.js';
 import type { SnapshotReport } from '../offline/snapshot/analyze-snapshot.js';
+import { untilAborted } from '../timing.js';
 import { READ_ONLY } from './cluster-tools.js';
 import { spaceInput, spaceOutput } from './schemas.js';
 import { runTool, structuredResult, type ToolExtra } from './tool-result.js';
 
 /** Measures one cluster's space (src/space/measure-space.ts with the process's file reader). */
 export type SpaceMeter = (cluster: ClusterConfig, opts: SpaceRunOptions) => Promise<SpaceReport>;
+
+/**
+ * One scan of a cluster at a time, whoever calls: a call while one runs joins it (its answer, at
+ * the first call's time box), as `/etcd space` joins a running job. Over HTTP every request has a
+ * server of its own, so /mcp shares one meter: four callers at once are one scan's load on the
+ * follower, not four. A caller that cancels stops waiting; the scan ends at its own time box.
+ */
+export function createSharedSpaceMeter(
+  measure: (cluster: ClusterConfig, opts: SpaceRunOptions) => Promise<SpaceReport>,
+): SpaceMeter {
+  const running = new Map<string, Promise<SpaceReport>>();
+  return (cluster, { signal, ...opts }) => {
+    let scan = running.get(cluster.name);
+    if (!scan) {
+      scan = measure(cluster, opts).finally(() => running.delete(cluster.name));
+      running.set(cluster.name, scan);
+    }
+    return untilAborted(scan, signal);
+  };
+}
 
 export function registerSpaceTool(
   server: McpServer,

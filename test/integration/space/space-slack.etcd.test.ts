@@ -63,7 +63,11 @@ beforeAll(async () => {
     role: 'serve',
     chat,
     config: configFileSchema.parse({
-      clusters: [{ name: 'local', etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } }],
+      clusters: [
+        { name: 'local', etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls } },
+        // Nothing listens on port 9: no member answers.
+        { name: 'gone', etcd: { endpoints: ['http://127.0.0.1:9'] } },
+      ],
       probes: { timeoutMs: 3000, metricsWindowMs: 1000 },
     }),
     redisUrl: REDIS_URL,
@@ -168,6 +172,18 @@ describe('what fills etcd, in Slack, on a cluster in NOSPACE', () => {
       20_000,
     );
   }, 120_000);
+
+  it('a cluster whose members do not answer: the thread says so, naming each endpoint, and the root says not measured', async () => {
+    await sendSlashCommand(url, { text: 'space gone', channel_id: CHANNEL, user_id: 'U0SPACE1' });
+    const said = (m: FakeMessage) => /Could not measure what fills gone/.test(messageText(m));
+    await fake.waitFor(() => roots().length === 1 && replies(roots()[0] as FakeMessage).some(said), 30_000);
+    const root = roots()[0] as FakeMessage;
+    expect(messageText(replies(root).find(said) as FakeMessage)).toContain(
+      'no member of gone answered Status within 3 s (http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9): nothing was measured',
+    );
+    await fake.waitFor(() => /gone: not measured/.test(messageText(roots()[0] as FakeMessage)), 10_000);
+    expect(fake.files()).toHaveLength(0);
+  }, 60_000);
 
   it('a snapshot dropped into a DM: what fills it; a flipped byte is called damaged; a cut one is refused in one line', async () => {
     const snap = join(dir, 'snapshot.db');

@@ -125,16 +125,8 @@ async function measureWith(cluster: ClusterConfig, m: Measuring): Promise<SpaceR
   const apiserverP = crossCheck(cluster, m.deps);
   // A one-member cluster has no follower: its only member is read, at the same rate limit.
   const follower = pickFollower(roles) ?? (roles.length === 1 ? first : undefined);
-  const scan = follower
-    ? await scanFollower(clientsOf(m.members, follower.endpoint).kv, {
-        ...m.settings,
-        now,
-        sleep: (ms) => abortableSleep(ms, m.opts.signal),
-        expectedBytes: follower.dbSizeInUseBytes,
-        ...(m.opts.signal ? { signal: m.opts.signal } : {}),
-        ...(m.opts.onProgress ? { onProgress: m.opts.onProgress } : {}),
-      })
-    : undefined;
+  const scanned = follower ? await scanOrWhy(m, follower, nameOf(follower), now) : undefined;
+  const scan = typeof scanned === 'string' ? undefined : scanned;
   const apiserver = await apiserverP;
   return {
     cluster: cluster.name,
@@ -144,7 +136,10 @@ async function measureWith(cluster: ClusterConfig, m: Measuring): Promise<SpaceR
     dbSize: biggest.dbSizeBytes,
     dbSizeInUse: biggest.dbSizeInUseBytes,
     quota: (await quotaP) ?? null,
-    ...spaceParts(scan, m.settings, follower ? nameOf(follower) : null, follower?.endpoint ?? null, roles),
+    ...spaceParts(scan, m.settings, follower ? nameOf(follower) : null, follower?.endpoint ?? null, {
+      roles,
+      ...(typeof scanned === 'string' ? { failure: scanned } : {}),
+    }),
     ...(apiserver ? { apiserver: withKeys(apiserver, scan) } : {}),
     dbMember: nameOf(biggest),
   };
@@ -156,7 +151,7 @@ function spaceParts(
   settings: SpaceSettingsResolved,
   member: string | null,
   endpoint: string | null,
-  roles: readonly MemberRole[],
+  why: { roles: readonly MemberRole[]; failure?: string },
 ): Pick<
   SpaceReport,
   'totalKeys' | 'totalBytes' | 'byResource' | 'byNamespace' | 'largest' | 'churn' | 'churnWindow' | 'scan'
@@ -165,7 +160,8 @@ function spaceParts(
     const { revision: _r, compactRevision: _c, ...parts } = scan;
     return { ...parts, scan: { ...scan.scan, member, endpoint } };
   }
-  const leader = roles.find((r) => r.ok && r.isLeader);
+  const leader = why.roles.find((r) => r.ok && r.isLeader);
+  const noFollower = `no follower answered Status${leader ? ` (only the leader, ${leader.endpoint}, did)` : ''}: the leader is never scanned, since every write goes through it`;
   return {
     totalKeys: 0,
     totalBytes: 0,
@@ -183,9 +179,34 @@ function spaceParts(
       bytesPerSecondLimit: settings.bytesPerSecond,
       requests: 0,
       keysComplete: false,
-      stoppedBecause: `no follower answered Status${leader ? ` (only the leader, ${leader.endpoint}, did)` : ''}: the leader is never scanned, since every write goes through it`,
+      stoppedBecause: why.failure ?? noFollower,
     },
   };
+}
+
+/**
+ * The follower's scan, or why it could not start (the member stopped answering between its Status
+ * and the first range): an answer with the sizes and that reason, never an exception that loses them.
+ */
+async function scanOrWhy(
+  m: Measuring,
+  follower: Extract<MemberRole, { ok: true }>,
+  name: string,
+  now: () => number,
+): Promise<FollowerScan | string> {
+  try {
+    return await scanFollower(clientsOf(m.members, follower.endpoint).kv, {
+      ...m.settings,
+      now,
+      sleep: (ms) => abortableSleep(ms, m.opts.signal),
+      expectedBytes: follower.dbSizeInUseBytes,
+      ...(m.opts.signal ? { signal: m.opts.signal } : {}),
+      ...(m.opts.onProgress ? { onProgress: m.opts.onProgress } : {}),
+    });
+  } catch (err) {
+    m.opts.signal?.throwIfAborted();
+    return `${name} (${follower.endpoint}) stopped answering before the scan began: ${describeError(err).replace(/^unexpected error: /, '')}`;
+  }
 }
 
 function clientsOf(members: readonly MemberClients[], endpoint: string): MemberClients {

@@ -114,4 +114,9 @@ export interface DiagnosisReport {
   timeline?: TimelineEntry[];
   /** Offline analyses: the rules that need a live reading, not evaluated. */
   notEvaluated?: Array<{ rule: string; reason: string }>;
+  /**
+   * Offline analyses with no finding above info: the answer in one sentence (`Healthy as far as the
+   * logs show: 50 etcd log lines …`, or too few lines to judge).
+   */
+  verdict?: string;
 }

@@ -6,6 +6,8 @@ export interface SummarizableReport {
   status: string;
   durationMs: number;
   kind?: string;
+  /** Offline analyses: the one-line answer when nothing is above info. */
+  verdict?: string;
   members: ReadonlyArray<{ name: string; reachable: boolean | null; isLeader: boolean }>;
   findings: ReadonlyArray<{
     cause: string;
@@ -40,7 +42,7 @@ export function summarizeReport(report: SummarizableReport): string {
     if (rest.length > MORE_FINDINGS)
       lines.push(`(+${rest.length - MORE_FINDINGS} more findings in the JSON)`);
   } else {
-    lines.push(`No problems found on ${report.cluster}.`);
+    lines.push(report.verdict ?? `No problems found on ${report.cluster}.`);
   }
   lines.push(clusterLine(report));
   return lines.join('\n');

@@ -143,7 +143,14 @@ function findingsBlocks(
 ): Block[] {
   const forFinding = (i: number) => elements.filter((e) => e.button.finding === i).map((e) => e.element);
   const root = report.findings[0];
-  if (!root) return [section(':white_check_mark: No problems found.')];
+  if (!root)
+    return [
+      section(
+        report.verdict
+          ? `${report.status === 'healthy' ? ':white_check_mark:' : ':grey_question:'} ${escapeMrkdwn(report.verdict)}`
+          : ':white_check_mark: No problems found.',
+      ),
+    ];
   const blocks: Block[] = [];
   report.findings.forEach((f, i) => {
     // What limits our own view is never a root cause of the cluster's state.

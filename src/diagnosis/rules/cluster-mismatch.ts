@@ -2,8 +2,8 @@ import type { Evidence } from '../../probes/evidence.js';
 import { formatList } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { kubernetesOf, scansOf } from '../support/kubernetes.js';
-import { describeSignal, etcdSignalByMember, type MemberSignal } from '../support/logs.js';
+import { kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';
+import { describeSignal, earliest, etcdSignalByMember, latest, type MemberSignal } from '../support/logs.js';
 import { memberNameById } from '../support/members.js';
 
 /**
@@ -25,7 +25,9 @@ export const clusterMismatchRule: Rule = {
   evaluate(evidence) {
     const odd = oddClusterIds(evidence);
     const mismatch = etcdSignalByMember(evidence, (s) => s.signals.clusterIdMismatch ?? none);
-    const removed = etcdSignalByMember(evidence, (s) => s.signals.memberRemoved ?? none);
+    const removedSelf = etcdSignalByMember(evidence, (s) => s.signals.memberRemoved ?? none);
+    // The members that refused a removed peer speak for it: the removed one is the peer they name.
+    const removed = [...removedSelf, ...removedPeers(evidence)];
     const bootstrapped = etcdSignalByMember(evidence, (s) => s.signals.alreadyBootstrapped ?? none);
     const explain = [
       odd ? `cluster IDs: ${odd.text}` : 'cluster IDs: every member that answered names the same one',
@@ -53,7 +55,10 @@ export const clusterMismatchRule: Rule = {
           (s) =>
             `${s.member}: ${describeSignal(s, 'cluster ID mismatch')}${foreign.length ? ` (with ${formatList(foreign)})` : ''}`,
         ),
-        ...removed.map((s) => `${s.member}: ${describeSignal(s, 'removed from the cluster')}`),
+        ...removedSelf.map((s) => `${s.member}: ${describeSignal(s, 'removed from the cluster')}`),
+        ...removed
+          .filter((s) => !removedSelf.includes(s))
+          .map((s) => `${s.member}: ${describeSignal(s, 'stream refused by its peers as a removed member')}`),
         ...bootstrapped.map((s) => `${s.member}: ${describeSignal(s, 'has already been bootstrapped')}`),
         ...[...mismatch, ...removed, ...bootstrapped]
           .slice(0, 2)
@@ -75,6 +80,32 @@ export const clusterMismatchRule: Rule = {
 };
 
 const none = { count: 0, example: undefined };
+
+/**
+ * Removed members, as their peers saw them: each peer id named in a `rejected … removed` line, with
+ * the lines of the members that logged it (its own log, if any, says `permanently removed`).
+ */
+function removedPeers(evidence: Evidence): MemberSignal[] {
+  const byPeer = new Map<string, MemberSignal>();
+  for (const scan of scansOf(kubernetesOf(evidence), 'etcd')) {
+    const stat = scan.signals.removedPeerRejected;
+    if (!stat || stat.count === 0) continue;
+    const reporter = memberOfScan(evidence, scan);
+    for (const id of stat.peers) {
+      const member = memberNameById(evidence, id);
+      const seen = byPeer.get(member);
+      byPeer.set(member, {
+        member,
+        count: (seen?.count ?? 0) + stat.count,
+        maxSeconds: undefined,
+        firstSeenAt: earliest(seen?.firstSeenAt, stat.firstSeenAt),
+        lastSeenAt: latest(seen?.lastSeenAt, stat.lastSeenAt),
+        example: stat.example ? `${reporter} logged: ${stat.example}` : seen?.example,
+      });
+    }
+  }
+  return [...byPeer.values()];
+}
 
 /** Members of the other cluster, by the ids the mismatch lines name, as names where known. */
 function mismatchPeers(evidence: Evidence): string[] {

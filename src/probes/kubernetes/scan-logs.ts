@@ -74,8 +74,14 @@ export interface LogSignals {
     /** The peers (member ids) of the other cluster, where the line names them (zap `remote-peer-*`, capnslog `peer[<id>]`). */
     peers: string[];
   };
-  /** A removed member still running: `the member has been permanently removed from the cluster`, `rejected stream … removed`. */
+  /** A removed member still running, in its own log: `the member has been permanently removed from the cluster`. */
   memberRemoved: CountStat;
+  /**
+   * A member refusing a removed peer's stream (3.0–3.4 capnslog `rejected the stream from peer <id>
+   * since it was removed`, zap `rejected stream from remote peer because it was removed`): the
+   * removed member is the peer named, not the member that logs it.
+   */
+  removedPeerRejected: CountStat & { peers: string[] };
   /** etcdmain `member <id> has already been bootstrapped`: started with `new` on a used data dir. */
   alreadyBootstrapped: CountStat;
   /**
@@ -86,6 +92,13 @@ export interface LogSignals {
   tlsRejected: CountStat & { reasons: string[] };
   /** raft `became candidate at term N` / `became pre-candidate`: each at a higher term than the last is an election tried. */
   candidacies: CountStat & { risingTerms: number; maxTerm: number };
+  /**
+   * zap `defragmented` (3.4) / `finished defragmenting directory` (3.5, 3.6): the sizes after the
+   * last defragmentation, and what it freed (`current-db-size-bytes-diff`, negative when it freed).
+   */
+  defragmented: CountStat & { freedBytes?: number; sizeBytes?: number; inUseBytes?: number };
+  /** zap `enabled backend quota` (with default value): the quota the member started with. */
+  quota: CountStat & { bytes?: number };
   /**
    * Error-level lines (zap `error`/`fatal`/`panic`, capnslog `E`/`C`) that no other signal counted,
    * by message with digits and ids folded (`failed to dial <id> on stream <n>`), at most 20 kept.
@@ -132,9 +145,12 @@ export function emptySignals(): LogSignals {
     restartingMember: count(),
     clusterIdMismatch: { ...count(), peers: [] },
     memberRemoved: count(),
+    removedPeerRejected: { ...count(), peers: [] },
     alreadyBootstrapped: count(),
     tlsRejected: { ...count(), reasons: [] },
     candidacies: { ...count(), risingTerms: 0, maxTerm: 0 },
+    defragmented: count(),
+    quota: count(),
     unexplainedErrors: [],
   };
 }
@@ -206,17 +222,22 @@ const LEADER_CHANGED = /etcdserver: leader changed/;
 const LEADERELECTION_LOST = /leaderelection lost/i;
 const RENEW_FAILED = /failed to renew lease(?: ([^\s:]+):|"[^\n]*?\block="([^"]+)")/i;
 // `alarm raised` (NOSPACE; capnslog `alarm NOSPACE raised by peer <id>`) is logged by every member
-// as the alarm applies (ETCD34 apply.go), and
-// `etcdserver: no space` by each refused apply; the quota message only where an apply hit it.
+// as the alarm applies (ETCD34/35 apply.go; 3.6 logs none, but `serving /health false due to an
+// alarm` with `alarm:NOSPACE` on every /health), and `etcdserver: no space` by each refused apply;
+// the quota message only where an apply hit it.
 const DB_SPACE =
-  /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer/;
+  /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer|due to an alarm\W{1,20}[^"]*alarm:NOSPACE/;
 const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
 const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
 // rafthttp (ETCD34/35 http.go, stream.go): both the receiving and the sending side's message.
 const CLUSTER_MISMATCH = /cluster ID mismatch/;
-// etcdserver ErrMemberRemoved (`the member has been permanently removed from the cluster`) and
-// rafthttp's refusal of a removed peer's stream (3.4 `rejected the stream from peer … since it was removed`, 3.5 zap).
-const MEMBER_REMOVED = /permanently removed from the cluster|since it was removed|because it was removed/;
+// etcdserver ErrMemberRemoved (`the member has been permanently removed from the cluster`), which
+// the removed member logs (3.5 zap `server error` with it as the error); and rafthttp's refusal of
+// a removed peer's stream, which the other members log (ETCD33/34 http.go, 3.5 zap).
+const MEMBER_REMOVED = /permanently removed from the cluster/;
+const REMOVED_PEER =
+  /rejected the stream from peer ([0-9a-f]+) since it was removed|rejected stream from remote peer because it was removed/;
+const REMOVED_PEER_ZAP = /"remote-peer-id-from":"([0-9a-f]+)"/;
 const BOOTSTRAPPED = /member [0-9a-f]+ has already been bootstrapped/;
 // embed/config_logging.go: `rejected connection from "<addr>" (error "<tls error>", ServerName …)`,
 // zap `"msg":"rejected connection"` with an `error` field; and x509 failures of a peer dial.
@@ -229,8 +250,10 @@ const CANDIDATE = /[0-9a-f]+ became (?:pre-)?candidate at term (\d+)/;
 const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit index \d+/;
 // etcd 3.0–3.3 etcdserver/cluster_util.go: `failed to reach the peerURL(<url>) of member <id> (<error>)`.
 const FAILED_REACH = /failed to reach the peerURL\(([^)]+)\) of member ([0-9a-f]+) \((.*)\)$/;
-const INACTIVE = /rafthttp: peer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
-const ACTIVE = /rafthttp: peer ([0-9a-f]+) became active/;
+// capnslog `rafthttp: peer <id> became inactive (message send to peer failed)`; under journald
+// (etcd 3.0–3.4 as a systemd unit) the `rafthttp: ` package prefix is not in the message.
+const INACTIVE = /\bpeer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
+const ACTIVE = /\bpeer ([0-9a-f]+) became active/;
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
 
 const COUNTED: ReadonlyArray<[RegExp, CountKey]> = [
@@ -269,6 +292,8 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   }
   for (const [pattern, key] of COUNTED) if (pattern.test(line)) touched.push(addCount(s, key, line));
   if (CLUSTER_MISMATCH.test(line)) touched.push(addMismatch(s, line));
+  const removedPeer = REMOVED_PEER.exec(line);
+  if (removedPeer) touched.push(addRemovedPeer(s, removedPeer[1] ?? REMOVED_PEER_ZAP.exec(line)?.[1], line));
   // zap lines carry the error in a field (scanZap); only plain text is matched here.
   const rejected = zap ? undefined : REJECTED_TLS.exec(line)?.[1]?.replace(/\\(.)/g, '$1');
   const tls = zap ? undefined : rejected && TLS_ERROR.test(rejected) ? rejected : PEER_X509.exec(line)?.[1];
@@ -284,6 +309,13 @@ function addMismatch(s: LogSignals, line: string): Seen {
   addCount(s, 'clusterIdMismatch', line);
   const m = MISMATCH_PEER.exec(line);
   const peer = m?.[1] ?? m?.[2];
+  if (peer && stat.peers.length < 9 && !stat.peers.includes(peer)) stat.peers.push(peer);
+  return stat;
+}
+
+function addRemovedPeer(s: LogSignals, peer: string | undefined, line: string): Seen {
+  const stat = s.removedPeerRejected;
+  addCount(s, 'removedPeerRejected', line);
   if (peer && stat.peers.length < 9 && !stat.peers.includes(peer)) stat.peers.push(peer);
   return stat;
 }
@@ -381,11 +413,42 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   else if (msg === 'peer became active') markPeerActive(s, str('peer-id') ?? '?', line);
   else if (msg === 'starting local member') touched.push(addCount(s, 'startingMember', line));
   else if (msg === 'restarting local member') touched.push(addCount(s, 'restartingMember', line));
+  else if (msg === 'defragmented' || msg === 'finished defragmenting directory')
+    touched.push(addDefrag(s, fields, line));
+  else if (msg.startsWith('enabled backend quota'))
+    touched.push(addQuota(s, fields['quota-size-bytes'], line));
   // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
-  // embed's `rejected connection` (3.4/3.5 zap) and any peer line failing on a certificate.
+  // embed's `rejected connection` (3.4/3.5 zap, peer and client alike; 3.6 says `on peer
+  // endpoint`, and a client refused is no peer problem) and any peer line failing on a certificate.
   const error = str('error');
-  if (error && TLS_ERROR.test(error) && (msg === 'rejected connection' || PEER_X509.test(error)))
+  const peerRejection = msg === 'rejected connection' || msg === 'rejected connection on peer endpoint';
+  if (
+    error &&
+    TLS_ERROR.test(error) &&
+    (peerRejection || (msg !== 'rejected connection on client endpoint' && PEER_X509.test(error)))
+  )
     touched.push(addTls(s, error, line));
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function addDefrag(s: LogSignals, fields: Record<string, unknown>, line: string): Seen {
+  const stat = s.defragmented;
+  addCount(s, 'defragmented', line);
+  const diff = num(fields['current-db-size-bytes-diff']);
+  const size = num(fields['current-db-size-bytes']);
+  const inUse = num(fields['current-db-size-in-use-bytes']);
+  if (diff !== undefined) stat.freedBytes = Math.max(0, -diff);
+  if (size !== undefined) stat.sizeBytes = size;
+  if (inUse !== undefined) stat.inUseBytes = inUse;
+  return stat;
+}
+
+function addQuota(s: LogSignals, bytes: unknown, line: string): Seen {
+  addCount(s, 'quota', line);
+  const b = num(bytes);
+  if (b !== undefined && b > 0) s.quota.bytes = b;
+  return s.quota;
 }
 
 function addCount(s: LogSignals, key: CountKey, line: string): Seen {

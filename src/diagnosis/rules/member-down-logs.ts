@@ -94,7 +94,7 @@ export const memberDownLogsRule: Rule = {
       evidence: [
         ...down.map(
           (d) =>
-            `${formatList(d.reporters)} lost ${d.member} ${formatSpan(d.firstFailureAt, d.lastFailureAt)}${d.lastError ? ` (${d.lastError})` : ''} and did not log it active again`,
+            `${formatList(d.reporters)} lost ${d.member}${withSpace(formatSpan(d.firstFailureAt, d.lastFailureAt))}${d.lastError ? ` (${d.lastError})` : ''} and did not log it active again`,
         ),
         ...down.flatMap((d) => (d.ownLastLineAt ? [`${d.member}'s own log ends at ${d.ownLastLineAt}`] : [])),
         listed
@@ -103,7 +103,7 @@ export const memberDownLogsRule: Rule = {
       ],
       steps: [
         {
-          text: `Check the etcd process and node of ${formatList(names)} (journalctl -u etcd, crictl ps -a, kubectl -n kube-system logs etcd-<node> --previous)${down.some(onlyRefused) ? ', and that its peer URL in `etcdctl member list` is still its address: a container or VM that changed IP refuses nothing but is not there either (`etcdctl member update <id> --peer-urls=<new url>`)' : ''}`,
+          text: `Check the etcd process and node of ${formatList(names)} (journalctl -u etcd, crictl ps -a, kubectl -n kube-system logs etcd-<node> --previous)${down.some(onlyRefused) ? ', and that its peer URL in `etcdctl member list` is still its address: a container or VM that came back on another IP leaves its old address refusing connections (`etcdctl member update <id> --peer-urls=<new url>`)' : ''}`,
         },
         {
           text: 'If the member is lost for good: remove it first, then add the replacement (etcd FAQ, runtime-configuration "Replace a failed machine")',
@@ -124,6 +124,8 @@ export const memberDownLogsRule: Rule = {
 function onlyRefused(d: LoggedDown): boolean {
   return d.refused && !d.ownLastLineAt;
 }
+
+const withSpace = (text: string) => (text ? ` ${text}` : '');
 
 function describe(d: LoggedDown): string {
   const own = d.ownLastLineAt ? `its log ends at ${d.ownLastLineAt.slice(11, 19)} and ` : '';

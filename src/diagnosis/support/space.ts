@@ -1,5 +1,6 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
 import { formatBytes, formatPercent } from '../../report/format.js';
+import type { RemediationStep } from '../finding.js';
 import { dataOf, kubernetesOf } from './kubernetes.js';
 
 /** etcdserver/quota.go DefaultQuotaBytes: 2 GiB when --quota-backend-bytes is not set. */
@@ -54,4 +55,21 @@ export function quotaUnknownWhy(m: MemberEvidence): string {
 function podSpecQuota(evidence: Evidence, member: string): number | undefined {
   const specs = dataOf(kubernetesOf(evidence)?.etcdPods);
   return specs?.find((s) => s.memberName === member)?.quotaBackendBytes;
+}
+
+/**
+ * In use at this share of the quota, a database has at most 5 % of free pages for a
+ * defragmentation to give back: after NOSPACE only more room or less data helps (etcd maintenance
+ * guide "Space quota": the alarm is disarmed once there is room again).
+ */
+export const FULL_OF_DATA = 0.95;
+
+/**
+ * The step that leads when the data itself fills the quota (`2.1 GB in use of quota 2.1 GB`):
+ * raise the quota or remove what fills it; compacting and defragmenting come after.
+ */
+export function makeRoomStep(what: string): RemediationStep {
+  return {
+    text: `Make room first: ${what}, so compacting and defragmenting cannot free enough. Raise --quota-backend-bytes (8 GiB at most, etcd FAQ) with a rolling restart, one member at a time, or remove what fills it (\`etcd-doctor space <cluster>\` names it)`,
+  };
 }

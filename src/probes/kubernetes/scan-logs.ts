@@ -171,7 +171,8 @@ export function scanLine(line: string, signals: LogSignals): void {
   const touched: Seen[] = [];
   if (zap) scanZap(zap, line, signals, touched);
   scanText(line, signals, touched, zap);
-  if (touched.length === 0 && isErrorLine(line, zap)) touched.push(addUnexplained(signals, line, zap));
+  if (touched.length === 0 && isErrorLine(line, zap) && !PEER_DEACTIVATED.test(line))
+    touched.push(addUnexplained(signals, line, zap));
   // Only a line that matched needs its time: stamp the stats it just counted.
   const at = touched.length > 0 ? lineTimestamp(line, zap) : undefined;
   if (!at) return;
@@ -338,6 +339,9 @@ function addCandidacy(s: LogSignals, term: number, line: string): Seen {
   return stat;
 }
 
+// capnslog rafthttp peer_status.go deactivate: `E | rafthttp: failed to read <id> on stream MsgApp v2
+// (unexpected EOF)`, always followed by `peer <id> became inactive`, which peerUnreachable counts.
+const PEER_DEACTIVATED = /\bfailed to \w+ [0-9a-f]+ on (?:stream|pipeline|snapshot)\b/;
 const CAPNSLOG_ERROR = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [EC] \| /;
 const KLOG_ERROR = /^[EF]\d{4} \d\d:\d\d:\d\d\.\d+ /;
 const ZAP_ERROR_LEVELS = new Set(['error', 'fatal', 'panic', 'dpanic']);
@@ -415,7 +419,7 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   else if (msg === 'restarting local member') touched.push(addCount(s, 'restartingMember', line));
   else if (msg === 'defragmented' || msg === 'finished defragmenting directory')
     touched.push(addDefrag(s, fields, line));
-  else if (msg.startsWith('enabled backend quota'))
+  else if (msg.startsWith('enabled backend quota') || msg.startsWith('message exceeded backend quota'))
     touched.push(addQuota(s, fields['quota-size-bytes'], line));
   // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
   // embed's `rejected connection` (3.4/3.5 zap, peer and client alike; 3.6 says `on peer

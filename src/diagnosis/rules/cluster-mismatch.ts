@@ -64,15 +64,7 @@ export const clusterMismatchRule: Rule = {
           .slice(0, 2)
           .flatMap((s) => (s.example ? [`e.g. ${s.example}`] : [])),
       ],
-      steps: [
-        bootstrapped.length > 0 && mismatch.length + removed.length === 0
-          ? {
-              text: `Start ${formatList(bootstrapped.map((s) => s.member))} with \`--initial-cluster-state existing\`: its data dir already belongs to the cluster (etcd clustering guide)`,
-            }
-          : {
-              text: `Stop ${formatList(members)}, move its data dir aside, \`etcdctl member remove <id>\` then \`etcdctl member add <name> --peer-urls=<url>\`, and start it empty with \`--initial-cluster-state existing\` and the cluster's own --initial-cluster (etcd runtime reconfiguration guide)`,
-            },
-      ],
+      steps: [stepOf(odd, mismatch, removed, bootstrapped, members)],
       unknowns: [],
     };
     return { finding, explain };
@@ -115,30 +107,78 @@ function mismatchPeers(evidence: Evidence): string[] {
   return [...new Set(ids.map((id) => memberNameById(evidence, id)))];
 }
 
+interface OddIds {
+  members: string[];
+  /** Of those, the ones whose member id is not in the member list (an endpoint of another cluster). */
+  outsiders: string[];
+  /** The cluster ID the odd members name (the first, if several). */
+  otherId: string;
+  text: string;
+}
+
 /** Members whose Status names a cluster ID that the most members do not. */
-function oddClusterIds(evidence: Evidence): { members: string[]; text: string } | undefined {
+function oddClusterIds(evidence: Evidence): OddIds | undefined {
   const ids = evidence.members.flatMap((m) =>
-    m.status.ok ? [{ name: m.target.name, id: m.status.data.clusterId }] : [],
+    m.status.ok ? [{ name: m.target.name, id: m.status.data.clusterId, member: m.status.data.memberId }] : [],
   );
   const byId = new Map<string, string[]>();
   for (const { name, id } of ids) byId.set(id, [...(byId.get(id) ?? []), name]);
   if (byId.size < 2) return undefined;
   const sorted = [...byId.entries()].sort((a, b) => b[1].length - a[1].length);
   const members = sorted.slice(1).flatMap(([, names]) => names);
-  return { members, text: sorted.map(([id, names]) => `${formatList(names)} ${id}`).join('; ') };
+  const listed = new Set(evidence.memberList.ok ? evidence.memberList.data.map((m) => m.id) : []);
+  const outsiders = evidence.memberList.ok
+    ? ids.filter((i) => members.includes(i.name) && !listed.has(i.member)).map((i) => i.name)
+    : [];
+  return {
+    members,
+    outsiders,
+    otherId: sorted[1]?.[0] ?? '',
+    text: sorted.map(([id, names]) => `${formatList(names)} ${id}`).join('; '),
+  };
 }
 
 function counts(signals: MemberSignal[], what: string): string {
   return signals.length ? signals.map((s) => `${s.member} ${s.count} × ${what}`).join(', ') : `no ${what}`;
 }
 
+const REJOIN =
+  "then, to have it back, `etcdctl member add <name> --peer-urls=<url>` and start it empty with `--initial-cluster-state existing` and the cluster's own --initial-cluster (etcd runtime reconfiguration guide)";
+
+/** The fix, in one step, for the shape that was seen. */
+function stepOf(
+  odd: OddIds | undefined,
+  mismatch: MemberSignal[],
+  removed: MemberSignal[],
+  bootstrapped: MemberSignal[],
+  members: string[],
+): { text: string } {
+  if (odd && odd.outsiders.length === odd.members.length)
+    return {
+      text: `Take ${formatList(odd.members)} out of this cluster's endpoints (etcd-doctor's config, the clients' --endpoints): it is not in the member list; if it should be a member, stop it, move its data dir aside, ${REJOIN}`,
+    };
+  if (bootstrapped.length > 0 && mismatch.length + removed.length === 0 && !odd)
+    return {
+      text: `Start ${formatList(bootstrapped.map((s) => s.member))} with \`--initial-cluster-state existing\`: its data dir already belongs to the cluster (etcd clustering guide)`,
+    };
+  if (removed.length > 0 && mismatch.length === 0 && !odd)
+    return {
+      text: `Stop ${formatList(removed.map((s) => s.member))} for good and move its data dir aside (etcd: "data-dir used by this member must be removed"); ${REJOIN}`,
+    };
+  return {
+    text: `Stop ${formatList(members)}, move its data dir aside, \`etcdctl member remove <id>\`, ${REJOIN}`,
+  };
+}
+
 function summaryOf(
-  odd: { members: string[] } | undefined,
+  odd: OddIds | undefined,
   mismatch: MemberSignal[],
   removed: MemberSignal[],
   bootstrapped: MemberSignal[],
   members: string[],
 ): string {
+  if (odd && odd.outsiders.length === odd.members.length)
+    return `${formatList(odd.members)} answers for another cluster (cluster ID ${odd.otherId}) and is not in this cluster's member list`;
   if (odd)
     return `${formatList(odd.members)} belongs to another cluster: its cluster ID differs from the others'`;
   if (mismatch.length > 0)

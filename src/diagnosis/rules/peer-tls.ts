@@ -1,3 +1,4 @@
+import type { Evidence } from '../../probes/evidence.js';
 import { formatList } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
@@ -30,13 +31,16 @@ export const peerTlsRule: Rule = {
     const reasons = reasonsOf(evidence);
     const stuck = refused.some((r) => r.count >= 3);
     const severity: Severity = stuck ? 'critical' : 'warning';
-    const members = refused.map((r) => r.member);
+    const culprits = culpritsOf(evidence);
+    const members = culprits.length ? culprits : refused.map((r) => r.member);
     const finding: Finding = {
       cause: 'peer-tls',
       severity,
       members,
       nodes: [],
-      summary: `Members refuse each other's TLS connections (${reasons[0] ?? 'a certificate problem'}): ${formatList(members)} cannot keep a peer link`,
+      summary: culprits.length
+        ? `${formatList(members)} ${members.length === 1 ? 'has its' : 'have their'} peer certificate refused (${reasons[0] ?? 'a certificate problem'}), so no peer link forms with ${formatList(refused.map((r) => r.member))}`
+        : `Members refuse each other's TLS connections (${reasons[0] ?? 'a certificate problem'}): ${formatList(members)} cannot keep a peer link`,
       evidence: [
         ...refused.map((r) => `${r.member}: ${describeSignal(r, 'TLS connection refused')}`),
         ...reasons.map((r) => `reason: ${r}`),
@@ -53,8 +57,38 @@ export const peerTlsRule: Rule = {
   },
 };
 
+/**
+ * The members whose certificate is refused: the peers whose connections others refused (their
+ * `remote-addr` IP is the host of a member's peer URL), and the members that logged their own
+ * certificate refused (`remote error: tls: bad certificate`). Empty when no address resolves.
+ */
+function culpritsOf(evidence: Evidence): string[] {
+  const peers = evidence.memberList.ok ? evidence.memberList.data : [];
+  const byIp = (ip: string) => memberName(peers.find((m) => m.peerUrls.some((u) => hostOf(u) === ip)));
+  const names = scansOf(kubernetesOf(evidence), 'etcd').flatMap((s) => {
+    const stat = s.signals.tlsRejected;
+    if (!stat || stat.count === 0) return [];
+    const remote = (stat.from ?? []).map(byIp).filter((n): n is string => n !== undefined);
+    return [...remote, ...((stat.ownRefused ?? 0) > 0 ? [memberOfScan(evidence, s)] : [])];
+  });
+  return [...new Set(names)];
+}
+
+/** A member as the rules name it: its name, else its id (a member no log or list names). */
+function memberName(m: { name: string; id: string } | undefined): string | undefined {
+  return m ? m.name || m.id : undefined;
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return undefined;
+  }
+}
+
 /** The distinct TLS errors the etcd logs gave, at most three. */
-function reasonsOf(evidence: Parameters<Rule['evaluate']>[0]): string[] {
+function reasonsOf(evidence: Evidence): string[] {
   const all = scansOf(kubernetesOf(evidence), 'etcd').flatMap((s) =>
     (s.signals.tlsRejected?.reasons ?? []).map((r) => `${r} (${memberOfScan(evidence, s)})`),
   );

@@ -89,7 +89,13 @@ export interface LogSignals {
    * and peer dials failing on x509 (unknown authority, expired, a name or IP not in the SAN).
    * `reasons` keeps the distinct errors (at most 5).
    */
-  tlsRejected: CountStat & { reasons: string[] };
+  tlsRejected: CountStat & {
+    reasons: string[];
+    /** The peer IPs whose connections this member refused (`remote-addr`), at most 9. */
+    from: string[];
+    /** Lines where this member's own certificate was refused (`remote error: tls: bad certificate`). */
+    ownRefused: number;
+  };
   /** raft `became candidate at term N` / `became pre-candidate`: each at a higher term than the last is an election tried. */
   candidacies: CountStat & { risingTerms: number; maxTerm: number };
   /**
@@ -147,7 +153,7 @@ export function emptySignals(): LogSignals {
     memberRemoved: count(),
     removedPeerRejected: { ...count(), peers: [] },
     alreadyBootstrapped: count(),
-    tlsRejected: { ...count(), reasons: [] },
+    tlsRejected: { ...count(), reasons: [], from: [], ownRefused: 0 },
     candidacies: { ...count(), risingTerms: 0, maxTerm: 0 },
     defragmented: count(),
     quota: count(),
@@ -242,7 +248,7 @@ const REMOVED_PEER_ZAP = /"remote-peer-id-from":"([0-9a-f]+)"/;
 const BOOTSTRAPPED = /member [0-9a-f]+ has already been bootstrapped/;
 // embed/config_logging.go: `rejected connection from "<addr>" (error "<tls error>", ServerName …)`,
 // zap `"msg":"rejected connection"` with an `error` field; and x509 failures of a peer dial.
-const REJECTED_TLS = /rejected connection from "[^"]*" \(error "((?:[^"\\]|\\.)*)"/;
+const REJECTED_TLS = /rejected connection from "([^"]*)" \(error "((?:[^"\\]|\\.)*)"/;
 // A peer dial or probe failing on the certificate (capnslog plain text; zap has it in `error`).
 const PEER_X509 =
   /(x509: (?:certificate signed by unknown authority|certificate has expired or is not yet valid[^"(]*|certificate is valid for [^"(]*)|remote error: tls: bad certificate|tls: [^(]*does not match any of [^(]*)/;
@@ -296,9 +302,10 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   const removedPeer = REMOVED_PEER.exec(line);
   if (removedPeer) touched.push(addRemovedPeer(s, removedPeer[1] ?? REMOVED_PEER_ZAP.exec(line)?.[1], line));
   // zap lines carry the error in a field (scanZap); only plain text is matched here.
-  const rejected = zap ? undefined : REJECTED_TLS.exec(line)?.[1]?.replace(/\\(.)/g, '$1');
+  const rejectedLine = zap ? undefined : REJECTED_TLS.exec(line);
+  const rejected = rejectedLine?.[2]?.replace(/\\(.)/g, '$1');
   const tls = zap ? undefined : rejected && TLS_ERROR.test(rejected) ? rejected : PEER_X509.exec(line)?.[1];
-  if (tls) touched.push(addTls(s, tls.trim(), line));
+  if (tls) touched.push(addTls(s, tls.trim(), line, rejected ? rejectedLine?.[1] : undefined));
   const term = CANDIDATE.exec(line)?.[1];
   if (term) touched.push(addCandidacy(s, Number(term), line));
 }
@@ -321,9 +328,15 @@ function addRemovedPeer(s: LogSignals, peer: string | undefined, line: string): 
   return stat;
 }
 
-function addTls(s: LogSignals, reason: string, line: string): Seen {
+/** `127.0.0.2:43211` or `[::1]:43211` -> the IP. */
+const HOST_OF = /^\[?([^\]]*?)\]?:\d+$/;
+
+function addTls(s: LogSignals, reason: string, line: string, remoteAddr?: string): Seen {
   const stat = s.tlsRejected;
   addCount(s, 'tlsRejected', line);
+  const ip = remoteAddr ? HOST_OF.exec(remoteAddr)?.[1] : undefined;
+  if (ip && stat.from.length < 9 && !stat.from.includes(ip)) stat.from.push(ip);
+  if (/remote error: tls: bad certificate/.test(reason)) stat.ownRefused++;
   const short = reason.slice(0, 160);
   if (stat.reasons.length < 5 && !stat.reasons.includes(short)) stat.reasons.push(short);
   return stat;
@@ -431,7 +444,7 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
     TLS_ERROR.test(error) &&
     (peerRejection || (msg !== 'rejected connection on client endpoint' && PEER_X509.test(error)))
   )
-    touched.push(addTls(s, error, line));
+    touched.push(addTls(s, error, line, peerRejection ? str('remote-addr') : undefined));
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

@@ -138,6 +138,11 @@ function oddClusterIds(evidence: Evidence): OddIds | undefined {
   };
 }
 
+/** Each member once: a removed member is in its own log and in its peers'. */
+function namesOf(signals: MemberSignal[]): string[] {
+  return [...new Set(signals.map((s) => s.member))];
+}
+
 function counts(signals: MemberSignal[], what: string): string {
   return signals.length ? signals.map((s) => `${s.member} ${s.count} × ${what}`).join(', ') : `no ${what}`;
 }
@@ -159,11 +164,11 @@ function stepOf(
     };
   if (bootstrapped.length > 0 && mismatch.length + removed.length === 0 && !odd)
     return {
-      text: `Start ${formatList(bootstrapped.map((s) => s.member))} with \`--initial-cluster-state existing\`: its data dir already belongs to the cluster (etcd clustering guide)`,
+      text: `Start ${formatList(namesOf(bootstrapped))} with \`--initial-cluster-state existing\`: its data dir already belongs to the cluster (etcd clustering guide)`,
     };
   if (removed.length > 0 && mismatch.length === 0 && !odd)
     return {
-      text: `Stop ${formatList(removed.map((s) => s.member))} for good and move its data dir aside (etcd: "data-dir used by this member must be removed"); ${REJOIN}`,
+      text: `Stop ${formatList(namesOf(removed))} for good and move its data dir aside (etcd: "data-dir used by this member must be removed"); ${REJOIN}`,
     };
   return {
     text: `Stop ${formatList(members)}, move its data dir aside, \`etcdctl member remove <id>\`, ${REJOIN}`,
@@ -184,6 +189,6 @@ function summaryOf(
   if (mismatch.length > 0)
     return `${formatList(members)} talks to members of another cluster (cluster ID mismatch): a data dir or --initial-cluster from elsewhere`;
   if (removed.length > 0)
-    return `${formatList(removed.map((s) => s.member))} was removed from the cluster but still runs`;
-  return `${formatList(bootstrapped.map((s) => s.member))} cannot start: its data dir has already been bootstrapped, and it was started as a new cluster`;
+    return `${formatList(namesOf(removed))} was removed from the cluster but still runs`;
+  return `${formatList(namesOf(bootstrapped))} cannot start: its data dir has already been bootstrapped, and it was started as a new cluster`;
 }

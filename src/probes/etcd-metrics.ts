@@ -52,6 +52,13 @@ export interface EtcdMetricsSnapshot {
     dbTotalSizeBytes: number | undefined;
     dbInUseSizeBytes: number | undefined;
     quotaBackendBytes: number | undefined;
+    /**
+     * mvcc's keys, current and last compacted revision (etcd_debugging_mvcc_keys_total,
+     * _current_revision, _compact_revision; 3.4 and later): whether a compaction could free anything.
+     */
+    keysTotal?: number;
+    currentRevision?: number;
+    compactRevision?: number;
     processStartTimeSeconds: number | undefined;
     /** From the `server_id` label of etcd_server_id. */
     serverId: string | undefined;
@@ -213,6 +220,11 @@ function snapshotOf(samples: Samples, scrapedAtMs: number): ParseEtcdMetricsResu
         first(samples, 'etcd_debugging_mvcc_db_total_size_in_bytes'),
       dbInUseSizeBytes: first(samples, 'etcd_mvcc_db_total_size_in_use_in_bytes'),
       quotaBackendBytes: first(samples, 'etcd_server_quota_backend_bytes'),
+      ...defined({
+        keysTotal: first(samples, 'etcd_debugging_mvcc_keys_total'),
+        currentRevision: first(samples, 'etcd_debugging_mvcc_current_revision'),
+        compactRevision: first(samples, 'etcd_debugging_mvcc_compact_revision'),
+      }),
       processStartTimeSeconds: first(samples, 'process_start_time_seconds'),
       serverId: samples.get('etcd_server_id')?.find((s) => s.labels.server_id)?.labels.server_id,
     },
@@ -389,9 +401,17 @@ const READ_NAMES = new Set([
   'etcd_debugging_mvcc_db_total_size_in_bytes',
   'etcd_mvcc_db_total_size_in_use_in_bytes',
   'etcd_server_quota_backend_bytes',
+  'etcd_debugging_mvcc_keys_total',
+  'etcd_debugging_mvcc_current_revision',
+  'etcd_debugging_mvcc_compact_revision',
   'process_start_time_seconds',
   'etcd_server_id',
 ]);
+
+/** The entries whose value is a number (optional gauges are absent, not undefined). */
+function defined(values: Record<string, number | undefined>): Record<string, number> {
+  return Object.fromEntries(Object.entries(values).filter((e): e is [string, number] => e[1] !== undefined));
+}
 
 /** The kept lines (filtered and checked by createMetricsLineFilter) as samples by name. */
 function readSamples(kept: string[]): { ok: true; samples: Samples } | { ok: false; error: string } {

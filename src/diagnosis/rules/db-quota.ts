@@ -4,6 +4,7 @@ import { explainLines, type Rule } from '../rule.js';
 import { alarmText } from '../support/members.js';
 import {
   FULL_OF_DATA,
+  historyCompacted,
   judgedQuota,
   makeRoomStep,
   quotaUnknownWhy,
@@ -46,9 +47,9 @@ export const dbQuotaRule: Rule = {
     const severity: Severity =
       nospace.length > 0 || ratio > QUOTA_CRITICAL ? 'critical' : ratio > QUOTA_WARNING ? 'warning' : 'info';
     const full = usage.filter((u) => u.db / u.judged > QUOTA_INFO).map((u) => u.name);
-    // Live data at the quota (a defragmentation would free ~0): only room or less data helps.
+    // Live data at the quota, the history compacted: a compaction and a defragmentation would free ~0.
     const fullOfData = nospace.length
-      ? usage.filter((u) => u.quota !== undefined && u.inUse >= FULL_OF_DATA * u.quota)
+      ? usage.filter((u) => u.quota !== undefined && u.inUse >= FULL_OF_DATA * u.quota && historyCompacted(u))
       : [];
     const finding: Finding = {
       cause: 'db-quota',
@@ -67,7 +68,7 @@ export const dbQuotaRule: Rule = {
           .slice(0, 1)
           .map((u) =>
             makeRoomStep(
-              `${formatBytes(u.inUse)} of ${u.name}'s ${formatBytes(u.db)} database is in use against its ${formatBytes(u.quota)} quota`,
+              `${formatBytes(u.inUse)} of ${u.name}'s ${formatBytes(u.db)} database is in use against its ${formatBytes(u.quota)} quota, and its history is compacted (${u.compactable} old key version${u.compactable === 1 ? '' : 's'})`,
             ),
           ),
         ...(nospace.length

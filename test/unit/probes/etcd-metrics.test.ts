@@ -37,6 +37,10 @@ describe('parseEtcdMetrics on a real single-member capture', () => {
     const s = snapshot('idle', 1000);
     expect(s.scrapedAtMs).toBe(1000);
     expect(s.gauges).toEqual({
+      // mvcc's gauges: an empty store, never compacted (etcd says -1)
+      keysTotal: 0,
+      currentRevision: 1,
+      compactRevision: -1,
       hasLeader: 1,
       isLeader: 1,
       proposalsPending: 0,

@@ -79,6 +79,11 @@ export interface SinceWhenJson {
   before: { from: string; to: string; min: number; max: number; unit: 'ms' | 'bytes' | 'count' } | null;
   /** The sentence every view shows. */
   text: string;
+  /**
+   * A finding told as the past (info, from since-start figures): the last check of the last run that
+   * showed the cause; `startedAt` is that run's first check, `minutes` its length.
+   */
+  lastSeenAt?: string;
 }
 
 /** One signal on one member, as the collected evidence dates it (`timeline[]` in the JSON). */

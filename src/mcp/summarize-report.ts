@@ -34,7 +34,10 @@ export function summarizeReport(report: SummarizableReport): string {
   const [root, ...rest] = report.findings;
   const lines: string[] = [];
   if (root) {
-    lines.push(`Root cause: ${findingLine(root)}`);
+    // Error lines with no known cause are no root cause: said as what they are.
+    lines.push(
+      `${root.cause === 'unexplained-errors' ? 'Not explained' : 'Root cause'}: ${findingLine(root)}`,
+    );
     for (const s of root.since ?? []) lines.push(`  History: ${s.text}`);
     for (const e of root.evidence.slice(0, ROOT_EVIDENCE)) lines.push(`  - ${e}`);
     for (const f of rest.slice(0, MORE_FINDINGS))

@@ -159,7 +159,13 @@ function findingsBlocks(
       return;
     }
     if (i === 0)
-      blocks.push(...findingBlocks(f, root.causedBy ? 'Most likely' : 'Root cause', forFinding(0)));
+      blocks.push(
+        ...findingBlocks(
+          f,
+          f.cause === 'unexplained-errors' ? 'Not explained' : root.causedBy ? 'Most likely' : 'Root cause',
+          forFinding(0),
+        ),
+      );
     else if (i === 1 && f.causedBy) blocks.push({ type: 'divider' }, section('*Symptoms it explains*'));
     if (i === 0) return;
     const label = f.causedBy ? `Symptom of \`${f.causedBy}\`` : 'Also found';

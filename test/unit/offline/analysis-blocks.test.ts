@@ -31,4 +31,27 @@ describe('an analysis in Slack', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('a quiet log says healthy as far as the logs show; unexplained errors are "Not explained", never "No problems found"', async () => {
+    const quiet = renderSlackMessage({
+      kind: 'report',
+      report: await analyzePaths([join(LOGS, 'quiet-etcd-1.log')]),
+      buttons: [],
+    });
+    const quietText = JSON.stringify(quiet.blocks);
+    expect(quietText).toContain(
+      ':white_check_mark: Healthy as far as the logs show: nothing wrong in 51 etcd log lines',
+    );
+    expect(quietText).not.toContain('No problems found');
+    const errors = JSON.stringify(
+      renderSlackMessage({
+        kind: 'report',
+        report: await analyzePaths([join(LOGS, 'unexplained-etcd-2.log')]),
+        buttons: [],
+      }).blocks,
+    );
+    expect(errors).toContain('Not explained');
+    expect(errors).toContain('failed to purge snap db file');
+    expect(errors).not.toMatch(/No problems found|Root cause/);
+  });
 });

@@ -4,6 +4,7 @@ import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { describeSignal, etcdSignalByMember } from '../support/logs.js';
 import { kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';
+import { memberNameById } from '../support/members.js';
 
 /**
  * Peer connections refused for TLS (issue 25): embed's `rejected connection from "<ip:port>"
@@ -33,13 +34,14 @@ export const peerTlsRule: Rule = {
     const severity: Severity = stuck ? 'critical' : 'warning';
     const culprits = culpritsOf(evidence);
     const members = culprits.length ? culprits : refused.map((r) => r.member);
+    const others = refused.map((r) => r.member).filter((m) => !members.includes(m));
     const finding: Finding = {
       cause: 'peer-tls',
       severity,
       members,
       nodes: [],
       summary: culprits.length
-        ? `${formatList(members)} ${members.length === 1 ? 'has its' : 'have their'} peer certificate refused (${reasons[0] ?? 'a certificate problem'}), so no peer link forms with ${formatList(refused.map((r) => r.member))}`
+        ? `${formatList(members)} ${members.length === 1 ? 'has its' : 'have their'} peer certificate refused (${reasons[0] ?? 'a certificate problem'}), so no peer link forms with ${formatList(others.length ? others : refused.map((r) => r.member))}`
         : `Members refuse each other's TLS connections (${reasons[0] ?? 'a certificate problem'}): ${formatList(members)} cannot keep a peer link`,
       evidence: [
         ...refused.map((r) => `${r.member}: ${describeSignal(r, 'TLS connection refused')}`),
@@ -59,17 +61,23 @@ export const peerTlsRule: Rule = {
 
 /**
  * The members whose certificate is refused: the peers whose connections others refused (their
- * `remote-addr` IP is the host of a member's peer URL), and the members that logged their own
- * certificate refused (`remote error: tls: bad certificate`). Empty when no address resolves.
+ * `remote-addr` IP is the host of one member's peer URL), the peers whose certificate others' dials
+ * could not verify (x509 on a dial to that peer), and the members that logged their own certificate
+ * refused (`remote error: tls: bad certificate`). Empty when none of these names a member.
  */
 function culpritsOf(evidence: Evidence): string[] {
   const peers = evidence.memberList.ok ? evidence.memberList.data : [];
-  const byIp = (ip: string) => memberName(peers.find((m) => m.peerUrls.some((u) => hostOf(u) === ip)));
+  // An IP names a member only when one member's peer URL has it (a lab or a host of several members: none).
+  const byIp = (ip: string) => {
+    const owners = peers.filter((m) => m.peerUrls.some((u) => hostOf(u) === ip));
+    return owners.length === 1 ? memberName(owners[0]) : undefined;
+  };
   const names = scansOf(kubernetesOf(evidence), 'etcd').flatMap((s) => {
     const stat = s.signals.tlsRejected;
     if (!stat || stat.count === 0) return [];
     const remote = (stat.from ?? []).map(byIp).filter((n): n is string => n !== undefined);
-    return [...remote, ...((stat.ownRefused ?? 0) > 0 ? [memberOfScan(evidence, s)] : [])];
+    const dialed = (stat.peers ?? []).map((id) => memberNameById(evidence, id));
+    return [...remote, ...dialed, ...((stat.ownRefused ?? 0) > 0 ? [memberOfScan(evidence, s)] : [])];
   });
   return [...new Set(names)];
 }

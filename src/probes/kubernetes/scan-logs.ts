@@ -95,6 +95,8 @@ export interface LogSignals {
     from: string[];
     /** Lines where this member's own certificate was refused (`remote error: tls: bad certificate`). */
     ownRefused: number;
+    /** Peers (member ids) whose certificate this member's dials refused (x509 on a peer dial or probe), at most 9. */
+    peers?: string[];
   };
   /** raft `became candidate at term N` / `became pre-candidate`: each at a higher term than the last is an election tried. */
   candidacies: CountStat & { risingTerms: number; maxTerm: number };
@@ -305,10 +307,16 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   const rejectedLine = zap ? undefined : REJECTED_TLS.exec(line);
   const rejected = rejectedLine?.[2]?.replace(/\\(.)/g, '$1');
   const tls = zap ? undefined : rejected && TLS_ERROR.test(rejected) ? rejected : PEER_X509.exec(line)?.[1];
-  if (tls) touched.push(addTls(s, tls.trim(), line, rejected ? rejectedLine?.[1] : undefined));
+  const dialed = rejected ? undefined : TEXT_PEER.exec(line)?.[1];
+  if (tls) touched.push(addTls(s, tls.trim(), line, rejected ? rejectedLine?.[1] : undefined, dialed));
   const term = CANDIDATE.exec(line)?.[1];
   if (term) touched.push(addCandidacy(s, Number(term), line));
 }
+
+// capnslog `health check for peer <id> could not connect: x509: …`, `failed to dial <id> on stream …`.
+const TEXT_PEER = /\b(?:peer|dial) ([0-9a-f]{6,16})\b/;
+// The remote's certificate failed our verification (not our own refused: `remote error: tls: …`).
+const REMOTE_CERT_BAD = /x509: |does not match any of/;
 
 const MISMATCH_PEER = /"remote-peer-(?:server-name|id)":"([0-9a-f]+)"|peer\[([0-9a-f]+)\]/;
 
@@ -331,9 +339,13 @@ function addRemovedPeer(s: LogSignals, peer: string | undefined, line: string): 
 /** `127.0.0.2:43211` or `[::1]:43211` -> the IP. */
 const HOST_OF = /^\[?([^\]]*?)\]?:\d+$/;
 
-function addTls(s: LogSignals, reason: string, line: string, remoteAddr?: string): Seen {
+function addTls(s: LogSignals, reason: string, line: string, remoteAddr?: string, peerId?: string): Seen {
   const stat = s.tlsRejected;
   addCount(s, 'tlsRejected', line);
+  if (peerId && !remoteAddr && REMOTE_CERT_BAD.test(reason)) {
+    stat.peers ??= [];
+    if (stat.peers.length < 9 && !stat.peers.includes(peerId)) stat.peers.push(peerId);
+  }
   const ip = remoteAddr ? HOST_OF.exec(remoteAddr)?.[1] : undefined;
   if (ip && stat.from.length < 9 && !stat.from.includes(ip)) stat.from.push(ip);
   if (/remote error: tls: bad certificate/.test(reason)) stat.ownRefused++;
@@ -444,7 +456,15 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
     TLS_ERROR.test(error) &&
     (peerRejection || (msg !== 'rejected connection on client endpoint' && PEER_X509.test(error)))
   )
-    touched.push(addTls(s, error, line, peerRejection ? str('remote-addr') : undefined));
+    touched.push(
+      addTls(
+        s,
+        error,
+        line,
+        peerRejection ? str('remote-addr') : undefined,
+        str('remote-peer-id') ?? str('peer-id'),
+      ),
+    );
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

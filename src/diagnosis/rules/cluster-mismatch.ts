@@ -52,8 +52,7 @@ export const clusterMismatchRule: Rule = {
       evidence: [
         ...(odd ? [`cluster IDs from Status: ${odd.text}`] : []),
         ...mismatch.map(
-          (s) =>
-            `${s.member}: ${describeSignal(s, 'cluster ID mismatch')}${foreign.length ? ` (with ${formatList(foreign)})` : ''}`,
+          (s) => `${s.member}: ${describeSignal(s, 'cluster ID mismatch')}${withOthers(foreign, s.member)}`,
         ),
         ...removedSelf.map((s) => `${s.member}: ${describeSignal(s, 'removed from the cluster')}`),
         ...removed
@@ -99,11 +98,25 @@ function removedPeers(evidence: Evidence): MemberSignal[] {
   return [...byPeer.values()];
 }
 
-/** Members of the other cluster, by the ids the mismatch lines name, as names where known. */
+/**
+ * The members of the other cluster, from the mismatch lines: when both sides' logs are collected,
+ * the members whose own cluster ID (the one their lines call local) is not the one most reporters
+ * share; from one side only, the peers its lines name (as names where known).
+ */
 function mismatchPeers(evidence: Evidence): string[] {
-  const ids = scansOf(kubernetesOf(evidence), 'etcd').flatMap(
-    (s) => s.signals.clusterIdMismatch?.peers ?? [],
+  const scans = scansOf(kubernetesOf(evidence), 'etcd').filter(
+    (s) => (s.signals.clusterIdMismatch?.count ?? 0) > 0,
   );
+  const byCluster = new Map<string, string[]>();
+  for (const s of scans) {
+    const cid = s.signals.clusterIdMismatch?.localCluster;
+    if (cid) byCluster.set(cid, [...(byCluster.get(cid) ?? []), memberOfScan(evidence, s)]);
+  }
+  const ranked = [...byCluster.values()].sort((a, b) => b.length - a.length);
+  // One cluster holds more of the reporters than any other: the rest are the strangers.
+  if (ranked.length > 1 && (ranked[0]?.length ?? 0) > (ranked[1]?.length ?? 0))
+    return [...new Set(ranked.slice(1).flat())];
+  const ids = scans.flatMap((s) => s.signals.clusterIdMismatch?.peers ?? []);
   return [...new Set(ids.map((id) => memberNameById(evidence, id)))];
 }
 
@@ -136,6 +149,12 @@ function oddClusterIds(evidence: Evidence): OddIds | undefined {
     otherId: sorted[1]?.[0] ?? '',
     text: sorted.map(([id, names]) => `${formatList(names)} ${id}`).join('; '),
   };
+}
+
+/** ` (with etcd-1 and etcd-2)`: the other side of a member's mismatch lines, itself left out. */
+function withOthers(foreign: string[], member: string): string {
+  const others = foreign.filter((f) => f !== member);
+  return others.length ? ` (with ${formatList(others)})` : '';
 }
 
 /** Each member once: a removed member is in its own log and in its peers'. */
@@ -186,8 +205,9 @@ function summaryOf(
     return `${formatList(odd.members)} answers for another cluster (cluster ID ${odd.otherId}) and is not in this cluster's member list`;
   if (odd)
     return `${formatList(odd.members)} belongs to another cluster: its cluster ID differs from the others'`;
+  const others = namesOf(mismatch).filter((m) => !members.includes(m));
   if (mismatch.length > 0)
-    return `${formatList(members)} talks to members of another cluster (cluster ID mismatch): a data dir or --initial-cluster from elsewhere`;
+    return `${formatList(members)} ${members.length === 1 ? 'belongs' : 'belong'} to another cluster than ${others.length ? formatList(others) : 'the members that logged it'}: they refuse each other's messages (cluster ID mismatch); a data dir or --initial-cluster from elsewhere`;
   if (removed.length > 0)
     return `${formatList(namesOf(removed))} was removed from the cluster but still runs`;
   return `${formatList(namesOf(bootstrapped))} cannot start: its data dir has already been bootstrapped, and it was started as a new cluster`;

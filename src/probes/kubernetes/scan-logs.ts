@@ -73,6 +73,8 @@ export interface LogSignals {
   clusterIdMismatch: CountStat & {
     /** The peers (member ids) of the other cluster, where the line names them (zap `remote-peer-*`, capnslog `peer[<id>]`). */
     peers: string[];
+    /** The cluster ID of the member that logged it (zap `local-member-cluster-id`, capnslog `want <id>` / `local=<id>`). */
+    localCluster?: string;
   };
   /** A removed member still running, in its own log: `the member has been permanently removed from the cluster`. */
   memberRemoved: CountStat;
@@ -318,7 +320,8 @@ const TEXT_PEER = /\b(?:peer|dial) ([0-9a-f]{6,16})\b/;
 // The remote's certificate failed our verification (not our own refused: `remote error: tls: …`).
 const REMOTE_CERT_BAD = /x509: |does not match any of/;
 
-const MISMATCH_PEER = /"remote-peer-(?:server-name|id)":"([0-9a-f]+)"|peer\[([0-9a-f]+)\]/;
+const MISMATCH_PEER = /"remote-peer-(?:server-name|id)":"([0-9a-f]+)"|(?:peer|remote)\[([0-9a-f]+)\]/;
+const MISMATCH_LOCAL = /"local-member-cluster-id":"([0-9a-f]+)"|\bwant ([0-9a-f]+)\)|\blocal=([0-9a-f]+)\)/;
 
 function addMismatch(s: LogSignals, line: string): Seen {
   const stat = s.clusterIdMismatch;
@@ -326,6 +329,9 @@ function addMismatch(s: LogSignals, line: string): Seen {
   const m = MISMATCH_PEER.exec(line);
   const peer = m?.[1] ?? m?.[2];
   if (peer && stat.peers.length < 9 && !stat.peers.includes(peer)) stat.peers.push(peer);
+  const local = MISMATCH_LOCAL.exec(line);
+  const cid = local?.[1] ?? local?.[2] ?? local?.[3];
+  if (cid) stat.localCluster ??= cid;
   return stat;
 }
 

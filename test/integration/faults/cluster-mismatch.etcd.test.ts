@@ -1,7 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { createDoctor, type Doctor } from '../../../src/doctor.js';
+import { cliInProcess } from '../../support/cli-in-process.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 
 /**
@@ -75,4 +78,49 @@ describe('cluster-mismatch, live: a member of another cluster among the endpoint
       await alone.close();
     }
   });
+
+  it('the logs both clusters write when one dials a member of the other name the stranger', async () => {
+    // A learner added with the stranger's peer URL: the leader streams to that URL, and the process
+    // there belongs to another cluster. Learners are not voters: the cluster keeps its quorum.
+    const stray = other.members[0];
+    if (!stray) throw new Error('the second lab has one member');
+    const added = await main.etcdctl(['member', 'add', 'stray', '--learner', `--peer-urls=${stray.peerUrl}`]);
+    expect(added.code).toBe(0);
+    const mismatches = () => ({
+      theirs: count(other.logs(stray.name), 'request cluster ID mismatch'),
+      ours: main.members.reduce((n, m) => n + count(main.logs(m.name), 'due to cluster ID mismatch'), 0),
+    });
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline && (mismatches().theirs < 3 || mismatches().ours < 3))
+      await new Promise((r) => setTimeout(r, 250));
+    expect(Math.min(mismatches().theirs, mismatches().ours)).toBeGreaterThanOrEqual(3);
+    const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-mismatch-'));
+    try {
+      const files = await Promise.all(
+        [...main.members.map((m) => [m.name, main.logs(m.name)]), ['stray', other.logs(stray.name)]].map(
+          async ([name, text]) => {
+            const path = join(dir, `${name}.log`);
+            await writeFile(path, text ?? '');
+            return path;
+          },
+        ),
+      );
+      const r = await cliInProcess(['analyze', ...files, '--json']);
+      const report = JSON.parse(r.stdout) as {
+        findings: Array<{ cause: string; members: string[]; summary: string; remediation: string[] }>;
+      };
+      // Both sides logged the mismatch: the one whose own cluster ID is not the majority's is the stranger.
+      expect(report.findings[0]).toMatchObject({ cause: 'cluster-mismatch', members: ['stray'] });
+      expect(report.findings[0]?.summary).toMatch(
+        /^stray belongs to another cluster than etcd-\d, etcd-\d and etcd-\d: /,
+      );
+      expect(report.findings[0]?.remediation).toHaveLength(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
+
+function count(log: string, text: string): number {
+  return log.split('\n').filter((l) => l.includes(text)).length;
+}

@@ -526,7 +526,14 @@ function addClockDrift(s: LogSignals, peerId: string, driftText: string, line: s
   return stat;
 }
 
+/**
+ * A dial refused because the member that logs it was removed (`… (the member has been permanently
+ * removed from the cluster)`): its peers did not go; memberRemoved counts the line instead.
+ */
+const SELF_REMOVED = /permanently removed from the cluster/;
+
 function addPeerUnreachable(s: LogSignals, peerId: string, error: string | undefined, line: string): Seen {
+  if (error && SELF_REMOVED.test(error)) return addCount(s, 'memberRemoved', line);
   let stat = s.peerUnreachable.find((p) => p.peerId === peerId);
   if (!stat) {
     stat = { peerId, count: 0, lastError: undefined, address: undefined, example: '' };

@@ -1,4 +1,5 @@
 import type { ChatCommand } from '../src/commands/command.js';
+import backups from './backups.js';
 import clusters from './clusters.js';
 import diagnose from './diagnose.js';
 import digest from './digest.js';
@@ -8,4 +9,13 @@ import status from './status.js';
 import watch from './watch.js';
 
 /** Every chat command. Adding one means a file here and a line in this list. */
-export const commands: readonly ChatCommand[] = [health, diagnose, status, clusters, digest, watch, help];
+export const commands: readonly ChatCommand[] = [
+  health,
+  diagnose,
+  status,
+  backups,
+  clusters,
+  digest,
+  watch,
+  help,
+];

@@ -5,13 +5,14 @@ import { describeError, isEtcdDoctorError } from './errors.js';
 import type { McpCommandOptions } from './mcp/mcp-command.js';
 import type { AnalyzeCommandOptions } from './offline/analyze-command.js';
 import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/role-options.js';
+import type { BackupsOptions } from './cli/run-backups-command.js';
 import type { CheckOptions } from './cli/run-check.js';
 import type { DigestOptions } from './cli/run-digest-command.js';
 import type { PreflightOptions } from './cli/run-preflight.js';
 import type { RoleOptions } from './cli/run-role-command.js';
 import type { WatchOptions } from './cli/run-watch-command.js';
 import { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
-import { redisTargetFromEnv } from './config/redis-target.js';
+import { redisPlaceFromEnv } from './config/redis-target.js';
 
 export { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
 
@@ -73,6 +74,20 @@ function addCheckCommands(program: Command, io: CliIo, setExit: (code: number) =
   };
   check('health', 'fast per-member health: reachable, leader, took, DB size, alarms');
   check('diagnose', 'every probe, then the rules: the root cause first, with evidence and remediation');
+}
+
+/** `etcd-doctor backups <cluster>`: the snapshots in its backup directory, each read (src/cli/run-backups-command.ts). */
+function addBackupsCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('backups')
+    .description('the backup snapshots, newest first: age, size, revision, how far behind, hash ok')
+    .argument('<cluster>', 'cluster name from the config file')
+    .addOption(configOption())
+    .option('--json', 'print the JSON listing (docs/cli.md)')
+    .action(async (cluster: string, options: BackupsOptions) => {
+      const { runBackupsCommand } = await import('./cli/run-backups-command.js');
+      setExit(await runBackupsCommand(cluster, options, io));
+    });
 }
 
 /** `etcd-doctor watch <cluster>`: the live terminal view (src/watch/watch-cli.ts). */
@@ -157,10 +172,11 @@ function addToolCommands(program: Command, io: CliIo, setExit: (code: number) =>
     .option('--queue-prefix <prefix>', 'Redis key prefix of the deployment', DEFAULT_QUEUE_PREFIX)
     .action(async (options: AuditOptions) => {
       const { runAuditCommand } = await import('./audit/audit-command.js');
+      const place = redisPlaceFromEnv(requireEnv(io.env), options.queuePrefix);
       await runAuditCommand(
         {
-          redisUrl: redisTargetFromEnv(requireEnv(io.env)),
-          prefix: options.queuePrefix,
+          redisUrl: place.target,
+          prefix: place.prefix,
           ...(options.cluster ? { cluster: options.cluster } : {}),
           ...(options.since ? { since: options.since } : {}),
           ...(options.json ? { json: true } : {}),
@@ -183,6 +199,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
 
   addRoleCommands(program, io, setExit);
   addWatchCommand(program, io, setExit);
+  addBackupsCommand(program, io, setExit);
 
   program
     .command('digest')

@@ -49,6 +49,11 @@ export interface RunOptions {
   scrapes?: ScrapeMemory;
   /** The digest read this day of watch checks for the cluster: the history sample keeps it (history/recording-doctor.ts). */
   dayOfChecks?: DayOfChecks;
+  /**
+   * Read the cluster's backups (`clusters[].backups`) at any depth, every listed snapshot
+   * (`/etcd backups`); a diagnosis reads them anyway, newest first until a good one.
+   */
+  backups?: boolean;
 }
 
 /** The chat-agnostic core: cluster name in, report out. The CLI and the worker both use it. */
@@ -74,6 +79,12 @@ export function createDoctor(deps: DoctorDeps): Doctor {
 
   const collectKubernetes = (cluster: ClusterConfig, parts: 'all' | 'vantage' = 'all') =>
     kubernetesEvidenceOf(cluster, parts, deps, now);
+  // Snapshots already read, by path, size, mtime and inode: a watch re-reads none of them.
+  const snapshotChecks = lazySnapshotCache();
+  const collectBackups = (cluster: ClusterConfig, depth: CheckDepth, opts: RunOptions) =>
+    cluster.backups && (depth === 'diagnose' || opts.backups)
+      ? backupsEvidenceOf(cluster, opts.backups ? 'listing' : 'diagnosis', deps, snapshotChecks, opts.signal)
+      : undefined;
   const pipeline: Pipeline = { deps, now, sleep, rules, collectKubernetes };
 
   const doctor: Doctor = {
@@ -99,6 +110,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const observer = startObserverWindow();
       // Kubernetes evidence (diagnose only) is collected at the same time as etcd's.
       const kubernetesP = depth === 'diagnose' ? collectKubernetes(cluster) : undefined;
+      const backupsP = collectBackups(cluster, depth, opts);
       const held = pool.acquire(cluster, opts.keepClients ?? true);
       let ended = false;
       const endObserving = () => {
@@ -111,6 +123,7 @@ export function createDoctor(deps: DoctorDeps): Doctor {
           started,
           collectedAt,
           kubernetesP,
+          backupsP,
           endObserving,
           busy: load.sameHostRuns(hostsOf(cluster)) >= BUSY_SAME_HOST_RUNS,
         });
@@ -151,6 +164,7 @@ async function runOnClients(
     started: number;
     collectedAt: number;
     kubernetesP: Promise<Outcome<KubernetesEvidence>> | undefined;
+    backupsP: Promise<BackupsCollection | undefined> | undefined;
     /** Ends the probe window: etcd-doctor's own load while it probed. */
     endObserving: () => Evidence['observer'];
     /** Other runs already probe the same hosts: this one sends fewer clock samples. */
@@ -194,12 +208,23 @@ async function runOnClients(
       ? collectKubernetes(entry.cluster, 'vantage')
       : kubernetesP;
   const kubernetes = vantageP ? await untilAborted(vantageP, opts.signal) : undefined;
+  const backups = at.backupsP ? await untilAborted(at.backupsP, opts.signal) : undefined;
   const observer = at.endObserving();
   // The evidence is complete here and read-only from now on: rules, report and history see one value.
-  const etcdEvidence: Evidence = { ...collected, collectedAt, ...(observer ? { observer } : {}) };
+  const etcdEvidence: Evidence = {
+    ...collected,
+    collectedAt,
+    ...(observer ? { observer } : {}),
+    ...(backups ? { backups: backups.evidence, probes: [...collected.probes, ...backups.probes] } : {}),
+  };
   const evidence = kubernetes ? await withKubernetes(etcdEvidence, kubernetes) : etcdEvidence;
   // Without --explain the rules' explain lines are never shown: they are not written.
-  const diagnosis = diagnose(evidence, rules, { now: now(), explain: opts.explain ?? false });
+  const compactionS = entry.cluster.maintenance?.compactionIntervalSeconds;
+  const diagnosis = diagnose(evidence, rules, {
+    now: now(),
+    explain: opts.explain ?? false,
+    ...(compactionS ? { compactionIntervalMs: compactionS * 1000 } : {}),
+  });
   opts.onEvidence?.(evidence);
   const report = buildReport(evidence, diagnosis, {
     kind: depth,
@@ -261,6 +286,52 @@ function kubernetesEvidenceOf(
         }),
     }),
   );
+}
+
+type BackupsCollection = NonNullable<Awaited<ReturnType<CollectBackups>>>;
+type CollectBackups = typeof import('./probes/collect-backups.js').collectBackups;
+type SnapshotChecks = Pick<import('./probes/collect-backups.js').CollectBackupsOptions, 'cache' | 'slots'>;
+
+/** The doctor's cache of snapshot checks and its read slots, made when the first cluster with `backups` is run. */
+function lazySnapshotCache(): () => Promise<SnapshotChecks> {
+  let checks: Promise<SnapshotChecks> | undefined;
+  return () => {
+    checks ??= import('./probes/backup-snapshots.js').then((m) => ({
+      cache: m.createSnapshotCheckCache(),
+      slots: m.createSnapshotReadSlots(),
+    }));
+    return checks;
+  };
+}
+
+/**
+ * The backups of a cluster with `backups`: the snapshot reader and, with `kubernetes`, the Kubernetes
+ * client load only then. `listing` reads every listed snapshot (`/etcd backups`).
+ */
+async function backupsEvidenceOf(
+  cluster: ClusterConfig,
+  how: 'diagnosis' | 'listing',
+  deps: DoctorDeps,
+  checks: () => Promise<SnapshotChecks>,
+  signal: AbortSignal | undefined,
+): Promise<BackupsCollection | undefined> {
+  const m = await import('./probes/collect-backups.js');
+  const k8s = cluster.kubernetes;
+  return m.collectBackups({
+    cluster,
+    budget: how === 'listing' ? m.LISTING_BUDGET : m.DIAGNOSIS_BUDGET,
+    ...(await checks()),
+    // Budgets run on the real clock; file ages are judged by the rule against the doctor's.
+    now: Date.now,
+    timeoutMs: deps.config.probes.timeoutMs,
+    loadKubernetesClients: async () => {
+      if (!k8s) throw new Error('no kubernetes config');
+      return (await import('./clients/kubernetes.js')).loadKubernetesClients(k8s, {
+        readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
+      });
+    },
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /** The etcd evidence with the Kubernetes evidence and its probe records added. */

@@ -20,6 +20,8 @@ interface Requester {
 export interface JobRequests {
   check(req: Requester & { depth: CheckDepth; cluster: string }): Promise<EnqueueReply>;
   status(req: Requester & { clusters: string[] }): Promise<EnqueueReply>;
+  /** `/etcd backups <cluster>`: the cluster's snapshots, each read, answered in the channel. */
+  backups(req: Requester & { cluster: string }): Promise<EnqueueReply>;
   /** Files to analyse offline (src/offline/); counted in `outstanding` like the others. */
   analyze(job: AnalyzeJob): Promise<EnqueueReply>;
   /** Jobs this process queued that have not answered yet (the shell waits for them at end of input). */
@@ -50,6 +52,10 @@ export function createJobRequests(
     },
     async status(req) {
       const data = { v: 1 as const, kind: 'status' as const, ...req, requestedAt: now() };
+      return reply(await queue.enqueue(data));
+    },
+    async backups(req) {
+      const data = { v: 1 as const, kind: 'backups' as const, ...req, requestedAt: now() };
       return reply(await queue.enqueue(data));
     },
     async analyze(job) {

@@ -1,6 +1,7 @@
 import type { ChatAdapter } from '../chat/adapter.js';
 import type { Redis } from '../clients/redis.js';
 import type { Logger } from '../logger.js';
+import type { JobPhase } from '../queue/job-phases.js';
 import type { CheckJob } from '../queue/job-schemas.js';
 import { textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
@@ -11,11 +12,15 @@ export const LOST_WITH_REDIS = 'this request was lost with Redis; run it again';
 
 /** A request older than this is no longer looked after: its user has moved on (the job's timeout is 2 min). */
 const TRACK_MS = 30 * 60_000;
+/** Phases of jobs not tracked (yet): an event can arrive before `track` (a fast worker). */
+const EARLY_PHASES_KEPT = 1000;
 
 export interface LostJobWatch {
-  /** A check this process queued: if Redis comes back without it, its user is told. */
+  /** A check this process queued: if Redis comes back without it before a worker took it, its user is told. */
   track(jobId: string, job: CheckJob): void;
-  /** Looks at every tracked job now (also done on every reconnect of `redis`). */
+  /** What the queue's event stream says of a job (src/queue/job-phases.ts). */
+  phase(jobId: string, phase: JobPhase): void;
+  /** Looks at every tracked job now (also done on every reconnect of `redis` after it was down). */
   sweep(): Promise<void>;
   stop(): void;
 }
@@ -30,24 +35,42 @@ export interface LostJobDeps {
   now?: () => number;
 }
 
+interface Tracked {
+  job: CheckJob;
+  at: number;
+  phase: Exclude<JobPhase, 'ended'>;
+}
+
 /**
- * The bot remembers, in memory, the checks it queued until they are answered. When its Redis
- * connection comes back after being down, each one whose job is gone (no job, no root message, no
- * answer) gets a message in its channel with a button that runs it again, instead of silence.
+ * The bot remembers, in memory, the checks it queued until they end, and where each one is (the
+ * queue's events). When its Redis connection comes back after being down, each one that was still
+ * waiting for a worker and is gone (no job, no root message, no answer) gets a message in its
+ * channel with a button that runs it again, instead of silence.
+ *
+ * Only jobs no worker had taken: a Redis that restarts without persistence also forgets the
+ * answered markers, so "gone from Redis" cannot tell a lost job from one answered before the
+ * outage; the events can. A taken job is in its worker's hands, which answers it into the new
+ * Redis (answer-once claims there). Known gap: a job whose worker dies together with Redis.
  */
 export function watchLostJobs(deps: LostJobDeps): LostJobWatch {
   const now = deps.now ?? Date.now;
-  const tracked = new Map<string, { job: CheckJob; at: number }>();
+  const tracked = new Map<string, Tracked>();
+  const early = new Map<string, JobPhase>();
   let wasDown = false;
   const onClose = () => {
     wasDown = true;
   };
+  const isLost = async (jobId: string, entry: Tracked): Promise<boolean> =>
+    entry.phase === 'queued' &&
+    !(await deps.exists(jobId)) &&
+    !(await deps.state.isAnswered(jobId)) &&
+    !(await deps.state.root(jobId));
   const sweep = async () => {
-    for (const [jobId, { job, at }] of [...tracked]) {
-      if (now() - at > TRACK_MS || (await deps.state.isAnswered(jobId))) tracked.delete(jobId);
-      else if (!(await deps.exists(jobId)) && !(await deps.state.root(jobId))) {
+    for (const [jobId, entry] of [...tracked]) {
+      if (now() - entry.at > TRACK_MS) tracked.delete(jobId);
+      else if (await isLost(jobId, entry)) {
         tracked.delete(jobId);
-        await tellLost(deps, job, now());
+        await tellLost(deps, entry.job, now());
       }
     }
   };
@@ -61,12 +84,25 @@ export function watchLostJobs(deps: LostJobDeps): LostJobWatch {
   deps.redis.on('close', onClose);
   deps.redis.on('ready', onReady);
   return {
-    track: (jobId, job) => tracked.set(jobId, { job, at: now() }),
+    track(jobId, job) {
+      const seen = early.get(jobId);
+      early.delete(jobId);
+      if (seen !== 'ended') tracked.set(jobId, { job, at: now(), phase: seen ?? 'queued' });
+    },
+    phase(jobId, phase) {
+      const entry = tracked.get(jobId);
+      if (!entry) {
+        early.set(jobId, phase);
+        if (early.size > EARLY_PHASES_KEPT) early.delete(early.keys().next().value as string);
+      } else if (phase === 'ended') tracked.delete(jobId);
+      else entry.phase = phase;
+    },
     sweep,
     stop() {
       deps.redis.off('close', onClose);
       deps.redis.off('ready', onReady);
       tracked.clear();
+      early.clear();
     },
   };
 }

@@ -10,7 +10,7 @@ import type { Evidence } from '../probes/evidence.js';
 import { renderText } from '../report/render-text.js';
 import { DEFAULT_QUEUE_PREFIX } from '../roles/role-options.js';
 import { type CliIo, exitCodeFor } from './io.js';
-import { redisTargetFromEnv } from '../config/redis-target.js';
+import { redisPlaceFromEnv } from '../config/redis-target.js';
 
 export interface CheckOptions {
   config?: string;
@@ -64,10 +64,8 @@ async function withHistory(
 ): Promise<{ report: DiagnosisReport; samples: MinuteSample[] }> {
   if (report.kind !== 'diagnose' || !isWatched(config, report.cluster)) return { report, samples: [] };
   const { withWatchHistory } = await import('../history/watch-history.js');
-  const where = {
-    redisUrl: redisTargetFromEnv(requireEnv(io.env)),
-    prefix: options.queuePrefix ?? DEFAULT_QUEUE_PREFIX,
-  };
+  const place = redisPlaceFromEnv(requireEnv(io.env), options.queuePrefix ?? DEFAULT_QUEUE_PREFIX);
+  const where = { redisUrl: place.target, prefix: place.prefix };
   const read = await withWatchHistory(report, config, where, Date.now());
   if (read.note) io.stderr(`etcd-doctor: ${read.note}`);
   return read;

@@ -6,7 +6,7 @@ import { runDigestNow } from '../digest/digest-now.js';
 import { createDoctor } from '../doctor.js';
 import { createLogger } from '../logger.js';
 import { type CliIo, EXIT } from './io.js';
-import { describeRedisTarget, redisTargetFromEnv } from '../config/redis-target.js';
+import { describeRedisTarget, redisPlaceFromEnv } from '../config/redis-target.js';
 
 export interface DigestOptions {
   now: true;
@@ -23,7 +23,8 @@ export async function runDigestCommand(options: DigestOptions, io: CliIo): Promi
   const env = requireEnv(io.env);
   const config = await loadConfigFor(options.config, io.env);
   const logger = createLogger(io.env.LOG_LEVEL === undefined ? 'warn' : env.LOG_LEVEL);
-  const connections = createRedisConnections(redisTargetFromEnv(env));
+  const place = redisPlaceFromEnv(env, options.queuePrefix);
+  const connections = createRedisConnections(place.target);
   const redis = connections.connect('etcd-doctor-digest-now');
   redis.on('error', () => undefined);
   const timeout = new Promise<'timeout'>((resolve) =>
@@ -32,7 +33,7 @@ export async function runDigestCommand(options: DigestOptions, io: CliIo): Promi
   const up = (await Promise.race([redis.ping().catch(() => 'down'), timeout])) === 'PONG';
   if (!up)
     io.stderr(
-      `etcd-doctor: Redis at ${describeRedisTarget(redisTargetFromEnv(env))} does not answer; the digest has no trends`,
+      `etcd-doctor: Redis at ${describeRedisTarget(place.target)} does not answer; the digest has no trends`,
     );
   const token = env.SLACK_BOT_TOKEN;
   const chat = token
@@ -48,7 +49,7 @@ export async function runDigestCommand(options: DigestOptions, io: CliIo): Promi
       config,
       doctor,
       redis: up ? redis : undefined,
-      prefix: options.queuePrefix,
+      prefix: place.prefix,
       chat,
       print: io.stdout,
       ...(options.channel ? { channel: options.channel } : {}),

@@ -1,13 +1,16 @@
-import { Redis } from 'ioredis';
-import type { RedisTarget } from '../config/redis-target.js';
+import { Cluster, Redis as SingleRedis } from 'ioredis';
+import { isClusterTarget, type ClusterTarget, type RedisTarget } from '../config/redis-target.js';
 
-/** The connection type that stores (src/state) and queues (src/queue) are built on. */
-export type { Redis } from 'ioredis';
+/**
+ * The connection type that stores (src/state) and queues (src/queue) are built on: one Redis (by URL
+ * or through Sentinel) or a Redis Cluster. Both speak the same commands; on a cluster every
+ * multi-key command's keys share one hash slot (keyPrefixFor in config/redis-target.ts).
+ */
+export type Redis = SingleRedis | Cluster;
 
 /** Reconnect delay: 100 ms, 200 ms, ... capped at 2 s, for as long as the process runs. */
 const RETRY_CAP_MS = 2000;
 
-/** ioredis options BullMQ accepts for the connections it opens itself (workers' blocking clients). */
 type Retry = (times: number) => number | null;
 
 /** Where to connect: a URL, or the sentinels that know the primary of `name`. */
@@ -20,17 +23,18 @@ interface TargetOptions {
   sentinelRetryStrategy?: Retry;
 }
 
+/** ioredis options BullMQ accepts for the connections it opens itself (workers' blocking clients). */
 export interface BullConnectionOptions extends TargetOptions {
   maxRetriesPerRequest: null;
   retryStrategy: Retry;
 }
 
 /**
- * The ioredis options that reach `target`. With Sentinel, ioredis asks the sentinels for the
- * primary on every (re)connect, so after a failover the next reconnect lands on the promoted
- * replica; `sentinelRetryStrategy` shares the shutdown switch.
+ * The ioredis options that reach a URL or a Sentinel group. With Sentinel, ioredis asks the
+ * sentinels for the primary on every (re)connect, so after a failover the next reconnect lands on
+ * the promoted replica; `sentinelRetryStrategy` shares the shutdown switch.
  */
-function targetOptions(target: RedisTarget, retryStrategy: Retry): TargetOptions {
+function targetOptions(target: Exclude<RedisTarget, ClusterTarget>, retryStrategy: Retry): TargetOptions {
   if (typeof target === 'string') return { url: target };
   return {
     sentinels: target.sentinels,
@@ -50,9 +54,28 @@ interface ConnectionOptions {
   enableOfflineQueue?: boolean;
 }
 
+/**
+ * A cluster client: the slot map comes from the seed nodes, and the cluster as a whole reconnects
+ * (`clusterRetryStrategy`, the shutdown switch); each node's connection takes the per-connection
+ * options. While the cluster is down, commands wait in the offline queue as on one Redis.
+ */
+function newCluster(target: ClusterTarget, options: ConnectionOptions): Cluster {
+  const { retryStrategy, lazyConnect, enableOfflineQueue, ...perNode } = options;
+  return new Cluster(target.nodes, {
+    clusterRetryStrategy: retryStrategy,
+    ...(lazyConnect !== undefined ? { lazyConnect } : {}),
+    ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
+    redisOptions: {
+      ...perNode,
+      ...(target.password ? { password: target.password.reveal() } : {}),
+    },
+  });
+}
+
 function newRedis(target: RedisTarget, options: ConnectionOptions): Redis {
-  if (typeof target === 'string') return new Redis(target, options);
-  return new Redis({ ...targetOptions(target, options.retryStrategy), ...options });
+  if (isClusterTarget(target)) return newCluster(target, options);
+  if (typeof target === 'string') return new SingleRedis(target, options);
+  return new SingleRedis({ ...targetOptions(target, options.retryStrategy), ...options });
 }
 
 /**
@@ -69,7 +92,12 @@ export interface RedisConnections {
    * construction and keeps that failure for good.
    */
   connect(name: string): Redis;
-  bullOptions(): BullConnectionOptions;
+  /**
+   * What a BullMQ Worker connects with. BullMQ builds a plain ioredis client from options, never a
+   * cluster client: for a cluster it gets a cluster client that it duplicates (this one stays
+   * unconnected: `lazyConnect`).
+   */
+  bullOptions(): BullConnectionOptions | Cluster;
   /** Stops reconnecting and drops every connection made by connect(). */
   shutdown(): void;
 }
@@ -79,19 +107,24 @@ export function createRedisConnections(url: RedisTarget): RedisConnections {
   const made: Redis[] = [];
   const retryStrategy = (times: number): number | null =>
     closed ? null : Math.min(times * 100, RETRY_CAP_MS);
+  const connect = (name: string, lazyConnect?: boolean) => {
+    const redis = newRedis(url, {
+      maxRetriesPerRequest: null,
+      connectTimeout: 2000,
+      retryStrategy,
+      connectionName: name,
+      ...(lazyConnect ? { lazyConnect } : {}),
+    });
+    made.push(redis);
+    return redis;
+  };
   return {
     url,
-    connect(name) {
-      const redis = newRedis(url, {
-        maxRetriesPerRequest: null,
-        connectTimeout: 2000,
-        retryStrategy,
-        connectionName: name,
-      });
-      made.push(redis);
-      return redis;
-    },
-    bullOptions: () => ({ ...targetOptions(url, retryStrategy), maxRetriesPerRequest: null, retryStrategy }),
+    connect: (name) => connect(name),
+    bullOptions: () =>
+      isClusterTarget(url)
+        ? (connect('etcd-doctor-worker', true) as Cluster)
+        : { ...targetOptions(url, retryStrategy), maxRetriesPerRequest: null, retryStrategy },
     shutdown() {
       closed = true;
       for (const redis of made) redis.disconnect();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Secret } from '../secret.js';
-import { parseSentinelList, type SentinelAddress } from './redis-target.js';
+import { parseAddressList, type RedisAddress } from './redis-target.js';
 
 const secret = z
   .string()
@@ -16,6 +16,14 @@ const bearerToken = z
   })
   .transform((value) => new Secret(value));
 
+/** `host:port,host:port,…` (REDIS_SENTINELS, REDIS_CLUSTER_NODES). */
+const addressList = z.string().transform((text, ctx): RedisAddress[] => {
+  const parsed = parseAddressList(text);
+  if (parsed.ok) return parsed.addresses;
+  ctx.addIssue({ code: 'custom', message: `"${parsed.bad}" is not host:port (write host:port,host:port,…)` });
+  return z.NEVER;
+});
+
 /** Every environment variable etcd-doctor reads. `.env.example` documents each one. */
 export const envSchema = z
   .object({
@@ -24,20 +32,11 @@ export const envSchema = z
       .url({ protocol: /^rediss?$/, error: 'not a redis:// URL' })
       .default('redis://127.0.0.1:6379'),
     /** `host:port,host:port,…`: Redis through Sentinel; with REDIS_SENTINEL_NAME, takes precedence over REDIS_URL. */
-    REDIS_SENTINELS: z
-      .string()
-      .transform((text, ctx): SentinelAddress[] => {
-        const parsed = parseSentinelList(text);
-        if (parsed.ok) return parsed.sentinels;
-        ctx.addIssue({
-          code: 'custom',
-          message: `"${parsed.bad}" is not host:port (write host:port,host:port,…)`,
-        });
-        return z.NEVER;
-      })
-      .optional(),
+    REDIS_SENTINELS: addressList.optional(),
     REDIS_SENTINEL_NAME: z.string().min(1).optional(),
-    /** The password of the Redis primary and replicas (with REDIS_SENTINELS). */
+    /** `host:port,…`: seed nodes of a Redis Cluster; takes precedence over REDIS_URL. */
+    REDIS_CLUSTER_NODES: addressList.optional(),
+    /** The password of the Redis primary and replicas (with REDIS_SENTINELS) or of the cluster nodes. */
     REDIS_PASSWORD: secret.optional(),
     /** The password of the sentinels themselves, where they require one. */
     REDIS_SENTINEL_PASSWORD: secret.optional(),
@@ -56,6 +55,10 @@ export const envSchema = z
   .refine((env) => !env.REDIS_SENTINELS || env.REDIS_SENTINEL_NAME, {
     path: ['REDIS_SENTINEL_NAME'],
     message: 'REDIS_SENTINELS needs REDIS_SENTINEL_NAME (the master name the sentinels monitor)',
+  })
+  .refine((env) => !env.REDIS_SENTINELS || !env.REDIS_CLUSTER_NODES, {
+    path: ['REDIS_CLUSTER_NODES'],
+    message: 'set REDIS_CLUSTER_NODES or REDIS_SENTINELS, not both (a Redis Cluster is not behind Sentinel)',
   });
 
 export type Env = z.infer<typeof envSchema>;

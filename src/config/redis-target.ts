@@ -1,10 +1,13 @@
 import type { Secret } from '../secret.js';
 
-/** One Sentinel's address, as `REDIS_SENTINELS` lists it (`host:port,host:port,…`). */
-export interface SentinelAddress {
+/** One server's address, as `REDIS_SENTINELS` and `REDIS_CLUSTER_NODES` list them (`host:port,host:port,…`). */
+export interface RedisAddress {
   host: string;
   port: number;
 }
+
+/** One Sentinel's address. */
+export type SentinelAddress = RedisAddress;
 
 /** A primary that Sentinel watches: connections ask the sentinels where it is, and again after a failover. */
 export interface SentinelTarget {
@@ -16,17 +19,47 @@ export interface SentinelTarget {
 }
 
 /**
- * Where Redis is: a `redis://` URL (`REDIS_URL`), or a Sentinel group (`REDIS_SENTINELS` with
- * `REDIS_SENTINEL_NAME`, which take precedence). Parsed once from env and passed wherever the
- * `redisUrl` fields go; every connection is made from it in src/clients/redis.ts.
+ * A Redis Cluster: connections learn the slot map from any of these seed nodes (CLUSTER SLOTS) and
+ * follow MOVED/ASK redirections and failovers from there.
  */
-export type RedisTarget = string | SentinelTarget;
+export interface ClusterTarget {
+  nodes: RedisAddress[];
+  /** The nodes' password (`requirepass`), where set. */
+  password?: Secret;
+}
+
+/**
+ * Where Redis is: a `redis://` URL (`REDIS_URL`), a Sentinel group (`REDIS_SENTINELS` with
+ * `REDIS_SENTINEL_NAME`), or a Redis Cluster (`REDIS_CLUSTER_NODES`); the last two take precedence
+ * over the URL. Parsed once from env and passed wherever the `redisUrl` fields go; every connection
+ * is made from it in src/clients/redis.ts.
+ */
+export type RedisTarget = string | SentinelTarget | ClusterTarget;
+
+export function isClusterTarget(target: RedisTarget): target is ClusterTarget {
+  return typeof target !== 'string' && 'nodes' in target;
+}
+
+/**
+ * The key prefix every Redis key of a deployment starts with. On a Redis Cluster each multi-key
+ * command (MULTI, BullMQ's and our Lua scripts) must find all its keys in one hash slot, and a key
+ * with `{tag}` hashes on the tag alone (Redis Cluster spec, "Hash tags"): so there the prefix is
+ * wrapped in braces (`etcd-doctor` -> `{etcd-doctor}`), unless it already has a tag. BullMQ asks
+ * for exactly this on Cluster. Elsewhere the prefix stays as given.
+ */
+export function keyPrefixFor(target: RedisTarget, prefix: string): string {
+  if (!isClusterTarget(target)) return prefix;
+  // Redis hashes on what lies between the first `{` and the next `}`, when that is not empty.
+  const open = prefix.indexOf('{');
+  const close = open < 0 ? -1 : prefix.indexOf('}', open + 1);
+  return close > open + 1 ? prefix : `{${prefix}}`;
+}
 
 /** `host:port,host:port` -> addresses, or the first entry that is not `host:port`. */
-export function parseSentinelList(
+export function parseAddressList(
   text: string,
-): { ok: true; sentinels: SentinelAddress[] } | { ok: false; bad: string } {
-  const sentinels: SentinelAddress[] = [];
+): { ok: true; addresses: RedisAddress[] } | { ok: false; bad: string } {
+  const addresses: RedisAddress[] = [];
   for (const entry of text
     .split(',')
     .map((s) => s.trim())
@@ -34,19 +67,28 @@ export function parseSentinelList(
     const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(entry);
     const port = Number(match?.[2]);
     if (!match?.[1] || !Number.isInteger(port) || port < 1 || port > 65535) return { ok: false, bad: entry };
-    sentinels.push({ host: match[1].replace(/^\[|\]$/g, ''), port });
+    addresses.push({ host: match[1].replace(/^\[|\]$/g, ''), port });
   }
-  return sentinels.length > 0 ? { ok: true, sentinels } : { ok: false, bad: text };
+  return addresses.length > 0 ? { ok: true, addresses } : { ok: false, bad: text };
 }
 
-/** The Redis that env names: the Sentinel group when `REDIS_SENTINELS` is set, else `REDIS_URL`. */
+/**
+ * The Redis that env names: the cluster when `REDIS_CLUSTER_NODES` is set, the Sentinel group when
+ * `REDIS_SENTINELS` is (env.ts refuses both at once), else `REDIS_URL`.
+ */
 export function redisTargetFromEnv(env: {
   REDIS_URL: string;
-  REDIS_SENTINELS?: SentinelAddress[] | undefined;
+  REDIS_SENTINELS?: RedisAddress[] | undefined;
   REDIS_SENTINEL_NAME?: string | undefined;
+  REDIS_CLUSTER_NODES?: RedisAddress[] | undefined;
   REDIS_PASSWORD?: Secret | undefined;
   REDIS_SENTINEL_PASSWORD?: Secret | undefined;
 }): RedisTarget {
+  if (env.REDIS_CLUSTER_NODES)
+    return {
+      nodes: env.REDIS_CLUSTER_NODES,
+      ...(env.REDIS_PASSWORD ? { password: env.REDIS_PASSWORD } : {}),
+    };
   if (!env.REDIS_SENTINELS || !env.REDIS_SENTINEL_NAME) return env.REDIS_URL;
   return {
     sentinels: env.REDIS_SENTINELS,
@@ -56,15 +98,25 @@ export function redisTargetFromEnv(env: {
   };
 }
 
+/** Where a deployment's keys are: the Redis that env names, and the key prefix there (keyPrefixFor). */
+export function redisPlaceFromEnv(
+  env: Parameters<typeof redisTargetFromEnv>[0],
+  prefix: string,
+): { target: RedisTarget; prefix: string } {
+  const target = redisTargetFromEnv(env);
+  return { target, prefix: keyPrefixFor(target, prefix) };
+}
+
 /** What a message may say about the target: a URL without its credentials, or the sentinels and name. */
 export function describeRedisTarget(target: RedisTarget): string {
-  if (typeof target !== 'string') {
-    const list = target.sentinels.map((s) => `${s.host}:${s.port}`).join(',');
-    return `Sentinel master ${target.name} (sentinels ${list})`;
-  }
+  const list = (addresses: RedisAddress[]) => addresses.map((a) => `${a.host}:${a.port}`).join(',');
+  if (isClusterTarget(target)) return `Redis Cluster (nodes ${list(target.nodes)})`;
+  if (typeof target !== 'string')
+    return `Sentinel master ${target.name} (sentinels ${list(target.sentinels)})`;
   try {
     const u = new URL(target);
-    return `${u.protocol}//${u.host}`;
+    // Say that credentials were given (a wrong one is a common cause) without printing them.
+    return `${u.protocol}//${u.username || u.password ? '[redacted]@' : ''}${u.host}`;
   } catch {
     return 'the configured Redis';
   }

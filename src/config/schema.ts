@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseMaintenanceWindow } from './maintenance-window.js';
 
 /** A cluster name is a lowercase word: it is typed in chat (`/etcd diagnose prod`). */
 const clusterName = z
@@ -110,6 +111,74 @@ export const watchSettingsSchema = z.strictObject({
     .max(24 * 3600, { error: 'must be at most 86400 (a day)' }),
 });
 
+/**
+ * A basename glob: `*` any run of characters, `?` one, everything else literal (no `/`: the files
+ * sit directly in `dir`). Written by hand on purpose: node's path.matchesGlob prints an
+ * ExperimentalWarning on Node 20 and 22, which would land in the CLI's stderr.
+ */
+const fileGlob = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^/\\]+$/, { error: 'must be a file name pattern such as *.db (no directory: set dir)' });
+
+/**
+ * Snapshots of the cluster (`etcdctl snapshot save` files) in a directory the worker can read, and
+ * the backup CronJobs Kubernetes shows (src/probes/backups.ts). Off when unset.
+ */
+export const backupsSchema = z.strictObject({
+  /** An absolute path: the worker runs wherever it is deployed, a relative one would move with it. */
+  dir: z.string().startsWith('/', { error: 'must be an absolute path (a mounted volume)' }).optional(),
+  /** The newest good snapshot older than this is `backup-stale` (default 24). */
+  maxAgeHours: z
+    .number()
+    .positive({ error: 'must be more than 0 (hours)' })
+    .max(24 * 366, { error: 'must be at most 8784 (a year, in hours)' })
+    .default(24),
+  pattern: fileGlob.default('*.db'),
+});
+
+/**
+ * Defragmentation thresholds and window (docs/remediation.md). The thresholds apply to the button
+ * too: a member whose defragmentation would free less than either is skipped.
+ */
+const defragMaintenanceSchema = z.strictObject({
+  /** `sun 02:00-04:00` (UTC): defragment in this window, with the button's guards. Unset: only on demand. */
+  window: z
+    .string({ error: 'must be a string such as "sun 02:00-04:00"' })
+    .superRefine((text, ctx) => {
+      const parsed = parseMaintenanceWindow(text);
+      if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error });
+    })
+    .optional(),
+  /** Skip a member whose free pages are under this share of its file (default 0.1). */
+  minFreeRatio: z
+    .number({ error: 'must be a number between 0 and 1, e.g. 0.1 for 10 %' })
+    .min(0, { error: 'must be between 0 and 1, e.g. 0.1 for 10 %' })
+    .max(1, { error: 'must be between 0 and 1, e.g. 0.1 for 10 %' })
+    .optional(),
+  /** Skip a member whose free pages are under this many bytes (default 50 MB). */
+  minFreeBytes: z
+    .number({ error: 'must be a whole number of bytes, e.g. 50000000' })
+    .int({ error: 'must be a whole number of bytes, e.g. 50000000' })
+    .min(0, { error: 'must be 0 or more bytes' })
+    .optional(),
+});
+
+const maintenanceSchema = z.strictObject({
+  defrag: defragMaintenanceSchema.optional(),
+  /**
+   * How often the cluster is compacted, in seconds (default 300: kube-apiserver's
+   * --etcd-compaction-interval). compaction-stalled judges the last compaction against it.
+   */
+  compactionIntervalSeconds: z
+    .number({ error: 'must be a number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(1, { error: 'must be at least 1 (second)' })
+    .max(30 * 24 * 3600, { error: 'must be at most 2592000 (30 days)' })
+    .optional(),
+});
+
 export const clusterSchema = z
   .strictObject({
     name: clusterName,
@@ -120,14 +189,31 @@ export const clusterSchema = z
     tickets: ticketsSchema.optional(),
     /** Off when unset (and no top-level `watch`). */
     watch: watchSettingsSchema.optional(),
+    backups: backupsSchema.optional(),
+    maintenance: maintenanceSchema.optional(),
   })
   .superRefine((cluster, ctx) => {
+    if (cluster.maintenance?.defrag?.window && !cluster.slack?.channel) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maintenance', 'defrag', 'window'],
+        message: 'needs slack.channel: the window posts what it did there',
+      });
+    }
     const endpoints = cluster.etcd.endpoints;
     if (!endpoints && !cluster.kubernetes) {
       ctx.addIssue({
         code: 'custom',
         path: ['etcd', 'endpoints'],
         message: 'is missing (list the client URLs, or set kubernetes to discover them from the etcd pods)',
+      });
+    }
+    if (cluster.backups && !cluster.backups.dir && !cluster.kubernetes) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['backups', 'dir'],
+        message:
+          'is missing (name the directory that holds the snapshots, or set kubernetes to read the backup CronJobs)',
       });
     }
     const metrics = cluster.etcd.metricsUrls;
@@ -240,4 +326,5 @@ export type ClusterConfig = z.infer<typeof clusterSchema>;
 /** A cluster whose etcd client URLs are known: configured, or discovered through Kubernetes. */
 export type ResolvedCluster = ClusterConfig & { etcd: ClusterConfig['etcd'] & { endpoints: string[] } };
 export type ConfigFile = z.infer<typeof configFileSchema>;
+export type BackupsSettings = z.infer<typeof backupsSchema>;
 export type ProbeSettings = z.infer<typeof probeSettingsSchema>;

@@ -101,6 +101,64 @@ export interface TimelineEntry {
   maxSeconds?: number;
 }
 
+/**
+ * A cluster's backups (`clusters[].backups`): `etcd-doctor backups --json`, and `backups` in a
+ * diagnosis's JSON. Times are ISO 8601; ages in hours at `checkedAt`.
+ */
+export interface BackupsJson {
+  cluster: string;
+  /** `backups.dir`; null when only the Kubernetes backup jobs are read. */
+  dir: string | null;
+  pattern: string;
+  maxAgeHours: number;
+  checkedAt: string;
+  /** The cluster's revision (the highest a member's Status gave); null when no member answered. */
+  clusterRevision: number | null;
+  /** Files in `dir` matching `pattern`; null when the directory was not read. */
+  matched: number | null;
+  /** The newest snapshot that reads as good, or null when there is none. */
+  newestGood: SnapshotJson | null;
+  /** Newest first, at most 10. */
+  snapshots: SnapshotJson[];
+  /** Why the directory could not be read; null when it was (or there is none). */
+  error: string | null;
+  /** The etcd backup CronJobs and Jobs Kubernetes shows; null without `kubernetes` or when they could not be listed. */
+  jobs: BackupJobJson[] | null;
+  jobsError: string | null;
+}
+
+export interface SnapshotJson {
+  file: string;
+  modifiedAt: string;
+  ageHours: number;
+  sizeBytes: number;
+  /** `good`, `damaged` (truncated, a page that does not parse, a SHA-256 that does not match), `unchecked`. */
+  state: 'good' | 'damaged' | 'unchecked';
+  revision: number | null;
+  /** The SHA-256 trailer matches; null without a trailer (a copied `member/snap/db`) or when not read. */
+  hashOk: boolean | null;
+  /** Revisions the cluster has moved on since; null when either revision is unknown. */
+  behindRevisions: number | null;
+  /** What is wrong with a damaged file, or why it was not read. */
+  error: string | null;
+}
+
+export interface BackupJobJson {
+  kind: 'CronJob' | 'Job';
+  namespace: string;
+  name: string;
+  schedule: string | null;
+  suspended: boolean;
+  lastSuccessfulAt: string | null;
+  lastScheduleAt: string | null;
+  lastRun: {
+    name: string;
+    state: 'succeeded' | 'failed' | 'running';
+    at: string | null;
+    reason: string | null;
+  } | null;
+}
+
 /** The report's `kind`: a live check (`health`, `diagnose`) or an offline analysis (`analyze`). */
 export type ReportKind = CheckDepth | 'analyze';
 
@@ -124,4 +182,6 @@ export interface DiagnosisReport {
    * logs show: 50 etcd log lines …`, or too few lines to judge).
    */
   verdict?: string;
+  /** When the cluster has `backups` (diagnose, `etcd-doctor backups`). */
+  backups?: BackupsJson;
 }

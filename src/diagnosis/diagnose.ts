@@ -35,7 +35,7 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
       const explain = [`not evaluated: offline (it needs ${rule.live})`];
       return { rule: rule.name, fired: false, skipped: true, explain };
     }
-    if (view.blind && rule.scope !== 'view') {
+    if (view.blind && rule.scope !== 'view' && !rule.judgesWithoutMembers) {
       const explain = [`not evaluated: etcd-doctor could not check any member (${blindReason(view)})`];
       return { rule: rule.name, fired: false, skipped: true, explain };
     }
@@ -85,6 +85,8 @@ export function missingEvidence(evidence: Evidence, needs: readonly EvidenceKind
 function hasAny(evidence: Evidence, kind: EvidenceKind): boolean {
   if (kind === 'memberList' || kind === 'alarms') return evidence[kind].ok;
   if (kind === 'kubernetes') return evidence.kubernetes?.ok === true;
+  if (kind === 'backups')
+    return evidence.backups?.snapshots?.ok === true || evidence.backups?.jobs?.ok === true;
   return evidence.members.some((m) => m[kind].ok);
 }
 
@@ -96,6 +98,11 @@ function whyMissing(evidence: Evidence, kind: EvidenceKind): string {
   if (kind === 'kubernetes') {
     const k = evidence.kubernetes;
     return !k ? 'no kubernetes config' : k.ok ? 'ok' : k.failure.message;
+  }
+  if (kind === 'backups') {
+    const b = evidence.backups;
+    const failed = [b?.snapshots, b?.jobs].find((o) => o && !o.ok);
+    return !b ? 'no backups config, or not asked' : failed && !failed.ok ? failed.failure.message : 'ok';
   }
   const first = evidence.members.map((m) => m[kind]).find((o) => !o.ok);
   return first && !first.ok ? first.failure.message : 'no members';

@@ -21,6 +21,13 @@ export const CAUSES = [
   'cluster-mismatch',
   // Peer connections refused for TLS: a name or IP missing from the certificate, unknown CA, expired.
   'peer-tls',
+  // The newest good snapshot of the cluster is older than backups.maxAgeHours, or there is none.
+  'backup-stale',
+  // The revision ran far past the last compaction for well over the compaction interval: the
+  // history grows until the database reaches its quota.
+  'compaction-stalled',
+  // A learner (non-voting member) not promoted yet: caught up and waiting, or behind for long.
+  'learner-not-promoted',
   // Error-level log lines that no rule explains, quoted with counts and times (never hidden).
   'unexplained-errors',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are
@@ -64,6 +71,8 @@ export type ActionId =
   | 'recover-nospace'
   | 'restart-static-pod'
   | 'disk-benchmark'
+  | 'replace-member'
+  | 'promote-learner'
   | 'rerun'
   | 'snooze';
 

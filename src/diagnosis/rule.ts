@@ -17,6 +17,11 @@ export interface RuleContext {
    * (explainLines). Undefined counts as true: tests and `--explain` get every line.
    */
   explain?: boolean;
+  /**
+   * How often the cluster is expected to be compacted (cluster `maintenance.compactionIntervalSeconds`);
+   * undefined: kube-apiserver's default --etcd-compaction-interval, 5 min.
+   */
+  compactionIntervalMs?: number;
 }
 
 /**
@@ -52,6 +57,11 @@ export interface Rule {
    * the cluster. Such rules run even when no member could be checked, and never set the status.
    */
   readonly scope?: 'view';
+  /**
+   * The rule judges evidence that is not the members' (backup files): it runs even when no member
+   * could be checked, where a stale backup matters most. The status stays `unknown` then.
+   */
+  readonly judgesWithoutMembers?: boolean;
   /**
    * The rule judges latencies etcd-doctor times itself (round trips, a read's took). When its own
    * event loop was stalled during the probes, the engine reports it as not evaluated instead.

@@ -51,6 +51,8 @@ export function compactReport(r: DiagnosisReport): DiagnosisReport {
       unknowns: [],
     })),
     probes: [],
+    // The line's newest good backup: at most ten snapshots and the backup jobs, a few hundred bytes.
+    ...(r.backups ? { backups: r.backups } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import {
 } from '../history/trends.js';
 import { headline, STATUS_WORD, type TextView, textView } from '../report/chat-view.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
+import { backupDigestPart } from '../report/backups-view.js';
 import { formatBytes, formatList, formatMs } from '../report/format.js';
 
 /** What the digest learned about one cluster: a report, or why there is none. */
@@ -125,6 +126,8 @@ export function digestLine(o: ClusterOutcome, now: number): string {
         : '';
     parts.push(`DB ${formatBytes(db.sizeBytes)}${inUse}`);
   }
+  const defrag = defragPart(report);
+  if (defrag) parts.push(defrag);
   const took = latest ? worstTookMs(latest) : null;
   if (took !== null) parts.push(`took ${formatMs(took)}`);
   const restarts = series.restarts[TREND_DAYS - 1];
@@ -136,7 +139,27 @@ export function digestLine(o: ClusterOutcome, now: number): string {
   else if (up < report.members.length) parts.push(`${up}/${report.members.length} members answer`);
   const learners = report.members.filter((m) => m.isLearner).length;
   if (learners) parts.push(`${learners} learner${learners > 1 ? 's' : ''}`);
+  // The newest good backup of a cluster with `backups`, verified by its SHA-256 trailer.
+  const backup = report.backups ? backupDigestPart(report.backups) : '';
+  if (backup) parts.push(backup);
   return parts.join(' · ');
+}
+
+/**
+ * What a defragmentation would return, from each member's dbSize - dbSizeInUse in the report:
+ * `a defrag would free 96 MB (most on etcd-1: 48 MB)`. Undefined when no member's sizes are known.
+ */
+export function defragPart(report: DiagnosisReport): string | undefined {
+  const free = report.members.flatMap((m) =>
+    m.dbSizeBytes !== null && m.dbSizeInUseBytes !== null && m.dbSizeBytes > 0
+      ? [{ name: m.name, bytes: Math.max(0, m.dbSizeBytes - m.dbSizeInUseBytes) }]
+      : [],
+  );
+  if (free.length === 0) return undefined;
+  const total = free.reduce((sum, f) => sum + f.bytes, 0);
+  const most = [...free].sort((a, b) => b.bytes - a.bytes)[0];
+  const where = free.length > 1 && most ? ` (most on ${most.name}: ${formatBytes(most.bytes)})` : '';
+  return `a defrag would free ${formatBytes(total)}${where}`;
 }
 
 export interface DigestHeader {

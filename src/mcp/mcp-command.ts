@@ -8,7 +8,7 @@ import { mcpOfflineAnalysis } from '../offline/mcp-analysis.js';
 import type { OfflineAnalysis } from './analyze-tool.js';
 import { createRedisAuditReader } from './audit-tool.js';
 import { serveMcpStdio } from './serve-stdio.js';
-import { redisTargetFromEnv } from '../config/redis-target.js';
+import { redisPlaceFromEnv } from '../config/redis-target.js';
 
 export interface McpCommandOptions {
   config?: string;
@@ -36,15 +36,14 @@ export async function runMcpCommand(options: McpCommandOptions, io: McpCommandIo
   const logger = createLogger(env.LOG_LEVEL);
   const own = createDoctor({ config, readFileBuffer: (p) => readFile(p) });
   // Diagnoses of watched clusters say since when, from the watch's minute history, as in Slack.
-  const doctor = withWatchSinceWhen(own, config, {
-    redisUrl: redisTargetFromEnv(env),
-    prefix: options.queuePrefix,
-  });
+  const place = redisPlaceFromEnv(env, options.queuePrefix);
+  const where = { redisUrl: place.target, prefix: place.prefix };
+  const doctor = withWatchSinceWhen(own, config, where);
   try {
     await serveMcpStdio({
       doctor,
       config,
-      audit: createRedisAuditReader({ redisUrl: redisTargetFromEnv(env), prefix: options.queuePrefix }),
+      audit: createRedisAuditReader(where),
       // Over stdio the client runs on this machine as this user; mcp.analyzeRoots bounds it when set.
       analysis: io.analysis ?? mcpOfflineAnalysis(config.mcp?.analyzeRoots),
       logger,

@@ -51,6 +51,7 @@ function scanOf({ meta, writer, component }: CollectedLog, c: Collected): Contai
     lines: writer.lines,
     signals: writer.signals,
     ...(writer.lastLineAt ? { lastLineAt: writer.lastLineAt } : {}),
+    ...(writer.firstLineAt ? { firstLineAt: writer.firstLineAt } : {}),
   };
 }
 

@@ -53,15 +53,27 @@ export interface EtcdMetricsSnapshot {
     dbInUseSizeBytes: number | undefined;
     quotaBackendBytes: number | undefined;
     /**
-     * mvcc's keys, current and last compacted revision (etcd_debugging_mvcc_keys_total,
-     * _current_revision, _compact_revision; 3.4 and later): whether a compaction could free anything.
+     * etcd_debugging_mvcc_keys_total: the live keys (3.4 and later); with the current and compact
+     * revisions below, whether a compaction could free anything.
      */
     keysTotal?: number;
-    currentRevision?: number;
-    compactRevision?: number;
     processStartTimeSeconds: number | undefined;
     /** From the `server_id` label of etcd_server_id. */
     serverId: string | undefined;
+    /**
+     * etcd_debugging_mvcc_compact_revision: the revision last compacted at, -1 when never (3.4 and
+     * 3.5; restored from the backend at start, so it survives restarts).
+     */
+    compactRevision: number | undefined;
+    /** etcd_debugging_mvcc_current_revision (3.4 and 3.5). */
+    currentRevision: number | undefined;
+    /**
+     * etcd_debugging_mvcc_db_compaction_last: unix seconds of the last compaction this process
+     * ran, 0 before its first (3.5 only; 3.4 does not export when it compacted).
+     */
+    lastCompactionSeconds: number | undefined;
+    /** Compactions this process ran: etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count (3.4 and 3.5). */
+    compactionsSinceStart: number | undefined;
   };
 }
 
@@ -220,13 +232,13 @@ function snapshotOf(samples: Samples, scrapedAtMs: number): ParseEtcdMetricsResu
         first(samples, 'etcd_debugging_mvcc_db_total_size_in_bytes'),
       dbInUseSizeBytes: first(samples, 'etcd_mvcc_db_total_size_in_use_in_bytes'),
       quotaBackendBytes: first(samples, 'etcd_server_quota_backend_bytes'),
-      ...defined({
-        keysTotal: first(samples, 'etcd_debugging_mvcc_keys_total'),
-        currentRevision: first(samples, 'etcd_debugging_mvcc_current_revision'),
-        compactRevision: first(samples, 'etcd_debugging_mvcc_compact_revision'),
-      }),
+      ...defined({ keysTotal: first(samples, 'etcd_debugging_mvcc_keys_total') }),
       processStartTimeSeconds: first(samples, 'process_start_time_seconds'),
       serverId: samples.get('etcd_server_id')?.find((s) => s.labels.server_id)?.labels.server_id,
+      compactRevision: first(samples, 'etcd_debugging_mvcc_compact_revision'),
+      currentRevision: first(samples, 'etcd_debugging_mvcc_current_revision'),
+      lastCompactionSeconds: first(samples, 'etcd_debugging_mvcc_db_compaction_last'),
+      compactionsSinceStart: first(samples, COMPACTIONS_COUNT),
     },
   };
   return { ok: true, snapshot };
@@ -379,6 +391,8 @@ function edgeMayBeSpace(line: string): boolean {
 // Go's strconv.ParseFloat forms that Prometheus writes: decimals, exponents, ±Inf, NaN.
 const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
 
+const COMPACTIONS_COUNT = 'etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count';
+
 const HISTOGRAMS = [
   'etcd_disk_wal_fsync_duration_seconds',
   'etcd_disk_backend_commit_duration_seconds',
@@ -402,10 +416,12 @@ const READ_NAMES = new Set([
   'etcd_mvcc_db_total_size_in_use_in_bytes',
   'etcd_server_quota_backend_bytes',
   'etcd_debugging_mvcc_keys_total',
-  'etcd_debugging_mvcc_current_revision',
-  'etcd_debugging_mvcc_compact_revision',
   'process_start_time_seconds',
   'etcd_server_id',
+  'etcd_debugging_mvcc_compact_revision',
+  'etcd_debugging_mvcc_current_revision',
+  'etcd_debugging_mvcc_db_compaction_last',
+  COMPACTIONS_COUNT,
 ]);
 
 /** The entries whose value is a number (optional gauges are absent, not undefined). */

@@ -1,5 +1,6 @@
 import type { PeerCertificateInfo } from '../clients/http.js';
 import type { AccessProblem } from './access-problem.js';
+import type { BackupsEvidence } from './backups-evidence.js';
 import type { EtcdMetricsWindow, QuantileSummary } from './etcd-metrics.js';
 
 import type { KubernetesEvidence } from './kubernetes/evidence.js';
@@ -102,7 +103,7 @@ export interface MemberEvidence {
 
 /** Per-member evidence kinds: what a rule may declare in `needs`. */
 export type MemberEvidenceKind = 'health' | 'status' | 'metrics' | 'clock';
-export type ClusterEvidenceKind = 'memberList' | 'alarms' | 'kubernetes';
+export type ClusterEvidenceKind = 'memberList' | 'alarms' | 'kubernetes' | 'backups';
 export type EvidenceKind = MemberEvidenceKind | ClusterEvidenceKind;
 
 export interface ProbeRecord {
@@ -130,6 +131,8 @@ export interface Evidence {
   election?: ElectionEvidence;
   /** etcd-doctor's own client certificate and CA for this cluster (`diagnose`, TLS clusters): their dates. */
   ownCertificates?: OwnCertificate[];
+  /** The cluster's snapshots and backup jobs (`clusters[].backups`; `diagnose` and `backups`). */
+  backups?: BackupsEvidence;
 }
 
 /** One of the certificates etcd-doctor presents or trusts for a cluster (etcd.tls in the config). */
@@ -172,6 +175,8 @@ export interface ObserverLoad {
 }
 
 export type { AccessProblem, AccessProblemKind } from './access-problem.js';
+
+export type { BackupJob, BackupsEvidence, SnapshotCheck } from './backups-evidence.js';
 
 /** What the Kubernetes probes learned (src/probes/kubernetes/evidence.ts). */
 export type { KubernetesEvidence } from './kubernetes/evidence.js';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { openSchedulerQueue } from './job-queue.js';
 import type { DigestJob } from './job-schemas.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { EtcdDoctorError } from '../errors.js';
 import { deduplicationId, type JobData, jobIdFor } from './job-schemas.js';
 

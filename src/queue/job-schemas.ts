@@ -27,6 +27,14 @@ export const statusJobSchema = z.strictObject({
   ...requester,
 });
 
+/** `/etcd backups <cluster>`: the snapshots in its backup directory, each read, and its backup jobs. */
+export const backupsJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('backups'),
+  cluster: clusterName,
+  ...requester,
+});
+
 /**
  * A channel's digest. Scheduled ones come from a BullMQ job scheduler (the slot is in the job id);
  * `slotMs` is set for a missed slot sent late; neither for `digest --now`.
@@ -97,6 +105,18 @@ export const watchJobSchema = z.strictObject({
 });
 
 /**
+ * A cluster's maintenance window opened (its BullMQ job scheduler `maintenance-defrag-<cluster>`,
+ * src/queue/maintenance-schedules.ts): the worker checks the window against its clock and runs the
+ * task with the button's guards (src/remediation/maintenance-defrag.ts).
+ */
+export const maintenanceJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('maintenance'),
+  cluster: clusterName,
+  task: z.literal('defrag'),
+});
+
+/**
  * Collected evidence to analyse offline (src/offline/): files shared in Slack, downloaded by the
  * worker, or (from the shell only, where chat and worker are one process) paths on this host.
  */
@@ -125,19 +145,23 @@ export const jobDataSchema = z.discriminatedUnion('kind', [
   analyzeJobSchema,
   checkJobSchema,
   statusJobSchema,
+  backupsJobSchema,
   digestJobSchema,
   digestPartJobSchema,
   alertJobSchema,
   watchJobSchema,
+  maintenanceJobSchema,
 ]);
 
 export type CheckJob = z.infer<typeof checkJobSchema>;
 export type StatusJob = z.infer<typeof statusJobSchema>;
+export type BackupsJob = z.infer<typeof backupsJobSchema>;
 export type DigestJob = z.infer<typeof digestJobSchema>;
 export type DigestPartJob = z.infer<typeof digestPartJobSchema>;
 export type AlertJob = z.infer<typeof alertJobSchema>;
 export type RemediateJob = z.infer<typeof remediateJobSchema>;
 export type WatchJob = z.infer<typeof watchJobSchema>;
+export type MaintenanceJob = z.infer<typeof maintenanceJobSchema>;
 export type AnalyzeJob = z.infer<typeof analyzeJobSchema>;
 export type JobData = z.infer<typeof jobDataSchema>;
 
@@ -150,6 +174,8 @@ export function deduplicationId(job: JobData): string {
       return `check:${job.depth}:${job.cluster}`;
     case 'status':
       return `status:${job.channel}`;
+    case 'backups':
+      return `backups:${job.channel}:${job.cluster}`;
     case 'digest':
       return `digest:${job.channel}:${job.slotMs ?? `now-${job.requestedAt}`}`;
     case 'digest-part':
@@ -163,7 +189,14 @@ export function deduplicationId(job: JobData): string {
     case 'watch':
       // Scheduler jobs have ids of their own (`repeat:watch-<cluster>:<slot>`).
       return `watch:${job.cluster}`;
+    case 'maintenance':
+      return `maintenance:${job.task}:${job.cluster}`;
   }
+}
+
+/** Jobs that change a cluster: never handed to another worker mid-run, and given the remediation timeout. */
+export function changesCluster(job: JobData): boolean {
+  return job.kind === 'remediate' || job.kind === 'maintenance';
 }
 
 /** A remediation's job id comes from its plan, so a double click or a Slack retry adds no second job. */

@@ -5,7 +5,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { JobState } from '../state/job-state.js';
 import type { HeldLock } from '../state/owned-lock.js';
 import { childJobs, isParked } from './child-jobs.js';
-import { jobDataSchema } from './job-schemas.js';
+import { changesCluster, jobDataSchema } from './job-schemas.js';
 import type { JobHandlers } from './job-handlers.js';
 import { isTransient, withTimeout } from './retry-policy.js';
 
@@ -64,7 +64,7 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
     const attempt = new AbortController();
     // Read-only work can be handed over. A remediation is never run twice at once: it keeps its job
     // until it ends (or the process dies, and the stalled check hands it over then).
-    if (data.kind !== 'remediate') opts.attempts.add(attempt);
+    if (!changesCluster(data)) opts.attempts.add(attempt);
     const letGo = new Promise<never>((_, reject) =>
       attempt.signal.addEventListener('abort', () => reject(attempt.signal.reason), { once: true }),
     );
@@ -85,10 +85,9 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
           ),
       });
       run = watchRun(work, attempt.signal, logger);
-      const limitMs =
-        data.kind === 'remediate'
-          ? (opts.remediationTimeoutMs ?? DEFAULT_REMEDIATION_TIMEOUT_MS)
-          : opts.jobTimeoutMs;
+      const limitMs = changesCluster(data)
+        ? (opts.remediationTimeoutMs ?? DEFAULT_REMEDIATION_TIMEOUT_MS)
+        : opts.jobTimeoutMs;
       const result = await withTimeout(
         Promise.race([work, letGo]),
         limitMs,

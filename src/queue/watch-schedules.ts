@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { openSchedulerQueue } from './job-queue.js';
 import type { WatchJob } from './job-schemas.js';
 

@@ -23,16 +23,31 @@ export interface RemediationAction<A> {
   sideEffects: readonly string[];
   /** Ask for a second, explicit "Run it" before running (every action that changes a cluster). */
   needsConfirmation: boolean;
+  /**
+   * Variants the confirmation offers instead of one "Run it": each a button of its own whose `args`
+   * are added to the plan's (e.g. promote by itself, or leave it to a Promote button). Runs once,
+   * whichever is pressed.
+   */
+  choices?: readonly ConfirmChoice[];
   /** Validates the plan's stored arguments; a plan that does not parse never runs. */
   argsSchema: z.ZodType<A>;
-  /** The exact plan, in lines, as the confirmation shows it. From the diagnosis snapshot, no I/O. */
-  describe(args: A, snapshot: PlanSnapshot): string[];
+  /**
+   * The exact plan, in lines, as the confirmation shows it. From the diagnosis snapshot and the
+   * cluster's settings, no I/O.
+   */
+  describe(args: A, snapshot: PlanSnapshot, settings: RemediationSettings): string[];
   /**
    * Why the action cannot work on this cluster as it is configured (no I/O): its button is then not
    * offered, and the report says why once, instead of a refusal after a confirmation.
    */
   unavailable?(cluster: ClusterConfig, settings: RemediationSettings): string | undefined;
   run(args: A, ctx: ActionContext): Promise<ActionOutcome>;
+}
+
+/** One variant of a confirmation ("Run it, promote when caught up"). */
+export interface ConfirmChoice {
+  label: string;
+  args: Record<string, string>;
 }
 
 /** What the diagnosis knew when the button was made (stored with the plan as `context`). */
@@ -42,7 +57,13 @@ export interface PlanSnapshot {
   rootCause: string | undefined;
   leader: string | undefined;
   /** Member names in report order, `name=reachable|down`. */
-  members: Array<{ name: string; reachable: boolean; dbSizeBytes: number | undefined }>;
+  members: Array<{
+    name: string;
+    reachable: boolean;
+    dbSizeBytes: number | undefined;
+    /** Status.dbSizeInUse: what a defragmentation would keep (older plans lack it). */
+    dbSizeInUseBytes?: number | undefined;
+  }>;
   /** The report as text (for tickets). */
   reportText: string | undefined;
   /** Link to the report's thread. */
@@ -69,8 +90,16 @@ export interface ActionContext {
   dryRun: boolean;
   /** The worker's log (the job's fields on every line): for what must not reach the chat. */
   logger: Logger;
-  /** One line per step, shown live in the thread and kept for the audit. */
+  /**
+   * One line per step, shown live in the thread. It never waits for the chat (resolves at once);
+   * the edits are sent in order, and the outcome is posted after the last of them.
+   */
   progress(line: string): Promise<void>;
+  /**
+   * A message of its own in the thread (what a person must do by hand, to copy from), attributed to
+   * the presser. A failed post is logged, never thrown: the action goes on.
+   */
+  post(lines: string[]): Promise<void>;
   snapshot: PlanSnapshot;
   planId: string;
   user: string;
@@ -79,11 +108,12 @@ export interface ActionContext {
   /** A fresh plan for a follow-up button (e.g. "Open another ticket"). */
   followUp(action: ActionId, args: Record<string, string>, label: string): Promise<ViewButton>;
   /**
-   * Call right before each step that changes something (`next` names it). Throws RemediationAborted
-   * when the cluster's remediation lock lapsed (a renewal failed): another action could be running,
-   * so nothing more may change. Read-only actions hold no lock and never stop here.
+   * Await right before each step that changes something (`next` names it). It asks Redis whether the
+   * cluster's remediation lock is still ours and rejects with RemediationAborted when it lapsed:
+   * another action could be running, so nothing more may change. Read-only actions hold no lock
+   * and never stop here.
    */
-  safePoint(next: string): void;
+  safePoint(next: string): Promise<void>;
 }
 
 /** The run stopped at a safe point because its lock lapsed; nothing after `before` was done. */
@@ -115,11 +145,14 @@ export interface RegisteredAction {
   access: 'anyone' | 'responders';
   sideEffects: readonly string[];
   needsConfirmation: boolean;
+  choices: readonly ConfirmChoice[] | undefined;
   unavailable(cluster: ClusterConfig, settings: RemediationSettings): string | undefined;
-  parse(
-    raw: Record<string, string>,
-  ):
-    | { ok: true; describe(s: PlanSnapshot): string[]; run(ctx: ActionContext): Promise<ActionOutcome> }
+  parse(raw: Record<string, string>):
+    | {
+        ok: true;
+        describe(s: PlanSnapshot, settings: RemediationSettings): string[];
+        run(ctx: ActionContext): Promise<ActionOutcome>;
+      }
     | { ok: false; error: string };
 }
 
@@ -134,12 +167,17 @@ export function defineAction<A>(action: RemediationAction<A>): RegisteredAction 
     access: action.access,
     sideEffects: action.sideEffects,
     needsConfirmation: action.needsConfirmation,
+    choices: action.choices,
     unavailable: (cluster, settings) => action.unavailable?.(cluster, settings),
     parse(raw) {
       const parsed = action.argsSchema.safeParse(raw);
       if (!parsed.success) return { ok: false, error: parsed.error.issues.map((i) => i.message).join('; ') };
       const args = parsed.data;
-      return { ok: true, describe: (s) => action.describe(args, s), run: (ctx) => action.run(args, ctx) };
+      return {
+        ok: true,
+        describe: (s, settings) => action.describe(args, s, settings),
+        run: (ctx) => action.run(args, ctx),
+      };
     },
   };
 }

@@ -92,7 +92,7 @@ export async function runRemediationClick(
   if (denied) return c.refuse(denied);
   const confirmationOf = plan.context?.confirmationOf;
   if (action.needsConfirmation && !confirmationOf)
-    return confirm(c, parsed.describe(snapshotOf(plan.cluster, plan.context)));
+    return confirm(c, parsed.describe(snapshotOf(plan.cluster, plan.context), c.settings));
   if (confirmationOf) {
     const stale = confirmationRefusal(c);
     if (stale) return c.refuse(stale);
@@ -132,8 +132,9 @@ async function start(c: Click, origin: string): Promise<ChatView> {
 }
 
 /**
- * The exact plan and a "Run it" bound to the presser. One confirmation is open per plan at a time:
- * a second responder pressing the same button is told who holds it; the holder gets theirs again.
+ * The exact plan and a "Run it" bound to the presser (one per choice, when the action offers a
+ * choice). One confirmation is open per plan at a time: a second responder pressing the same button
+ * is told who holds it; the holder gets theirs again.
  */
 async function confirm(c: Click, lines: string[]): Promise<ChatView> {
   const { plan, click, deps } = c;
@@ -142,28 +143,33 @@ async function confirm(c: Click, lines: string[]): Promise<ChatView> {
     return textView(`*${plan.label}* was already started by <@${ran}>; it runs once.`, 'info', {
       liveMentions: true,
     });
-  const id = await saveConfirmation(c.planId, plan, click.user, deps);
+  const choices = c.action.choices ?? [{ label: 'Run it', args: {} }];
+  const ids = await Promise.all(
+    choices.map((choice) => saveConfirmation(c.planId, plan, click.user, deps, choice.args)),
+  );
   const opened = await deps.state.openConfirmation(
     c.planId,
-    `${click.user}:${id}`,
+    `${click.user}:${ids.join(',')}`,
     c.settings.confirmWindowMs,
   );
-  let shown = id;
+  let shown = ids;
   if (!opened.opened) {
-    const [holder, openId] = opened.holder.split(':');
-    if (holder !== click.user || !openId)
+    const [holder, openIds] = opened.holder.split(':');
+    const held = openIds?.split(',') ?? [];
+    if (holder !== click.user || held.length !== choices.length)
       return c.refuse(
         `<@${holder ?? 'someone'}> already has the confirmation of *${plan.label}* open; it runs once. Nothing was done; ask them, or press again in ${Math.round(c.settings.confirmWindowMs / 60_000)} min if they do not run it.`,
       );
-    shown = openId;
+    shown = held;
   }
   await c.audit('confirm-shown', lines.join(' '));
   const dry = c.dryRun ? ' (dry run: it plans and reports, nothing changes)' : '';
+  const press = choices.length > 1 ? choices.map((ch) => `*${ch.label}*`).join(' or ') : '*Run it*';
   return textView(
-    [`*${plan.label}* on *${plan.cluster}*${dry}:`, ...lines, 'Press *Run it* to start.'],
+    [`*${plan.label}* on *${plan.cluster}*${dry}:`, ...lines, `Press ${press} to start.`],
     'info',
     {
-      buttons: [runItButton(shown, plan, c.action, lines)],
+      buttons: choices.map((choice, i) => runItButton(shown[i] ?? '', choice.label, plan, c.action, lines)),
     },
   );
 }
@@ -174,11 +180,12 @@ async function saveConfirmation(
   plan: Plan,
   user: string,
   deps: Pick<ClickDeps, 'plans' | 'now'>,
+  choiceArgs: Record<string, string>,
 ): Promise<string> {
   return deps.plans.save({
     action: plan.action,
     cluster: plan.cluster,
-    args: plan.args,
+    args: { ...plan.args, ...choiceArgs },
     label: plan.label,
     channel: plan.channel,
     createdAt: deps.now(),
@@ -191,17 +198,23 @@ async function saveConfirmation(
   });
 }
 
-function runItButton(id: string, plan: Plan, action: RegisteredAction, lines: string[]): ViewButton {
+function runItButton(
+  id: string,
+  label: string,
+  plan: Plan,
+  action: RegisteredAction,
+  lines: string[],
+): ViewButton {
   return {
     action: plan.action,
-    label: 'Run it',
+    label,
     value: buttonValue(id),
     finding: null,
     style: 'danger',
     confirm: {
       title: `${action.label} ${plan.cluster}?`,
       text: lines.join(' '),
-      confirm: 'Run it',
+      confirm: label,
       deny: 'Cancel',
     },
   };

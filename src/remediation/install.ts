@@ -2,13 +2,17 @@ import { readFile } from 'node:fs/promises';
 import type { Redis } from '../clients/redis.js';
 import { createAuditLog } from '../state/audit-log.js';
 import type { ChatAdapter } from '../chat/adapter.js';
-import type { ConfigFile } from '../config/schema.js';
+import type { ClusterConfig, ConfigFile } from '../config/schema.js';
 import { EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { JobData, RemediateJob } from '../queue/job-schemas.js';
+import { parseMaintenanceWindow, windowCronPattern } from '../config/maintenance-window.js';
+import { describeError } from '../errors.js';
+import type { JobData, MaintenanceJob, RemediateJob } from '../queue/job-schemas.js';
+import { createMaintenanceSchedules, type MaintenanceRepeat } from '../queue/maintenance-schedules.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { createActionClients, preloadKubernetesModules } from './action-clients.js';
 import { createRemediationState } from '../state/remediation-state.js';
+import { createMaintenanceDefrag } from './maintenance-defrag.js';
 import { createRemediationRunner } from './remediation-job.js';
 import type { ClickDeps } from './handle-click.js';
 import { DEFAULT_REMEDIATION_SETTINGS, type RemediationSettings } from './settings.js';
@@ -27,6 +31,8 @@ export interface RemediationOptions {
   readFileBuffer?: (path: string) => Promise<Buffer>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** Maintenance windows are checked every this many ms instead of when each opens (tests, demos). */
+  maintenanceEveryMs?: number;
 }
 
 const settingsOf = (w: RemediationOptions): RemediationSettings => ({
@@ -58,30 +64,87 @@ export function installRemediation(w: RemediationOptions): RemediationFeature {
   return { jobs: { remediate: remediationJobHandler(w) }, clicks: clickDeps(w) };
 }
 
+export interface MaintenanceFeature {
+  /** The worker's `maintenance` job handler. */
+  jobs: { maintenance: (job: MaintenanceJob) => Promise<unknown> };
+  /** Upserts a scheduler per cluster with a defragmentation window and removes the others; not awaited at startup. */
+  reconcile(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Maintenance windows (the worker's): each cluster's `maintenance.defrag.window` gets a BullMQ job
+ * scheduler firing when it opens; the job defragments with the button's guards (maintenance-defrag.ts).
+ */
+export function installMaintenance(w: RemediationOptions): MaintenanceFeature {
+  const schedules = createMaintenanceSchedules({ connection: w.redis, prefix: w.prefix });
+  const run = createMaintenanceDefrag({
+    chat: w.chat,
+    state: createRemediationState(w.redis, w.prefix),
+    audit: createAuditLog(w.redis, w.prefix),
+    cluster: (name) => clusterOf(w.config, name),
+    clientsFor: (cluster) => clientsFor(w, cluster),
+    settings: settingsOf(w),
+    logger: w.logger,
+    now: w.now ?? Date.now,
+    sleep: w.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms))),
+  });
+  return {
+    jobs: { maintenance: (job) => run(job) },
+    async reconcile() {
+      const windows = maintenanceWindows(w.config, w.maintenanceEveryMs);
+      try {
+        const { removed } = await schedules.reconcile(windows);
+        if (windows.length || removed.length)
+          w.logger.info({ windows: windows.map((x) => x.cluster), removed }, 'maintenance schedulers set');
+      } catch (err) {
+        w.logger.warn({ err: describeError(err) }, 'could not set the maintenance schedulers');
+      }
+    },
+    close: () => schedules.close(),
+  };
+}
+
+function maintenanceWindows(
+  config: ConfigFile,
+  everyMs: number | undefined,
+): Array<{ cluster: string; repeat: MaintenanceRepeat }> {
+  return config.clusters.flatMap((c) => {
+    const text = c.maintenance?.defrag?.window;
+    const parsed = text ? parseMaintenanceWindow(text) : undefined;
+    if (!parsed?.ok) return [];
+    return [
+      { cluster: c.name, repeat: everyMs ? { everyMs } : { pattern: windowCronPattern(parsed.window) } },
+    ];
+  });
+}
+
+function clientsFor(w: RemediationOptions, cluster: ClusterConfig) {
+  return createActionClients(cluster, {
+    readFileBuffer: w.readFileBuffer ?? ((p: string) => readFile(p)),
+    env: w.env ?? {},
+    rerun: async (name, depth) => {
+      await w.enqueue({
+        v: 1,
+        kind: 'check',
+        depth,
+        cluster: name,
+        channel: cluster.slack?.channel ?? '',
+        user: 'etcd-doctor',
+        requestedAt: Date.now(),
+      });
+    },
+  });
+}
+
 function remediationJobHandler(w: RemediationOptions): (job: RemediateJob) => Promise<unknown> {
-  const readFileBuffer = w.readFileBuffer ?? ((p: string) => readFile(p));
   return createRemediationRunner({
     chat: w.chat,
     plans: createPlanStore(w.redis, w.prefix),
     state: createRemediationState(w.redis, w.prefix),
     audit: createAuditLog(w.redis, w.prefix),
     cluster: (name) => clusterOf(w.config, name),
-    clientsFor: (cluster) =>
-      createActionClients(cluster, {
-        readFileBuffer,
-        env: w.env ?? {},
-        rerun: async (name, depth) => {
-          await w.enqueue({
-            v: 1,
-            kind: 'check',
-            depth,
-            cluster: name,
-            channel: cluster.slack?.channel ?? '',
-            user: 'etcd-doctor',
-            requestedAt: Date.now(),
-          });
-        },
-      }),
+    clientsFor: (cluster) => clientsFor(w, cluster),
     settings: settingsOf(w),
     logger: w.logger,
     ...(w.now ? { now: w.now } : {}),

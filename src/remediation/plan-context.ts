@@ -20,6 +20,7 @@ export function planContext(
         name: m.name,
         reachable: m.reachable,
         dbSizeBytes: m.dbSizeBytes ?? undefined,
+        dbSizeInUseBytes: m.dbSizeInUseBytes ?? undefined,
       })),
     ),
   };
@@ -45,7 +46,16 @@ export function snapshotOf(cluster: string, context: Record<string, string> | un
       members = raw.flatMap((m: unknown) => {
         if (typeof m !== 'object' || m === null || !('name' in m) || typeof m.name !== 'string') return [];
         const size = 'dbSizeBytes' in m && typeof m.dbSizeBytes === 'number' ? m.dbSizeBytes : undefined;
-        return [{ name: m.name, reachable: 'reachable' in m && m.reachable === true, dbSizeBytes: size }];
+        const inUse =
+          'dbSizeInUseBytes' in m && typeof m.dbSizeInUseBytes === 'number' ? m.dbSizeInUseBytes : undefined;
+        return [
+          {
+            name: m.name,
+            reachable: 'reachable' in m && m.reachable === true,
+            dbSizeBytes: size,
+            dbSizeInUseBytes: inUse,
+          },
+        ];
       });
   } catch {
     members = [];

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditEvent, AuditLog } from '../state/audit-log.js';
-import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
+import type { ChatAdapter, Destination } from '../chat/adapter.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
 import { describeError } from '../errors.js';
@@ -17,6 +17,8 @@ import {
   type RegisteredAction,
 } from './action.js';
 import { actions } from './actions/index.js';
+import { withDeadline } from '../timing.js';
+import { createProgressNotes, PROGRESS_EDIT_DEADLINE_MS, type ProgressNotes } from './progress-notes.js';
 import { snapshotOf, threadOf } from './plan-context.js';
 import { type GroupMembers, isResponder } from './authorise.js';
 import type { RemediationState } from '../state/remediation-state.js';
@@ -202,8 +204,17 @@ async function execute(
   try {
     const ref = await deps.chat.post(run.to, textView([`started ${title}`], 'info', { actor: job.user }));
     await run.audit('started', `${plan.label}${run.dryRun ? ' (dry run)' : ''}`);
-    const outcome = await runAction(run, act, actionContext(run, clients, ref, title, lock, deps), deps);
+    const notes = createProgressNotes({
+      chat: deps.chat,
+      ref,
+      header: `started ${title}`,
+      actor: job.user,
+      logger: deps.logger,
+    });
+    const outcome = await runAction(run, act, actionContext(run, clients, notes, lock, deps), deps);
     const tookMs = performance.now() - started;
+    // The outcome goes last: a progress edit still in flight must not land over it.
+    await notes.close();
     await deps.chat.update(ref, outcomeView(outcome, title, job.user, tookMs));
     const auditLines = [outcome.summary, ...outcome.lines, ...(outcome.link ? [outcome.link.url] : [])];
     await run.audit(auditEvent(outcome, run.dryRun), auditLines.join(' | '), tookMs);
@@ -239,12 +250,10 @@ async function runAction(
 function actionContext(
   run: Run,
   clients: ActionClients,
-  ref: MessageRef,
-  title: string,
+  notes: ProgressNotes,
   lock: HeldLock | undefined,
   deps: ExecDeps,
 ): ActionContext {
-  const steps: string[] = [];
   return {
     cluster: run.cluster,
     clients,
@@ -262,20 +271,19 @@ function actionContext(
       action: run.plan.action,
     }),
     async progress(line) {
-      steps.push(line);
-      await deps.chat
-        .update(
-          ref,
-          textView([`started ${title}`, ...steps.map((s) => `• ${s}`)], 'info', { actor: run.job.user }),
-        )
-        .catch((err: unknown) =>
-          deps.logger.warn({ err: describeError(err) }, 'remediation progress update failed'),
-        );
+      notes.add(line);
+    },
+    async post(lines) {
+      // A hung chat must not hold the action (and its lock): the message is then only missed.
+      const posted = deps.chat.post(run.to, textView(lines, 'info', { actor: run.job.user }));
+      await withDeadline(posted, PROGRESS_EDIT_DEADLINE_MS, () => undefined).catch((err: unknown) =>
+        deps.logger.warn({ err: describeError(err) }, 'remediation post failed'),
+      );
     },
     followUp: (id, args, label) =>
       followUp(deps, run.plan.cluster, run.plan.channel, run.plan.context, id, args, label, deps.now),
-    safePoint(next) {
-      const why = lock?.lost();
+    async safePoint(next) {
+      const why = await lock?.check();
       if (why) throw new RemediationAborted(next, why);
     },
   };

@@ -27,6 +27,14 @@ export interface RemediationSettings {
   benchmarkTimeoutMs: number;
   /** Poll interval of Kubernetes waits. */
   pollMs: number;
+  /**
+   * replace-member: how long it waits for someone to start the re-added member (a person logs in to
+   * the node, empties the data dir, starts etcd), then how long the started learner may take to
+   * catch up; it polls the member list and Status every learnerPollMs meanwhile.
+   */
+  learnerStartWaitMs: number;
+  learnerCatchUpWaitMs: number;
+  learnerPollMs: number;
   /** The namespace the helper pods and Jobs run in (the opt-in RBAC grants kube-system). */
   namespace: string;
   /** Digest-pinned (the admission policy admits nothing else). */
@@ -39,6 +47,13 @@ export interface RemediationSettings {
   snapshotKeep: number;
   /** The disk benchmark refuses when its filesystem has less free space than this. */
   benchmarkMinFreeBytes: number;
+  /**
+   * Defragment skips a member whose free pages (dbSize - dbSizeInUse) are under this share of its
+   * file (cluster `maintenance.defrag.minFreeRatio`).
+   */
+  defragMinFreeRatio: number;
+  /** ... or under this many bytes (cluster `maintenance.defrag.minFreeBytes`). */
+  defragMinFreeBytes: number;
   /** Tests only: a ticket URL may be plain http to a loopback address (never set in production). */
   allowLoopbackHttpTickets: boolean;
 }
@@ -61,6 +76,14 @@ export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   manifestHoldSeconds: 30,
   benchmarkTimeoutMs: 300_000,
   pollMs: 2000,
+  // Both waits and the steps around them stay inside the 30 min a remediation job may take
+  // (queue/run-attempt.ts). A learner not ready by then stays a learner, and the next diagnosis
+  // offers Promote once it has caught up (learner-not-promoted).
+  learnerStartWaitMs: 15 * 60_000,
+  // A learner first receives the leader's snapshot: 8 GiB (the largest quota etcd suggests) at
+  // 50 MB/s is under 3 min (inference).
+  learnerCatchUpWaitMs: 10 * 60_000,
+  learnerPollMs: 2000,
   namespace: 'kube-system',
   // busybox 1.36 (multi-arch index digest, as published on Docker Hub; verify with
   // `crane digest busybox:1.36` before you mirror it).
@@ -73,12 +96,19 @@ export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   // fio writes 22 MiB, but etcd's own database may grow to its quota (2 GiB by default) on the same
   // filesystem: below 1 GiB free, a benchmark is the wrong thing to add (inference).
   benchmarkMinFreeBytes: 1024 ** 3,
+  // A defragmentation rewrites the whole file and blocks the member while it runs (KB R3): worth it
+  // when it returns a tenth of the file and at least 50 MB. CEOP defragments at 45 % and a 100 MB
+  // file, etcd-defrag's example rule at 200 MiB free; an operator asking for one accepts less, but
+  // a few MB back do not pay for a member's pause and the leader move (inference).
+  defragMinFreeRatio: 0.1,
+  defragMinFreeBytes: 50 * 1000 * 1000,
   allowLoopbackHttpTickets: false,
 };
 
 /** The settings for one cluster: code defaults, then tuning, then the cluster's own config. */
 export function settingsFor(cluster: ClusterConfig, base: RemediationSettings): RemediationSettings {
   const r = cluster.remediation;
+  const d = cluster.maintenance?.defrag;
   return {
     ...base,
     ...(r?.planExpiryMinutes === undefined ? {} : { planExpiryMs: r.planExpiryMinutes * 60_000 }),
@@ -87,6 +117,8 @@ export function settingsFor(cluster: ClusterConfig, base: RemediationSettings): 
     ...(r?.snapshotKeep === undefined ? {} : { snapshotKeep: r.snapshotKeep }),
     ...(r?.diskBenchmarkImage === undefined ? {} : { diskBenchmarkImage: r.diskBenchmarkImage }),
     ...(r?.helperImage === undefined ? {} : { helperImage: r.helperImage }),
+    ...(d?.minFreeRatio === undefined ? {} : { defragMinFreeRatio: d.minFreeRatio }),
+    ...(d?.minFreeBytes === undefined ? {} : { defragMinFreeBytes: d.minFreeBytes }),
   };
 }
 

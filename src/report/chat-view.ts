@@ -82,6 +82,8 @@ export const ACTION_LABELS: Record<ActionId, string> = {
   'recover-nospace': 'Recover from NOSPACE',
   'restart-static-pod': 'Restart',
   'disk-benchmark': 'Benchmark the disk',
+  'replace-member': 'Replace',
+  'promote-learner': 'Promote',
   rerun: 'Re-run diagnosis',
   snooze: 'Snooze',
 };

@@ -4,6 +4,7 @@ import type { Finding } from '../diagnosis/finding.js';
 import { isLearner } from '../diagnosis/support/members.js';
 import type { View } from '../diagnosis/view.js';
 import type { Evidence, MemberEvidence } from '../probes/evidence.js';
+import { backupsJson } from './backups-report.js';
 
 export function buildReport(
   evidence: Evidence,
@@ -20,6 +21,8 @@ export function buildReport(
     kind: opts.kind,
     collectedAt: new Date(evidence.collectedAt).toISOString(),
   };
+  const backups = backupsJson(evidence);
+  if (backups) report.backups = backups;
   if (opts.explain) report.explain = diagnosis.trace;
   if (opts.kind === 'analyze') report.notEvaluated = offlineSkips(diagnosis.trace);
   return report;

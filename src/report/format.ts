@@ -14,6 +14,11 @@ export function formatMs(ms: number | undefined): string {
   return `${Number(ms.toFixed(1))} ms`;
 }
 
+/** A wait or an age in words: `45 s` under two minutes, else `25 min`. */
+export function formatDuration(ms: number): string {
+  return ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
+}
+
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
 
 /** Decimal units, as etcdctl prints db size: `54 MB`, `800 kB`. */
@@ -30,6 +35,11 @@ export function formatBytes(bytes: number | undefined): string {
 
 export function formatPercent(ratio: number): string {
   return `${Math.round(ratio * 100)} %`;
+}
+
+/** `52,341`: counts as etcdctl's users read them. */
+export function formatCount(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
 }
 
 /** `etcd-1`, `etcd-1 and etcd-2`, `etcd-1, etcd-2 and etcd-3`. */

@@ -5,6 +5,7 @@ import { watchLostJobs } from '../bot/lost-jobs.js';
 import { DEFAULT_DIAGNOSE_LIMITS, limitDiagnoses } from '../commands/diagnose-limits.js';
 import type { DigestFeature } from '../digest/install.js';
 import { installOfflineAnalysis } from '../offline/install.js';
+import { watchJobPhases } from '../queue/job-phases.js';
 import { createJobQueue, type JobQueue } from '../queue/job-queue.js';
 import { installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
@@ -49,6 +50,13 @@ export async function startBot(
     chat: opts.chat,
     logger: opts.logger,
   });
+  const phases = watchJobPhases({
+    connection: base.connect('etcd-doctor-bot-events'),
+    prefix: opts.queuePrefix,
+    onPhase: lost.phase,
+    // The connection logs its own errors (role-base.ts), once per outage.
+    onError: () => undefined,
+  });
   const requests = limitDiagnoses(createJobRequests(queue, state, Date.now, lost.track), limiter, limits);
   // A worker in this process reports the depth from its own view of the queue.
   if (!features.hasWorker) opts.metrics?.watchQueue(queue.name, queue.counts);
@@ -76,6 +84,7 @@ export async function startBot(
     queue,
     requests,
     stop: () => {
+      phases.close();
       lost.stop();
       return bot.stop();
     },

@@ -20,5 +20,7 @@ export function remediationOptions(
     ...(opts.env ? { env: opts.env } : {}),
     ...(tuning.remediation ? { settings: tuning.remediation } : {}),
     ...(opts.readFileBuffer ? { readFileBuffer: opts.readFileBuffer } : {}),
+    now: base.now,
+    ...(tuning.maintenanceEveryMs ? { maintenanceEveryMs: tuning.maintenanceEveryMs } : {}),
   };
 }

@@ -31,6 +31,8 @@ export interface RoleTuning {
   diagnoseLimits?: Partial<DiagnoseLimits>;
   /** Digests repeat every this many ms instead of daily (tests, demos). */
   digestEveryMs?: number;
+  /** Maintenance windows are checked every this many ms instead of when each opens (tests, demos). */
+  maintenanceEveryMs?: number;
   /** Remediation timings (defragment pause, waits, poll interval) and defaults. */
   remediation?: Partial<RemediationSettings>;
   /** Overall time for one remediation job. Default 30 min. */

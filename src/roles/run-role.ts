@@ -2,7 +2,7 @@ import { EtcdDoctorError } from '../errors.js';
 import type { RunRoleOptions } from './role-options.js';
 import { runShell } from './shell.js';
 import { runSlackRole } from './slack.js';
-import { redisTargetFromEnv } from '../config/redis-target.js';
+import { keyPrefixFor, redisTargetFromEnv } from '../config/redis-target.js';
 
 /**
  * `etcd-doctor bot|worker|serve`: Slack when SLACK_BOT_TOKEN is set (Socket Mode with SLACK_APP_TOKEN,
@@ -14,8 +14,10 @@ import { redisTargetFromEnv } from '../config/redis-target.js';
  * On shutdown the chat stops taking commands first, running jobs finish, and HTTP closes last
  * (roles/shutdown.ts).
  */
-export async function runRole(opts: RunRoleOptions): Promise<void> {
-  const { env } = opts;
+export async function runRole(given: RunRoleOptions): Promise<void> {
+  const { env } = given;
+  // On a Redis Cluster the deployment's keys share one hash tag (config/redis-target.ts).
+  const opts = { ...given, queuePrefix: keyPrefixFor(redisTargetFromEnv(env), given.queuePrefix) };
   if (!env.SLACK_BOT_TOKEN) {
     if (opts.role !== 'serve') {
       throw new EtcdDoctorError(

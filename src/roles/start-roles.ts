@@ -3,6 +3,7 @@ import { installDigests } from '../digest/install.js';
 import type { JobData } from '../queue/job-schemas.js';
 import { DEFAULT_JOB_TIMEOUT_MS, type JobWorker } from '../queue/job-worker.js';
 import { type BotRole, startBot } from './bot.js';
+import { keyPrefixFor } from '../config/redis-target.js';
 import { createRoleBase } from './role-base.js';
 import type { RunningRoles, StartRolesOptions } from './role-options.js';
 import { stopRoles } from './shutdown.js';
@@ -18,7 +19,9 @@ const IDLE_POLL_MS = 100;
  * queue (roles/worker.ts), `bot` takes commands and queues jobs (roles/bot.ts), `serve` is both.
  * Every role has the digest subscriptions, and catches up on a slot missed while all were down.
  */
-export async function startRoles(opts: StartRolesOptions): Promise<RunningRoles> {
+export async function startRoles(given: StartRolesOptions): Promise<RunningRoles> {
+  // On a Redis Cluster the deployment's keys share one hash tag (config/redis-target.ts).
+  const opts = { ...given, queuePrefix: keyPrefixFor(given.redisUrl, given.queuePrefix) };
   const base = createRoleBase(opts);
   const digests = installDigests({
     redis: base.connect('etcd-doctor-digest'),

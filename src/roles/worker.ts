@@ -9,7 +9,7 @@ import { withSinceWhen } from '../history/since-when-report.js';
 import type { JobData } from '../queue/job-schemas.js';
 import { createJobWorker, type JobWorker } from '../queue/job-worker.js';
 import { installOfflineAnalysis } from '../offline/install.js';
-import { installRemediation } from '../remediation/install.js';
+import { installMaintenance, installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
@@ -43,7 +43,7 @@ export function startWorker(
   const doctor = withSinceWhen(history.doctor, minutes, logger, now);
   const digests = features.digests.jobs({ doctor, history: history.store, workerId, renderer });
   const alerts = installAlerts({ redis, prefix, config, chat, doctor, plans, renderer, logger, now });
-  const remediation = installRemediation(remediationOptions(base, redis, features.enqueue));
+  const remediation = installRemediationJobs(base, redis, features.enqueue);
   // The plain doctor: watch checks go to the minute history, not the digest's 30-day one.
   const watch = installWatch({
     redis,
@@ -101,7 +101,22 @@ export function startWorker(
     ...worker,
     async close(force) {
       await worker.close(force);
-      await watch.close();
+      await Promise.all([watch.close(), remediation.close()]);
     },
+  };
+}
+
+/** Buttons and maintenance windows, from one set of remediation options; the windows' schedulers are set now. */
+function installRemediationJobs(
+  base: RoleBase,
+  redis: ReturnType<RoleBase['connect']>,
+  enqueue: (data: JobData) => Promise<unknown>,
+) {
+  const options = remediationOptions(base, redis, enqueue);
+  const maintenance = installMaintenance(options);
+  void maintenance.reconcile();
+  return {
+    jobs: { ...installRemediation(options).jobs, ...maintenance.jobs },
+    close: () => maintenance.close(),
   };
 }

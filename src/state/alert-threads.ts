@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { z } from 'zod';
 import type { MessageRef } from '../chat/adapter.js';
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { type HistorySample, historySampleSchema } from '../history/history-sample.js';
 
 /** Diagnosis summaries per cluster, newest last. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { z } from 'zod';
 import type { MessageRef } from '../chat/adapter.js';
 import { createOwnedLocks } from './owned-lock.js';

@@ -1,5 +1,5 @@
 import { CHECK_DEPTHS } from '../contracts/check-depth.js';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { z } from 'zod';
 import type { MessageRef } from '../chat/adapter.js';
 import type { VerdictView } from '../report/chat-view.js';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { type DayTrends, foldDayText } from '../history/day-trends.js';
 import { type MinuteSample, minuteSampleSchema, rollUp } from '../history/minute-sample.js';
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 
 /**
  * The one lock and claim primitive of etcd-doctor: a Redis key whose value names its owner, with a
@@ -44,6 +44,11 @@ export interface HeldLock {
   readonly signal: AbortSignal;
   /** Why the lock was lost, or undefined while it holds. */
   lost(): string | undefined;
+  /**
+   * Asks Redis now (renewing while it holds): why the lock is lost, or undefined while it is ours.
+   * The interval's last renewal may be up to a third of the TTL old; a step about to act asks this.
+   */
+  check(): Promise<string | undefined>;
   /** Stops renewing and deletes the key if this owner still holds it. */
   release(): Promise<void>;
 }
@@ -105,6 +110,10 @@ function startRenewing(locks: OwnedLocks, key: string, owner: string, opts: Hold
     owner,
     signal: lost.signal,
     lost: () => (lost.signal.aborted ? String((lost.signal.reason as Error).message) : undefined),
+    async check() {
+      if (!lost.signal.aborted) await renewOnce();
+      return lost.signal.aborted ? String((lost.signal.reason as Error).message) : undefined;
+    },
     async release() {
       clearInterval(timer);
       await locks.release(key, owner).catch(() => undefined);

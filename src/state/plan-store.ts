@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { z } from 'zod';
 import type { ActionId } from '../diagnosis/finding.js';
 import { isActionId } from '../report/chat-view.js';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 
 /** A fixed-window counter in Redis: at most `limit` per `windowMs` per key, shared by every replica. */
 export interface RateLimiter {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { createOwnedLocks, type HeldLock, type HoldOptions } from './owned-lock.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { z } from 'zod';
 import { createOwnedLocks } from './owned-lock.js';
 import type { DailySchedule } from '../digest/schedule.js';

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '../clients/redis.js';
 import { z } from 'zod';
 import type { EtcdMetricsSnapshot } from '../probes/etcd-metrics.js';
 import type { ScrapeMemory } from '../probes/member-context.js';

@@ -12,6 +12,7 @@ import type { JobState } from '../state/job-state.js';
 import type { PlanStore } from '../state/plan-store.js';
 import { answerOnce } from './answer-once.js';
 import { answerFailedJob, rootMessageFor, settleRootMessage } from './root-message.js';
+import { runBackups } from './run-backups.js';
 import { runStatus } from './run-status.js';
 import { createProgressUpdates } from './progress-updates.js';
 import { reportButtons } from './report-buttons.js';
@@ -138,11 +139,12 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
         withFields(deps.logger, {
           jobId: info.jobId,
           kind: data.kind,
-          ...(data.kind === 'check' ? { cluster: data.cluster } : {}),
+          ...(data.kind === 'check' || data.kind === 'backups' ? { cluster: data.cluster } : {}),
         });
       logger.info({ attempt: info.attempt }, 'job started');
       if (data.kind === 'check') return runCheck(data, info.jobId, info.signal, logger, info.answered);
       if (data.kind === 'status') return runStatus(deps, once, data, info.jobId);
+      if (data.kind === 'backups') return runBackups(deps, once, data, info.jobId, info.signal);
       // Digest and alert jobs have their own handlers (src/digest, src/alerts; see routeJobs).
       return Promise.reject(new Error(`no handler for ${data.kind} jobs in this runner`));
     },

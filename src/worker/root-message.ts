@@ -64,12 +64,14 @@ export async function answerFailedJob(
     ...(data && 'cluster' in data ? { cluster: data.cluster } : {}),
   });
   logger.warn({ reason }, 'job failed for good');
-  if (!data || (data.kind !== 'check' && data.kind !== 'status')) return;
+  if (!data || (data.kind !== 'check' && data.kind !== 'status' && data.kind !== 'backups')) return;
   const root = data.kind === 'check' ? await deps.state.root(jobId) : undefined;
   const what =
     data.kind === 'status'
       ? 'the status check'
-      : `the ${data.depth === 'diagnose' ? 'diagnosis' : 'health check'} of *${data.cluster}*`;
+      : data.kind === 'backups'
+        ? `the backup listing of *${data.cluster}*`
+        : `the ${data.depth === 'diagnose' ? 'diagnosis' : 'health check'} of *${data.cluster}*`;
   const to: Destination = root ? { channel: root.channel, thread: root } : { channel: data.channel };
   const posted = await once(jobId, () =>
     deps.chat.post(to, textView(`Could not finish ${what}: ${reason}`, 'error')),

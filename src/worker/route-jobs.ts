@@ -5,6 +5,7 @@ import type {
   AnalyzeJob,
   DigestJob,
   DigestPartJob,
+  MaintenanceJob,
   RemediateJob,
   WatchJob,
 } from '../queue/job-schemas.js';
@@ -19,6 +20,8 @@ export interface ExtraJobHandlers {
   alert?: (job: AlertJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** Remediation buttons (src/remediation/remediation-job.ts). */
   remediate?: (job: RemediateJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
+  /** A cluster's maintenance window (src/remediation/maintenance-defrag.ts). */
+  maintenance?: (job: MaintenanceJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** A watched cluster's scheduled check (src/watch/). */
   watch?: (job: WatchJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** Offline analysis of shared files (src/offline/install.ts), and its answer when it failed for good. */
@@ -39,6 +42,7 @@ export function routeJobs(base: JobHandlers, extra: ExtraJobHandlers): JobHandle
       if (data.kind === 'alert' && extra.alert) return extra.alert(data, info);
       if (data.kind === 'remediate' && extra.remediate) return extra.remediate(data, info);
       if (data.kind === 'watch' && extra.watch) return extra.watch(data, info);
+      if (data.kind === 'maintenance' && extra.maintenance) return extra.maintenance(data, info);
       if (data.kind === 'analyze' && extra.analyze) return extra.analyze.run(data, info);
       return base.run(data, info);
     },

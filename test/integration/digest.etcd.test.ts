@@ -245,7 +245,9 @@ describe('one digest per slot', () => {
       /fsync p99 (n\/a|[\d.]+ m?s) 1d[↑↓→·] 7d[↑↓→·] \S{8} · leader changes (n\/a|\d+) 1d[↑↓→·] 7d[↑↓→·] \S{8}/;
     expect(line(first, 'local')).toMatch(/^(🟢|🟡|🔴) \*local\* [A-Z]+/);
     expect(line(first, 'local')).toMatch(trends);
-    expect(line(first, 'local')).toMatch(/DB [\d.]+ [KM]B \(\d+% in use\) · took/);
+    expect(line(first, 'local')).toMatch(
+      /DB [\d.]+ [KM]B \(\d+% in use\) · a defrag would free [\d.]+ [KM]?B \(most on etcd-\d: [\d.]+ [KM]?B\) · took/,
+    );
     expect(line(first, 'dead')).toMatch(/^⚪ \*dead\* UNKNOWN: `unreachable-from-here`/);
     // From the second digest on, leader changes are counted against the previous one.
     expect(line(posted.at(-1) as FakeMessage, 'local')).toMatch(/leader changes \d+ /);

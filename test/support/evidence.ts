@@ -53,6 +53,11 @@ export function metricsData(overrides: Partial<MetricsData> = {}): MetricsData {
       quotaBackendBytes: 2 * 1024 ** 3,
       processStartTimeSeconds: 1_700_000_000,
       serverId: undefined,
+      // etcd 3.4: compacted twice since it started, and no time of the last compaction.
+      compactRevision: 40,
+      currentRevision: 50,
+      lastCompactionSeconds: undefined,
+      compactionsSinceStart: 2,
     },
     applyBacklog: 0,
     ...overrides,

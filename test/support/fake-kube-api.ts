@@ -1,7 +1,7 @@
 /**
  * A local fake of the Kubernetes API (127.0.0.1, a free port) that serves a fixture folder to the
  * real @kubernetes/client-node: list/get of pods (label and field selectors), pods/log (container,
- * previous, tailLines, limitBytes), nodes, events, leases, namespaces, the OpenShift etcd operator
+ * previous, tailLines, limitBytes), nodes, events, leases, batch/v1 cronjobs and jobs, namespaces, the OpenShift etcd operator
  * CR, API discovery, /readyz, /livez, /metrics and /version, ConfigMaps by name (from fixture files) and
  * SelfSubjectReview (answering `user`). It can answer 403 for a chosen
  * resource and hold answers back (for timeouts). Errors are metav1.Status bodies, as the
@@ -19,7 +19,7 @@ import {
 import { matchesFieldSelector, matchesLabelSelector } from './kube-selectors.js';
 
 export interface ForbidRule {
-  /** `pods`, `pods/log`, `nodes`, `events`, `leases`, `namespaces`, `etcds`, or a path such as `/metrics`. */
+  /** `pods`, `pods/log`, `nodes`, `events`, `leases`, `cronjobs`, `jobs`, `namespaces`, `etcds`, or a path such as `/metrics`. */
   resource: string;
   namespace?: string;
 }
@@ -355,7 +355,13 @@ function authorize(
   const verb = route.name ? 'get' : 'list';
   const where = route.namespace ? ` in the namespace "${route.namespace}"` : ' at the cluster scope';
   const group =
-    resource === 'leases' ? 'coordination.k8s.io' : resource === 'etcds' ? 'operator.openshift.io' : '';
+    resource === 'leases'
+      ? 'coordination.k8s.io'
+      : resource === 'etcds'
+        ? 'operator.openshift.io'
+        : resource === 'cronjobs' || resource === 'jobs'
+          ? 'batch'
+          : '';
   const message = `${what}: User "${user}" cannot ${verb} resource "${sub ? `${resource}/${sub}` : resource}" in API group "${group}"${where}`;
   return json(
     403,
@@ -368,6 +374,8 @@ const LIST_TYPES: Record<ListKind, { kind: string; apiVersion: string }> = {
   nodes: { kind: 'NodeList', apiVersion: 'v1' },
   events: { kind: 'EventList', apiVersion: 'v1' },
   leases: { kind: 'LeaseList', apiVersion: 'coordination.k8s.io/v1' },
+  cronjobs: { kind: 'CronJobList', apiVersion: 'batch/v1' },
+  jobs: { kind: 'JobList', apiVersion: 'batch/v1' },
 };
 
 function routeOf(fixture: KubeFixture, pathname: string): Route {
@@ -390,6 +398,14 @@ function routeOf(fixture: KubeFixture, pathname: string): Route {
   if (path === '/apis/operator.openshift.io') return route('/apis', () => discovery(fixture));
   if (path === '/apis/operator.openshift.io/v1/etcds/cluster')
     return route('etcds', () => etcdOperator(fixture), undefined, 'cluster');
+  // /apis/batch/v1/{cronjobs,jobs} (every namespace) and /apis/batch/v1/namespaces/{ns}/{cronjobs,jobs}
+  if (parts[0] === 'apis' && parts[1] === 'batch' && parts[2] === 'v1') {
+    const [first, ns, kind] = parts.slice(3);
+    if ((first === 'cronjobs' || first === 'jobs') && !ns)
+      return objects(fixture, first, undefined, undefined);
+    if (first === 'namespaces' && ns && (kind === 'cronjobs' || kind === 'jobs'))
+      return objects(fixture, kind, ns, parts[6]);
+  }
   // /api/v1/... and /apis/coordination.k8s.io/v1/...
   const rest =
     parts[0] === 'api'

@@ -16,7 +16,7 @@ export type KubeObject = Record<string, unknown> & {
   metadata: { name: string; namespace?: string } & Record<string, unknown>;
 };
 
-export const LIST_KINDS = ['pods', 'nodes', 'events', 'leases'] as const;
+export const LIST_KINDS = ['pods', 'nodes', 'events', 'leases', 'cronjobs', 'jobs'] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
 
 export interface ScenarioDelay {

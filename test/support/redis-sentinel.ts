@@ -1,10 +1,15 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { SentinelTarget } from '../../src/config/redis-target.js';
 import { allocateFreePorts } from './lab/free-ports.js';
+import {
+  killRedisServer as kill,
+  launchRedisServer as launch,
+  waitForRedis as waitFor,
+} from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -107,52 +112,4 @@ async function sentinelsKnowEachOther(ports: number[]): Promise<boolean> {
 async function masterPortOf(sentinelPort: number): Promise<number> {
   const out = await redisCli(sentinelPort, 'sentinel', 'get-master-addr-by-name', SENTINEL_MASTER_NAME);
   return Number(out.trim().split('\n')[1]);
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    // Polling a process we do not own an event from: redis-cli every 200 ms, bounded by the deadline.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${what} within ${timeoutMs} ms`);
-}
-
-function launch(args: string[], ready: RegExp): Promise<ChildProcess> {
-  const child = spawn('redis-server', [...args, '--daemonize', 'no', '--logfile', ''], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  process.once('exit', () => child.kill('SIGKILL'));
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`redis-server ${args.join(' ')} not ready within ${READY_TIMEOUT_MS} ms:\n${out}`));
-    }, READY_TIMEOUT_MS);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (ready.test(out)) {
-        clearTimeout(timer);
-        child.stdout?.off('data', onData);
-        child.stderr?.off('data', onData);
-        child.stdout?.resume();
-        child.stderr?.resume();
-        resolve(child);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server ${args.join(' ')} exited with ${code}:\n${out}`));
-    });
-  });
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGKILL');
-  await exited;
 }

@@ -70,6 +70,15 @@ export interface HarnessOptions {
   logger?: Logger;
   settings?: Partial<RemediationSettings>;
   env?: Record<string, string>;
+  /** The roles' clock (maintenance windows, digests); default Date.now. */
+  now?: () => number;
+  /** Check maintenance windows every this many ms (RoleTuning.maintenanceEveryMs). */
+  maintenanceEveryMs?: number;
+  /**
+   * The probes' timeout (default 1000 ms, for fast refusals). A test that needs the diagnosis to
+   * tell one member down from a lost quorum on a busy shared host gives it the production 3 s.
+   */
+  probeTimeoutMs?: number;
 }
 
 export async function startHarness(
@@ -81,7 +90,7 @@ export async function startHarness(
   const snapshotDir = await mkdtemp(join(tmpdir(), 'etcd-doctor-snap-'));
   const config: ConfigFile = configFileSchema.parse({
     clusters,
-    probes: { timeoutMs: 1000, metricsWindowMs: 300 },
+    probes: { timeoutMs: opts.probeTimeoutMs ?? 1000, metricsWindowMs: 300 },
   });
   const groups: Record<string, string[]> = { [ONCALL_GROUP]: [BOB_IN_GROUP] };
   const chat = createMemoryAdapter({
@@ -99,7 +108,9 @@ export async function startHarness(
       remediation: { ...FAST, snapshotDir, ...opts.settings },
       attempts: 1,
       stalledIntervalMs: 5000,
+      ...(opts.maintenanceEveryMs ? { maintenanceEveryMs: opts.maintenanceEveryMs } : {}),
     },
+    ...(opts.now ? { now: opts.now } : {}),
     env: { FAKE_TICKET_TOKEN: 'secret-token', ...opts.env },
   });
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });

@@ -1,11 +1,14 @@
 import type { Rule } from '../rule.js';
 import { apiserverLatencyRule } from './apiserver-latency.js';
+import { backupStaleRule } from './backup-stale.js';
 import { certExpiryRule } from './cert-expiry.js';
 import { clockSkewRule } from './clock-skew.js';
 import { clockSkewLogsRule } from './clock-skew-logs.js';
 import { clusterMismatchRule } from './cluster-mismatch.js';
 import { controlPlaneRestartsRule } from './control-plane-restarts.js';
 import { controlPlaneRestartsLogsRule } from './control-plane-restarts-logs.js';
+import { compactionStalledRule } from './compaction-stalled.js';
+import { compactionStalledLogsRule } from './compaction-stalled-logs.js';
 import { corruptionRule } from './corruption.js';
 import { cpuStarvationRule } from './cpu-starvation.js';
 import { dbFragmentationRule } from './db-fragmentation.js';
@@ -13,6 +16,7 @@ import { dbQuotaRule } from './db-quota.js';
 import { dbQuotaLogsRule } from './db-quota-logs.js';
 import { leaderChurnRule } from './leader-churn.js';
 import { leaderChurnLogsRule } from './leader-churn-logs.js';
+import { learnerNotPromotedRule } from './learner-not-promoted.js';
 import { memberDownRule } from './member-down.js';
 import { memberDownLogsRule } from './member-down-logs.js';
 import { noAccessRule } from './no-access.js';
@@ -37,10 +41,12 @@ export const rules: readonly Rule[] = [
   memberDownRule,
   dbFragmentationRule,
   dbQuotaRule,
+  compactionStalledRule,
   slowDiskRule,
   peerNetworkRule,
   cpuStarvationRule,
   clockSkewRule,
+  learnerNotPromotedRule,
   leaderChurnRule,
   slowReadsRule,
   staticPodMissingRule,
@@ -51,6 +57,7 @@ export const rules: readonly Rule[] = [
   apiserverLatencyRule,
   controlPlaneRestartsRule,
   certExpiryRule,
+  backupStaleRule,
   unexplainedErrorsRule,
   noAccessRule,
   unreachableFromHereRule,
@@ -68,4 +75,5 @@ export const collectedRules: readonly Rule[] = [
   slowDiskLogsRule,
   leaderChurnLogsRule,
   controlPlaneRestartsLogsRule,
+  compactionStalledLogsRule,
 ];

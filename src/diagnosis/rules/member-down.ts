@@ -68,15 +68,38 @@ export const memberDownRule: Rule = {
               },
             ]
           : []),
-        {
-          text: 'If the member is lost for good: remove it first, then add the replacement (etcd FAQ, runtime-configuration "Replace a failed machine")',
-        },
+        ...replaceSteps(evidence, votersDown),
       ],
       unknowns: [],
     };
     return { finding, explain: [...explain, `fired: ${formatList(names)} down, tolerance ${tolerance}`] };
   },
 };
+
+const REPLACE_BY_HAND =
+  'If the member is lost for good: remove it first, then add the replacement (etcd FAQ, runtime-configuration "Replace a failed machine")';
+
+/**
+ * The replacement (remove, add back as a learner, promote once caught up) is offered for one lost
+ * voter at a time, and only while the cluster has no learner: etcd allows one learner
+ * (--max-learners 1), and a second member down leaves the new learner's snapshot to a leader with
+ * no failure margin. Otherwise the step stays advice; the action refuses the same cases itself.
+ */
+function replaceSteps(evidence: Evidence, votersDown: MemberEvidence[]): Finding['steps'] {
+  const [only] = votersDown;
+  const hasLearner =
+    evidence.members.some((m) => isLearner(evidence, m)) ||
+    (evidence.memberList.ok && evidence.memberList.data.some((m) => m.isLearner));
+  if (votersDown.length !== 1 || !only || hasLearner) return [{ text: REPLACE_BY_HAND }];
+  const name = only.target.name;
+  return [
+    {
+      text: `If ${name} is lost for good (its disk or machine is gone): replace it. etcd-doctor removes it, adds it back as a learner with the same name and peer URLs, says how to start it with an empty data dir, and promotes it once it has caught up (etcd FAQ: remove first, then add)`,
+      action: 'replace-member',
+      args: { member: name },
+    },
+  ];
+}
 
 interface DownCounts {
   down: MemberEvidence[];

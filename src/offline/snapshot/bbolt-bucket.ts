@@ -59,13 +59,43 @@ export async function* walkBucket(
     }
   }
   if ('inline' in root) {
-    const buf = root.inline;
-    if (buf.length < PAGE_HEADER_BYTES) throw file.corrupt(`the inline ${name} bucket is cut short`);
-    yield* visit({ pgid: 0, flags: buf.readUInt16LE(8), count: buf.readUInt16LE(10), buf });
+    yield* visit(inlinePage(file, root.inline, name));
     return;
   }
   seen.add(root.pgid);
   yield* visit(await file.page(root.pgid, `the ${name} bucket`));
+}
+
+/**
+ * The bucket's last entry in key order (etcd's key bucket: the newest revision), reading only the
+ * pages down its rightmost branch: a few pages whatever the bucket's size. Undefined when empty.
+ */
+export async function lastEntry(
+  file: BboltFile,
+  root: BucketRoot,
+  name: string,
+): Promise<LeafEntry | undefined> {
+  let page =
+    'inline' in root ? inlinePage(file, root.inline, name) : await file.page(root.pgid, `the ${name} bucket`);
+  for (let depth = 0; !(page.flags & LEAF_PAGE); depth++) {
+    if (!(page.flags & BRANCH_PAGE))
+      throw file.corrupt(
+        `page ${page.pgid} of the ${name} bucket is neither a branch nor a leaf page (flags 0x${page.flags.toString(16)})`,
+      );
+    const child = branchChildren(file, page, name).at(-1);
+    if (child === undefined) return undefined;
+    if (depth >= MAX_DEPTH)
+      throw file.corrupt(`the ${name} bucket's tree is deeper than ${MAX_DEPTH} levels at page ${child}`);
+    page = await file.page(child, `the ${name} bucket's page ${page.pgid}`);
+  }
+  let last: LeafEntry | undefined;
+  for (const entry of leafEntries(file, page, name)) last = entry;
+  return last;
+}
+
+function inlinePage(file: BboltFile, buf: Buffer, name: string): Page {
+  if (buf.length < PAGE_HEADER_BYTES) throw file.corrupt(`the inline ${name} bucket is cut short`);
+  return { pgid: 0, flags: buf.readUInt16LE(8), count: buf.readUInt16LE(10), buf };
 }
 
 function* leafEntries(file: BboltFile, page: Page, name: string): Generator<LeafEntry> {

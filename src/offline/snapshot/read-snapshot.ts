@@ -1,9 +1,9 @@
 import { open } from 'node:fs/promises';
 import { BboltFile } from './bbolt-file.js';
-import { bucketRoot, type LeafEntry, walkBucket } from './bbolt-bucket.js';
+import { bucketRoot, type LeafEntry, lastEntry, walkBucket } from './bbolt-bucket.js';
 import { decodeKeyValue, parseRevision } from './mvcc.js';
 import { SnapshotError } from './snapshot-error.js';
-import { bboltBytes, checkSha256Trailer } from './snapshot-trailer.js';
+import { bboltBytes, checkSha256Trailer, hasSha256Trailer } from './snapshot-trailer.js';
 
 /** What a snapshot says about itself: the `snapshot` object of `analyze snapshot.db --json`. */
 export interface SnapshotSummary {
@@ -23,6 +23,20 @@ export interface SnapshotSummary {
   pageSize: number;
 }
 
+export interface ReadSnapshotOptions {
+  /**
+   * `all` (default): every page of the key bucket is parsed. `newest`: with a SHA-256 trailer, only
+   * the pages down to the newest revision; the trailer vouches for every byte (a snapshot without
+   * one is parsed whole all the same). verifySnapshot only: readSnapshot needs every key.
+   */
+  pages?: 'all' | 'newest';
+  /**
+   * Stops the read (the page walk and the SHA-256 stream) with the signal's reason: a caller that
+   * checks many files bounds the time spent on each (src/probes/backups.ts).
+   */
+  signal?: AbortSignal;
+}
+
 export interface SnapshotReading {
   snapshot: SnapshotSummary;
   /** Each live key (latin1, one char per byte) with its key + value bytes. */
@@ -35,13 +49,72 @@ export interface SnapshotReading {
  * that is not a snapshot, truncated, or damaged where it must be parsed; a damaged byte elsewhere
  * is `hashOk: false`.
  */
-export async function readSnapshot(path: string): Promise<SnapshotReading> {
+export async function readSnapshot(path: string, opts: ReadSnapshotOptions = {}): Promise<SnapshotReading> {
+  const keys = new Map<string, number>();
+  const s = await readStore(path, opts, keys);
+  return {
+    snapshot: {
+      revision: s.revision,
+      hashOk: s.hashOk,
+      totalKeys: keys.size,
+      sizeBytes: s.sizeBytes,
+      compactRevision: s.compactRevision,
+      scheduledCompactRevision: s.scheduledCompactRevision,
+      consistentIndex: s.consistentIndex,
+      pageSize: s.pageSize,
+    },
+    keys,
+  };
+}
+
+/** What a snapshot says about itself, but its live keys. */
+export type SnapshotCheckSummary = Omit<SnapshotSummary, 'totalKeys'>;
+
+/**
+ * The same read as readSnapshot (every page of the key bucket parsed, the SHA-256 trailer hashed),
+ * without keeping the live keys: memory stays at the page cache (16 MiB) however large the
+ * snapshot, for checking backups in a worker (src/probes/backup-snapshots.ts).
+ */
+export function verifySnapshot(path: string, opts: ReadSnapshotOptions = {}): Promise<SnapshotCheckSummary> {
+  return readStore(path, opts, undefined);
+}
+
+/** The newest revision: from the last key alone when the trailer vouches for the rest, else from every revision. */
+async function newestRevisionOf(
+  db: BboltFile,
+  header: Buffer,
+  opts: ReadSnapshotOptions,
+  keys: Map<string, number> | undefined,
+  trailer: boolean,
+): Promise<number> {
+  if (keys || opts.pages !== 'newest' || !trailer) return liveKeys(db, header, opts.signal, keys);
+  const root = bucketRoot(header);
+  if (!root) throw db.corrupt('the key bucket header is cut short');
+  const last = await lastEntry(db, root, 'key');
+  if (!last) return 0;
+  const rev = parseRevision(last.key);
+  if (!rev) throw notRevision(db, last.key);
+  return rev.main;
+}
+
+function notRevision(db: BboltFile, key: Buffer) {
+  return db.corrupt(
+    `the key bucket holds an entry that is no etcd revision (key 0x${key.subarray(0, 18).toString('hex')})`,
+  );
+}
+
+/** The read itself; live keys go into `keys` when given. */
+async function readStore(
+  path: string,
+  opts: ReadSnapshotOptions,
+  keys: Map<string, number> | undefined,
+): Promise<SnapshotCheckSummary> {
   const file = await open(path, 'r');
   try {
     const sizeBytes = (await file.stat()).size;
     const db = await BboltFile.open(file, path, bboltBytes(sizeBytes));
     // The trailer is hashed as a stream while the pages are walked.
-    const hashing = checkSha256Trailer(path, file, sizeBytes);
+    const hashing = checkSha256Trailer(path, file, sizeBytes, opts.signal);
     hashing.catch(() => {});
     try {
       const buckets = await rootBuckets(db);
@@ -50,22 +123,25 @@ export async function readSnapshot(path: string): Promise<SnapshotReading> {
         throw new SnapshotError(
           `${path} is a bbolt database but not etcd's: it has no key bucket (buckets: ${[...buckets.keys()].join(', ') || 'none'})`,
         );
-      const { keys, newestRevision } = await liveKeys(db, keyBucket.value);
+      const newestRevision = await newestRevisionOf(
+        db,
+        keyBucket.value,
+        opts,
+        keys,
+        hasSha256Trailer(sizeBytes),
+      );
       const meta = buckets.get('meta');
       const m = meta ? await metaValues(db, meta.value) : new Map<string, Buffer>();
       const compactRevision = revisionOf(m.get('finishedCompactRev'));
-      const hashOk = await hashing;
-      const snapshot: SnapshotSummary = {
+      return {
         revision: Math.max(newestRevision, compactRevision ?? 0),
-        hashOk,
-        totalKeys: keys.size,
+        hashOk: await hashing,
         sizeBytes,
         compactRevision,
         scheduledCompactRevision: revisionOf(m.get('scheduledCompactRev')),
         consistentIndex: uint64Of(m.get('consistent_index')),
         pageSize: db.meta.pageSize,
       };
-      return { snapshot, keys };
     } catch (err) {
       // A page that breaks parsing and a hash that does not match are one story: say both.
       if (err instanceof SnapshotError && (await hashing.catch(() => null)) === false)
@@ -84,25 +160,33 @@ async function rootBuckets(db: BboltFile): Promise<Map<string, LeafEntry>> {
   return buckets;
 }
 
-/** Revisions in order: the newest write of each key wins, and a tombstone deletes it. */
-async function liveKeys(db: BboltFile, header: Buffer) {
+/**
+ * Revisions in order: the newest write of each key wins, and a tombstone deletes it (into `keys`,
+ * when given). Returns the newest revision.
+ */
+async function liveKeys(
+  db: BboltFile,
+  header: Buffer,
+  signal: AbortSignal | undefined,
+  keys: Map<string, number> | undefined,
+): Promise<number> {
   const root = bucketRoot(header);
   if (!root) throw db.corrupt('the key bucket header is cut short');
-  const keys = new Map<string, number>();
   let newestRevision = 0;
+  let seen = 0;
   for await (const { key, value } of walkBucket(db, root, 'key')) {
+    // Every 4096 revisions: a check costs nothing next to the page reads between two.
+    if ((++seen & 0xfff) === 0) signal?.throwIfAborted();
     const rev = parseRevision(key);
     const kv = rev && decodeKeyValue(value);
-    if (!rev || !kv)
-      throw db.corrupt(
-        `the key bucket holds an entry that is no etcd revision (key 0x${key.subarray(0, 18).toString('hex')})`,
-      );
+    if (!rev || !kv) throw notRevision(db, key);
     newestRevision = Math.max(newestRevision, rev.main);
+    if (!keys) continue;
     const name = kv.key.toString('latin1');
     if (rev.tombstone) keys.delete(name);
     else keys.set(name, kv.key.length + kv.valueBytes);
   }
-  return { keys, newestRevision };
+  return newestRevision;
 }
 
 async function metaValues(db: BboltFile, header: Buffer): Promise<Map<string, Buffer>> {

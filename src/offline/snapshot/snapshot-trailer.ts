@@ -24,13 +24,20 @@ export async function checkSha256Trailer(
   path: string,
   file: FileHandle,
   sizeBytes: number,
+  signal?: AbortSignal,
 ): Promise<boolean | null> {
   if (!hasSha256Trailer(sizeBytes)) return null;
   const data = sizeBytes - SHA256_BYTES;
   const hash = createHash('sha256');
   if (data > 0)
-    for await (const chunk of createReadStream(path, { start: 0, end: data - 1, highWaterMark: 1024 * 1024 }))
+    for await (const chunk of createReadStream(path, {
+      start: 0,
+      end: data - 1,
+      highWaterMark: 1024 * 1024,
+      ...(signal ? { signal } : {}),
+    }))
       hash.update(chunk as Buffer);
+  signal?.throwIfAborted();
   const trailer = Buffer.alloc(SHA256_BYTES);
   await file.read(trailer, 0, SHA256_BYTES, data);
   return hash.digest().equals(trailer);

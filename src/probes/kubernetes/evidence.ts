@@ -86,6 +86,8 @@ export interface ContainerLogScan {
   signals: LogSignals;
   /** When the stream's last line was written (ISO 8601), when it says: a process that still logs is alive. */
   lastLineAt?: string;
+  /** When its first line was written (collected logs), for how long a span it covers. */
+  firstLineAt?: string;
 }
 
 export interface LogScanData {

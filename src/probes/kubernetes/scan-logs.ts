@@ -114,6 +114,11 @@ export interface LogSignals {
    * by message with digits and ids folded (`failed to dial <id> on stream <n>`), at most 20 kept.
    */
   unexplainedErrors: UnexplainedError[];
+  /**
+   * mvcc `finished scheduled compaction`: capnslog `finished scheduled compaction at <rev> (took
+   * …)`, zap with `compact-revision`. Every member logs each compaction as it applies it.
+   */
+  compactions: CountStat & { lastRevision: number | undefined };
 }
 
 export interface UnexplainedError {
@@ -162,6 +167,7 @@ export function emptySignals(): LogSignals {
     defragmented: count(),
     quota: count(),
     unexplainedErrors: [],
+    compactions: { ...count(), lastRevision: undefined },
   };
 }
 
@@ -265,6 +271,8 @@ const FAILED_REACH = /failed to reach the peerURL\(([^)]+)\) of member ([0-9a-f]
 // (etcd 3.0–3.4 as a systemd unit) the `rafthttp: ` package prefix is not in the message.
 const INACTIVE = /\bpeer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
 const ACTIVE = /\bpeer ([0-9a-f]+) became active/;
+// mvcc/kvstore_compaction.go (3.0–3.4 capnslog); zap has `compact-revision` (scanZap).
+const COMPACTED = /finished scheduled compaction at (\d+) \(took/;
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
 
 const COUNTED: ReadonlyArray<[RegExp, CountKey]> = [
@@ -313,6 +321,15 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   if (tls) touched.push(addTls(s, tls.trim(), line, rejected ? rejectedLine?.[1] : undefined, dialed));
   const term = CANDIDATE.exec(line)?.[1];
   if (term) touched.push(addCandidacy(s, Number(term), line));
+  const compacted = COMPACTED.exec(line)?.[1];
+  if (compacted) touched.push(addCompaction(s, Number(compacted), line));
+}
+
+function addCompaction(s: LogSignals, revision: number, line: string): Seen {
+  const stat = s.compactions;
+  addCount(s, 'compactions', line);
+  if (Number.isFinite(revision)) stat.lastRevision = Math.max(stat.lastRevision ?? 0, revision);
+  return stat;
 }
 
 // capnslog `health check for peer <id> could not connect: x509: …`, `failed to dial <id> on stream …`.
@@ -452,6 +469,8 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
     touched.push(addDefrag(s, fields, line));
   else if (msg.startsWith('enabled backend quota') || msg.startsWith('message exceeded backend quota'))
     touched.push(addQuota(s, fields['quota-size-bytes'], line));
+  else if (msg === 'finished scheduled compaction')
+    touched.push(addCompaction(s, Number(fields['compact-revision']), line));
   // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
   // embed's `rejected connection` (3.4/3.5 zap, peer and client alike; 3.6 says `on peer
   // endpoint`, and a client refused is no peer problem) and any peer line failing on a certificate.

@@ -8,9 +8,15 @@ export interface MemberState {
   endpoint: string;
   id: string;
   isLearner: boolean;
+  /** The member list's peer URLs; absent when no member answered the list. */
+  peerUrls?: string[];
+  /** False while a member added to the list has not started (etcd lists it with no name and no client URL). */
+  started?: boolean;
   reachable: boolean;
   isLeader: boolean;
   dbSizeBytes: number | undefined;
+  /** Status.dbSizeInUse (etcd >= 3.4): the pages in use; the rest a defragmentation returns. */
+  dbSizeInUseBytes: number | undefined;
   revision: number | undefined;
   /** raft applied index (Status.raftAppliedIndex, etcd >= 3.4). */
   appliedIndex: number | undefined;
@@ -24,6 +30,8 @@ export interface ClusterState {
   /** ⌊voting/2⌋+1 (etcd FAQ, "What is failure tolerance?"). */
   quorum: number;
   healthyVoting: number;
+  /** A member answered the member list; without it, members are the configured endpoints, named by URL. */
+  listed?: boolean;
 }
 
 const hex = (id: string | number | bigint): string => BigInt(id).toString(16);
@@ -41,7 +49,7 @@ export async function readClusterState(
   etcd: EtcdClients,
   ctx: Pick<ActionContext, 'now' | 'settings'>,
 ): Promise<ClusterState> {
-  let listed: Array<{ id: string; name: string; endpoint: string; isLearner: boolean }> | undefined;
+  let listed: ListedMember[] | undefined;
   for (const m of etcd.members) {
     try {
       const res = await m.maintenance.cluster.memberList({ linearizable: true }, shortOpts(ctx));
@@ -53,6 +61,9 @@ export async function readClusterState(
           name: member.name || hex(member.ID),
           endpoint: configured ?? urls[0] ?? '',
           isLearner: Boolean(member.isLearner),
+          peerUrls: member.peerURLs ?? [],
+          // KB: "If the member is not started, the name will be an empty string" (rpc.proto).
+          started: Boolean(member.name) || urls.length > 0,
         };
       });
       break;
@@ -64,12 +75,26 @@ export async function readClusterState(
     listed ?? etcd.members.map((m) => ({ id: '', name: m.endpoint, endpoint: m.endpoint, isLearner: false }));
   const members = await Promise.all(base.map((m) => readMember(etcd, m, ctx)));
   const voting = votersAmong(members);
-  return { members, quorum: quorumOf(voting.length), healthyVoting: voting.filter(isHealthy).length };
+  return {
+    members,
+    quorum: quorumOf(voting.length),
+    healthyVoting: voting.filter(isHealthy).length,
+    listed: listed !== undefined,
+  };
+}
+
+interface ListedMember {
+  id: string;
+  name: string;
+  endpoint: string;
+  isLearner: boolean;
+  peerUrls?: string[];
+  started?: boolean;
 }
 
 async function readMember(
   etcd: EtcdClients,
-  m: { id: string; name: string; endpoint: string; isLearner: boolean },
+  m: ListedMember,
   ctx: Pick<ActionContext, 'now'>,
 ): Promise<MemberState> {
   const state: MemberState = {
@@ -77,12 +102,14 @@ async function readMember(
     reachable: false,
     isLeader: false,
     dbSizeBytes: undefined,
+    dbSizeInUseBytes: undefined,
     revision: undefined,
     appliedIndex: undefined,
     errors: [],
     problem: undefined,
   };
-  if (!m.endpoint) return { ...state, problem: 'lists no client URL' };
+  if (!m.endpoint)
+    return { ...state, problem: m.started === false ? 'has not started' : 'lists no client URL' };
   try {
     const res = await etcd.forEndpoint(m.endpoint).maintenance.maintenance.status(shortOpts(ctx));
     const id = hex(res.header.member_id);
@@ -92,6 +119,8 @@ async function readMember(
       reachable: true,
       isLeader: res.leader !== '0' && hex(res.leader) === id,
       dbSizeBytes: Number(res.dbSize),
+      // 3.3 and older do not send it (0 on the wire): unknown, not "nothing in use".
+      dbSizeInUseBytes: Number(res.dbSizeInUse) > 0 ? Number(res.dbSizeInUse) : undefined,
       revision: Number(res.header.revision),
       appliedIndex: res.raftAppliedIndex ? Number(res.raftAppliedIndex) : undefined,
       errors: res.errors ?? [],

@@ -181,7 +181,7 @@ export const diskBenchmark = defineAction({
     if (ctx.dryRun) return done(`would run Job ${namespace}/${name} (fio) on ${node}`);
     const kube = await ctx.clients.kubernetes();
     await ctx.progress(`running fio on ${node} (Job ${namespace}/${name})…`);
-    ctx.safePoint(`creating Job ${namespace}/${name}`);
+    await ctx.safePoint(`creating Job ${namespace}/${name}`);
     await kube.batch.createNamespacedJob({ namespace, body: job });
     try {
       return await benchmarkResult(kube, namespace, name, node, ctx);

@@ -3,7 +3,9 @@ import type { RegisteredAction } from '../action.js';
 import { defragment } from './defragment.js';
 import { diskBenchmark } from './disk-benchmark.js';
 import { openTicket } from './open-ticket.js';
+import { promoteLearner } from './promote-learner.js';
 import { recoverNospace } from './recover-nospace.js';
+import { replaceMember } from './replace-member.js';
 import { rerun } from './rerun.js';
 import { restartStaticPod } from './restart-static-pod.js';
 import { snooze } from './snooze.js';
@@ -15,6 +17,8 @@ export const actions: Record<ActionId, RegisteredAction> = {
   'recover-nospace': recoverNospace,
   'restart-static-pod': restartStaticPod,
   'disk-benchmark': diskBenchmark,
+  'replace-member': replaceMember,
+  'promote-learner': promoteLearner,
   rerun,
   snooze,
 };

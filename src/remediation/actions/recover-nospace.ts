@@ -57,7 +57,7 @@ export const recoverNospace = defineAction({
       await step(`would compact to revision ${revision}`);
     } else {
       await step(await snapshot(etcd, source.endpoint, ctx));
-      ctx.safePoint(`compacting to revision ${revision}`);
+      await ctx.safePoint(`compacting to revision ${revision}`);
       await step(await compact(etcd, source.endpoint, revision, ctx));
     }
     const defrag = await defragmentInOrder(etcd, await readClusterState(etcd, ctx), ctx);
@@ -67,7 +67,7 @@ export const recoverNospace = defineAction({
       await step('would disarm NOSPACE and check that a write works');
       return done(`would recover ${ctx.cluster.name} from NOSPACE`, lines);
     }
-    ctx.safePoint('disarming NOSPACE');
+    await ctx.safePoint('disarming NOSPACE');
     await step(await disarm(etcd, source.endpoint, ctx));
     const write = await checkWrite(etcd, ctx);
     await step(write.line);
@@ -210,6 +210,7 @@ async function checkWrite(etcd: EtcdClients, ctx: ActionContext): Promise<{ ok: 
   const leader = state.members.find((m) => m.isLeader) ?? state.members.find(isHealthy);
   if (!leader) return { ok: false, line: 'no member answers to check a write' };
   const client = etcd.forEndpoint(leader.endpoint).maintenance;
+  await ctx.progress(`checking that a write works on ${leader.name}…`);
   try {
     await client.put(key).value(String(ctx.now())).options(callOpts(ctx)).exec();
     await client.delete().key(key).options(callOpts(ctx)).exec();

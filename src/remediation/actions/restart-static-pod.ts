@@ -138,7 +138,7 @@ async function patchOperator(
   const plural = OPERATOR_PLURAL[component];
   const reason = `etcd-doctor ${ctx.planId} ${new Date(ctx.now()).toISOString()}`;
   if (ctx.dryRun) return done(`would patch ${plural}/cluster spec.forceRedeploymentReason="${reason}"`);
-  ctx.safePoint(`patching ${plural}/cluster`);
+  await ctx.safePoint(`patching ${plural}/cluster`);
   const problem = await recheck();
   if (problem) return refused(problem);
   // Loaded here, not with the worker: a static import put the whole Kubernetes client (~60 MiB
@@ -247,7 +247,7 @@ async function restartKubeadm(
   const name = `etcd-doctor-restart-${nameSuffix(ctx.planId)}`;
   if (ctx.dryRun)
     return done(`would run pod ${namespace}/${name} on ${node} to move ${component}.yaml out and back`);
-  ctx.safePoint(`creating pod ${namespace}/${name}`);
+  await ctx.safePoint(`creating pod ${namespace}/${name}`);
   const problem = await recheck();
   if (problem) return refused(problem);
   const pod = manifestMoverPod({

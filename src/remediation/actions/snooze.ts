@@ -29,7 +29,7 @@ export const snooze = defineAction({
   async run(args, ctx) {
     const hours = Number(args.hours ?? DEFAULT_HOURS);
     const untilMs = ctx.now() + hours * 3_600_000;
-    ctx.safePoint(`snoozing ${ctx.cluster.name}`);
+    await ctx.safePoint(`snoozing ${ctx.cluster.name}`);
     if (!ctx.dryRun) await ctx.state.snooze(ctx.cluster.name, untilMs, ctx.user);
     const until = new Date(untilMs).toISOString().slice(0, 16).replace('T', ' ');
     return done(

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Etcd3 } from 'etcd3';
 import { analyzePaths } from '../../../src/offline/analyze.js';
 import type { SnapshotReport } from '../../../src/offline/snapshot/analyze-snapshot.js';
-import { readSnapshot } from '../../../src/offline/snapshot/read-snapshot.js';
+import { readSnapshot, verifySnapshot } from '../../../src/offline/snapshot/read-snapshot.js';
 import { cliInProcess } from '../../support/cli-in-process.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 
@@ -155,6 +155,21 @@ describe('analyze snapshot.db on a real etcd snapshot', () => {
     expect(snapshot.totalKeys).toBe(80 - 25 + 30 + 20 + 5 + 1);
   });
 
+  it('verifySnapshot: the same revision and hash without the keys, by every page or by the newest only', async () => {
+    for (const path of [snap, compacted]) {
+      const { snapshot } = await readSnapshot(path);
+      const { totalKeys: _keys, ...rest } = snapshot;
+      await expect(verifySnapshot(path)).resolves.toEqual(rest);
+      await expect(verifySnapshot(path, { pages: 'newest' })).resolves.toEqual(rest);
+    }
+    // A flipped byte in a value: the newest-only read still says so, through the trailer.
+    const bytes = await readFile(snap);
+    bytes[bytes.indexOf('MARKER')] = 'Y'.charCodeAt(0);
+    const flipped = join(dir, 'flipped-verify.db');
+    await writeFile(flipped, bytes);
+    await expect(verifySnapshot(flipped, { pages: 'newest' })).resolves.toMatchObject({ hashOk: false });
+  });
+
   it('text: a short answer naming the revision, the keys, the hash and the largest object', async () => {
     const r = await cliInProcess(['analyze', snap]);
     expect(r.code).toBe(0);
@@ -201,8 +216,10 @@ describe('analyze snapshot.db on a real etcd snapshot', () => {
     let refused = 0;
     for (let n = 0; n < 300; n++) {
       const bytes = Buffer.from(good);
-      // Half in the first pages (metas, the root, the buckets' upper pages), half anywhere.
-      const at = n % 2 ? (n * 7919) % (8 * 4096) : (n * 104_729) % bytes.length;
+      // Half in the 16-byte headers of the first pages (metas, the root, the buckets' upper pages:
+      // id, flags, count, overflow), so that some flips always hit structure the reader parses,
+      // whatever this run's page layout; half anywhere.
+      const at = n % 2 ? ((n >> 1) % 8) * 4096 + ((n >> 4) % 16) : (n * 104_729) % bytes.length;
       bytes[at] = (bytes[at] ?? 0) ^ (1 << (n % 8));
       await writeFile(copy, bytes);
       const read = await readSnapshot(copy).then(

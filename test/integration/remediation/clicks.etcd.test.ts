@@ -22,7 +22,13 @@ describe('remediation clicks on a real 3-member etcd', () => {
   beforeAll(async () => {
     lab = await startEtcdLab();
     h = await startHarness(
-      [labCluster(lab, { remediation: { responders: [ALICE, ONCALL_GROUP], defragPauseSeconds: 0.2 } })],
+      [
+        labCluster(lab, {
+          remediation: { responders: [ALICE, ONCALL_GROUP], defragPauseSeconds: 0.2 },
+          // 24 MB fragmented: under the default 50 MB a member is not worth it.
+          maintenance: { defrag: { minFreeBytes: 1_000_000 } },
+        }),
+      ],
       'rem-clicks',
     );
   }, 60_000);
@@ -39,7 +45,7 @@ describe('remediation clicks on a real 3-member etcd', () => {
       ),
     ) as Record<string, number>;
 
-  it('defragments every member, followers first and the leader last, and each shrinks', async () => {
+  it('defragments every member, followers first and the leader last (as a follower), and each shrinks', async () => {
     await lab.fragment({ bytes: 24 * 1024 * 1024 });
     const before = await dbSizes();
     const leader = await lab.leaderName();
@@ -63,13 +69,16 @@ describe('remediation clicks on a real 3-member etcd', () => {
     const order = [...done.matchAll(/• (etcd-\d)( \(leader\))?: db /g)].map((m) => m[1]);
     expect(order).toHaveLength(3);
     expect(order.at(-1)).toBe(leader);
+    // Leadership moved off it first, so it was no longer the leader when its own turn came.
+    expect(done).toMatch(new RegExp(`moved leadership from ${leader} to etcd-\\d`));
+    expect(done).not.toMatch(new RegExp(`${leader} \\(leader\\): db`));
     const after = await dbSizes();
     for (const m of lab.members) expect(after[m.name]).toBeLessThan(before[m.name] ?? 0);
 
     const audit = await h.audit();
     expect(audit.filter((r) => r.event === 'started')).toHaveLength(1);
     const final = audit.find((r) => r.event === 'finished');
-    expect(final?.detail).toMatch(new RegExp(`then leader ${leader}`));
+    expect(final?.detail).toMatch(new RegExp(`leadership moved from ${leader} to etcd-\\d first`));
     expect(final?.durationMs).toBeGreaterThan(0);
   }, 120_000);
 

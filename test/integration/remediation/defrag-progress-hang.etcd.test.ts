@@ -23,7 +23,13 @@ describe('defragment while the chat hangs on progress edits', () => {
   beforeAll(async () => {
     lab = await startEtcdLab();
     h = await startHarness(
-      [labCluster(lab, { remediation: { responders: [ALICE], defragPauseSeconds: 0.2 } })],
+      [
+        labCluster(lab, {
+          remediation: { responders: [ALICE], defragPauseSeconds: 0.2 },
+          // Every member is defragmented, however little it holds free.
+          maintenance: { defrag: { minFreeRatio: 0, minFreeBytes: 0 } },
+        }),
+      ],
       'rem-defrag-hang',
       {
         onChange: async (m) => {

@@ -111,7 +111,7 @@ describe('restart-static-pod against a fake kubeadm apiserver', () => {
   });
 });
 
-describe('restart-static-pod on OpenShift', () => {
+describe('restart-static-pod and replace-member on OpenShift', () => {
   let kube: FakeKubeApi;
   let h: Harness;
 
@@ -159,5 +159,27 @@ describe('restart-static-pod on OpenShift', () => {
         ?.forceRedeploymentReason,
     ).toMatch(/^etcd-doctor /);
     expect(kube.writes()).toHaveLength(1);
+  });
+
+  it("replace-member: OpenShift detected, it links the etcd operator's runbook and changes nothing", async () => {
+    (h.chat.messages as unknown[]).length = 0;
+    const writes = kube.writes().length;
+    const anchor = await h.anchor();
+    const [confirm] = await h.chat.click(anchor, await h.button('replace-member', { member: 'master-1' }), {
+      user: ALICE,
+    });
+    const [run] = (confirm as { buttons?: Parameters<typeof h.chat.click>[1][] }).buttons ?? [];
+    if (!run) throw new Error(`no Run it: ${textOf(confirm)}`);
+    await h.chat.click(anchor, run, { user: ALICE });
+    await h.chat.waitFor((c) => finished(c) !== undefined, 20_000);
+    const done = finished(h.chat);
+    expect(done?.text).toMatch(
+      /refused in .*cluster local runs OpenShift, whose etcd operator replaces members itself/,
+    );
+    expect(done?.text).toContain('replacing-unhealthy-etcd-member.html');
+    expect((done?.view as { link?: { url: string } } | undefined)?.link?.url).toMatch(
+      /replacing-unhealthy-etcd-member\.html$/,
+    );
+    expect(kube.writes()).toHaveLength(writes);
   });
 });

@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { allocateFreePorts } from '../../support/lab/free-ports.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
 import { labConfig } from '../../support/lab-config.js';
+import { type PrivateRedis, startPrivateRedis } from '../../support/private-redis.js';
 import { ackText, messageText, sendSlashCommand } from '../../support/slack-driver.js';
 import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
 
@@ -21,41 +20,11 @@ let lab: EtcdLab;
 let fake: FakeSlack;
 let chat: SlackAdapter;
 let roles: RunningRoles | undefined;
-let redis: ChildProcess | undefined;
-let redisPort: number;
+let redis: PrivateRedis;
 let url: string;
 
 const text = messageText;
 const { roots, replies } = channelThreads(() => fake, CHANNEL);
-async function startRedis(): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start: ${out}`)), 10_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (out.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  return child;
-}
-
-async function stopRedis(): Promise<void> {
-  const child = redis;
-  redis = undefined;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
-
 /** Answered: one reply in the thread and a verdict on the root. */
 async function answered(count: number, timeoutMs: number): Promise<void> {
   await fake.waitFor(
@@ -67,15 +36,17 @@ async function answered(count: number, timeoutMs: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
-  [redisPort = 0] = await allocateFreePorts(1, '127.0.0.1');
-  redis = await startRedis();
+  [lab, fake, redis] = await Promise.all([
+    startEtcdLab(),
+    startFakeSlack(),
+    startPrivateRedis({ persist: false }),
+  ]);
   chat = httpSlackAdapter(fake);
   roles = await startRoles({
     role: 'serve',
     chat,
     config: labConfig(lab),
-    redisUrl: `redis://127.0.0.1:${redisPort}`,
+    redisUrl: redis.url,
     queuePrefix: 'resilience-redis-restart',
     logger: silentLogger,
     tuning: { progressIntervalMs: 200, jobTimeoutMs: 20_000, backoffMs: 500, stalledIntervalMs: 1000 },
@@ -86,8 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // stop() is bounded (1 s per part) when Redis is gone, so this cannot hang either.
   await roles?.stop();
-  await stopRedis();
-  await Promise.all([fake?.close(), lab?.destroy()]);
+  await Promise.all([redis?.destroy(), fake?.close(), lab?.destroy()]);
 });
 
 describe('Redis restarted mid-run', () => {
@@ -96,7 +66,7 @@ describe('Redis restarted mid-run', () => {
     expect((await send('health local')).status).toBe(200);
     await answered(1, 20_000);
 
-    await stopRedis();
+    await redis.stop();
     const during = await Promise.all(['health local', 'diagnose local', 'status'].map(send));
     for (const res of during) {
       expect(res.status).toBe(200);
@@ -106,7 +76,7 @@ describe('Redis restarted mid-run', () => {
     // Commands that need no queue still work.
     expect(ackText(await send('help'))).toContain('/etcd diagnose <cluster>');
 
-    redis = await startRedis();
+    await redis.start();
     // The bot reconnects on its own; ioredis backs off, so allow a few seconds before the first try.
     const deadline = Date.now() + 30_000;
     let queued = false;
@@ -124,7 +94,7 @@ describe('Redis restarted mid-run', () => {
   }, 90_000);
 
   it('shuts down within seconds while Redis is gone (nothing waits on a dead connection)', async () => {
-    await stopRedis();
+    await redis.stop();
     const running = roles;
     roles = undefined;
     const started = Date.now();

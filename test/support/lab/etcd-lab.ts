@@ -147,7 +147,7 @@ async function startOnce(config: LabConfig): Promise<EtcdLab> {
       plans.map((p) => p.clientUrl),
       pki?.material,
     );
-    const members = plans.map((p) => labMember(p, processOf(processes, p.name)));
+    const members = plans.map((p) => labMember(p, () => processes.get(p.name)));
     const ctx: LabContext = {
       config,
       dir,

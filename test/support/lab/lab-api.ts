@@ -23,6 +23,14 @@ export interface EtcdLab {
    * (not `endpoints`, which stay the founding voters).
    */
   addLearner(): Promise<LabMember>;
+  /** The member's disk is gone: SIGKILL, then its data dir is deleted. */
+  wipe(name: string): Promise<void>;
+  /**
+   * Starts a member that was removed and added back (by etcd-doctor or etcdctl): same name, URLs and
+   * data dir path, an empty data dir, `--initial-cluster-state existing` and this `--initial-cluster`.
+   * Resolves once it follows a leader (a learner's /health fails by design).
+   */
+  join(name: string, initialCluster: string): Promise<void>;
   member(name: string): LabMember;
   /** SIGKILL, and wait until the process has exited. No-op if it is not running. */
   kill(name: string): Promise<void>;

@@ -4,7 +4,7 @@ import type { ChildRegistry } from './child-registry.js';
 import type { EtcdLab } from './lab-api.js';
 import { fill, fragment, type MemberStatus, readStatus, writeLoad } from './etcd-ops.js';
 import { type CpuStarveOptions, type FaultHandle, injectSlowDisk, starveCpu } from './faults.js';
-import { addLearner } from './lab-learner.js';
+import { addLearner, joinExisting, wipeMember } from './lab-learner.js';
 import { type LabPki, publicTls, tlsEtcdctlArgs } from './lab-tls.js';
 import type { LabConfig, LabMember } from './member-plan.js';
 import { type MemberProcess, waitUntilServing } from './member-process.js';
@@ -46,6 +46,11 @@ export function createLabControl(ctx: LabContext): EtcdLab {
     addLearner: () => {
       assertAlive(ctx, 'addLearner');
       return addLearner(ctx, (args, timeoutMs) => etcdctl(ctx, args, timeoutMs));
+    },
+    wipe: (name) => wipeMember(ctx, name),
+    join: (name, initialCluster) => {
+      assertAlive(ctx, `join ${name}`);
+      return joinExisting(ctx, name, initialCluster);
     },
     member: (name) => memberOf(ctx, name),
     kill: (name) => kill(ctx, name),

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readStatus } from './etcd-ops.js';
 import { allocateFreePorts } from './free-ports.js';
@@ -29,11 +30,42 @@ export async function addLearner(ctx: LabContext, etcdctl: Etcdctl): Promise<Lab
   const join = { initialCluster, token: ctx.token, state: 'existing' as const };
   const proc = spawnMember(ctx.config, plan, memberArgs(ctx.config, plan, join, ctx.pki), ctx.registry);
   ctx.processes.set(plan.name, proc);
-  const member = labMember(plan, proc);
+  const member = labMember(plan, () => ctx.processes.get(plan.name));
   ctx.members.push(member);
   const memberId = await waitUntilFollowing(ctx, plan.clientUrl, proc);
   ctx.memberIds.set(plan.name, memberId);
   return member;
+}
+
+/** A member whose disk is gone: killed, and its data dir deleted. */
+export async function wipeMember(ctx: LabContext, name: string): Promise<void> {
+  const plan = planOf(ctx, name);
+  await ctx.processes.get(name)?.kill();
+  ctx.stopped.delete(name);
+  await rm(plan.dataDir, { recursive: true, force: true });
+}
+
+/**
+ * Starts `name` (same name, URLs and data dir path) as a member someone added back: an empty data
+ * dir, `--initial-cluster-state existing` and the caller's `--initial-cluster`, as an operator
+ * follows the instructions etcd-doctor posts. Resolves once it follows a leader; its new member ID
+ * (MemberAdd picks a fresh one) replaces the old in memberIds.
+ */
+export async function joinExisting(ctx: LabContext, name: string, initialCluster: string): Promise<void> {
+  const plan = planOf(ctx, name);
+  if (ctx.processes.get(name)?.running) throw new Error(`join ${name}: it is still running; wipe it first`);
+  await rm(plan.dataDir, { recursive: true, force: true });
+  const join = { initialCluster, token: ctx.token, state: 'existing' as const };
+  const proc = spawnMember(ctx.config, plan, memberArgs(ctx.config, plan, join, ctx.pki), ctx.registry);
+  ctx.processes.set(name, proc);
+  ctx.memberIds.set(name, await waitUntilFollowing(ctx, plan.clientUrl, proc));
+}
+
+function planOf(ctx: LabContext, name: string): LabMember {
+  const plan = ctx.members.find((m) => m.name === name);
+  if (!plan)
+    throw new Error(`unknown lab member ${name}; members are ${ctx.members.map((m) => m.name).join(', ')}`);
+  return plan;
 }
 
 async function memberAdd(etcdctl: Etcdctl, name: string, peerUrl: string, endpoints: string[]) {

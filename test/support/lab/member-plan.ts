@@ -35,11 +35,12 @@ export interface LabMember extends MemberPlan {
   readonly pid: number | undefined;
 }
 
-export function labMember(plan: MemberPlan, proc: MemberProcess): LabMember {
+/** `proc` is asked each time: a member started again with other flags (join) has a new process. */
+export function labMember(plan: MemberPlan, proc: () => MemberProcess | undefined): LabMember {
   return {
     ...plan,
     get pid() {
-      return proc.pid;
+      return proc()?.pid;
     },
   };
 }

@@ -217,4 +217,40 @@ describe('parseEnv', () => {
       error: expect.stringMatching(/REDIS_SENTINEL_NAME: REDIS_SENTINELS needs REDIS_SENTINEL_NAME/),
     });
   });
+
+  it('takes REDIS_CLUSTER_NODES over REDIS_URL, with REDIS_PASSWORD hidden', () => {
+    const parsed = parseEnv({
+      REDIS_URL: 'redis://127.0.0.1:6380',
+      REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001, 127.0.0.1:7002',
+      REDIS_PASSWORD: 'hunter2',
+    });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const target = redisTargetFromEnv(parsed.value);
+    expect(target).toMatchObject({
+      nodes: [7000, 7001, 7002].map((port) => ({ host: '127.0.0.1', port })),
+    });
+    expect(JSON.stringify(target)).not.toMatch(/hunter2/);
+    expect(describeRedisTarget(target)).toBe(
+      'Redis Cluster (nodes 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002)',
+    );
+  });
+
+  it('says what to write for a bad REDIS_CLUSTER_NODES, or one beside REDIS_SENTINELS', () => {
+    expect(parseEnv({ REDIS_CLUSTER_NODES: '127.0.0.1:7000,redis-1' })).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/REDIS_CLUSTER_NODES: "redis-1" is not host:port/),
+    });
+    expect(
+      parseEnv({
+        REDIS_CLUSTER_NODES: '127.0.0.1:7000',
+        REDIS_SENTINELS: '127.0.0.1:26379',
+        REDIS_SENTINEL_NAME: 'mymaster',
+      }),
+    ).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(
+        /REDIS_CLUSTER_NODES: set REDIS_CLUSTER_NODES or REDIS_SENTINELS, not both/,
+      ),
+    });
+  });
 });

@@ -197,6 +197,32 @@ describe('secrets and the Slack mode', () => {
     }
   });
 
+  it('the bot and the worker read every Redis setting from etcd-doctor-redis, each key optional', () => {
+    // One Secret says where Redis is: a URL, the sentinels, or the cluster nodes (docs/install-kubernetes.md §8).
+    const REDIS_ENV = [
+      'REDIS_URL',
+      'REDIS_SENTINELS',
+      'REDIS_SENTINEL_NAME',
+      'REDIS_CLUSTER_NODES',
+      'REDIS_PASSWORD',
+      'REDIS_SENTINEL_PASSWORD',
+    ];
+    for (const target of APP_TARGETS) {
+      for (const [name, role] of [
+        ['etcd-doctor-bot', 'bot'],
+        ['etcd-doctor-worker', 'worker'],
+      ] as const) {
+        const container = containerOf(deploymentNamed(objectsOf(rendered, target), name), role);
+        const refs = REDIS_ENV.map((key) => env(container, key)?.valueFrom?.secretKeyRef);
+        expect({ target, name, refs }).toEqual({
+          target,
+          name,
+          refs: REDIS_ENV.map((key) => ({ name: 'etcd-doctor-redis', key, optional: true })),
+        });
+      }
+    }
+  });
+
   it('only the worker gets a Kubernetes API token', () => {
     const objects = objectsOf(rendered, 'base');
     const pods = Object.fromEntries(

@@ -43,6 +43,23 @@ function report(members: MemberRow[], over: Partial<DiagnosisReport> = {}): Diag
 const now = Date.parse('2026-11-29T09:00:00Z');
 
 describe('the digest line of a cluster', () => {
+  it('says what a defrag would free: in all, and on the member with the most', () => {
+    const line = digestLine(
+      {
+        cluster: 'prod',
+        ok: true,
+        samples: [],
+        report: report([
+          row('etcd-1', { dbSizeBytes: 60_000_000, dbSizeInUseBytes: 12_000_000 }),
+          row('etcd-2', { dbSizeBytes: 20_000_000, dbSizeInUseBytes: 12_000_000 }),
+          row('etcd-3', { dbSizeBytes: null, dbSizeInUseBytes: null }),
+        ]),
+      },
+      now,
+    );
+    expect(line).toContain('a defrag would free 56 MB (most on etcd-1: 48 MB)');
+  });
+
   it('counts a learner as a learner', () => {
     const line = digestLine(
       {

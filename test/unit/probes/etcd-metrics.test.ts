@@ -37,10 +37,8 @@ describe('parseEtcdMetrics on a real single-member capture', () => {
     const s = snapshot('idle', 1000);
     expect(s.scrapedAtMs).toBe(1000);
     expect(s.gauges).toEqual({
-      // mvcc's gauges: an empty store, never compacted (etcd says -1)
+      // mvcc's live keys: an empty store
       keysTotal: 0,
-      currentRevision: 1,
-      compactRevision: -1,
       hasLeader: 1,
       isLeader: 1,
       proposalsPending: 0,
@@ -49,6 +47,11 @@ describe('parseEtcdMetrics on a real single-member capture', () => {
       quotaBackendBytes: 2147483648,
       processStartTimeSeconds: 1795991770.73,
       serverId: '499b60c4c0e46b48',
+      // A fresh 3.4 member: never compacted, revision 1, no time of a compaction exported.
+      compactRevision: -1,
+      currentRevision: 1,
+      lastCompactionSeconds: undefined,
+      compactionsSinceStart: 0,
     });
     expect(s.counters).toEqual({
       leaderChanges: 1,

@@ -17,6 +17,7 @@ const member = (name: string, extra: Partial<MemberState> = {}): MemberState => 
   reachable: true,
   isLeader: false,
   dbSizeBytes: 1,
+  dbSizeInUseBytes: undefined,
   revision: 1,
   appliedIndex: 10,
   errors: [],

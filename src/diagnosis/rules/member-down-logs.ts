@@ -5,7 +5,7 @@ import type { Rule } from '../rule.js';
 import { memberNameById } from '../support/members.js';
 import { failureTolerance, quorumOf } from '../support/quorum.js';
 import { kubernetesOf, memberOfScan, scansOf, unique } from '../support/kubernetes.js';
-import { earliest, formatSpan, latest } from '../support/logs.js';
+import { earliest, formatSpan, latest, peerWitnesses } from '../support/logs.js';
 
 /** A killed member's last line and its peers' first failure to reach it lie this close (inference: the lab saw < 1 s). */
 export const LOG_END_GRACE_MS = 5000;
@@ -33,7 +33,7 @@ export interface LoggedDown {
 export function membersDownInLogs(evidence: Evidence): LoggedDown[] {
   const scans = scansOf(kubernetesOf(evidence), 'etcd');
   const byPeer = new Map<string, LoggedDown>();
-  for (const scan of scans) {
+  for (const scan of peerWitnesses(scans)) {
     const reporter = memberOfScan(evidence, scan);
     for (const p of scan.signals.peerUnreachable) {
       if (p.lastActiveAt && (!p.lastSeenAt || p.lastActiveAt >= p.lastSeenAt)) continue;

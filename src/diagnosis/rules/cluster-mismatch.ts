@@ -7,13 +7,14 @@ import { describeSignal, earliest, etcdSignalByMember, latest, type MemberSignal
 import { memberNameById } from '../support/members.js';
 
 /**
- * A member that belongs to another cluster, or to none any more (issue 25; etcd-fault-signatures
- * "member re-added"): live, a member whose Status names another cluster ID than the others; in
- * the logs, rafthttp's `request cluster ID mismatch` / `request sent was ignored (cluster ID
- * mismatch …)` (a data dir or an --initial-cluster from another cluster), `the member has been
- * permanently removed from the cluster` (a removed member still running), and etcdmain's `member
- * <id> has already been bootstrapped` (started with `--initial-cluster-state new` on a used data
- * dir). Elections stall at a rising term while it goes on, so it explains leader churn.
+ * A member that belongs to another cluster, or to none any more (etcd-fault-signatures "member
+ * re-added"): live, a member whose Status names another cluster ID than the others; in the logs,
+ * rafthttp's `request cluster ID mismatch` / `request sent was ignored (cluster ID mismatch …)` (a
+ * data dir or an --initial-cluster from another cluster), `the member has been permanently removed
+ * from the cluster` (a removed member still running), and `member <id> has already been
+ * bootstrapped` (ETCD34/35 server.go: started `--initial-cluster-state new` on a data dir without
+ * a WAL while its peers know it: its data is gone, or --data-dir is wrong). Elections stall at a
+ * rising term while it goes on, so it explains leader churn.
  */
 export const clusterMismatchRule: Rule = {
   name: 'cluster-mismatch',
@@ -183,7 +184,7 @@ function stepOf(
     };
   if (bootstrapped.length > 0 && mismatch.length + removed.length === 0 && !odd)
     return {
-      text: `Start ${formatList(namesOf(bootstrapped))} with \`--initial-cluster-state existing\`: its data dir already belongs to the cluster (etcd clustering guide)`,
+      text: `Check ${formatList(namesOf(bootstrapped))}'s --data-dir (a wrong path, or tmpfs after a reboot, is an empty data dir); if its data is gone, \`etcdctl member remove <id>\`, ${REJOIN}: a member that lost its data must not rejoin under its old ID (etcd FAQ)`,
     };
   if (removed.length > 0 && mismatch.length === 0 && !odd)
     return {
@@ -210,5 +211,5 @@ function summaryOf(
     return `${formatList(members)} ${members.length === 1 ? 'belongs' : 'belong'} to another cluster than ${others.length ? formatList(others) : 'the members that logged it'}: they refuse each other's messages (cluster ID mismatch); a data dir or --initial-cluster from elsewhere`;
   if (removed.length > 0)
     return `${formatList(namesOf(removed))} was removed from the cluster but still runs`;
-  return `${formatList(namesOf(bootstrapped))} cannot start: its data dir has already been bootstrapped, and it was started as a new cluster`;
+  return `${formatList(namesOf(bootstrapped))} cannot start: its data dir holds no WAL, so it starts as a new member, but the cluster already knows it (member … has already been bootstrapped): its data was lost or --data-dir is wrong`;
 }

@@ -7,7 +7,7 @@ import { kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';
 import { memberNameById } from '../support/members.js';
 
 /**
- * Peer connections refused for TLS (issue 25): embed's `rejected connection from "<ip:port>"
+ * Peer connections refused for TLS: embed's `rejected connection from "<ip:port>"
  * (error "tls: …")` and peer dials failing on x509 (a name or IP missing from the certificate's
  * SAN, an unknown authority, an expired certificate). The members cannot form a quorum link, so
  * elections stall at a rising term: it explains churn and unreachable peers.

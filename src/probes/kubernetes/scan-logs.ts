@@ -84,7 +84,7 @@ export interface LogSignals {
    * removed member is the peer named, not the member that logs it.
    */
   removedPeerRejected: CountStat & { peers: string[] };
-  /** etcdmain `member <id> has already been bootstrapped`: started with `new` on a used data dir. */
+  /** `member <id> has already been bootstrapped`: started `new` on an empty data dir while the peers know it. */
   alreadyBootstrapped: CountStat;
   /**
    * TLS refused between members: `rejected connection from "<ip:port>" (error "tls: …")` (embed),

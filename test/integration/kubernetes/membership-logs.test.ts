@@ -72,18 +72,20 @@ describe('a removed member still running (its static pod restarts it)', () => {
   });
 });
 
-describe('member … has already been bootstrapped (started with --initial-cluster-state=new on its data dir)', () => {
+describe('member … has already been bootstrapped (started as new on an empty data dir)', () => {
   const run = useScenario('already-bootstrapped');
 
-  it('names master-3 and says to start it with --initial-cluster-state existing', () => {
+  it('names master-3, whose data is gone: check --data-dir, else remove and re-add it empty', () => {
     const result = diagnose(live(run.kubernetes, { master3: 'down' }), rules, { now: run.now });
     const [first] = result.findings;
     expect(first).toMatchObject({ cause: 'cluster-mismatch', members: ['master-3'] });
     expect(first?.summary).toBe(
-      'master-3 cannot start: its data dir has already been bootstrapped, and it was started as a new cluster',
+      'master-3 cannot start: its data dir holds no WAL, so it starts as a new member, but the cluster already knows it (member … has already been bootstrapped): its data was lost or --data-dir is wrong',
     );
     expect(first?.steps.map((s) => s.text)).toEqual([
-      expect.stringMatching(/^Start master-3 with `--initial-cluster-state existing`/),
+      expect.stringMatching(
+        /^Check master-3's --data-dir .* `etcdctl member remove <id>`, then, to have it back, `etcdctl member add/,
+      ),
     ]);
     expect(result.findings.find((f) => f.cause === 'member-down')).toMatchObject({
       members: ['master-3'],

@@ -169,7 +169,7 @@ describe('the capnslog NOSPACE alarm line (`W | etcdserver: alarm NOSPACE raised
   });
 });
 
-describe('the misses of issue 25, by kind', () => {
+describe('the misses reported on real logs, by kind', () => {
   it('cluster ID mismatch (3.4 capnslog) with elections at a rising term: cluster-mismatch explains the churn', async () => {
     const { report } = await analyze(join(LOGS, 'cluster-mismatch-etcd-1.log'));
     expect(report.findings.map((f) => [f.cause, f.members, f.causedBy])).toEqual([

@@ -26,7 +26,7 @@ function fsyncFigures(line: string): number[] {
   return [...line.matchAll(/fsync p99 ([\d.]+) ms/g)].map((m) => Number(m[1]));
 }
 
-/** issue 25: no frame line says critical (or warning) next to a wal fsync figure under the limit. */
+/** No frame line says critical (or warning) next to a wal fsync figure under the limit. */
 function expectNoAlarmUnderTheLimit(frame: string): void {
   for (const line of frame.split('\n').filter((l) => /\b(critical|warning):/.test(l)))
     for (const ms of fsyncFigures(line))

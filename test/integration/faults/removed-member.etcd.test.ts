@@ -8,9 +8,10 @@ import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 const WAIT_MS = 30_000;
 
 /**
- * A removed member still running, for real: etcd-3 is removed with `etcdctl member remove`, then
- * started again on its data dir (a static pod kubelet keeps restarting). Its peers refuse its
- * streams as a removed member's and it stops itself; the logs go through `etcd-doctor analyze`.
+ * A member that is none any more, for real, its logs through `etcd-doctor analyze`: etcd-3 removed
+ * with `etcdctl member remove`, then started again on its data dir (a static pod kubelet keeps
+ * restarting; its peers refuse its streams and it stops itself); and etcd-3's data dir wiped, then
+ * started again as a founding member (`--initial-cluster-state new`: already bootstrapped).
  */
 describe('a removed member started again, from the logs real etcd wrote', () => {
   let lab: EtcdLab;
@@ -71,5 +72,44 @@ describe('a removed member started again, from the logs real etcd wrote', () => 
     expect(report.findings[0]?.remediation).toEqual([
       expect.stringMatching(/^Stop etcd-3 for good and move its data dir aside/),
     ]);
+  }, 90_000);
+
+  it('a wiped data dir started as new: "has already been bootstrapped", its data is gone', async () => {
+    // A fresh lab: etcd-3 of the first test is no member any more.
+    const fresh = await startEtcdLab();
+    try {
+      const member = fresh.member('etcd-3');
+      await fresh.kill('etcd-3');
+      await rm(member.dataDir, { recursive: true, force: true });
+      // The founding members start with --initial-cluster-state new: on an empty data dir etcd asks
+      // its peers, finds itself already started, and exits.
+      const restarted = fresh.restart('etcd-3').then(
+        () => 'serving',
+        () => 'not serving',
+      );
+      const deadline = Date.now() + WAIT_MS;
+      while (Date.now() < deadline && !fresh.logs('etcd-3').includes('has already been bootstrapped'))
+        await new Promise((r) => setTimeout(r, 250));
+      expect(fresh.logs('etcd-3')).toContain('has already been bootstrapped');
+      expect(await restarted).toBe('not serving');
+      const files = await Promise.all(
+        fresh.members.map(async (m) => {
+          const path = join(dir, `fresh-${m.name}.log`);
+          await writeFile(path, fresh.logs(m.name));
+          return path;
+        }),
+      );
+      const r = await cliInProcess(['analyze', ...files, '--json']);
+      const report = JSON.parse(r.stdout) as {
+        findings: Array<{ cause: string; members: string[]; summary: string; remediation: string[] }>;
+      };
+      expect(report.findings[0]).toMatchObject({ cause: 'cluster-mismatch', members: ['fresh-etcd-3'] });
+      expect(report.findings[0]?.summary).toMatch(/^fresh-etcd-3 cannot start: its data dir holds no WAL/);
+      expect(report.findings[0]?.remediation).toEqual([
+        expect.stringMatching(/^Check fresh-etcd-3's --data-dir/),
+      ]);
+    } finally {
+      await fresh.destroy();
+    }
   }, 90_000);
 });

@@ -110,10 +110,17 @@ const loadVega = () =>
 async function renderPng(spec: VegaLiteJson, opts: { fontFiles: string[]; scale: number }): Promise<Drawn> {
   const [vega, { compile }] = await loadVega();
   const compiled = compile(spec as unknown as TopLevelSpec).spec;
-  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader: offlineLoader(vega) });
+  // Vega logs a dataflow error and renders on: an SVG from a broken view made resvg abort the process.
+  const failures: unknown[] = [];
+  const logger = vega.logger(vega.Error, undefined, (_method, _level, input) => {
+    failures.push((input as unknown[])[0]);
+  });
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader: offlineLoader(vega), logger });
   try {
     await view.runAsync();
+    if (failures.length) throw new Error(`the chart could not be drawn (${String(failures[0])})`);
     const svg = await view.toSVG();
+    if (failures.length) throw new Error(`the chart could not be drawn (${String(failures[0])})`);
     const image = new Resvg(svg, {
       // Only our font files: scanning system fonts costs ~15 ms a render and differs per machine.
       font: { loadSystemFonts: false, fontFiles: opts.fontFiles, defaultFontFamily: CHART_FONT },

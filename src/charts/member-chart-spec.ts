@@ -49,9 +49,9 @@ export function memberChartLayers(
   size: PanelSize,
 ): VegaLiteJson {
   const names = chart.series.map((s) => s.name);
-  // Vega sees each member as its index (`m0`, `m1`, …), never its name: a name such as `__proto__` or
-  // `constructor` broke Vega's lookups. The name is drawn through a label expression, by index.
-  const keys = names.map((_, i) => memberKey(i));
+  const keys = chart.series.map((s, i) =>
+    memberKey(i, chartKind(chart) === 'bar' ? barLines(chart, s) : [s.name]),
+  );
   const color = {
     field: 'member',
     type: 'nominal',
@@ -81,16 +81,17 @@ export function memberChartLayers(
   };
 }
 
+/** Each member's numbers go under its name (no labels over the bars to collide with the threshold). */
+function barLines(chart: MemberChart, s: ChartSeries): string[] {
+  const point = s.points[0];
+  const lines = point
+    ? [s.name, formatValue(point.value, chart.unit), point.note ?? '']
+    : [s.name, 'no data'];
+  return lines.filter((l) => l !== '');
+}
+
 function barLayers(chart: MemberChart, keys: string[], color: VegaLiteJson, y: VegaLiteJson): VegaLiteJson[] {
-  const rows = chart.series.map((s, i) => ({ member: memberKey(i), value: s.points[0]?.value ?? 0 }));
-  // Each member's numbers go under its name (no labels over the bars to collide with the threshold).
-  const labels = chart.series.map((s) => {
-    const point = s.points[0];
-    const lines = point
-      ? [s.name, formatValue(point.value, chart.unit), point.note ?? '']
-      : [s.name, 'no data'];
-    return lines.filter((l) => l !== '');
-  });
+  const rows = chart.series.map((s, i) => ({ member: keys[i], value: s.points[0]?.value ?? 0 }));
   const axis = {
     title: null,
     labelAngle: 0,
@@ -98,8 +99,7 @@ function barLayers(chart: MemberChart, keys: string[], color: VegaLiteJson, y: V
     labelLineHeight: 15,
     labelPadding: 6,
     labelLimit: 0,
-    // Each member's lines, looked up by its key's index (a name is never code, nor a property name).
-    labelExpr: byKey(labels, keys.length),
+    labelExpr: `split(${LABEL_OF_KEY}, ${JSON.stringify(SEP)})`,
   };
   return [
     {
@@ -123,7 +123,7 @@ function lineLayers(
 ): VegaLiteJson[] {
   const rows = chart.series.flatMap((s: ChartSeries, i) =>
     withGaps(keepPeaks(s.points, Math.ceil(size.widthPx / PX_PER_POINT))).map((p) => ({
-      member: memberKey(i),
+      member: memberKey(i, [s.name]),
       at: p.atMs,
       value: p.value,
       w: chart.highlight.includes(s.name) ? HIGHLIGHT_LINE_WIDTH : LINE_WIDTH,
@@ -157,10 +157,7 @@ function lineLayers(
             orient: 'bottom',
             direction: 'horizontal',
             symbolType: 'stroke',
-            labelExpr: byKey(
-              chart.series.map((s) => s.name),
-              chart.series.length,
-            ),
+            labelExpr: LABEL_OF_KEY,
           },
         },
         strokeWidth: { field: 'w', type: 'quantitative', scale: null, legend: null },
@@ -213,13 +210,19 @@ export function chartConfig(): VegaLiteJson {
   };
 }
 
-/** The value Vega sees for the `i`th member. */
-function memberKey(i: number): string {
-  return `m${i}`;
-}
+/**
+ * Vega never sees a member name as a name. A name such as `__proto__` or `constructor` broke its
+ * lookups as a data value, and as a string literal in an expression it ended the render ("Operator
+ * not defined"), after which resvg aborted the whole process on the broken SVG. So each member's
+ * value is `<index><SEP><label lines>` (unique, never a property name) and the axis and legend
+ * draw it with one fixed expression that cuts the index off: no name is ever part of an expression.
+ * SEP is a private-use character (legal in the SVG's aria labels, which hold the values):
+ * cappedLabels drops those and control characters from names, so it cannot occur in a label.
+ */
+const SEP = '\ue000';
+const LABEL_OF_KEY = `slice(datum.value, indexof(datum.value, ${JSON.stringify(SEP)}) + 1)`;
 
-/** A Vega expression: `values[i]` for the member key `datum.value` (JSON literals, never code). */
-function byKey(values: readonly unknown[], count: number): string {
-  const keys = Array.from({ length: count }, (_, i) => memberKey(i));
-  return `${JSON.stringify(values)}[indexof(${JSON.stringify(keys)}, datum.value)]`;
+/** The value Vega sees for the `i`th member, carrying the lines its label shows. */
+function memberKey(i: number, lines: readonly string[]): string {
+  return `${i}${SEP}${lines.join(SEP)}`;
 }

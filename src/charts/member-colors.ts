@@ -25,17 +25,26 @@ export function colorOf(colors: Readonly<Record<string, string>>, name: string):
   return Object.hasOwn(colors, name) ? colors[name] : undefined;
 }
 
+/**
+ * Untrusted text: no control character reaches the image, nor a private-use one (they separate the
+ * label lines in member-chart-spec.ts's keys).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\ue000-\uf8ff]/g;
+
 /** Longest member name a chart draws in full: a 5,000-character name made a 72,017 px wide PNG. */
 export const MAX_LABEL_CHARS = 40;
 
-/** The chart's member names capped at MAX_LABEL_CHARS (an ellipsis, still unique: `#2`, `#3`). */
+/** The chart's member names, printable and capped at MAX_LABEL_CHARS (an ellipsis, still unique: `#2`, `#3`). */
 export function cappedLabels<C extends { series: readonly { name: string }[]; highlight: readonly string[] }>(
   chart: C,
 ): C {
   const seen = new Map<string, number>();
   const short = new Map<string, string>();
   for (const { name } of chart.series) {
-    const cut = name.length > MAX_LABEL_CHARS ? `${name.slice(0, MAX_LABEL_CHARS - 1)}…` : name;
+    const printable = name.replace(UNPRINTABLE, '');
+    const cut =
+      printable.length > MAX_LABEL_CHARS ? `${printable.slice(0, MAX_LABEL_CHARS - 1)}…` : printable;
     const n = (seen.get(cut) ?? 0) + 1;
     seen.set(cut, n);
     short.set(name, n === 1 ? cut : `${cut} #${n}`);

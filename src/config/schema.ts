@@ -278,6 +278,11 @@ export const offlineSettingsSchema = z.strictObject({
     .optional(),
   /** The heap (MiB, V8 old generation) of the thread that reads one shared file set (default 192). */
   analysisMemoryMb: z.number().int().min(32).max(16_384).optional(),
+  /**
+   * Analyses at once in one worker process (default 1), on their own queue: each holds a thread of
+   * analysisMemoryMb and up to 10 downloads of maxFileBytes in the temp dir.
+   */
+  concurrency: z.number().int().min(1).max(16).optional(),
 });
 
 /** `etcd-doctor mcp` and `/mcp`. */
@@ -294,6 +299,10 @@ export const mcpSettingsSchema = z.strictObject({
   allowedOrigins: z.array(z.url({ error: 'must be an origin such as https://ide.example.com' })).optional(),
   /** When set, a request whose `Host` header is not one of these (`name` or `name:port`) is refused. */
   allowedHosts: z.array(z.string().min(1)).optional(),
+  /** Tool calls /mcp runs at once in one process (default 4); a POST over it is answered 429. */
+  maxConcurrentCalls: z.number().int().min(1).max(100).optional(),
+  /** Tool calls /mcp takes a minute across every replica (default 30, counted in Redis); then 429. */
+  callsPerMinute: z.number().int().min(1).max(10_000).optional(),
 });
 
 export const configFileSchema = z

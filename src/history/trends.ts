@@ -77,21 +77,28 @@ function add(series: Array<number | null>, day: number, value: number | null): v
   if (value !== null) series[day] = (series[day] ?? 0) + value;
 }
 
-function leaderTotals(sample: HistorySample): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const m of sample.m) if (m[6] !== null) out[m[0]] = m[6];
+function leaderTotals(sample: HistorySample): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of sample.m) if (m[6] !== null) out.set(m[0], m[6]);
   return out;
 }
 
-/** Counter increase between two samples, per name, summed. A counter that went down restarted from 0. */
-function increase(before: Record<string, number>, after: Record<string, number>): number | null {
+/**
+ * Counter increase between two samples, per name, summed. A counter that went down restarted from 0.
+ * Names are member and component names, any text: a Map, so `constructor` or `__proto__` is a name.
+ */
+function increase(
+  before: Map<string, number> | Record<string, number>,
+  after: Map<string, number> | Record<string, number>,
+): number | null {
+  const old = before instanceof Map ? before : new Map(Object.entries(before));
   let total = 0;
   let known = false;
-  for (const [name, value] of Object.entries(after)) {
-    const old = before[name];
-    if (old === undefined) continue;
+  for (const [name, value] of after instanceof Map ? after : Object.entries(after)) {
+    const was = old.get(name);
+    if (was === undefined) continue;
     known = true;
-    total += value >= old ? value - old : value;
+    total += value >= was ? value - was : value;
   }
   return known ? total : null;
 }

@@ -4,7 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { READ_ONLY } from './cluster-tools.js';
-import { analyzeInput } from './schemas.js';
+import { analyzeInput, analyzeOutput } from './schemas.js';
 import type { SummarizableReport } from './summarize-report.js';
 import { reportResult, runTool } from './tool-result.js';
 
@@ -68,6 +68,7 @@ export function registerAnalyzeTool(
         'Returns the same report as etcd_diagnose (findings[0] is the root cause) plus source (what was read) and timeline (dated events). Read-only: files are only read.',
       ].join(' '),
       inputSchema: analyzeInput,
+      outputSchema: analyzeOutput,
       annotations: { ...READ_ONLY, openWorldHint: false, title: 'Analyze collected etcd evidence' },
     },
     (args, extra) =>

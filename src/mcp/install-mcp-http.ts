@@ -7,9 +7,12 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { mcpOfflineAnalysis } from '../offline/mcp-analysis.js';
 import type { Secret } from '../secret.js';
+import { createRedisConnections } from '../clients/redis.js';
+import { createRateLimiter } from '../state/rate-limit.js';
 import type { OfflineAnalysis } from './analyze-tool.js';
 import { createRedisAuditReader } from './audit-tool.js';
 import { createMcpServer } from './create-mcp-server.js';
+import { createCallGate, DEFAULT_MCP_CALL_LIMITS } from './call-limits.js';
 import { mcpRoutes } from './mcp-route.js';
 import type { RedisTarget } from '../config/redis-target.js';
 
@@ -55,10 +58,23 @@ export function installMcpHttp(opts: McpHttpOptions): McpHttp {
   const audit = createRedisAuditReader({ redisUrl: opts.redisUrl, prefix: opts.queuePrefix });
   // Remote callers read files only inside mcp.analyzeRoots: without them there is no etcd_analyze.
   const roots = opts.config.mcp?.analyzeRoots ?? [];
-  const analysis = opts.analysis ?? (roots.length ? mcpOfflineAnalysis(roots) : undefined);
+  const analysis =
+    opts.analysis ??
+    (roots.length ? mcpOfflineAnalysis(roots, opts.config.offline?.analysisMemoryMb) : undefined);
+  // The chat's rate limiter (state/rate-limit.ts), on a connection of its own.
+  const redis = createRedisConnections(opts.redisUrl);
+  const limits = {
+    concurrent: opts.config.mcp?.maxConcurrentCalls ?? DEFAULT_MCP_CALL_LIMITS.concurrent,
+    perMinute: opts.config.mcp?.callsPerMinute ?? DEFAULT_MCP_CALL_LIMITS.perMinute,
+  };
+  const connection = redis.connect('etcd-doctor-mcp');
+  // Redis down: the count is not read in time and calls go through (the tools do not need Redis).
+  connection.on('error', () => undefined);
+  const calls = createCallGate(createRateLimiter(connection, opts.queuePrefix), limits);
   const routes = mcpRoutes({
     token: opts.token,
     logger: opts.logger,
+    calls,
     ...(opts.config.mcp?.allowedOrigins ? { allowedOrigins: opts.config.mcp.allowedOrigins } : {}),
     ...(opts.config.mcp?.allowedHosts ? { allowedHosts: opts.config.mcp.allowedHosts } : {}),
     createServer: () =>
@@ -71,5 +87,11 @@ export function installMcpHttp(opts: McpHttpOptions): McpHttp {
       }),
   });
   opts.logger.info({ path: '/mcp' }, 'serving MCP (Streamable HTTP) at /mcp behind MCP_TOKEN');
-  return { routes, close: () => doctor.close() };
+  return {
+    routes,
+    close: async () => {
+      redis.shutdown();
+      await doctor.close();
+    },
+  };
 }

@@ -45,7 +45,7 @@ export async function runMcpCommand(options: McpCommandOptions, io: McpCommandIo
       config,
       audit: createRedisAuditReader(where),
       // Over stdio the client runs on this machine as this user; mcp.analyzeRoots bounds it when set.
-      analysis: io.analysis ?? mcpOfflineAnalysis(config.mcp?.analyzeRoots),
+      analysis: io.analysis ?? mcpOfflineAnalysis(config.mcp?.analyzeRoots, config.offline?.analysisMemoryMb),
       logger,
       input: io.stdin,
       output: io.stdoutStream,

@@ -6,6 +6,7 @@ import type { HttpRoute } from '../chat/slack/slack-adapter.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Secret } from '../secret.js';
+import { type CallGate, toolCallsIn } from './call-limits.js';
 
 export interface McpRouteDeps {
   /** MCP_TOKEN: the bearer token every request must carry. */
@@ -17,6 +18,8 @@ export interface McpRouteDeps {
   allowedOrigins?: readonly string[];
   /** `mcp.allowedHosts`: when set, a request with any other Host is refused (403). */
   allowedHosts?: readonly string[];
+  /** How many tool calls run at once and a minute; a POST over either is answered 429. */
+  calls: CallGate;
 }
 
 /** A tool call is a small JSON-RPC message; 1 MiB leaves room for a batch of them. */
@@ -26,6 +29,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const PARSE_ERROR = -32700;
 const UNAUTHORIZED = -32001;
 const FORBIDDEN = -32003;
+/** Server-defined range, like the two above: HTTP 429. */
+const TOO_MANY_CALLS = -32029;
 const INTERNAL_ERROR = -32603;
 
 /**
@@ -38,7 +43,7 @@ const INTERNAL_ERROR = -32603;
  */
 export function mcpRoutes(deps: McpRouteDeps): HttpRoute[] {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const refused = rebindingProblem(req, deps);
+    const refused = browserProblem(req, deps);
     if (refused) {
       sendJson(res, 403, rpcError(FORBIDDEN, refused));
       return;
@@ -54,11 +59,25 @@ export function mcpRoutes(deps: McpRouteDeps): HttpRoute[] {
       sendJson(res, body.status, rpcError(PARSE_ERROR, body.error));
       return;
     }
+    const admission = await deps.calls.admit(toolCallsIn(body.value));
+    if (!admission.ok) {
+      sendJson(res, 429, rpcError(TOO_MANY_CALLS, admission.message), {
+        'retry-after': String(admission.retryAfterS),
+      });
+      return;
+    }
     const server = deps.createServer();
     // No sessionIdGenerator: stateless, no Mcp-Session-Id. Each POST is answered on its own SSE
-    // stream, which also carries the call's progress notifications.
-    const transport = new StreamableHTTPServerTransport({});
+    // stream, which also carries the call's progress notifications. DNS rebinding (MCP spec,
+    // Streamable HTTP: servers MUST validate Origin) is the SDK's check: Host against
+    // mcp.allowedHosts, Origin against mcp.allowedOrigins, each when listed (403).
+    const transport = new StreamableHTTPServerTransport({
+      enableDnsRebindingProtection: true,
+      ...(deps.allowedHosts?.length ? { allowedHosts: [...deps.allowedHosts] } : {}),
+      ...(deps.allowedOrigins?.length ? { allowedOrigins: [...deps.allowedOrigins] } : {}),
+    });
     res.on('close', () => {
+      admission.release();
       void transport.close().catch(() => undefined);
       void server.close().catch(() => undefined);
     });
@@ -126,18 +145,16 @@ function sendJson(
 }
 
 /**
- * DNS rebinding (MCP spec, Streamable HTTP: servers MUST validate Origin): a browser page on another
- * site sends its Origin; MCP clients that are not browsers send none. Host is checked when listed.
+ * A browser page on another site sends its Origin; MCP clients that are not browsers send none. The
+ * SDK checks an Origin only against a list it is given: with mcp.allowedOrigins empty, every
+ * request that has one is refused here, before the token is looked at.
  */
-function rebindingProblem(
+function browserProblem(
   req: IncomingMessage,
-  deps: Pick<McpRouteDeps, 'allowedOrigins' | 'allowedHosts'>,
+  deps: Pick<McpRouteDeps, 'allowedOrigins'>,
 ): string | undefined {
   const origin = req.headers.origin;
-  if (origin !== undefined && !(deps.allowedOrigins ?? []).includes(origin))
+  if (origin !== undefined && !deps.allowedOrigins?.length)
     return `forbidden: Origin ${JSON.stringify(origin).slice(0, 200)} is not in mcp.allowedOrigins`;
-  const host = req.headers.host ?? '';
-  if (deps.allowedHosts?.length && !deps.allowedHosts.includes(host))
-    return `forbidden: Host ${JSON.stringify(host).slice(0, 200)} is not in mcp.allowedHosts`;
   return undefined;
 }

@@ -103,6 +103,31 @@ export const reportOutput = z.looseObject({
   probes: z.array(probeOutput),
 });
 
+/**
+ * `etcd-doctor analyze --json`: the report plus what was read (`source`) and when things happened
+ * (`timeline`, oldest first). A snapshot file's `snapshot` and `space` pass through.
+ */
+export const analyzeOutput = reportOutput.extend({
+  source: z.array(
+    z.looseObject({
+      kind: z.string(),
+      path: z.string().describe('The path as given.'),
+      entries: z.number(),
+      bytes: z.number(),
+      skipped: z.number(),
+    }),
+  ),
+  timeline: z.array(
+    z.looseObject({
+      signal: z.string(),
+      member: z.string().nullable(),
+      firstSeenAt: z.string(),
+      lastSeenAt: z.string(),
+      count: z.number(),
+    }),
+  ),
+});
+
 export const statusOutput = z.object({
   reports: z.array(reportOutput).describe('One health report per cluster that could be checked.'),
   errors: z

@@ -24,7 +24,7 @@ export interface Metrics {
   slackCall(method: string, outcome: SlackCallOutcome): void;
   /** Something went wrong that an operator may want to alert on (`source`: job, slack, redis, ...). */
   error(source: string): void;
-  /** The queue whose depth /metrics reports; the last one given wins. */
+  /** A queue whose depth /metrics reports (each name once; the last given for a name wins). */
   watchQueue(queue: string, counts: QueueCounts): void;
   /** The Prometheus text exposition. */
   scrape(): Promise<{ contentType: string; body: string }>;
@@ -36,9 +36,10 @@ const PROBE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  let watched: { queue: string; counts: QueueCounts } | undefined;
+  // By queue name: a worker reads the jobs queue and the analyze queue.
+  const watched = new Map<string, QueueCounts>();
   const { jobs, jobDuration, probeDuration, diagnosisDuration, findings, slackCalls, errors } =
-    defineCollectors([registry], () => watched);
+    defineCollectors([registry], () => [...watched]);
 
   return {
     registry,
@@ -59,7 +60,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     slackCall: (method, outcome) => slackCalls.inc({ method, outcome }),
     error: (source) => errors.inc({ source }),
     watchQueue(queue, counts) {
-      watched = { queue, counts };
+      watched.set(queue, counts);
     },
     async scrape() {
       return { contentType: registry.contentType, body: await registry.metrics() };
@@ -70,7 +71,7 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
 /** Every etcd_doctor_* collector, on `registers`; the queue gauge reads `watching()` at scrape time. */
 function defineCollectors(
   registers: Registry[],
-  watching: () => { queue: string; counts: QueueCounts } | undefined,
+  watching: () => Array<[queue: string, counts: QueueCounts]>,
 ) {
   const jobs = new Counter({
     name: 'etcd_doctor_jobs_total',
@@ -124,13 +125,12 @@ function defineCollectors(
     registers,
     async collect() {
       this.reset();
-      const watched = watching();
-      if (!watched) return;
-      const { queue, counts } = watched;
-      try {
-        for (const [state, n] of Object.entries(await counts())) this.set({ queue, state }, n);
-      } catch {
-        // Redis is down: no depth rather than a failed scrape; /readyz reports the outage.
+      for (const [queue, counts] of watching()) {
+        try {
+          for (const [state, n] of Object.entries(await counts())) this.set({ queue, state }, n);
+        } catch {
+          // Redis is down: no depth rather than a failed scrape; /readyz reports the outage.
+        }
       }
     },
   });

@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import type { ChatAdapter, Destination } from '../chat/adapter.js';
 import { describeError, EtcdDoctorError, isEtcdDoctorError } from '../errors.js';
 import { type Logger, withFields } from '../logger.js';
+import type { FailureHow } from '../queue/job-handlers.js';
 import type { AnalyzeJob } from '../queue/job-schemas.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 import { answerOnce } from '../worker/answer-once.js';
 import { analyzeIsolated } from './analyze-isolated.js';
+import { SHARE_INSTEAD } from './readers/limits.js';
 
 export interface AnalyzeJobDeps {
   chat: ChatAdapter;
@@ -25,7 +27,7 @@ export interface AnalyzeJobDeps {
 
 export interface AnalyzeJobHandlers {
   run(job: AnalyzeJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
-  failed(jobId: string, job: AnalyzeJob, reason: string): Promise<void>;
+  failed(jobId: string, job: AnalyzeJob, reason: string, how?: FailureHow): Promise<void>;
 }
 
 function destination(job: AnalyzeJob): Destination {
@@ -49,13 +51,25 @@ const DIR_PREFIX = 'etcd-doctor-analyze-';
 /** A download directory older than this belongs to a worker that died mid-job (jobs time out long before). */
 const STALE_DIR_MS = 60 * 60_000;
 
-/** Removes download directories a killed worker left behind (its `finally` never ran). */
+/** `etcd-doctor-analyze-<pid>-`: whose directory it is. */
+function dirPrefix(pid: number): string {
+  return `${DIR_PREFIX}${pid}-`;
+}
+
+/**
+ * Removes download directories a killed worker left behind (its `finally` never ran): any older than
+ * an hour, and at once those named with this process's pid, which this process has not made yet. A
+ * container restarted after an OOM kill runs as the same pid in the same emptyDir, so the up to
+ * 10 x offline.maxFileBytes it left never add to the next analysis's (the volume is sized for one
+ * set per slot: deploy/kubernetes/base/deployment-worker.yaml).
+ */
 async function sweepStale(root: string, logger: Logger): Promise<void> {
   const names = await readdir(root).catch(() => [] as string[]);
   for (const name of names.filter((n) => n.startsWith(DIR_PREFIX))) {
     const path = join(root, name);
     const info = await stat(path).catch(() => undefined);
-    if (!info || Date.now() - info.mtimeMs < STALE_DIR_MS) continue;
+    const mine = name.startsWith(dirPrefix(process.pid));
+    if (!info || (!mine && Date.now() - info.mtimeMs < STALE_DIR_MS)) continue;
     await rm(path, { recursive: true, force: true }).catch(() => undefined);
     logger.info({ path }, 'removed a stale offline-analysis download directory');
   }
@@ -101,7 +115,7 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       const logger = withFields(deps.logger, { jobId: info.jobId, kind: 'analyze' });
       swept ??= sweepStale(root, deps.logger);
       await swept;
-      const dir = await mkdtemp(join(root, DIR_PREFIX));
+      const dir = await mkdtemp(join(root, dirPrefix(process.pid)));
       let view: ChatView;
       let status = 'refused';
       try {
@@ -127,8 +141,11 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       logger.info({ status, files: label(job) }, 'offline analysis answered');
       return { status };
     },
-    async failed(jobId, job, reason) {
-      const view = textView(`Could not analyse ${label(job)}: ${withoutDir(reason)}`, 'error');
+    async failed(jobId, job, reason, how) {
+      // Its process died reading it (a file past every limit, or the pod OOM-killed): the queue does
+      // not run it again, and the user is told what to share instead.
+      const instead = how?.workerDied ? `; it is not tried again: ${SHARE_INSTEAD}` : '';
+      const view = textView(`Could not analyse ${label(job)}: ${withoutDir(reason)}${instead}`, 'error');
       await once(jobId, job, view).catch((err: unknown) =>
         deps.logger.warn({ jobId, err: describeError(err) }, 'could not answer a failed analysis'),
       );

@@ -24,7 +24,7 @@ export const NO_FILE_TEXT = [
   'In a channel, share it in a thread and mention @etcd-doctor in the same message.',
 ];
 
-const MAX_FILES = 10;
+export const MAX_FILES = 10;
 const LIMIT_READ_MS = 250;
 
 /**

@@ -1,4 +1,5 @@
-import { analyzePaths, type OfflineReport } from './analyze.js';
+import type { OfflineReport } from './analyze.js';
+import { analyzeIsolated } from './analyze-isolated.js';
 
 /** What the MCP server's etcd_analyze tool needs (src/mcp/analyze-tool.ts `OfflineAnalysis`). */
 export interface McpOfflineAnalysis {
@@ -9,10 +10,16 @@ export interface McpOfflineAnalysis {
 /**
  * The offline analysis for `etcd-doctor mcp` and `/mcp`, bounded to `roots` (config
  * `mcp.analyzeRoots`) when given. Over HTTP the caller is remote: give none, and there is no tool.
+ * The files are read in a thread with its own heap, as files shared in chat are: `/mcp` runs in a
+ * worker (deploy/ components/mcp), beside its remediations.
  */
-export function mcpOfflineAnalysis(roots: readonly string[] | undefined): McpOfflineAnalysis {
+export function mcpOfflineAnalysis(
+  roots: readonly string[] | undefined,
+  /** `offline.analysisMemoryMb`. */
+  memoryMb?: number,
+): McpOfflineAnalysis {
   return {
-    analyze: (paths, opts) => analyzePaths(paths, { signal: opts.signal }),
+    analyze: (paths, { signal }) => analyzeIsolated(paths, { signal, ...(memoryMb ? { memoryMb } : {}) }),
     ...(roots?.length ? { roots: [...roots] } : {}),
   };
 }

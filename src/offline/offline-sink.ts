@@ -18,7 +18,14 @@ import {
   plainWarningEvent,
 } from '../probes/kubernetes/plain-objects.js';
 import { parseEtcdOperator } from '../probes/kubernetes/static-pod-summary.js';
-import type { CollectionSink, EtcdInfoName, KubeObject, LogStreamMeta } from './collection.js';
+import {
+  type CollectionSink,
+  type EtcdInfoName,
+  type KubeObject,
+  type LogStreamMeta,
+  OfflineInputError,
+} from './collection.js';
+import { SHARE_INSTEAD } from './readers/limits.js';
 import { scanLogStream, type WriterLog } from './log-stream.js';
 
 /** One writer of one log stream, with the component it is. */
@@ -50,6 +57,13 @@ export interface OfflineSink extends CollectionSink {
   collected(): Collected;
 }
 
+/**
+ * Control-plane container logs read from one input. Each keeps its writers' summaries (~3.5 KB):
+ * 50,000 one-line etcd logs in a 500 KB tarball held 176 MB. A must-gather has a few dozen (each
+ * control-plane pod's containers, current and previous).
+ */
+export const MAX_COMPONENT_LOGS = 2000;
+
 /** Newest Warning events kept; a must-gather holds thousands, rules read the last few dozen. */
 const MAX_EVENTS = 500;
 const MAX_SKIPPED_NOTES = 20;
@@ -69,6 +83,7 @@ export function createOfflineSink(opts: { maxLineChars: number; signal?: AbortSi
     skipped: [],
     objects: 0,
   };
+  let componentLogs = 0;
   return {
     async log(meta, lines) {
       if (meta.container !== undefined && !isComponent(meta.container)) {
@@ -76,6 +91,7 @@ export function createOfflineSink(opts: { maxLineChars: number; signal?: AbortSi
         for await (const _ of lines) opts.signal?.throwIfAborted();
         return;
       }
+      if (++componentLogs > MAX_COMPONENT_LOGS) throw tooManyLogs(meta);
       const writers = await scanLogStream(lines, {
         name: streamName(meta),
         maxLineChars: opts.maxLineChars,
@@ -95,6 +111,12 @@ export function createOfflineSink(opts: { maxLineChars: number; signal?: AbortSi
     },
     collected: () => c,
   };
+}
+
+function tooManyLogs(meta: LogStreamMeta): OfflineInputError {
+  return new OfflineInputError(
+    `more than ${MAX_COMPONENT_LOGS} control-plane container logs (the last: ${meta.source}), over the limit for one analysis: ${SHARE_INSTEAD}`,
+  );
 }
 
 function addObject(c: Collected, obj: KubeObject): void {

@@ -1,7 +1,14 @@
 import { Queue, QueueEvents } from 'bullmq';
 import type { RedisConnections } from '../clients/redis.js';
 import type { Logger } from '../logger.js';
+import type { FailureHow } from './job-handlers.js';
 import { type JobData, jobDataSchema } from './job-schemas.js';
+
+/** BullMQ's reason for a job that stalled more often than maxStalledCount (moveStalledJobsToWait.lua). */
+const STALLED_REASON = 'job stalled more than allowable limit';
+/** The same, as a person reads it. */
+export const WORKER_DIED =
+  'the worker process running it stopped before it finished (killed, or out of memory)';
 
 export interface FailureRelay {
   /** The worker's own handle on its queue (job lookups, child jobs, counts). */
@@ -26,7 +33,7 @@ export function relayFinalFailures(opts: {
   prefix: string;
   redis: RedisConnections;
   /** JobHandlers.failed: the job failed for good. */
-  failed: (jobId: string, data: JobData | undefined, reason: string) => Promise<void>;
+  failed: (jobId: string, data: JobData | undefined, reason: string, how: FailureHow) => Promise<void>;
   logger: Logger;
   logOnce: (source: string, err: Error) => void;
 }): FailureRelay {
@@ -51,7 +58,15 @@ export function relayFinalFailures(opts: {
     const answering = (async () => {
       const job = await queue.getJob(jobId);
       const parsed = jobDataSchema.safeParse(job?.data);
-      await opts.failed(jobId, parsed.success ? parsed.data : undefined, failedReason);
+      const workerDied = failedReason === STALLED_REASON;
+      await opts.failed(
+        jobId,
+        parsed.success ? parsed.data : undefined,
+        workerDied ? WORKER_DIED : failedReason,
+        {
+          workerDied,
+        },
+      );
     })()
       .catch((err: unknown) =>
         opts.logger.error({ jobId, err: String(err) }, 'could not answer a failed job'),

@@ -2,6 +2,12 @@ import type { Logger } from '../logger.js';
 import type { ChildJobs } from './child-jobs.js';
 import type { JobData } from './job-schemas.js';
 
+/** How a job failed for good, beyond its reason. */
+export interface FailureHow {
+  /** Its worker stopped renewing the job's lock (the process died: killed, out of memory) and the job is not run again. */
+  workerDied: boolean;
+}
+
 /** What a job worker runs: the answer to each job, and the answer to a job that failed for good. */
 export interface JobHandlers {
   /**
@@ -29,5 +35,5 @@ export interface JobHandlers {
    * The job failed for good (unrecoverable, out of tries, or stalled too often). Called in every
    * worker process that sees the event, so it must answer at most once (JobState.claimAnswer).
    */
-  failed(jobId: string, data: JobData | undefined, reason: string): Promise<void>;
+  failed(jobId: string, data: JobData | undefined, reason: string, how?: FailureHow): Promise<void>;
 }

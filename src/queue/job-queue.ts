@@ -5,6 +5,17 @@ import { EtcdDoctorError } from '../errors.js';
 import { deduplicationId, type JobData, jobIdFor } from './job-schemas.js';
 
 export const DEFAULT_QUEUE_NAME = 'jobs';
+/**
+ * Files shared in chat are analysed on a queue of their own, with its own workers' concurrency and
+ * no stalled-job recovery: untrusted input never takes a slot beside a remediation, and an analysis
+ * whose process died is answered, not handed to the next worker to kill it too.
+ */
+export const ANALYZE_QUEUE_NAME = 'analyze';
+
+/** The queue a job goes to. */
+export function queueNameFor(data: Pick<JobData, 'kind'>, main = DEFAULT_QUEUE_NAME): string {
+  return data.kind === 'analyze' ? ANALYZE_QUEUE_NAME : main;
+}
 
 export interface JobQueueOptions {
   connection: Redis;
@@ -27,6 +38,8 @@ export interface EnqueueOutcome {
 
 export interface JobQueue {
   readonly name: string;
+  /** Every queue jobs go to (the jobs queue, the analyze queue), for their depths on /metrics. */
+  readonly queues: ReadonlyArray<{ name: string; counts(): Promise<Record<string, number>> }>;
   /** Throws `queue_unavailable` when Redis does not take the job in time. */
   enqueue(data: JobData): Promise<EnqueueOutcome>;
   /** Whether Redis still holds the job (waiting, running, or kept after its end). */
@@ -51,30 +64,40 @@ export function openSchedulerQueue(opts: { connection: Redis; prefix: string; na
 }
 
 export function createJobQueue(opts: JobQueueOptions): JobQueue {
-  const queue = new Queue(opts.name ?? DEFAULT_QUEUE_NAME, {
-    connection: opts.connection,
-    prefix: opts.prefix,
-    defaultJobOptions: {
-      attempts: opts.attempts ?? 3,
-      backoff: { type: 'exponential', delay: opts.backoffMs ?? 2000 },
-      removeOnComplete: { age: 3600, count: 1000 },
-      removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
-    },
-  });
-  queue.on('error', () => undefined); // connection errors surface as failed adds; the connection logs them
+  const open = (name: string) => {
+    const queue = new Queue(name, {
+      connection: opts.connection,
+      prefix: opts.prefix,
+      defaultJobOptions: {
+        attempts: opts.attempts ?? 3,
+        backoff: { type: 'exponential', delay: opts.backoffMs ?? 2000 },
+        removeOnComplete: { age: 3600, count: 1000 },
+        removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
+      },
+    });
+    queue.on('error', () => undefined); // connection errors surface as failed adds; the connection logs them
+    return queue;
+  };
+  const main = opts.name ?? DEFAULT_QUEUE_NAME;
+  const byName = new Map([main, ANALYZE_QUEUE_NAME].map((name) => [name, open(name)]));
+  const all = [...byName.values()];
+  const queueFor = (data: JobData) => byName.get(queueNameFor(data, main)) as Queue;
   const timeoutMs = opts.enqueueTimeoutMs ?? 1500;
-
-  const counts = () =>
+  const counts = (queue: Queue) => () =>
     queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed');
   return {
-    name: queue.name,
-    counts,
+    name: main,
+    queues: all.map((queue) => ({ name: queue.name, counts: counts(queue) })),
+    counts: counts(byName.get(main) as Queue),
     async enqueue(data) {
       const started = Date.now();
       if (!(await connected(opts.connection, timeoutMs)))
         throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE);
       const jobId = jobIdFor(data, randomUUID());
-      const adding = queue.add(data.kind, data, { jobId, deduplication: { id: deduplicationId(data) } });
+      const adding = queueFor(data).add(data.kind, data, {
+        jobId,
+        deduplication: { id: deduplicationId(data) },
+      });
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), Math.max(0, timeoutMs - (Date.now() - started)));
@@ -94,18 +117,27 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
         clearTimeout(timer);
       }
     },
-    exists: async (jobId) => (await queue.getJob(jobId)) !== undefined,
-    async unfinishedCount() {
-      const counts = await queue.getJobCounts(
-        'waiting',
-        'active',
-        'delayed',
-        'prioritized',
-        'waiting-children',
-      );
-      return Object.values(counts).reduce((a, b) => a + b, 0);
+    async exists(jobId) {
+      for (const queue of all) if ((await queue.getJob(jobId)) !== undefined) return true;
+      return false;
     },
-    close: () => queue.close(),
+    async unfinishedCount() {
+      let total = 0;
+      for (const queue of all) {
+        const counts = await queue.getJobCounts(
+          'waiting',
+          'active',
+          'delayed',
+          'prioritized',
+          'waiting-children',
+        );
+        total += Object.values(counts).reduce((a, b) => a + b, 0);
+      }
+      return total;
+    },
+    close: async () => {
+      await Promise.all(all.map((queue) => queue.close()));
+    },
   };
 }
 

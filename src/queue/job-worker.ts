@@ -65,7 +65,7 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
     name,
     prefix: opts.prefix,
     redis: opts.redis,
-    failed: (jobId, data, reason) => opts.handlers.failed(jobId, data, reason),
+    failed: (jobId, data, reason, how) => opts.handlers.failed(jobId, data, reason, how),
     logger: opts.logger,
     logOnce,
   });
@@ -115,6 +115,21 @@ export function createJobWorker(opts: JobWorkerOptions): JobWorker {
       }
       await worker.close();
       await relay.close();
+    },
+  };
+}
+
+/** Several queues' workers in one process, as one: ready, closed and counted together (counts: the first's). */
+export function joinWorkers(workers: readonly [JobWorker, ...JobWorker[]]): JobWorker {
+  const [first] = workers;
+  return {
+    async ready() {
+      await Promise.all(workers.map((w) => w.ready()));
+    },
+    pendingFailures: () => workers.reduce((n, w) => n + w.pendingFailures(), 0),
+    counts: () => first.counts(),
+    async close(force) {
+      await Promise.all(workers.map((w) => w.close(force)));
     },
   };
 }

@@ -59,7 +59,7 @@ export async function startBot(
   });
   const requests = limitDiagnoses(createJobRequests(queue, state, Date.now, lost.track), limiter, limits);
   // A worker in this process reports the depth from its own view of the queue.
-  if (!features.hasWorker) opts.metrics?.watchQueue(queue.name, queue.counts);
+  if (!features.hasWorker) for (const q of queue.queues) opts.metrics?.watchQueue(q.name, q.counts);
   const remediation = installRemediation(remediationOptions(base, redis, (data) => queue.enqueue(data)));
   const offline = installOfflineAnalysis({
     chat: opts.chat,

@@ -7,8 +7,9 @@ import type { DigestFeature } from '../digest/install.js';
 import { installHistory } from '../history/install.js';
 import { withSinceWhen } from '../history/since-when-report.js';
 import type { JobData } from '../queue/job-schemas.js';
-import { createJobWorker, type JobWorker } from '../queue/job-worker.js';
-import { installOfflineAnalysis } from '../offline/install.js';
+import { ANALYZE_QUEUE_NAME } from '../queue/job-queue.js';
+import { createJobWorker, type JobWorker, type JobWorkerOptions, joinWorkers } from '../queue/job-worker.js';
+import { DEFAULT_ANALYSIS_CONCURRENCY, installOfflineAnalysis } from '../offline/install.js';
 import { installMaintenance, installRemediation } from '../remediation/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
@@ -74,29 +75,14 @@ export function startWorker(
     postChart: createChartPoster({ chat, renderer, history: minutes, now }),
     ...pick(tuning, ['progressIntervalMs']),
   });
-  const worker = createJobWorker({
-    redis: base.redis,
-    prefix,
-    workerName: workerId,
-    handlers: routeJobs(runner, {
-      ...digests,
-      ...alerts.jobs,
-      ...remediation.jobs,
-      ...watch.jobs,
-      analyze: offline.analyzeJob,
-    }),
-    clusterLocks: state,
-    logger,
-    ...(opts.metrics ? { metrics: opts.metrics } : {}),
-    ...pick(tuning, [
-      'concurrency',
-      'jobTimeoutMs',
-      'lockDurationMs',
-      'stalledIntervalMs',
-      'maxStalledCount',
-      'remediationTimeoutMs',
-    ]),
+  const handlers = routeJobs(runner, {
+    ...digests,
+    ...alerts.jobs,
+    ...remediation.jobs,
+    ...watch.jobs,
+    analyze: offline.analyzeJob,
   });
+  const worker = startQueueWorkers(base, { handlers, clusterLocks: state, workerName: workerId });
   return {
     ...worker,
     async close(force) {
@@ -104,6 +90,37 @@ export function startWorker(
       await Promise.all([watch.close(), remediation.close()]);
     },
   };
+}
+
+/**
+ * One worker per queue: the jobs queue, and the analyze queue of files shared in chat, with its own
+ * slots; an analysis whose process died is failed and answered, never recovered into the next
+ * worker (maxStalledCount 0).
+ */
+function startQueueWorkers(
+  base: RoleBase,
+  shared: Pick<JobWorkerOptions, 'handlers' | 'clusterLocks' | 'workerName'>,
+): JobWorker {
+  const { opts, tuning } = base;
+  const common = {
+    ...shared,
+    redis: base.redis,
+    prefix: opts.queuePrefix,
+    logger: opts.logger,
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...pick(tuning, ['jobTimeoutMs', 'lockDurationMs', 'stalledIntervalMs']),
+  };
+  const jobs = createJobWorker({
+    ...common,
+    ...pick(tuning, ['concurrency', 'maxStalledCount', 'remediationTimeoutMs']),
+  });
+  const analyses = createJobWorker({
+    ...common,
+    name: ANALYZE_QUEUE_NAME,
+    concurrency: opts.config.offline?.concurrency ?? DEFAULT_ANALYSIS_CONCURRENCY,
+    maxStalledCount: 0,
+  });
+  return joinWorkers([jobs, analyses]);
 }
 
 /** Buttons and maintenance windows, from one set of remediation options; the windows' schedulers are set now. */

@@ -1,5 +1,5 @@
 import type { ChildJobs } from '../queue/child-jobs.js';
-import type { JobHandlers } from '../queue/job-handlers.js';
+import type { FailureHow, JobHandlers } from '../queue/job-handlers.js';
 import type {
   AlertJob,
   AnalyzeJob,
@@ -28,7 +28,7 @@ export interface ExtraJobHandlers {
   analyze?:
     | {
         run(job: AnalyzeJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
-        failed(jobId: string, job: AnalyzeJob, reason: string): Promise<void>;
+        failed(jobId: string, job: AnalyzeJob, reason: string, how?: FailureHow): Promise<void>;
       }
     | undefined;
 }
@@ -46,9 +46,9 @@ export function routeJobs(base: JobHandlers, extra: ExtraJobHandlers): JobHandle
       if (data.kind === 'analyze' && extra.analyze) return extra.analyze.run(data, info);
       return base.run(data, info);
     },
-    failed: (jobId, data, reason) =>
+    failed: (jobId, data, reason, how) =>
       data?.kind === 'analyze' && extra.analyze
-        ? extra.analyze.failed(jobId, data, reason)
-        : base.failed(jobId, data, reason),
+        ? extra.analyze.failed(jobId, data, reason, how)
+        : base.failed(jobId, data, reason, how),
   };
 }

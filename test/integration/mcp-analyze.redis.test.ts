@@ -17,6 +17,7 @@ import {
   type StdioSession,
   texts,
 } from '../support/mcp-client.js';
+import { MG_ROOT, mustGatherFiles, writeTarball } from '../support/offline-fixtures.js';
 import { purgePrefix, testPrefix } from '../support/redis-prefix.js';
 import { waitUntil } from '../support/worker-process.js';
 
@@ -39,11 +40,16 @@ let roots: string;
 let log: string;
 let outside: string;
 
-async function writeConfig(name: string, analyzeRoots?: string[]): Promise<string> {
+async function writeConfig(
+  name: string,
+  analyzeRoots?: string[],
+  offline?: { analysisMemoryMb: number },
+): Promise<string> {
   const path = join(dir, name);
   const config = {
     clusters: [{ name: 'local', etcd: { endpoints: ['http://127.0.0.1:9'] } }],
     ...(analyzeRoots ? { mcp: { analyzeRoots } } : {}),
+    ...(offline ? { offline } : {}),
   };
   await writeFile(path, stringify(config));
   return path;
@@ -121,6 +127,26 @@ describe('/mcp (HTTP)', () => {
     expect(tools.map((t) => t.name)).toContain('etcd_analyze');
     expect(reportOf(await analyze(client, [log])).findings[0]?.cause).toBe('slow-disk');
     expect((await analyze(client, [outside])).isError).toBe(true);
+  });
+
+  it('reads the files in a thread of its own heap: one that outgrows it is a tool error, and the server goes on', async () => {
+    // 140,000 YAML nodes pass the document limits but not a 32 MiB heap.
+    const files = mustGatherFiles('openshift-4.14-healthy').filter((f) => !f.path.endsWith('core/pods.yaml'));
+    files.push({
+      path: `${MG_ROOT}/namespaces/openshift-etcd/core/pods.yaml`,
+      content: `[${'0,'.repeat(140_000)}0]\n`,
+    });
+    const heavy = await writeTarball(join(roots, 'heavy.tar.gz'), files);
+    const serve = await startServe(await writeConfig('http-heap.yaml', [roots], { analysisMemoryMb: 32 }));
+    running.push(serve);
+    const client = await connectHttp(serve.url, TOKEN);
+    clients.push(client);
+    const result = await analyze(client, [heavy]);
+    expect(result.isError).toBe(true);
+    expect(texts(result)[0]).toMatch(
+      /heavy\.tar\.gz needs more than the 32 MiB memory limit for one analysis/,
+    );
+    expect(reportOf(await analyze(client, [log])).findings[0]?.cause).toBe('slow-disk');
   });
 
   it('without mcp.analyzeRoots, has no etcd_analyze: a remote caller reads no file', async () => {

@@ -1,5 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -41,11 +42,13 @@ afterAll(async () => {
 async function startServe(
   env: Record<string, string>,
   stdin: 'open' | 'closed' = 'open',
+  own: { config?: (port: number) => Promise<string>; prefix?: string } = {},
 ): Promise<{ role: RoleProcess; base: string }> {
-  const [port] = await allocateFreePorts(1, '127.0.0.1');
+  const [port = 0] = await allocateFreePorts(1, '127.0.0.1');
+  const config = own.config ? await own.config(port) : configPath;
   const role = spawnRole(
     'serve',
-    ['--config', configPath, '--queue-prefix', prefix],
+    ['--config', config, '--queue-prefix', own.prefix ?? prefix],
     baseEnv({ PORT: String(port), LISTEN_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
     stdin,
   );
@@ -192,6 +195,131 @@ describe('serve with PORT and MCP_TOKEN', () => {
       arguments: { cluster: 'local' },
     })) as Parameters<typeof texts>[0];
     expect(reportOf(after).members).toHaveLength(3);
+  });
+});
+
+/** Issue 28 #8: the SDK's DNS-rebinding checks, and the chat's rate limiter in front of the tools. */
+describe('serve with mcp.allowedHosts, mcp.allowedOrigins and call limits', () => {
+  const limitedPrefix = testPrefix('mcp-http-limits');
+  let serve: { role: RoleProcess; base: string };
+  let port = 0;
+  const IDE = 'https://ide.example.com';
+  beforeAll(async () => {
+    serve = await startServe({ MCP_TOKEN: TOKEN }, 'open', {
+      prefix: limitedPrefix,
+      config: async (p) => {
+        port = p;
+        const path = join(dir, 'limits.yaml');
+        const mcp = [
+          'mcp:',
+          `  allowedHosts: ["127.0.0.1:${p}"]`,
+          `  allowedOrigins: ["${IDE}"]`,
+          '  maxConcurrentCalls: 2',
+          '  callsPerMinute: 3',
+          '',
+        ].join('\n');
+        await writeFile(path, labConfigYaml(lab) + mcp);
+        return path;
+      },
+    });
+  });
+  afterAll(async () => {
+    await serve?.role.stop();
+    await purgePrefix(limitedPrefix);
+  });
+
+  const call = (id: number, name = 'etcd_list_clusters') => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: {} },
+  });
+
+  /** A POST with any Host header (fetch does not let a caller set one). */
+  function postWithHost(host: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          headers: {
+            host,
+            authorization: `Bearer ${TOKEN}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => {
+            body += c.toString('utf8');
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(initialize));
+    });
+  }
+
+  it('refuses a Host that is not listed and an Origin that is not listed; a listed Origin is served', async () => {
+    const rebound = await postWithHost(`rebound.example:${port}`);
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.body)).toMatchObject({
+      error: { message: `Invalid Host header: rebound.example:${port}` },
+    });
+    expect((await postWithHost(`127.0.0.1:${port}`)).status).toBe(200);
+    const browser = await post(`${serve.base}/mcp`, {
+      authorization: `Bearer ${TOKEN}`,
+      origin: 'http://rebound.example',
+    });
+    expect(browser.status).toBe(403);
+    expect(await browser.json()).toMatchObject({
+      error: { message: 'Invalid Origin header: http://rebound.example' },
+    });
+    expect((await post(`${serve.base}/mcp`, { authorization: `Bearer ${TOKEN}`, origin: IDE })).status).toBe(
+      200,
+    );
+  });
+
+  it('answers 429 to a batch of more calls than may run at once, and runs none of them', async () => {
+    const batch = await post(`${serve.base}/mcp`, { authorization: `Bearer ${TOKEN}` }, [
+      call(1, 'etcd_health'),
+      call(2, 'etcd_health'),
+      call(3, 'etcd_health'),
+    ]);
+    expect(batch.status).toBe(429);
+    expect(batch.headers.get('retry-after')).toBe('1');
+    expect(await batch.json()).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32029,
+        message:
+          'too many tool calls at once: this server runs at most 2 (0 running, 3 asked); send them one by one',
+      },
+      id: null,
+    });
+    expect(serve.role.logged('"tool":"etcd_health"')).toBe(false);
+  });
+
+  it('answers 429 past the calls a minute, counted in Redis, saying when to retry', async () => {
+    for (let id = 1; id <= 3; id++)
+      expect((await post(`${serve.base}/mcp`, { authorization: `Bearer ${TOKEN}` }, call(id))).status).toBe(
+        200,
+      );
+    const over = await post(`${serve.base}/mcp`, { authorization: `Bearer ${TOKEN}` }, call(4));
+    expect(over.status).toBe(429);
+    const seconds = Number(over.headers.get('retry-after'));
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(await over.json()).toMatchObject({
+      error: {
+        code: -32029,
+        message: `3 tool calls in the last minute, the limit of this server; try again in ${seconds} s`,
+      },
+    });
   });
 });
 

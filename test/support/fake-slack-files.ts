@@ -18,6 +18,8 @@ export interface SharedFileInput {
   user?: string;
   /** Send the bytes chunked, without Content-Length (the download cannot know the size up front). */
   chunked?: boolean;
+  /** Send this many bytes, then nothing more until the fake closes: a download that hangs mid-way. */
+  hangAfterBytes?: number;
 }
 
 /** A file object as events and files.info carry it. */
@@ -51,6 +53,7 @@ interface Stored {
   file: SlackFileObject;
   bytes: Buffer;
   chunked: boolean;
+  hangAfterBytes?: number;
   redirect?: string;
 }
 
@@ -93,7 +96,12 @@ export class FakeSharedFiles {
       url_private_download: `${this.origin()}/files-pri/${path}/download/${name}`,
       permalink: `https://fake-workspace.slack.com/files/U111/${id}/${name}`,
     };
-    this.#files.set(id, { file, bytes, chunked: input.chunked ?? false });
+    this.#files.set(id, {
+      file,
+      bytes,
+      chunked: input.chunked ?? false,
+      ...(input.hangAfterBytes !== undefined ? { hangAfterBytes: input.hangAfterBytes } : {}),
+    });
     return { ...file };
   }
 
@@ -134,7 +142,14 @@ export class FakeSharedFiles {
     if (stored === undefined || match?.[1] !== this.teamId) answer(404, 'Not Found');
     else if (token === undefined || !/^xox[bp]-/.test(token)) answer(403, 'Forbidden');
     else if (stored.redirect !== undefined) answer(302, '', { location: stored.redirect });
-    else if (stored.chunked) {
+    else if (stored.hangAfterBytes !== undefined) {
+      this.#downloads.push({ fileId: stored.file.id, token, status: 200 });
+      res.writeHead(200, {
+        'content-type': stored.file.mimetype,
+        'content-length': String(stored.bytes.length),
+      });
+      res.write(stored.bytes.subarray(0, stored.hangAfterBytes));
+    } else if (stored.chunked) {
       this.#downloads.push({ fileId: stored.file.id, token, status: 200 });
       res.writeHead(200, { 'content-type': stored.file.mimetype, 'transfer-encoding': 'chunked' });
       // Several writes, so the reader sees the size only as the bytes arrive.

@@ -6,8 +6,8 @@ import {
   type ReadOptions,
 } from '../collection.js';
 import { readJsonDocument, readSection, startOfSection } from './cluster-info-dump.js';
-import { ObjectEmitter, parseJsonKeepingBigIntegers } from './documents.js';
-import { ByteBudget } from './limits.js';
+import { DocumentLimitError, ObjectEmitter, parseJsonKeepingBigIntegers } from './documents.js';
+import { ByteBudget, documentRefused } from './limits.js';
 import { splitLines } from './lines.js';
 
 export interface DumpStreamOptions extends ReadOptions {
@@ -75,6 +75,7 @@ async function readDocumentInto(
     emitter.emit(parseJsonKeepingBigIntegers(doc.text), summary.path);
     summary.entries++;
   } catch (err) {
+    if (err instanceof DocumentLimitError) throw documentRefused(summary.path, where, err.over);
     summary.skipped++;
     sink.skipped(where, `not valid JSON (${(err as Error).message})`);
   }

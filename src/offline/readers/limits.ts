@@ -12,6 +12,16 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** What to share instead of a collection over a limit: the parts the rules read. */
+export const SHARE_INSTEAD =
+  'give the etcd and control-plane parts only (namespaces/openshift-etcd, etcd_info/ and cluster-scoped-resources/core/nodes of a must-gather)';
+
+/** `input` holds a document over a limit of documents.ts (DocumentLimitError's `over`). */
+export function documentRefused(input: string, source: string, over: string): OfflineInputError {
+  const where = source === input ? input : `${source} in ${input}`;
+  return new OfflineInputError(`${where} holds ${over}, over the limit for one document: ${SHARE_INSTEAD}`);
+}
+
 /**
  * Counts the uncompressed bytes one read takes in, all entries together: the gzip-bomb cap. A
  * tarball's bytes are counted as they leave gunzip, before any entry is looked at, so a skipped
@@ -34,8 +44,7 @@ export class ByteBudget {
     if (this.#used > this.limits.maxTotalBytes) {
       throw new OfflineInputError(
         `${this.input} unpacks to more than ${formatBytes(this.limits.maxTotalBytes)}, over the ` +
-          `${formatBytes(this.limits.maxTotalBytes)} limit for one input: give the etcd and control-plane ` +
-          'parts only (namespaces/openshift-etcd, etcd_info/ and cluster-scoped-resources/core/nodes of a must-gather)',
+          `${formatBytes(this.limits.maxTotalBytes)} limit for one input: ${SHARE_INSTEAD}`,
       );
     }
   }

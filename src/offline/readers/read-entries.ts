@@ -9,6 +9,7 @@ import {
 } from '../collection.js';
 import { readSections } from './cluster-info-dump.js';
 import {
+  DocumentLimitError,
   MAX_DOCUMENT_BYTES,
   type ObjectEmitter,
   parseJsonKeepingBigIntegers,
@@ -17,7 +18,7 @@ import {
 } from './documents.js';
 import { type CollectionEntry, escapesRoot, linkEscapes } from './entry.js';
 import { classifyEntry, type EntryRole, type Layout } from './layout.js';
-import { type ByteBudget, formatBytes } from './limits.js';
+import { type ByteBudget, documentRefused, formatBytes, SHARE_INSTEAD } from './limits.js';
 import { splitLines } from './lines.js';
 
 export interface ReadContext {
@@ -64,8 +65,7 @@ export async function readEntries(entries: AsyncIterable<CollectionEntry>, ctx: 
 
 function tooManyEntries(ctx: ReadContext, maxEntries: number): OfflineInputError {
   return new OfflineInputError(
-    `${ctx.budget.input} holds more than ${maxEntries} entries, over the ${maxEntries}-entry limit for one ${ctx.container}: ` +
-      'give the etcd and control-plane parts only (namespaces/openshift-etcd, etcd_info/ and cluster-scoped-resources/core/nodes of a must-gather)',
+    `${ctx.budget.input} holds more than ${maxEntries} entries, over the ${maxEntries}-entry limit for one ${ctx.container}: ${SHARE_INSTEAD}`,
   );
 }
 
@@ -108,6 +108,8 @@ async function readEntry(entry: CollectionEntry, role: EntryRole, ctx: ReadConte
         ? parseJsonKeepingBigIntegers(text)
         : parseYamlDocument(text);
   } catch (err) {
+    // A bomb refuses the whole input: the user is told what to share instead (a skip says nothing in chat).
+    if (err instanceof DocumentLimitError) throw documentRefused(ctx.budget.input, entry.path, err.over);
     const what = role.role === 'objects' && role.format === 'yaml' ? 'YAML' : 'JSON';
     return skip(ctx, entry.path, `not valid ${what} (${String((err as Error).message).split('\n')[0]})`);
   }

@@ -267,6 +267,88 @@ describe('member names that are not ordinary', () => {
     for (const c of colors) expect(pixelsOf(img, c as string, drawn.plot).length).toBeGreaterThan(0);
   });
 
+  /** An hour of `names`, `slow` jumping to ~150 ms from minute 20; the others near 3 ms. */
+  const namedHour = (names: string[], slow: string): MemberChart => {
+    const base = hourChart('prod', 'etcd-2');
+    return {
+      ...base,
+      series: names.map((name, i) => ({
+        name,
+        points: (base.series[name === slow ? 1 : i === 1 ? 0 : i]?.points ?? []).map((p) => ({ ...p })),
+      })),
+      highlight: [slow],
+    };
+  };
+  const ownColor = (colors: Record<string, string>, name: string) =>
+    Object.getOwnPropertyDescriptor(colors, name)?.value as string | undefined;
+
+  it('draws lines of members named __proto__, constructor and toString, each in its own colour, the slow one on top', async () => {
+    const names = ['__proto__', 'constructor', 'toString'];
+    const drawn = await renderer.member(namedHour(names, 'constructor'));
+    const img = decodePng(drawn.png);
+    const colors = names.map((n) => ownColor(drawn.colors, n));
+    for (const c of colors) expect(c).toMatch(/^#[0-9a-f]{6}$/);
+    expect(new Set(colors).size).toBe(3);
+    const tops = colors.map((c) => topOf(img, c as string, drawn.plot));
+    for (const t of tops) expect(t).toBeDefined();
+    // Image rows grow downwards: the slow member's line reaches highest.
+    expect(tops[1]).toBeLessThan(Math.min(tops[0] ?? 0, tops[2] ?? 0));
+    expect(drawn.altText).toContain('constructor');
+  });
+
+  it('draws bars of members named constructor, toString and hasOwnProperty', async () => {
+    const names = ['constructor', 'toString', 'hasOwnProperty'];
+    const chart = windowChart({}, ['toString']);
+    const drawn = await renderer.member({
+      ...chart,
+      series: names.map((name, i) => ({ name, points: [{ atMs: AT, value: [3, 150, 4][i] ?? 1 }] })),
+    });
+    const img = decodePng(drawn.png);
+    const colors = names.map((n) => ownColor(drawn.colors, n));
+    expect(new Set(colors).size).toBe(3);
+    for (const c of colors) expect(pixelsOf(img, c as string, drawn.plot).length).toBeGreaterThan(0);
+    expect(topOf(img, colors[1] as string, drawn.plot)).toBeLessThan(
+      topOf(img, colors[0] as string, drawn.plot) ?? 0,
+    );
+  });
+
+  it('draws a digest panel whose members are named __proto__ and constructor', async () => {
+    const digest = await renderer.smallMultiples('Daily digest', [
+      namedHour(['__proto__', 'constructor', 'etcd-3'], '__proto__'),
+      hourChart('dev', undefined),
+    ]);
+    const img = decodePng(digest.png);
+    for (const key of ['prod/__proto__', 'prod/constructor', 'prod/etcd-3']) {
+      const color = ownColor(digest.colors, key);
+      expect({ key, color }).toEqual({ key, color: expect.stringMatching(/^#[0-9a-f]{6}$/) });
+      const left = { x: 0, y: 0, width: img.width / 2, height: img.height };
+      expect({ key, pixels: pixelsOf(img, color as string, left).length > 0 }).toEqual({ key, pixels: true });
+    }
+  });
+
+  it('caps a 5,000-character name in a line chart and in a digest, so the images stay chart-sized', async () => {
+    const long = 'y'.repeat(5000);
+    const line = await renderer.member(namedHour([long, 'etcd-2', 'etcd-3'], long));
+    expect(decodePng(line.png).width).toBeLessThan(2000);
+    const digest = await renderer.smallMultiples('Daily digest', [
+      namedHour([long, `${long}z`, 'etcd-3'], long),
+      hourChart('dev', undefined),
+    ]);
+    expect(decodePng(digest.png).width).toBeLessThan(2500);
+    // Two names cut to the same 40 characters are still two members, each with its colour.
+    expect(Object.keys(digest.colors).filter((k) => k.startsWith('prod/'))).toHaveLength(3);
+  });
+
+  it('draws a name with control characters without them, in the image and its words', async () => {
+    const hostile = 'etcd-1\u001b]0;pwned\u0007\u001b[2J\ue000';
+    const drawn = await renderer.member(namedHour([hostile, 'etcd-2', 'etcd-3'], hostile));
+    expect(drawn.altText).toContain('etcd-1]0;pwned[2J peak');
+    for (const c of ['\u001b', '\u0007', '\ue000']) expect(drawn.altText).not.toContain(c);
+    expect(
+      pixelsOf(decodePng(drawn.png), ownColor(drawn.colors, 'etcd-1]0;pwned[2J') ?? '', drawn.plot).length,
+    ).toBeGreaterThan(0);
+  });
+
   it('caps a very long name, so the image stays chart-sized', async () => {
     const long = 'x'.repeat(5000);
     const image = await renderer.member(windowChart({ [long]: 150, 'etcd-2': 2 }, [long]));

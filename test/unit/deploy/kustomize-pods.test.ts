@@ -11,6 +11,11 @@ import {
   type Target,
 } from '../../support/deploy-manifests.js';
 import { findObject, type KubeObject } from '../../support/kustomize.js';
+import { parseConfigText } from '../../../src/config/load-config.js';
+import type { ConfigFile } from '../../../src/config/schema.js';
+import { DEFAULT_ANALYSIS_MEMORY_MB } from '../../../src/offline/analyze-isolated.js';
+import { MAX_FILES } from '../../../src/offline/file-requests.js';
+import { DEFAULT_ANALYSIS_CONCURRENCY, DEFAULT_MAX_FILE_BYTES } from '../../../src/offline/install.js';
 import { DEFAULT_REMEDIATION_SETTINGS } from '../../../src/remediation/settings.js';
 
 /** What the pods run as, how Kubernetes checks them, and which Slack mode each overlay sets up. */
@@ -251,6 +256,73 @@ describe('the snapshot volume', () => {
       });
       const volume = podSpecOf(worker).volumes?.find((v) => v.name === 'snapshots');
       expect(volume?.emptyDir?.sizeLimit ?? volume?.persistentVolumeClaim?.claimName).toBeDefined();
+    }
+  });
+});
+
+/** `2560Mi`, `3Gi`, `500M`: a Kubernetes quantity in bytes (the suffixes the manifests use). */
+function quantityBytes(q: string | number | undefined): number {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G)?$/.exec(String(q ?? ''));
+  if (!m) return Number.NaN;
+  const unit = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, K: 1e3, M: 1e6, G: 1e9 }[m[2] ?? ''] ?? 1;
+  return Number(m[1]) * unit;
+}
+
+/** The clusters file the worker of `target` loads (its ConfigMap, where ETCD_DOCTOR_CONFIG points). */
+function workerConfig(target: Target): ConfigFile {
+  const objects = objectsOf(rendered, target);
+  const worker = deploymentNamed(objects, 'etcd-doctor-worker');
+  const container = containerOf(worker, 'worker');
+  const path = env(container, 'ETCD_DOCTOR_CONFIG')?.value;
+  const mount = container.volumeMounts?.find((m) => m.mountPath === path);
+  const volume = podSpecOf(worker).volumes?.find((v) => v.name === mount?.name);
+  const map = findObject(objects, 'ConfigMap', volume?.configMap?.name ?? '(none)') as {
+    data?: Record<string, string>;
+  };
+  const config = parseConfigText(map.data?.[mount?.subPath ?? ''] ?? '', `${target} ${path}`);
+  if (!config.ok) throw new Error(config.error);
+  return config.value;
+}
+
+/** Issue 28 #6: up to 250 MB x 10 files per analysis went to a 64 Mi /tmp, and the kubelet evicted the worker. */
+describe('room for the analysis of shared files', () => {
+  it("sizes the worker's download volume to the caps x concurrency (the download directory is the temp dir)", () => {
+    for (const target of APP_TARGETS) {
+      const offline = workerConfig(target).offline;
+      const perAnalysis = (offline?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES) * MAX_FILES;
+      const needed = perAnalysis * (offline?.concurrency ?? DEFAULT_ANALYSIS_CONCURRENCY) + 64 * 1024 ** 2;
+      const worker = deploymentNamed(objectsOf(rendered, target), 'etcd-doctor-worker');
+      // No TMPDIR in the image or the pod: os.tmpdir() is /tmp, where analyze-job.ts downloads.
+      expect(env(containerOf(worker, 'worker'), 'TMPDIR')).toBeUndefined();
+      const mount = containerOf(worker, 'worker').volumeMounts?.find((m) => m.mountPath === '/tmp');
+      const volume = podSpecOf(worker).volumes?.find((v) => v.name === mount?.name);
+      const size = quantityBytes(volume?.emptyDir?.sizeLimit);
+      expect({ target, roomForIt: size >= needed, size }).toEqual({ target, roomForIt: true, size });
+    }
+  });
+
+  it("holds the worker's heap and one analysis thread per slot in the memory limit", () => {
+    for (const target of APP_TARGETS) {
+      const offline = workerConfig(target).offline;
+      const container = containerOf(
+        deploymentNamed(objectsOf(rendered, target), 'etcd-doctor-worker'),
+        'worker',
+      );
+      const heapMb = Number(
+        /--max-old-space-size=(\d+)/.exec(env(container, 'NODE_OPTIONS')?.value ?? '')?.[1],
+      );
+      const threadsMb =
+        (offline?.analysisMemoryMb ?? DEFAULT_ANALYSIS_MEMORY_MB) *
+        (offline?.concurrency ?? DEFAULT_ANALYSIS_CONCURRENCY);
+      // Code, buffers and young generations outside the two heaps: ~180 MiB measured at a digest's peak.
+      const neededMb = heapMb + threadsMb + 256;
+      const limitMb = quantityBytes(container.resources?.limits?.memory) / 1024 ** 2;
+      expect({ target, heapMb, fits: limitMb >= neededMb, limitMb }).toEqual({
+        target,
+        heapMb: 256,
+        fits: true,
+        limitMb,
+      });
     }
   });
 });

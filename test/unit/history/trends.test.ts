@@ -40,6 +40,17 @@ describe('daily trends from diagnosis history', () => {
     expect(sparkline([0, 0, null])).toBe('▁▁·');
   });
 
+  it('counts members named like Object.prototype properties as members', () => {
+    const named = (daysAgo: number, total: number): HistorySample => ({
+      ...sample(daysAgo, 4, 0),
+      m: ['constructor', '__proto__', 'toString'].map((name) => [name, 4, 2, 1, 1000, 900, total]),
+      r: JSON.parse(`{"__proto__": ${total}, "constructor": ${total}}`) as Record<string, number>,
+    });
+    const series = dailySeries([named(1, 5), named(0, 7)], NOW);
+    expect(series.leaderChanges.at(-1)).toBe(6);
+    expect(series.restarts.at(-1)).toBe(4);
+  });
+
   it('treats a counter that went down as restarted from zero', () => {
     const series = dailySeries([sample(1, 4, 50), sample(0, 4, 2)], NOW);
     expect(series.leaderChanges.at(-1)).toBe(2);

@@ -114,9 +114,12 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
         status: 'degraded',
         durationMs: 3,
         members: [],
-        findings: logs.some((l) => l.includes('fdatasync')) ? [finding('slow-disk', ['etcd-2'])] : [],
+        findings: logs.some((l) => l.includes('fdatasync'))
+          ? [{ ...finding('slow-disk', ['etcd-2']), nodes: [], remediation: [] }]
+          : [],
         probes: [],
-        source: paths,
+        source: paths.map((path) => ({ kind: 'log', path, entries: 1, bytes: 15, skipped: 0 })),
+        timeline: [],
       };
     },
   });
@@ -126,7 +129,12 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
 
   it('is registered when an analysis is given, and returns its report led by the root cause', async () => {
     const client = await connect(analysis());
-    expect((await client.listTools()).tools.map((t) => t.name)).toContain('etcd_analyze');
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'etcd_analyze');
+    // Issue 28 #8: its result is described like the other report tools', plus source and timeline.
+    expect(tool?.outputSchema).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['cluster', 'status', 'findings', 'source', 'timeline']),
+    });
     const result = await callAnalyze(client, [join(dir, 'gather', 'etcd.log')]);
     expect(result.structuredContent).toMatchObject({
       cluster: 'must-gather',

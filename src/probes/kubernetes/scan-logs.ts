@@ -318,7 +318,8 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   const rejected = rejectedLine?.[2]?.replace(/\\(.)/g, '$1');
   const tls = zap ? undefined : rejected && TLS_ERROR.test(rejected) ? rejected : PEER_X509.exec(line)?.[1];
   const dialed = rejected ? undefined : TEXT_PEER.exec(line)?.[1];
-  if (tls) touched.push(addTls(s, tls.trim(), line, rejected ? rejectedLine?.[1] : undefined, dialed));
+  if (tls && !NOT_A_PEER.test(tls))
+    touched.push(addTls(s, tls.trim(), line, rejected ? rejectedLine?.[1] : undefined, dialed));
   const term = CANDIDATE.exec(line)?.[1];
   if (term) touched.push(addCandidacy(s, Number(term), line));
   const compacted = COMPACTED.exec(line)?.[1];
@@ -360,6 +361,13 @@ function addRemovedPeer(s: LogSignals, peer: string | undefined, line: string): 
 }
 
 /** `127.0.0.2:43211` or `[::1]:43211` -> the IP. */
+/**
+ * Refusals only a client causes: etcd 3.4/3.5 log `rejected connection` for the client and the peer
+ * endpoint alike, and a peer always presents a certificate and speaks TLS; a plain-HTTP health
+ * probe or a scraper without a client certificate on :2379 is no peer problem.
+ */
+const NOT_A_PEER = /first record does not look like a TLS handshake|client didn't provide a certificate/;
+
 const HOST_OF = /^\[?([^\]]*?)\]?:\d+$/;
 
 function addTls(s: LogSignals, reason: string, line: string, remoteAddr?: string, peerId?: string): Seen {
@@ -479,6 +487,7 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   if (
     error &&
     TLS_ERROR.test(error) &&
+    !NOT_A_PEER.test(error) &&
     (peerRejection || (msg !== 'rejected connection on client endpoint' && PEER_X509.test(error)))
   )
     touched.push(

@@ -98,6 +98,26 @@ describe('each log format names the root cause and its member', () => {
     });
   });
 
+  it('3.5 refuses a scraper without a client certificate and a plain-HTTP probe: no peer-tls', async () => {
+    const log = join(tmp, 'scraped-etcd-1.log');
+    const line = (i: number, error: string) =>
+      JSON.stringify({
+        level: 'warn',
+        ts: `2023-09-12T07:00:0${i}.000Z`,
+        caller: 'embed/config_logging.go:169',
+        msg: 'rejected connection',
+        'remote-addr': `127.0.0.9:5${i}000`,
+        'server-name': '',
+        error,
+      });
+    await writeFile(
+      log,
+      `${[0, 1, 2, 3].map((i) => line(i, "tls: client didn't provide a certificate")).join('\n')}\n${[4, 5, 6].map((i) => line(i, 'tls: first record does not look like a TLS handshake')).join('\n')}\n`,
+    );
+    const { report } = await analyze(log);
+    expect(report.findings.map((f) => f.cause)).not.toContain('peer-tls');
+  });
+
   it('3.6 refuses a client on the client endpoint: that is no peer TLS reason', async () => {
     const { report } = await analyze(join(LOGS, 'zap-3.6-etcd-3.log'));
     expect(report.findings[0]?.evidence[0]).toMatch(/^zap-3\.6-etcd-3: 3 × TLS connection refused/);

@@ -5,6 +5,7 @@ import diagnose from './diagnose.js';
 import digest from './digest.js';
 import health from './health.js';
 import help from './help.js';
+import space from './space.js';
 import status from './status.js';
 import watch from './watch.js';
 
@@ -12,6 +13,7 @@ import watch from './watch.js';
 export const commands: readonly ChatCommand[] = [
   health,
   diagnose,
+  space,
   status,
   backups,
   clusters,

@@ -10,6 +10,7 @@ import type { CheckOptions } from './cli/run-check.js';
 import type { DigestOptions } from './cli/run-digest-command.js';
 import type { PreflightOptions } from './cli/run-preflight.js';
 import type { RoleOptions } from './cli/run-role-command.js';
+import type { SpaceOptions } from './cli/run-space-command.js';
 import type { WatchOptions } from './cli/run-watch-command.js';
 import { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
 import { redisPlaceFromEnv } from './config/redis-target.js';
@@ -74,6 +75,31 @@ function addCheckCommands(program: Command, io: CliIo, setExit: (code: number) =
   };
   check('health', 'fast per-member health: reachable, leader, took, DB size, alarms');
   check('diagnose', 'every probe, then the rules: the root cause first, with evidence and remediation');
+}
+
+/** `etcd-doctor space <cluster>`: what fills etcd (src/space/), measured live from a follower. */
+function addSpaceCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('space')
+    .description(
+      'what fills etcd: keys and bytes per Kubernetes resource and namespace, the largest objects, writes per second; read from a follower, rate-limited',
+    )
+    .argument('<cluster>', 'cluster name from the config file')
+    .addOption(configOption())
+    .option('--json', 'print the JSON report (stable contract)')
+    .option('--chart <file>', 'also write a PNG bar chart of the largest resources, with the quota line')
+    .option(
+      '--rate <MB/s>',
+      "read at most this many MB per second (default: the cluster's space.bytesPerSecond, else 5)",
+    )
+    .option(
+      '--max-seconds <seconds>',
+      "stop the scan after this long (default: the cluster's space.maxScanSeconds, else 120)",
+    )
+    .action(async (cluster: string, options: SpaceOptions) => {
+      const { runSpaceCommand } = await import('./cli/run-space-command.js');
+      setExit(await runSpaceCommand(cluster, options, io));
+    });
 }
 
 /** `etcd-doctor backups <cluster>`: the snapshots in its backup directory, each read (src/cli/run-backups-command.ts). */
@@ -196,6 +222,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
 
   addCheckCommands(program, io, setExit);
   addAnalyzeCommand(program, io, setExit);
+  addSpaceCommand(program, io, setExit);
 
   addRoleCommands(program, io, setExit);
   addWatchCommand(program, io, setExit);

@@ -23,3 +23,17 @@ export function checkQueuedReply(depth: CheckDepth, cluster: string, reply: Enqu
     reply.thread.link ? { link: { label: 'Open the running thread', url: reply.thread.link } } : {},
   );
 }
+
+/** The private reply once a space scan is queued, or joined (one scan of a cluster at a time). */
+export function spaceQueuedReply(cluster: string, reply: EnqueueReply): TextView {
+  if (!reply.joined)
+    return textView(
+      `Measuring what fills *${cluster}*: it reads from a follower, rate-limited; progress and the answer follow in a thread.`,
+    );
+  const lines = [`What fills *${cluster}* is already being measured; this request joins that scan.`];
+  return textView(
+    lines,
+    'info',
+    reply.thread?.link ? { link: { label: 'Open the running thread', url: reply.thread.link } } : {},
+  );
+}

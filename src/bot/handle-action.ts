@@ -1,6 +1,6 @@
 import type { IncomingAction } from '../chat/adapter.js';
 import type { ClusterAccess } from './cluster-access.js';
-import { checkQueuedReply } from './check-replies.js';
+import { checkQueuedReply, spaceQueuedReply } from './check-replies.js';
 import { EtcdDoctorError } from '../errors.js';
 import { QUEUE_UNAVAILABLE } from '../queue/job-queue.js';
 import { type ChatView, textView } from '../report/chat-view.js';
@@ -22,7 +22,7 @@ interface ActionDeps {
 
 /**
  * A button press. The value is only a plan id; the plan (written by the worker that rendered the
- * button) says what to do. `rerun` queues the check again; actions that change a cluster are not
+ * button) says what to do. `rerun` queues the check again, `space` a scan of what fills etcd; actions that change a cluster are not
  * enabled in this version and say so.
  */
 export async function handleAction(action: IncomingAction, deps: ActionDeps): Promise<ChatView> {
@@ -51,6 +51,18 @@ export async function handleAction(action: IncomingAction, deps: ActionDeps): Pr
       user: action.user,
     });
     return checkQueuedReply(depth, plan.cluster, reply);
+  }
+  if (plan.action === 'space') {
+    deps.clusters.get(plan.cluster, { channel: action.channel, channelName: action.channelName });
+    // The answer goes into the diagnosis's thread (its root, kept with the plan), where the button is.
+    const thread = plan.context?.threadChannel === action.channel ? plan.context.threadTs : undefined;
+    const reply = await deps.jobs.space({
+      cluster: plan.cluster,
+      channel: action.channel,
+      user: action.user,
+      ...(thread ? { thread } : {}),
+    });
+    return spaceQueuedReply(plan.cluster, reply);
   }
   if (deps.remediation)
     return runRemediationClick(action, planId, plan, { ...deps.remediation, clusters: deps.clusters });

@@ -20,6 +20,8 @@ interface Requester {
 export interface JobRequests {
   check(req: Requester & { depth: CheckDepth; cluster: string }): Promise<EnqueueReply>;
   status(req: Requester & { clusters: string[] }): Promise<EnqueueReply>;
+  /** What fills a cluster's etcd (src/space/), answered in `thread` when given (the button's diagnosis). */
+  space(req: Requester & { cluster: string; thread?: string }): Promise<EnqueueReply>;
   /** `/etcd backups <cluster>`: the cluster's snapshots, each read, answered in the channel. */
   backups(req: Requester & { cluster: string }): Promise<EnqueueReply>;
   /** Files to analyse offline (src/offline/); counted in `outstanding` like the others. */
@@ -52,6 +54,10 @@ export function createJobRequests(
     },
     async status(req) {
       const data = { v: 1 as const, kind: 'status' as const, ...req, requestedAt: now() };
+      return reply(await queue.enqueue(data));
+    },
+    async space(req) {
+      const data = { v: 1 as const, kind: 'space' as const, ...req, requestedAt: now() };
       return reply(await queue.enqueue(data));
     },
     async backups(req) {

@@ -92,7 +92,15 @@ export function defaultFontFiles(): string[] {
   return ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf'].map((f) => require.resolve(`dejavu-fonts-ttf/ttf/${f}`));
 }
 
-type Drawn = Pick<ChartImage, 'png' | 'widthPx' | 'heightPx' | 'plot'>;
+export type Drawn = Pick<ChartImage, 'png' | 'widthPx' | 'heightPx' | 'plot'>;
+
+/** A Vega-Lite spec drawn to PNG with the charts' own fonts and scale (the space chart's one entry). */
+export function drawSpec(spec: VegaLiteJson, opts: ChartRendererOptions = {}): Promise<Drawn> {
+  return renderPng(spec, {
+    fontFiles: [...(opts.fontFiles ?? defaultFontFiles())],
+    scale: opts.scale ?? DEFAULT_SCALE,
+  });
+}
 
 /**
  * Vega and Vega-Lite are ES modules with top-level await, so they load by import(), on the first

@@ -30,7 +30,7 @@ export function colorOf(colors: Readonly<Record<string, string>>, name: string):
  * label lines in member-chart-spec.ts's keys).
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\ue000-\uf8ff]/g;
+export const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\ue000-\uf8ff]/g;
 
 /** Longest member name a chart draws in full: a 5,000-character name made a 72,017 px wide PNG. */
 export const MAX_LABEL_CHARS = 40;

@@ -87,9 +87,15 @@ export async function loadEtcdTls(
  * with the cluster's files (or the system CAs), `http://` speaks plain HTTP/2 even when TLS files
  * are configured, so a mistyped scheme shows up as such instead of silently working or not.
  */
-export function createMemberClients(endpoint: string, tls: EtcdTlsFiles | undefined): MemberClients {
+export function createMemberClients(
+  endpoint: string,
+  tls: EtcdTlsFiles | undefined,
+  /** Channel options over the defaults (the space scan's larger receive limit). */
+  extraGrpcOptions: Record<string, number> = {},
+): MemberClients {
   const secure = endpoint.toLowerCase().startsWith('https://');
   const grpcOptions = {
+    ...extraGrpcOptions,
     // grpc-js looks up a TXT record (_grpc_config.<host>) for every DNS name; etcdctl does not,
     // and etcd publishes no service config. Only the A/AAAA lookup is wanted.
     'grpc.service_config_disable_resolution': 1,

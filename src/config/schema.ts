@@ -111,6 +111,26 @@ export const watchSettingsSchema = z.strictObject({
     .max(24 * 3600, { error: 'must be at most 86400 (a day)' }),
 });
 
+/** What fills etcd (`space`): how the live scan reads the keyspace (src/space/). */
+export const spaceSettingsSchema = z.strictObject({
+  /** The key prefixes the apiserver writes under (default /registry/, /kubernetes.io/, /openshift.io/; `--etcd-prefix`). */
+  prefixes: z
+    .array(z.string().startsWith('/', { error: 'must start with /' }).min(2))
+    .min(1)
+    .optional(),
+  /** The scan reads at most this many bytes per second from its follower (default 5 MB/s). */
+  bytesPerSecond: z
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(1024 ** 3)
+    .optional(),
+  /** The scan stops after this long and says how far it got (default 120 s). */
+  maxScanSeconds: z.number().int().min(5).max(600).optional(),
+  /** Writes are counted over this window (default 5 s). */
+  churnSeconds: z.number().int().min(1).max(60).optional(),
+});
+
 /**
  * A basename glob: `*` any run of characters, `?` one, everything else literal (no `/`: the files
  * sit directly in `dir`). Written by hand on purpose: node's path.matchesGlob prints an
@@ -189,6 +209,7 @@ export const clusterSchema = z
     tickets: ticketsSchema.optional(),
     /** Off when unset (and no top-level `watch`). */
     watch: watchSettingsSchema.optional(),
+    space: spaceSettingsSchema.optional(),
     backups: backupsSchema.optional(),
     maintenance: maintenanceSchema.optional(),
   })
@@ -338,3 +359,4 @@ export type ResolvedCluster = ClusterConfig & { etcd: ClusterConfig['etcd'] & { 
 export type ConfigFile = z.infer<typeof configFileSchema>;
 export type BackupsSettings = z.infer<typeof backupsSchema>;
 export type ProbeSettings = z.infer<typeof probeSettingsSchema>;
+export type SpaceSettings = z.infer<typeof spaceSettingsSchema>;

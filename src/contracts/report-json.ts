@@ -79,6 +79,11 @@ export interface SinceWhenJson {
   before: { from: string; to: string; min: number; max: number; unit: 'ms' | 'bytes' | 'count' } | null;
   /** The sentence every view shows. */
   text: string;
+  /**
+   * A finding told as the past (info, from since-start figures): the last check of the last run that
+   * showed the cause; `startedAt` is that run's first check, `minutes` its length.
+   */
+  lastSeenAt?: string;
 }
 
 /** One signal on one member, as the collected evidence dates it (`timeline[]` in the JSON). */
@@ -172,6 +177,11 @@ export interface DiagnosisReport {
   timeline?: TimelineEntry[];
   /** Offline analyses: the rules that need a live reading, not evaluated. */
   notEvaluated?: Array<{ rule: string; reason: string }>;
+  /**
+   * Offline analyses with no finding above info: the answer in one sentence (`Healthy as far as the
+   * logs show: 50 etcd log lines …`, or too few lines to judge).
+   */
+  verdict?: string;
   /** When the cluster has `backups` (diagnose, `etcd-doctor backups`). */
   backups?: BackupsJson;
 }

@@ -74,7 +74,8 @@ export type ActionId =
   | 'replace-member'
   | 'promote-learner'
   | 'rerun'
-  | 'snooze';
+  | 'snooze'
+  | 'space';
 
 export interface RemediationStep {
   text: string;

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { MinuteHistory } from '../state/minute-history.js';
 import { withDeadline } from '../timing.js';
 import type { MinuteSample } from './minute-sample.js';
-import { findSinceWhen, sinceMetric } from './since-when.js';
+import { findLastSeen, findSinceWhen, sinceMetric } from './since-when.js';
 
 /** How far back "since when" looks: the full-resolution day (the incidents' lookback too). */
 export const SINCE_WHEN_LOOKBACK_MS = 24 * 3600_000;
@@ -13,6 +13,12 @@ export const SINCE_WHEN_LOOKBACK_MS = 24 * 3600_000;
 export const SINCE_WHEN_READ_MS = 1500;
 /** A finding naming many members (every disk slow) dates the first few; the rest say the same. */
 const MAX_MEMBERS = 3;
+
+/**
+ * Causes whose info finding is the past: what only the since-start histogram shows (slow-disk,
+ * peer-network: `had a slow disk earlier`), never a present reading.
+ */
+const PAST_CAUSES = new Set(['slow-disk', 'peer-network']);
 
 /** The causes whose finding is dated from the history (those with a metric in it). */
 function dated(f: FindingJson): boolean {
@@ -32,8 +38,10 @@ export function addSinceWhen(
   const findings = report.findings.map((f) => {
     if (!dated(f)) return f;
     const who = f.members.length ? f.members.slice(0, MAX_MEMBERS) : [undefined];
+    // A finding told as the past (info) says when it was last seen; a live one since when it lasts.
+    const find = f.severity === 'info' && PAST_CAUSES.has(f.cause) ? findLastSeen : findSinceWhen;
     const since = who.flatMap((m): SinceWhenJson[] => {
-      const found = findSinceWhen(samples, f.cause, m, now);
+      const found = find(samples, f.cause, m, now);
       return found ? [found] : [];
     });
     return since.length ? { ...f, since } : f;

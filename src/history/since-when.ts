@@ -159,6 +159,56 @@ export function findSinceWhen(
   };
 }
 
+/**
+ * When a cause told as the past (an info finding from since-start figures: `had a slow disk
+ * earlier`) was last seen, from the minute history: the last run of checks whose reading of its
+ * metric crossed the rule's limit, or that named it at warning or worse. `etcd-2 wal fsync p99 above
+ * 10 ms last seen at 02:13 (47 min ago, for 6 min from 02:08)`. Undefined when the history never
+ * saw it, has no metric with a limit for it, or is stale.
+ */
+export function findLastSeen(
+  samples: readonly MinuteSample[],
+  cause: string,
+  member: string | undefined,
+  now: number,
+): SinceWhenJson | undefined {
+  const latest = samples.at(-1);
+  if (latest === undefined || now - latest.t > STALE_HISTORY_MS) return undefined;
+  const seen = (s: MinuteSample) => {
+    const metric = sinceMetric(cause, member ? rowOf(s, member) : undefined);
+    const v = metric ? readingOf(s, member, metric.col) : undefined;
+    const over = metric?.limit !== undefined && v !== undefined && Math.abs(v) > metric.limit;
+    return (
+      over ||
+      s.f.some(
+        ([c, sev, ms]) =>
+          c === cause && sev !== 'info' && (!member || ms.length === 0 || ms.includes(member)),
+      )
+    );
+  };
+  let end = samples.length - 1;
+  while (end >= 0 && !seen(samples[end] as MinuteSample)) end -= 1;
+  if (end < 0) return undefined;
+  let start = end;
+  while (start > 0 && seen(samples[start - 1] as MinuteSample)) start -= 1;
+  const first = samples[start] as MinuteSample;
+  const last = samples[end] as MinuteSample;
+  const metric = sinceMetric(cause, member ? rowOf(last, member) : undefined);
+  const who = member ?? 'the cluster';
+  const what = metric?.beyond ? `${who} ${metric.label} ${metric.beyond}` : `${cause} on ${who}`;
+  const lasted = last.t > first.t ? `, for ${minutes(last.t - first.t)} from ${clock(first.t)}` : '';
+  return {
+    member: member ?? null,
+    cause,
+    startedAt: new Date(first.t).toISOString(),
+    minutes: Math.max(0, Math.round((last.t - first.t) / 60_000)),
+    metric: metric?.label ?? null,
+    before: null,
+    text: `${what} last seen at ${clock(last.t)} (${minutes(now - last.t)} ago${lasted})`,
+    lastSeenAt: new Date(last.t).toISOString(),
+  };
+}
+
 /** The text alone, for an incident's root message (src/watch/install.ts). */
 export function sinceWhen(
   samples: readonly MinuteSample[],

@@ -6,7 +6,9 @@ import type { Logger } from '../logger.js';
 import { READ_ONLY } from './cluster-tools.js';
 import { analyzeInput, analyzeOutput } from './schemas.js';
 import type { SummarizableReport } from './summarize-report.js';
-import { reportResult, runTool } from './tool-result.js';
+import { reportResult, runTool, structuredResult } from './tool-result.js';
+import { summarizeSnapshot } from './space-tool.js';
+import type { SnapshotReport } from '../offline/snapshot/analyze-snapshot.js';
 
 /**
  * The offline analysis (`etcd-doctor analyze <path...>`), handed to the server by whoever wires
@@ -14,7 +16,10 @@ import { reportResult, runTool } from './tool-result.js';
  * `timeline`. Without one, the server has no etcd_analyze tool.
  */
 export interface OfflineAnalysis {
-  analyze(paths: string[], opts: { signal: AbortSignal }): Promise<SummarizableReport & object>;
+  analyze(
+    paths: string[],
+    opts: { signal: AbortSignal },
+  ): Promise<(SummarizableReport & object) | SnapshotReport>;
   /**
    * When set, every path must resolve (symlinks followed) inside one of these directories. Over HTTP
    * the caller is remote: without roots it could make etcd-doctor read any file the process can.
@@ -64,6 +69,7 @@ export function registerAnalyzeTool(
       title: 'Analyze collected etcd evidence',
       description: [
         "Run etcd-doctor's diagnosis rules offline, on evidence already collected and stored on the machine etcd-doctor runs on: a must-gather directory or tarball, a `kubectl cluster-info dump` directory, or etcd and kube-apiserver log files.",
+        'Or read an etcd snapshot file (`etcdctl snapshot save` output, or a member\'s member/snap/db), given alone: it returns kind "snapshot", snapshot { revision, hashOk, totalKeys, sizeBytes } and space { byResource, byNamespace, largest } (what fills it); hashOk false means the file is damaged. A truncated or corrupted snapshot is a tool error naming what is wrong.',
         `Use it when the cluster cannot be reached live, or to explain a past incident.${where}`,
         'Returns the same report as etcd_diagnose (findings[0] is the root cause) plus source (what was read) and timeline (dated events). Read-only: files are only read.',
       ].join(' '),
@@ -74,7 +80,14 @@ export function registerAnalyzeTool(
     (args, extra) =>
       runTool('etcd_analyze', extra, deps.logger, async () => {
         const paths = await resolveAnalyzePaths(args.paths, deps.analysis.roots);
-        return reportResult(await deps.analysis.analyze(paths, { signal: extra.signal }));
+        const report = await deps.analysis.analyze(paths, { signal: extra.signal });
+        return isSnapshot(report)
+          ? structuredResult(summarizeSnapshot(report), report)
+          : reportResult(report);
       }),
   );
+}
+
+function isSnapshot(report: (SummarizableReport & object) | SnapshotReport): report is SnapshotReport {
+  return report.kind === 'snapshot';
 }

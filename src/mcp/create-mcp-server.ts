@@ -1,10 +1,13 @@
+import { readFile } from 'node:fs/promises';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { measureSpace } from '../space/measure-space.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import type { Logger } from '../logger.js';
 import { type OfflineAnalysis, registerAnalyzeTool } from './analyze-tool.js';
 import { type AuditReader, registerAuditTool } from './audit-tool.js';
 import { registerClusterTools } from './cluster-tools.js';
+import { createSharedSpaceMeter, registerSpaceTool, type SpaceMeter } from './space-tool.js';
 
 /** package.json's version (a unit test keeps them equal). */
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -18,11 +21,14 @@ export interface McpServerDeps {
   analysis?: OfflineAnalysis;
   logger: Logger;
   now?: () => number;
+  /** What fills etcd (etcd_space); default: measured with this process's file reader. */
+  space?: SpaceMeter;
 }
 
 const INSTRUCTIONS = [
   'etcd-doctor names the root cause of etcd and Kubernetes control-plane incidents, and the member behind it, with evidence.',
   'Start with etcd_list_clusters or etcd_status, then etcd_diagnose the cluster in trouble; findings[0] is the root cause.',
+  'For a database near its quota, etcd_space says what fills it (per Kubernetes resource and namespace, the largest objects, writes per second).',
   'Every tool only reads. Remediation (defragment, restart a static pod, disarm an alarm) is done by people in Slack, with confirmation; etcd_audit_trail shows what they did.',
 ].join(' ');
 
@@ -36,6 +42,11 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   registerClusterTools(server, deps);
+  registerSpaceTool(server, {
+    config: deps.config,
+    logger: deps.logger,
+    measure: deps.space ?? createSharedSpaceMeter(fileSpaceMeter),
+  });
   if (deps.audit)
     registerAuditTool(server, {
       audit: deps.audit,
@@ -45,4 +56,9 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     });
   if (deps.analysis) registerAnalyzeTool(server, { analysis: deps.analysis, logger: deps.logger });
   return server;
+}
+
+/** measureSpace with this process's file reader (TLS files, a kubeconfig). */
+export function fileSpaceMeter(cluster: Parameters<SpaceMeter>[0], opts: Parameters<SpaceMeter>[1]) {
+  return measureSpace(cluster, { readFileBuffer: (p) => readFile(p) }, opts);
 }

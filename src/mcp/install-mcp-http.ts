@@ -11,7 +11,8 @@ import { createRedisConnections } from '../clients/redis.js';
 import { createRateLimiter } from '../state/rate-limit.js';
 import type { OfflineAnalysis } from './analyze-tool.js';
 import { createRedisAuditReader } from './audit-tool.js';
-import { createMcpServer } from './create-mcp-server.js';
+import { createMcpServer, fileSpaceMeter } from './create-mcp-server.js';
+import { createSharedSpaceMeter } from './space-tool.js';
 import { createCallGate, DEFAULT_MCP_CALL_LIMITS } from './call-limits.js';
 import { mcpRoutes } from './mcp-route.js';
 import type { RedisTarget } from '../config/redis-target.js';
@@ -71,6 +72,8 @@ export function installMcpHttp(opts: McpHttpOptions): McpHttp {
   // Redis down: the count is not read in time and calls go through (the tools do not need Redis).
   connection.on('error', () => undefined);
   const calls = createCallGate(createRateLimiter(connection, opts.queuePrefix), limits);
+  // One scan of a cluster at a time across every request's server (each POST gets its own).
+  const space = createSharedSpaceMeter(fileSpaceMeter);
   const routes = mcpRoutes({
     token: opts.token,
     logger: opts.logger,
@@ -82,6 +85,7 @@ export function installMcpHttp(opts: McpHttpOptions): McpHttp {
         doctor,
         config: opts.config,
         audit,
+        space,
         logger: opts.logger,
         ...(analysis ? { analysis } : {}),
       }),

@@ -103,31 +103,6 @@ export const reportOutput = z.looseObject({
   probes: z.array(probeOutput),
 });
 
-/**
- * `etcd-doctor analyze --json`: the report plus what was read (`source`) and when things happened
- * (`timeline`, oldest first). A snapshot file's `snapshot` and `space` pass through.
- */
-export const analyzeOutput = reportOutput.extend({
-  source: z.array(
-    z.looseObject({
-      kind: z.string(),
-      path: z.string().describe('The path as given.'),
-      entries: z.number(),
-      bytes: z.number(),
-      skipped: z.number(),
-    }),
-  ),
-  timeline: z.array(
-    z.looseObject({
-      signal: z.string(),
-      member: z.string().nullable(),
-      firstSeenAt: z.string(),
-      lastSeenAt: z.string(),
-      count: z.number(),
-    }),
-  ),
-});
-
 export const statusOutput = z.object({
   reports: z.array(reportOutput).describe('One health report per cluster that could be checked.'),
   errors: z
@@ -161,4 +136,105 @@ export const auditOutput = z.object({
       detail: z.string(),
     }),
   ),
+});
+
+export const spaceInput = (known: readonly string[]) =>
+  z.object({
+    cluster: clusterInput(known),
+    maxSeconds: z
+      .number()
+      .int()
+      .min(5)
+      .max(600)
+      .default(30)
+      .describe(
+        'Stop reading values after this many seconds; the answer then says scan.complete false and how far it got (key counts are read first, so they are usually complete). Default 30.',
+      ),
+  });
+
+const resourceSpaceOutput = z.looseObject({
+  resource: z
+    .string()
+    .describe('`configmaps`, or `<resource>.<group>` for a custom resource (`widgets.example.com`).'),
+  prefix: z.string(),
+  keys: z.number(),
+  bytes: z.number().describe('Keys plus values, in bytes.'),
+  share: z.number().describe('Of all key + value bytes read, 0..1.'),
+});
+
+/** `etcd-doctor space --json` (DESIGN.md). */
+export const spaceOutput = z.looseObject({
+  cluster: z.string(),
+  measuredAt: z.string(),
+  revision: z.number(),
+  compactRevision: z.number().describe('The revision etcd last compacted at; 0 if never.'),
+  dbSize: z.number(),
+  dbSizeInUse: z.number(),
+  quota: z.number().nullable().describe('--quota-backend-bytes from /metrics; null when not read.'),
+  totalKeys: z.number(),
+  totalBytes: z.number(),
+  byResource: z.array(resourceSpaceOutput),
+  byNamespace: z.array(
+    z.looseObject({ resource: z.string(), namespace: z.string(), keys: z.number(), bytes: z.number() }),
+  ),
+  largest: z.array(z.looseObject({ key: z.string(), bytes: z.number(), resource: z.string() })),
+  churn: z.array(z.looseObject({ resource: z.string(), writesPerSecond: z.number() })),
+  scan: z.looseObject({
+    complete: z.boolean(),
+    bytesRead: z.number(),
+    durationMs: z.number(),
+  }),
+});
+
+const snapshotFacts = z.looseObject({
+  revision: z.number(),
+  hashOk: z.boolean().nullable().describe('The SHA-256 trailer matches; null without one (a member db).'),
+  totalKeys: z.number(),
+  sizeBytes: z.number(),
+});
+
+const snapshotSpace = z.looseObject({
+  byResource: z.array(resourceSpaceOutput),
+  byNamespace: z.array(z.looseObject({ resource: z.string(), namespace: z.string() })),
+  largest: z.array(z.looseObject({ key: z.string(), bytes: z.number() })),
+});
+
+/**
+ * etcd_analyze's result, one object for its two answers (an MCP output schema is one object type):
+ * `kind: "analyze"` is `etcd-doctor analyze --json`, the report (cluster, status, members, findings,
+ * probes) plus what was read (`source`) and when things happened (`timeline`, oldest first);
+ * `kind: "snapshot"` is `analyze snapshot.db --json`, the file's `snapshot` facts and its `space`.
+ */
+export const analyzeOutput = z.looseObject({
+  kind: z
+    .enum(['analyze', 'snapshot'])
+    .describe("`analyze`: collected evidence, the rules' report; `snapshot`: an etcd snapshot file."),
+  durationMs: z.number(),
+  source: z.array(
+    z.looseObject({
+      kind: z.string(),
+      path: z.string().describe('The path as given.'),
+      entries: z.number(),
+      bytes: z.number(),
+      skipped: z.number(),
+    }),
+  ),
+  cluster: z.string().optional().describe('kind analyze: what was analysed, named from the paths.'),
+  status: reportOutput.shape.status.optional(),
+  members: z.array(memberOutput).optional(),
+  findings: z.array(findingOutput).optional().describe('kind analyze: findings[0] is the root cause.'),
+  probes: z.array(probeOutput).optional(),
+  timeline: z
+    .array(
+      z.looseObject({
+        signal: z.string(),
+        member: z.string().nullable(),
+        firstSeenAt: z.string(),
+        lastSeenAt: z.string(),
+        count: z.number(),
+      }),
+    )
+    .optional(),
+  snapshot: snapshotFacts.optional().describe('kind snapshot: hashOk false means the file is damaged.'),
+  space: snapshotSpace.optional().describe('kind snapshot: what fills it, as etcd_space says it live.'),
 });

@@ -6,6 +6,8 @@ export interface SummarizableReport {
   status: string;
   durationMs: number;
   kind?: string;
+  /** Offline analyses: the one-line answer when nothing is above info. */
+  verdict?: string;
   members: ReadonlyArray<{ name: string; reachable: boolean | null; isLeader: boolean }>;
   findings: ReadonlyArray<{
     cause: string;
@@ -32,7 +34,10 @@ export function summarizeReport(report: SummarizableReport): string {
   const [root, ...rest] = report.findings;
   const lines: string[] = [];
   if (root) {
-    lines.push(`Root cause: ${findingLine(root)}`);
+    // Error lines with no known cause are no root cause: said as what they are.
+    lines.push(
+      `${root.cause === 'unexplained-errors' ? 'Not explained' : 'Root cause'}: ${findingLine(root)}`,
+    );
     for (const s of root.since ?? []) lines.push(`  History: ${s.text}`);
     for (const e of root.evidence.slice(0, ROOT_EVIDENCE)) lines.push(`  - ${e}`);
     for (const f of rest.slice(0, MORE_FINDINGS))
@@ -40,7 +45,7 @@ export function summarizeReport(report: SummarizableReport): string {
     if (rest.length > MORE_FINDINGS)
       lines.push(`(+${rest.length - MORE_FINDINGS} more findings in the JSON)`);
   } else {
-    lines.push(`No problems found on ${report.cluster}.`);
+    lines.push(report.verdict ?? `No problems found on ${report.cluster}.`);
   }
   lines.push(clusterLine(report));
   return lines.join('\n');

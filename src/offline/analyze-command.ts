@@ -1,15 +1,8 @@
-import { stat } from 'node:fs/promises';
+import { terminalSafe } from '../report/format.js';
 import { renderText } from '../report/render-text.js';
-import { type AnalyzeOptions, analyzePaths, type OfflineReport } from './analyze.js';
-import { OfflineInputError } from './collection.js';
-import { readHead } from './readers/sniff.js';
-import {
-  analyzeSnapshot,
-  hashMismatch,
-  looksLikeSnapshot,
-  renderSnapshotText,
-  type SnapshotReport,
-} from './snapshot/analyze-snapshot.js';
+import type { AnalyzeOptions, OfflineReport } from './analyze.js';
+import { analyzeInputs } from './analyze-input.js';
+import { hashMismatch, renderSnapshotText, type SnapshotReport } from './snapshot/analyze-snapshot.js';
 
 export interface AnalyzeCommandOptions {
   json?: boolean;
@@ -33,41 +26,19 @@ export async function runAnalyzeCommand(
   options: AnalyzeCommandOptions,
   io: AnalyzeCommandIo,
 ): Promise<OfflineReport | SnapshotReport> {
-  const snapshots = await snapshotPaths(paths);
-  if (snapshots.length > 0) return runSnapshot(paths, snapshots, options, io);
   const opts: AnalyzeOptions = {
     explain: options.explain ?? false,
     ...(io.stdin ? { stdin: io.stdin } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
   };
-  const report = await analyzePaths(paths, opts);
-  io.stdout(options.json ? JSON.stringify(report, null, 2) : renderText(report));
-  return report;
-}
-
-async function runSnapshot(
-  paths: readonly string[],
-  snapshots: string[],
-  options: AnalyzeCommandOptions,
-  io: AnalyzeCommandIo,
-): Promise<SnapshotReport> {
-  const [path] = snapshots;
-  if (paths.length > 1 || path === undefined)
-    throw new OfflineInputError(
-      `${snapshots.join(', ')} ${snapshots.length > 1 ? 'are snapshots' : 'is a snapshot'}: analyze one snapshot at a time, on its own`,
-    );
-  const report = await analyzeSnapshot(path);
-  io.stdout(options.json ? JSON.stringify(report, null, 2) : renderSnapshotText(report, path));
+  const report = await analyzeInputs(paths, opts);
+  if (report.kind !== 'snapshot') {
+    io.stdout(options.json ? JSON.stringify(report, null, 2) : renderText(report));
+    return report;
+  }
+  const [path = ''] = paths;
+  // Keys come from the file: a terminal must not act on what they hold.
+  io.stdout(options.json ? JSON.stringify(report, null, 2) : terminalSafe(renderSnapshotText(report, path)));
   if (report.snapshot.hashOk === false) throw hashMismatch(path);
   return report;
-}
-
-async function snapshotPaths(paths: readonly string[]): Promise<string[]> {
-  const found: string[] = [];
-  for (const path of paths) {
-    if (path === '-') continue;
-    const info = await stat(path).catch(() => undefined);
-    if (info?.isFile() && looksLikeSnapshot(path, await readHead(path, 64))) found.push(path);
-  }
-  return found;
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OfflineReport } from './analyze.js';
+import type { SnapshotReport } from './snapshot/analyze-snapshot.js';
 import { OfflineInputError, type ReadLimits } from './collection.js';
 import { formatBytes } from './readers/limits.js';
 
@@ -15,7 +16,9 @@ export interface IsolatedAnalysisOptions {
   memoryMb?: number;
 }
 
-type ThreadAnswer = { ok: true; report: OfflineReport } | { ok: false; input: boolean; message: string };
+type ThreadAnswer =
+  | { ok: true; report: OfflineReport | SnapshotReport }
+  | { ok: false; input: boolean; message: string };
 
 const TSX_LOADER = 'tsx/esm/api';
 
@@ -31,7 +34,7 @@ function threadEntry(): { entry: URL | string; eval: boolean } {
 }
 
 /**
- * Runs `analyzePaths` on untrusted files in a worker thread with its own heap limit: a file that
+ * Runs `analyzeInputs` (the rules, or a snapshot's breakdown) on untrusted files in a worker thread with its own heap limit: a file that
  * expands past it (a YAML document of millions of nodes, a log of millions of streams) ends that
  * thread, not the worker and the remediations it runs. A thread that died is an answer
  * (OfflineInputError, never retried: the same file would kill the next one too).
@@ -39,7 +42,7 @@ function threadEntry(): { entry: URL | string; eval: boolean } {
 export function analyzeIsolated(
   paths: readonly string[],
   opts: IsolatedAnalysisOptions = {},
-): Promise<OfflineReport> {
+): Promise<OfflineReport | SnapshotReport> {
   const memoryMb = opts.memoryMb ?? DEFAULT_ANALYSIS_MEMORY_MB;
   const { entry, eval: isCode } = threadEntry();
   const thread = new Worker(entry, {
@@ -49,7 +52,7 @@ export function analyzeIsolated(
     stdout: true,
     stderr: true,
   });
-  return new Promise<OfflineReport>((resolve, reject) => {
+  return new Promise<OfflineReport | SnapshotReport>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;

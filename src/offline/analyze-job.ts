@@ -10,6 +10,7 @@ import { type ChatView, textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 import { answerOnce } from '../worker/answer-once.js';
 import { analyzeIsolated } from './analyze-isolated.js';
+import { snapshotView } from './snapshot/snapshot-view.js';
 import { SHARE_INSTEAD } from './readers/limits.js';
 
 export interface AnalyzeJobDeps {
@@ -124,9 +125,14 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
           signal: info.signal,
           ...(deps.memoryMb ? { memoryMb: deps.memoryMb } : {}),
         });
-        // The diagnose answer's shape (render-blocks: escaped, with the timeline); no buttons: no cluster to act on.
-        view = { kind: 'report', report, buttons: [] };
-        status = report.status;
+        if (report.kind === 'snapshot') {
+          view = snapshotView(report, label(job));
+          status = report.snapshot.hashOk === false ? 'damaged' : 'snapshot';
+        } else {
+          // The diagnose answer's shape (render-blocks: escaped, with the timeline); no buttons: no cluster to act on.
+          view = { kind: 'report', report, buttons: [] };
+          status = report.status;
+        }
       } catch (err) {
         // Anything else (Slack unavailable, a bug) is retried, then answered by failed().
         if (!isEtcdDoctorError(err)) throw err;

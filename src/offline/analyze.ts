@@ -6,6 +6,7 @@ import { createGunzip } from 'node:zlib';
 import { diagnose } from '../diagnosis/diagnose.js';
 import { collectedRules, rules } from '../diagnosis/rules/index.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
+import { formatSpan } from '../diagnosis/support/logs.js';
 import { buildReport } from '../report/diagnosis-report.js';
 import type { TimelineEntry } from '../contracts/report-json.js';
 import {
@@ -79,7 +80,61 @@ export async function analyzePaths(
     durationMs: Date.now() - started,
     ...(opts.explain ? { explain: true } : {}),
   });
-  return { ...report, source, timeline: buildTimeline(evidence) };
+  const notEvaluated = notStoodIn(report);
+  if (notEvaluated) report.notEvaluated = notEvaluated;
+  return { ...report, ...logsVerdict(report, collected), source, timeline: buildTimeline(evidence) };
+}
+
+/**
+ * A live rule whose cause a log rule found is not "not evaluated": the logs stood in for it
+ * (leader churn counted from `elected leader` lines is leader-churn, evaluated).
+ */
+function notStoodIn(report: DiagnosisReport): DiagnosisReport['notEvaluated'] {
+  const found = new Set<string>(report.findings.map((f) => f.cause));
+  const causeOf = new Map<string, string>(rules.map((r) => [r.name, r.cause]));
+  return report.notEvaluated?.filter((n) => !found.has(causeOf.get(n.rule) ?? n.rule));
+}
+
+/** etcd log lines that make a quiet log an answer: a few minutes of a healthy member's log at least. */
+export const QUIET_LOG_LINES = 50;
+
+/**
+ * Logs without a finding above info are an answer when there are enough of them: healthy as far
+ * as the logs show, with the live checks named as not run. Error lines no rule explains (an info
+ * finding) keep it from being called healthy, and a handful of lines is not enough (status stays
+ * `unknown`): the sentence says how many lines were read.
+ */
+function logsVerdict(
+  report: DiagnosisReport,
+  c: Collected,
+): Partial<Pick<DiagnosisReport, 'status' | 'verdict'>> {
+  if (report.status !== 'unknown' || report.findings.some((f) => f.severity !== 'info')) return {};
+  const etcd = c.logs.filter((l) => l.component === 'etcd').map((l) => l.writer);
+  const lines = etcd.reduce((n, w) => n + w.etcdLines, 0);
+  const first = etcd
+    .map((w) => w.firstLineAt)
+    .filter((t): t is string => !!t)
+    .sort()[0];
+  const last = etcd
+    .map((w) => w.lastLineAt)
+    .filter((t): t is string => !!t)
+    .sort()
+    .at(-1);
+  const span = formatSpan(first, last);
+  const read = `${lines} etcd log line${lines === 1 ? '' : 's'}${span ? ` (${span})` : ''}`;
+  const live = 'live checks not run: etcd-doctor diagnose <cluster> reads the members themselves';
+  if (report.findings.length > 0)
+    return {
+      verdict: `No known cause in ${read}, but etcd logged errors that etcd-doctor cannot explain (below); ${live}`,
+    };
+  if (lines >= QUIET_LOG_LINES)
+    return {
+      status: 'healthy',
+      verdict: `Healthy as far as the logs show: nothing wrong in ${read}; ${live}`,
+    };
+  return {
+    verdict: `Too little to judge: nothing wrong in ${read}, under the ${QUIET_LOG_LINES} lines a verdict needs; give a longer log, or run etcd-doctor diagnose <cluster> live`,
+  };
 }
 
 async function readPath(

@@ -1,9 +1,10 @@
 import type { OfflineReport } from './analyze.js';
 import { analyzeIsolated } from './analyze-isolated.js';
+import type { SnapshotReport } from './snapshot/analyze-snapshot.js';
 
 /** What the MCP server's etcd_analyze tool needs (src/mcp/analyze-tool.ts `OfflineAnalysis`). */
 export interface McpOfflineAnalysis {
-  analyze(paths: string[], opts: { signal: AbortSignal }): Promise<OfflineReport>;
+  analyze(paths: string[], opts: { signal: AbortSignal }): Promise<OfflineReport | SnapshotReport>;
   roots?: readonly string[];
 }
 

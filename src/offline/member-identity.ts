@@ -21,11 +21,12 @@ export function emptyIdentity(): MemberIdentity {
 /** A cluster holds at most this many members worth remembering (etcd recommends 7 at most). */
 const MAX_PEERS = 16;
 
-// capnslog forms (ETCD34 etcdserver/raft.go, membership/cluster.go, embed/config_logging.go).
+// capnslog forms (ETCD33/34 etcdserver/raft.go, membership/cluster.go, embed/config_logging.go);
+// under journald (etcd 3.0–3.4 as a systemd unit) the `<package>: ` prefix is not in the message.
 const STARTING = /\b(?:re)?starting member ([0-9a-f]+) in cluster/;
-const NAME_IS = /\bembed: name = (\S+)/;
+const NAME_IS = /(?:\bembed: |^)name = (\S+)$/;
 const PUBLISHED = /published \{Name:(\S+) /;
-const ADDED = /membership: added member ([0-9a-f]+) \[([^\]]*)\]/;
+const ADDED = /\badded member ([0-9a-f]+) \[([^\]]*)\] to cluster/;
 
 /** Reads identity from one application line; cheap for the lines that carry none. */
 export function readIdentity(text: string, id: MemberIdentity): void {

@@ -52,6 +52,11 @@ export interface EtcdMetricsSnapshot {
     dbTotalSizeBytes: number | undefined;
     dbInUseSizeBytes: number | undefined;
     quotaBackendBytes: number | undefined;
+    /**
+     * etcd_debugging_mvcc_keys_total: the live keys (3.4 and later); with the current and compact
+     * revisions below, whether a compaction could free anything.
+     */
+    keysTotal?: number;
     processStartTimeSeconds: number | undefined;
     /** From the `server_id` label of etcd_server_id. */
     serverId: string | undefined;
@@ -380,6 +385,7 @@ function snapshotOf(samples: Samples, scrapedAtMs: number): ParseEtcdMetricsResu
         first(samples, 'etcd_debugging_mvcc_db_total_size_in_bytes'),
       dbInUseSizeBytes: first(samples, 'etcd_mvcc_db_total_size_in_use_in_bytes'),
       quotaBackendBytes: first(samples, 'etcd_server_quota_backend_bytes'),
+      ...defined({ keysTotal: first(samples, 'etcd_debugging_mvcc_keys_total') }),
       processStartTimeSeconds: first(samples, 'process_start_time_seconds'),
       serverId: samples.get('etcd_server_id')?.find((s) => s.labels.server_id)?.labels.server_id,
       compactRevision: first(samples, 'etcd_debugging_mvcc_compact_revision'),
@@ -563,6 +569,7 @@ const READ_NAMES = new Set([
   'etcd_debugging_mvcc_db_total_size_in_bytes',
   'etcd_mvcc_db_total_size_in_use_in_bytes',
   'etcd_server_quota_backend_bytes',
+  'etcd_debugging_mvcc_keys_total',
   'process_start_time_seconds',
   'etcd_server_id',
   'etcd_debugging_mvcc_compact_revision',
@@ -570,6 +577,11 @@ const READ_NAMES = new Set([
   'etcd_debugging_mvcc_db_compaction_last',
   COMPACTIONS_COUNT,
 ]);
+
+/** The entries whose value is a number (optional gauges are absent, not undefined). */
+function defined(values: Record<string, number | undefined>): Record<string, number> {
+  return Object.fromEntries(Object.entries(values).filter((e): e is [string, number] => e[1] !== undefined));
+}
 
 type ReadResult = { ok: true; samples: Samples } | { ok: false; error: string };
 

@@ -140,6 +140,18 @@ export const analyzeJobSchema = z.strictObject({
   ...requester,
 });
 
+/**
+ * What fills a cluster's etcd (src/space/): `/etcd space`, or the "What fills it?" button of a
+ * db-quota or db-fragmentation finding, answered in `thread` (the diagnosis's) when given.
+ */
+export const spaceJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('space'),
+  cluster: clusterName,
+  thread: z.string().max(64).optional(),
+  ...requester,
+});
+
 export const jobDataSchema = z.discriminatedUnion('kind', [
   remediateJobSchema,
   analyzeJobSchema,
@@ -150,6 +162,7 @@ export const jobDataSchema = z.discriminatedUnion('kind', [
   digestPartJobSchema,
   alertJobSchema,
   watchJobSchema,
+  spaceJobSchema,
   maintenanceJobSchema,
 ]);
 
@@ -163,6 +176,7 @@ export type RemediateJob = z.infer<typeof remediateJobSchema>;
 export type WatchJob = z.infer<typeof watchJobSchema>;
 export type MaintenanceJob = z.infer<typeof maintenanceJobSchema>;
 export type AnalyzeJob = z.infer<typeof analyzeJobSchema>;
+export type SpaceJob = z.infer<typeof spaceJobSchema>;
 export type JobData = z.infer<typeof jobDataSchema>;
 
 /** While a job with this id waits or runs, an equal request joins it instead of queueing another. */
@@ -189,6 +203,9 @@ export function deduplicationId(job: JobData): string {
     case 'watch':
       // Scheduler jobs have ids of their own (`repeat:watch-<cluster>:<slot>`).
       return `watch:${job.cluster}`;
+    case 'space':
+      // One scan of a cluster at a time, whoever asks: a second would double the load on its follower.
+      return `space:${job.cluster}`;
     case 'maintenance':
       return `maintenance:${job.task}:${job.cluster}`;
   }

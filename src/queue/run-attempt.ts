@@ -17,6 +17,8 @@ const CLUSTER_BUSY_RETRY_MS = 500;
 const CLUSTER_LOCK_TTL_MS = 15_000;
 /** Overall time for one remediation (a defragmentation pauses between members). */
 const DEFAULT_REMEDIATION_TIMEOUT_MS = 30 * 60_000;
+/** A space scan's own time box is at most 600 s (config schema); the job gets that and room for the answer. */
+const SPACE_TIMEOUT_MS = 12 * 60_000;
 
 export type AttemptLocks = Pick<JobState, 'holdClusterLock'>;
 export type AttemptMetrics = Pick<Metrics, 'jobFinished' | 'error'>;
@@ -87,7 +89,9 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
       run = watchRun(work, attempt.signal, logger);
       const limitMs = changesCluster(data)
         ? (opts.remediationTimeoutMs ?? DEFAULT_REMEDIATION_TIMEOUT_MS)
-        : opts.jobTimeoutMs;
+        : data.kind === 'space'
+          ? Math.max(opts.jobTimeoutMs, SPACE_TIMEOUT_MS)
+          : opts.jobTimeoutMs;
       const result = await withTimeout(
         Promise.race([work, letGo]),
         limitMs,

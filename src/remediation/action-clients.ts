@@ -11,6 +11,7 @@ export interface ActionClientDeps {
   /** The composition root's env; only the variable named by `tickets.credentialEnv` is read. */
   env: Record<string, string | undefined>;
   rerun(cluster: string, depth: CheckDepth): Promise<void>;
+  space(cluster: string, thread: string | undefined): Promise<void>;
 }
 
 let kubernetesPreloaded = false;
@@ -70,6 +71,7 @@ export function createActionClients(
     credential: (name) =>
       RESERVED_ENV_PREFIXES.some((p) => name.startsWith(p)) ? undefined : deps.env[name],
     rerun: (depth) => deps.rerun(cluster.name, depth),
+    space: (thread) => deps.space(cluster.name, thread),
     async close() {
       if (etcd) (await etcd.catch(() => undefined))?.close();
     },

@@ -79,6 +79,8 @@ export interface ActionClients {
   credential(envName: string): string | undefined;
   /** Queue a new diagnosis of this cluster (rerun). */
   rerun(depth: CheckDepth): Promise<void>;
+  /** Queue a scan of what fills this cluster's etcd, answered in `thread` (space). */
+  space(thread: string | undefined): Promise<void>;
 }
 
 export interface ActionContext {

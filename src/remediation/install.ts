@@ -134,6 +134,17 @@ function clientsFor(w: RemediationOptions, cluster: ClusterConfig) {
         requestedAt: Date.now(),
       });
     },
+    space: async (name, thread) => {
+      await w.enqueue({
+        v: 1,
+        kind: 'space',
+        cluster: name,
+        ...(thread ? { thread } : {}),
+        channel: cluster.slack?.channel ?? '',
+        user: 'etcd-doctor',
+        requestedAt: Date.now(),
+      });
+    },
   });
 }
 

@@ -86,6 +86,7 @@ export const ACTION_LABELS: Record<ActionId, string> = {
   'promote-learner': 'Promote',
   rerun: 'Re-run diagnosis',
   snooze: 'Snooze',
+  space: 'What fills it?',
 };
 
 export function isActionId(value: string): value is ActionId {

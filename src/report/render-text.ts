@@ -33,20 +33,22 @@ export function renderText(report: DiagnosisReport, opts: ReportTextOptions = {}
       ? ['Members: no etcd_info in the collection (member status unknown, never read as down)']
       : memberTable(report.members)),
   ];
-  if (report.findings.length === 0) {
+  if (report.verdict) lines.push('', report.verdict);
+  else if (report.findings.length === 0)
     lines.push(
       '',
       report.kind === 'analyze' ? 'Nothing in the collection points at a problem.' : 'No problems found.',
     );
-  }
   report.findings.forEach((f, i) => {
     const label = VIEW_CAUSES.has(f.cause)
       ? "etcd-doctor's view"
-      : i === 0 && !f.causedBy
-        ? 'Root cause'
-        : f.causedBy
-          ? `Symptom (caused by ${f.causedBy})`
-          : 'Also';
+      : f.cause === 'unexplained-errors'
+        ? 'Not explained'
+        : i === 0 && !f.causedBy
+          ? 'Root cause'
+          : f.causedBy
+            ? `Symptom (caused by ${f.causedBy})`
+            : 'Also';
     lines.push(
       '',
       `${label}: ${f.cause} [${f.severity}]${f.members.length ? ` on ${f.members.join(', ')}` : ''}`,

@@ -11,7 +11,12 @@ export interface TextRenderOptions {
 
 /** `*bold*` is mrkdwn; a terminal shows the words. */
 export function plainText(mrkdwn: string): string {
-  return terminalSafe(mrkdwn.replace(/\*([^*\n]+)\*/g, '$1'));
+  // A line of only ``` opens or closes a code block (the space tables): a terminal shows the rows.
+  const unfenced = mrkdwn
+    .split('\n')
+    .filter((line) => line !== '```')
+    .join('\n');
+  return terminalSafe(unfenced.replace(/\*([^*\n]+)\*/g, '$1'));
 }
 
 /** A view as terminal text: the shell adapter prints this, the memory adapter records it. */

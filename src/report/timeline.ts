@@ -18,6 +18,14 @@ const SIGNAL_WORDS: Record<string, string> = {
   startingMember: 'starting member',
   restartingMember: 'restarting member',
   containerExit: 'container exited',
+  clusterIdMismatch: 'cluster ID mismatch',
+  memberRemoved: 'removed from the cluster',
+  removedPeerRejected: 'stream of a removed peer refused',
+  alreadyBootstrapped: 'already bootstrapped',
+  tlsRejected: 'TLS connection refused',
+  candidacies: 'became candidate',
+  defragmented: 'defragmented',
+  quota: 'backend quota logged',
 };
 
 export function signalWords(signal: string): string {

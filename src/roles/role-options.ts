@@ -12,6 +12,7 @@ import type { EnqueueOutcome } from '../queue/job-queue.js';
 import type { JobData } from '../queue/job-schemas.js';
 import type { RemediationSettings } from '../remediation/settings.js';
 import type { RedisTarget } from '../config/redis-target.js';
+import type { SpaceRunOptions } from '../space/measure-space.js';
 
 /** One process type per role (DESIGN.md): the chat side, the workers, or both. */
 export type Role = 'bot' | 'worker' | 'serve';
@@ -42,6 +43,8 @@ export interface RoleTuning {
    * the queue, where another worker takes them at once. Default 25 s, inside Kubernetes' 30 s grace.
    */
   shutdownTimeoutMs?: number;
+  /** Over every cluster's `space` settings (a shorter churn window, a slower scan). */
+  space?: Pick<SpaceRunOptions, 'bytesPerSecond' | 'maxScanSeconds' | 'churnSeconds'>;
 }
 
 export interface StartRolesOptions {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { installAlerts } from '../alerts/install.js';
 import { createChartRenderer } from '../charts/chart-renderer.js';
@@ -17,6 +18,7 @@ import {
 } from '../queue/job-worker.js';
 import { DEFAULT_ANALYSIS_CONCURRENCY, installOfflineAnalysis } from '../offline/install.js';
 import { installMaintenance, installRemediation } from '../remediation/install.js';
+import { installSpace } from '../space/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
@@ -71,7 +73,6 @@ export function startWorker(
     logger,
     worker: { state, workerId, sleep: (ms) => abortableSleep(ms) },
   });
-
   const runner = createJobRunner({
     doctor,
     chat,
@@ -88,6 +89,7 @@ export function startWorker(
     ...remediation.jobs,
     ...watch.jobs,
     analyze: offline.analyzeJob,
+    ...spaceJobs(base, state, workerId),
   });
   const worker = startQueueWorkers(base, { handlers, clusterLocks: state, workerName: workerId });
   return {
@@ -149,4 +151,20 @@ function installRemediationJobs(
 /** Jobs at once: the tuned count, else 4 plus slots for the watch's checks, which mostly wait on the network. */
 function jobSlots(tuned: number | undefined, config: RoleBase['opts']['config']): number {
   return tuned ?? JOB_CONCURRENCY + watchCheckSlots(config);
+}
+
+/** What fills etcd (src/space/): `space` jobs, from `/etcd space` and the "What fills it?" button. */
+function spaceJobs(base: RoleBase, state: ReturnType<typeof createJobState>, workerId: string) {
+  const { opts, tuning } = base;
+  return installSpace({
+    chat: opts.chat,
+    config: opts.config,
+    logger: opts.logger,
+    state,
+    workerId,
+    readFileBuffer: opts.readFileBuffer ?? ((p) => readFile(p)),
+    sleep: (ms) => abortableSleep(ms),
+    ...pick(tuning, ['progressIntervalMs']),
+    ...(tuning.space ? { overrides: tuning.space } : {}),
+  });
 }

@@ -107,37 +107,64 @@ interface Tally {
 
 /** The breakdown of every entry given, largest first (by bytes, then by name for ties). */
 export function breakDownSpace(entries: Iterable<SpaceEntry>, opts: SpaceOptions = {}): SpaceBreakdown {
+  const tally = createSpaceTally(opts);
+  for (const { key, bytes } of entries) tally.add(key, bytes);
+  return tally.breakdown();
+}
+
+/** A breakdown built one entry at a time (a live scan sees its keys page by page), never holding them. */
+export interface SpaceTally {
+  add(key: string, bytes: number): void;
+  /** Keys per resource so far, without namespaces or the largest (a keys-only count). */
+  keysByResource(): Map<string, { prefix: string; keys: number }>;
+  breakdown(): SpaceBreakdown;
+}
+
+export function createSpaceTally(opts: SpaceOptions = {}): SpaceTally {
   const prefixes = opts.prefixes ?? DEFAULT_KEY_PREFIXES;
   const tallies = new Map<string, Tally>();
   const largest = new TopN<LargestObject>(opts.largest ?? 20);
   let totalKeys = 0;
   let totalBytes = 0;
-  for (const { key, bytes } of entries) {
-    const place = placeKey(key, prefixes);
-    const tally = tallies.get(place.resource) ?? {
-      prefix: place.prefix,
-      keys: 0,
-      bytes: 0,
-      namespaces: new Map(),
-    };
-    tallies.set(place.resource, tally);
-    tally.keys++;
-    tally.bytes += bytes;
-    if (place.namespace !== undefined) {
-      const ns = tally.namespaces.get(place.namespace) ?? { keys: 0, bytes: 0 };
-      tally.namespaces.set(place.namespace, { keys: ns.keys + 1, bytes: ns.bytes + bytes });
-    }
-    largest.offer(bytes, { key, bytes, resource: place.resource });
-    totalKeys++;
-    totalBytes += bytes;
-  }
+  return {
+    add(key, bytes) {
+      const place = placeKey(key, prefixes);
+      const tally = tallies.get(place.resource) ?? {
+        prefix: place.prefix,
+        keys: 0,
+        bytes: 0,
+        namespaces: new Map(),
+      };
+      tallies.set(place.resource, tally);
+      tally.keys++;
+      tally.bytes += bytes;
+      if (place.namespace !== undefined) {
+        const ns = tally.namespaces.get(place.namespace) ?? { keys: 0, bytes: 0 };
+        tally.namespaces.set(place.namespace, { keys: ns.keys + 1, bytes: ns.bytes + bytes });
+      }
+      largest.offer(bytes, { key, bytes, resource: place.resource });
+      totalKeys++;
+      totalBytes += bytes;
+    },
+    keysByResource: () => new Map([...tallies].map(([r, t]) => [r, { prefix: t.prefix, keys: t.keys }])),
+    breakdown: () => rank(tallies, totalKeys, totalBytes, largest.sorted(), opts),
+  };
+}
+
+function rank(
+  tallies: Map<string, Tally>,
+  totalKeys: number,
+  totalBytes: number,
+  largest: LargestObject[],
+  opts: SpaceOptions,
+): SpaceBreakdown {
   const ranked = [...tallies.entries()].sort(byBytesThenName);
   const byResource = ranked.map(([resource, t]) => ({
     resource,
     prefix: t.prefix,
     keys: t.keys,
     bytes: t.bytes,
-    share: totalBytes === 0 ? 0 : Number((t.bytes / totalBytes).toFixed(4)),
+    share: shareOf(t.bytes, totalBytes),
   }));
   const byNamespace = ranked.slice(0, opts.topResources ?? 10).flatMap(([resource, t]) =>
     [...t.namespaces.entries()]
@@ -145,7 +172,12 @@ export function breakDownSpace(entries: Iterable<SpaceEntry>, opts: SpaceOptions
       .slice(0, opts.namespacesPerResource ?? 10)
       .map(([namespace, n]) => ({ resource, namespace, keys: n.keys, bytes: n.bytes })),
   );
-  return { totalKeys, totalBytes, byResource, byNamespace, largest: largest.sorted() };
+  return { totalKeys, totalBytes, byResource, byNamespace, largest };
+}
+
+/** `part` of `whole`, 0..1 to four places (0 of nothing). */
+export function shareOf(part: number, whole: number): number {
+  return whole === 0 ? 0 : Number((part / whole).toFixed(4));
 }
 
 function byBytesThenName(a: [string, { bytes: number }], b: [string, { bytes: number }]): number {

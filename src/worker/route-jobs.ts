@@ -7,6 +7,7 @@ import type {
   DigestPartJob,
   MaintenanceJob,
   RemediateJob,
+  SpaceJob,
   WatchJob,
 } from '../queue/job-schemas.js';
 
@@ -24,6 +25,13 @@ export interface ExtraJobHandlers {
   maintenance?: (job: MaintenanceJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
   /** A watched cluster's scheduled check (src/watch/). */
   watch?: (job: WatchJob, info: { jobId: string; attempt: number }) => Promise<unknown>;
+  /** What fills a cluster's etcd (src/space/install.ts), and its answer when it failed for good. */
+  space?:
+    | {
+        run(job: SpaceJob, info: { jobId: string; attempt: number; signal: AbortSignal }): Promise<unknown>;
+        failed(jobId: string, job: SpaceJob, reason: string): Promise<void>;
+      }
+    | undefined;
   /** Offline analysis of shared files (src/offline/install.ts), and its answer when it failed for good. */
   analyze?:
     | {
@@ -44,11 +52,13 @@ export function routeJobs(base: JobHandlers, extra: ExtraJobHandlers): JobHandle
       if (data.kind === 'watch' && extra.watch) return extra.watch(data, info);
       if (data.kind === 'maintenance' && extra.maintenance) return extra.maintenance(data, info);
       if (data.kind === 'analyze' && extra.analyze) return extra.analyze.run(data, info);
+      if (data.kind === 'space' && extra.space) return extra.space.run(data, info);
       return base.run(data, info);
     },
-    failed: (jobId, data, reason, how) =>
-      data?.kind === 'analyze' && extra.analyze
-        ? extra.analyze.failed(jobId, data, reason, how)
-        : base.failed(jobId, data, reason, how),
+    failed: (jobId, data, reason, how) => {
+      if (data?.kind === 'analyze' && extra.analyze) return extra.analyze.failed(jobId, data, reason, how);
+      if (data?.kind === 'space' && extra.space) return extra.space.failed(jobId, data, reason);
+      return base.failed(jobId, data, reason, how);
+    },
   };
 }

@@ -99,6 +99,7 @@ describe('serve with PORT and MCP_TOKEN', () => {
       'etcd_health',
       'etcd_diagnose',
       'etcd_status',
+      'etcd_space',
       'etcd_audit_trail',
     ]);
     await lab.kill('etcd-2');

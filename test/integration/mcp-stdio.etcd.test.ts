@@ -23,6 +23,7 @@ const TOOLS = [
   'etcd_health',
   'etcd_diagnose',
   'etcd_status',
+  'etcd_space',
   'etcd_audit_trail',
   // Over stdio etcd_analyze is always there (mcp.analyzeRoots bounds it when set).
   'etcd_analyze',

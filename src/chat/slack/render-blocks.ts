@@ -143,7 +143,14 @@ function findingsBlocks(
 ): Block[] {
   const forFinding = (i: number) => elements.filter((e) => e.button.finding === i).map((e) => e.element);
   const root = report.findings[0];
-  if (!root) return [section(':white_check_mark: No problems found.')];
+  if (!root)
+    return [
+      section(
+        report.verdict
+          ? `${report.status === 'healthy' ? ':white_check_mark:' : ':grey_question:'} ${escapeMrkdwn(report.verdict)}`
+          : ':white_check_mark: No problems found.',
+      ),
+    ];
   const blocks: Block[] = [];
   report.findings.forEach((f, i) => {
     // What limits our own view is never a root cause of the cluster's state.
@@ -152,7 +159,13 @@ function findingsBlocks(
       return;
     }
     if (i === 0)
-      blocks.push(...findingBlocks(f, root.causedBy ? 'Most likely' : 'Root cause', forFinding(0)));
+      blocks.push(
+        ...findingBlocks(
+          f,
+          f.cause === 'unexplained-errors' ? 'Not explained' : root.causedBy ? 'Most likely' : 'Root cause',
+          forFinding(0),
+        ),
+      );
     else if (i === 1 && f.causedBy) blocks.push({ type: 'divider' }, section('*Symptoms it explains*'));
     if (i === 0) return;
     const label = f.causedBy ? `Symptom of \`${f.causedBy}\`` : 'Also found';

@@ -72,6 +72,10 @@ export const dbFragmentationRule: Rule = {
           action: 'defragment',
         },
         { text: 'Take a snapshot first: etcdctl snapshot save (etcd maintenance guide "Snapshot backup")' },
+        {
+          text: 'Find what fills the pages that stay in use: keys and bytes per Kubernetes resource, the largest objects, the writes per second (`etcd-doctor space <cluster>`)',
+          action: 'space',
+        },
       ],
       unknowns: fragmented.some((r) => !r.quotaKnown)
         ? ["quota not read from /metrics or the pod spec; judged against etcd's default of 2 GiB"]

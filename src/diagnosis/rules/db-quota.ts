@@ -2,7 +2,15 @@ import { formatBytes, formatList, formatPercent } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
 import { alarmText } from '../support/members.js';
-import { judgedQuota, quotaUnknownWhy, spaceOf, spaceWords } from '../support/space.js';
+import {
+  FULL_OF_DATA,
+  historyCompacted,
+  judgedQuota,
+  makeRoomStep,
+  quotaUnknownWhy,
+  spaceOf,
+  spaceWords,
+} from '../support/space.js';
 
 /** CEOP etcdDatabaseQuotaLowSpace: > 65 % info, > 75 % warning, > 85 % critical (MIXIN: > 95 %). */
 export const QUOTA_INFO = 0.65;
@@ -39,19 +47,30 @@ export const dbQuotaRule: Rule = {
     const severity: Severity =
       nospace.length > 0 || ratio > QUOTA_CRITICAL ? 'critical' : ratio > QUOTA_WARNING ? 'warning' : 'info';
     const full = usage.filter((u) => u.db / u.judged > QUOTA_INFO).map((u) => u.name);
+    // Live data at the quota, the history compacted: a compaction and a defragmentation would free ~0.
+    const fullOfData = nospace.length
+      ? usage.filter((u) => u.quota !== undefined && u.inUse >= FULL_OF_DATA * u.quota && historyCompacted(u))
+      : [];
     const finding: Finding = {
       cause: 'db-quota',
       severity,
       members: full.length ? full : usage.map((u) => u.name),
       nodes: [],
       summary: nospace.length
-        ? `The NOSPACE alarm is active: ${reachedWords(usage)} and etcd refuses every write until it is compacted, defragmented and disarmed`
+        ? `The NOSPACE alarm is active: ${reachedWords(usage)} and etcd refuses every write until ${fullOfData.length ? 'it has room again (the data in use fills the quota) and the alarm is disarmed' : 'it is compacted, defragmented and disarmed'}`
         : `The database uses ${formatPercent(ratio)} of its ${formatBytes(worst?.judged)} quota on ${formatList(full)}`,
       evidence: [
         ...(nospace.length ? [`alarm list: ${nospace.map((a) => alarmText(evidence, a)).join(', ')}`] : []),
         ...usage.map((u) => `${u.name}: ${spaceWords(u, u.why)}`),
       ],
       steps: [
+        ...fullOfData
+          .slice(0, 1)
+          .map((u) =>
+            makeRoomStep(
+              `${formatBytes(u.inUse)} of ${u.name}'s ${formatBytes(u.db)} database is in use against its ${formatBytes(u.quota)} quota, and its history is compacted (${u.compactable} old key version${u.compactable === 1 ? '' : 's'})`,
+            ),
+          ),
         ...(nospace.length
           ? [
               {
@@ -66,7 +85,8 @@ export const dbQuotaRule: Rule = {
               },
             ]),
         {
-          text: "Find what grows: `etcdctl get / --prefix --keys-only | cut -d/ -f3 | sort | uniq -c | sort -n` on a snapshot, or the apiserver's apiserver_storage_objects metric",
+          text: 'Find what fills it: keys and bytes per Kubernetes resource and namespace, the largest objects and the writes per second, read from a follower (`etcd-doctor space <cluster>`; offline, `etcd-doctor analyze snapshot.db`)',
+          action: 'space' as const,
         },
         {
           text: 'If the data really needs more room: raise --quota-backend-bytes (8 GiB at most, etcd FAQ) with a rolling restart, one member at a time',

@@ -39,7 +39,7 @@ export const leaderChurnLogsRule: Rule = {
     );
     // A change is an election seen (`elected leader`, less one per start), a leader lost (`lost
     // leader`), or a candidacy at a higher term than the last (`became candidate at term N`): a
-    // member cut off from its peers campaigns at rising terms and never sees a leader (issue 25).
+    // member cut off from its peers campaigns at rising terms and never sees a leader.
     const lost = new Map(
       etcdSignalByMember(evidence, (s) => s.signals.leaderLost).map((s) => [s.member, s.count]),
     );

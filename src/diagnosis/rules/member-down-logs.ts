@@ -5,7 +5,7 @@ import type { Rule } from '../rule.js';
 import { memberNameById } from '../support/members.js';
 import { failureTolerance, quorumOf } from '../support/quorum.js';
 import { kubernetesOf, memberOfScan, scansOf, unique } from '../support/kubernetes.js';
-import { earliest, formatSpan, latest } from '../support/logs.js';
+import { earliest, formatSpan, latest, peerWitnesses } from '../support/logs.js';
 
 /** A killed member's last line and its peers' first failure to reach it lie this close (inference: the lab saw < 1 s). */
 export const LOG_END_GRACE_MS = 5000;
@@ -19,6 +19,8 @@ export interface LoggedDown {
   /** Its own log's last line, when its log is in the collection. */
   ownLastLineAt: string | undefined;
   lastError: string | undefined;
+  /** The peer address the refused or failed dials went to (`127.0.0.2:2380`). */
+  address: string | undefined;
   refused: boolean;
 }
 
@@ -31,7 +33,7 @@ export interface LoggedDown {
 export function membersDownInLogs(evidence: Evidence): LoggedDown[] {
   const scans = scansOf(kubernetesOf(evidence), 'etcd');
   const byPeer = new Map<string, LoggedDown>();
-  for (const scan of scans) {
+  for (const scan of peerWitnesses(scans)) {
     const reporter = memberOfScan(evidence, scan);
     for (const p of scan.signals.peerUnreachable) {
       if (p.lastActiveAt && (!p.lastSeenAt || p.lastActiveAt >= p.lastSeenAt)) continue;
@@ -44,6 +46,7 @@ export function membersDownInLogs(evidence: Evidence): LoggedDown[] {
         lastFailureAt: latest(seen?.lastFailureAt, p.lastSeenAt),
         ownLastLineAt: undefined,
         lastError: p.lastError ?? seen?.lastError,
+        address: p.address ?? seen?.address,
         refused: (seen?.refused ?? false) || /connection refused/.test(p.lastError ?? ''),
       });
     }
@@ -71,7 +74,7 @@ export const memberDownLogsRule: Rule = {
   rank: 10,
   evaluate(evidence) {
     const down = membersDownInLogs(evidence);
-    const size = clusterSizeInLogs(evidence);
+    const size = clusterSizeInLogs(evidence, down);
     const explain = [
       `${down.length} members lost by their peers and not back by the end of the logs (of ${size} seen)`,
     ];
@@ -79,24 +82,28 @@ export const memberDownLogsRule: Rule = {
     const names = down.map((d) => d.member);
     const up = size - down.length;
     const tolerance = failureTolerance(size, up);
-    const severity: Severity = tolerance <= 0 ? 'critical' : 'warning';
+    // Without a member list the logs show only the members that wrote them: no quorum to count.
+    const listed = evidence.memberList.ok;
+    const severity: Severity = listed && tolerance <= 0 ? 'critical' : 'warning';
     const finding: Finding = {
       cause: 'member-down',
       severity,
       members: names,
       nodes: [],
-      summary: `${formatList(names)} ${names.length === 1 ? 'is' : 'are'} down (etcd logs): ${down.map(describe).join('; ')}`,
+      summary: `${formatList(names)} ${names.length === 1 ? 'is' : 'are'} ${down.every(onlyRefused) ? 'down, or no longer at that address' : 'down'} (etcd logs): ${down.map(describe).join('; ')}`,
       evidence: [
         ...down.map(
           (d) =>
-            `${formatList(d.reporters)} lost ${d.member} ${formatSpan(d.firstFailureAt, d.lastFailureAt)}${d.lastError ? ` (${d.lastError})` : ''} and did not log it active again`,
+            `${formatList(d.reporters)} lost ${d.member}${withSpace(formatSpan(d.firstFailureAt, d.lastFailureAt))}${d.lastError ? ` (${d.lastError})` : ''} and did not log it active again`,
         ),
         ...down.flatMap((d) => (d.ownLastLineAt ? [`${d.member}'s own log ends at ${d.ownLastLineAt}`] : [])),
-        `quorum ${quorumOf(size)} of ${size} members seen in the logs; failure tolerance left: ${tolerance}`,
+        listed
+          ? `quorum ${quorumOf(size)} of ${size} members in the member list; failure tolerance left: ${tolerance}`
+          : `cluster size not in the collection (no member list): ${size} members seen in the logs, so no quorum is counted`,
       ],
       steps: [
         {
-          text: `Check the etcd process and node of ${formatList(names)} (journalctl -u etcd, crictl ps -a, kubectl -n kube-system logs etcd-<node> --previous)`,
+          text: `Check the etcd process and node of ${formatList(names)} (journalctl -u etcd, crictl ps -a, kubectl -n kube-system logs etcd-<node> --previous)${down.some(onlyRefused) ? ', and that its peer URL in `etcdctl member list` is still its address: a container or VM that came back on another IP leaves its old address refusing connections (`etcdctl member update <id> --peer-urls=<new url>`)' : ''}`,
         },
         {
           text: 'If the member is lost for good: remove it first, then add the replacement (etcd FAQ, runtime-configuration "Replace a failed machine")',
@@ -110,15 +117,25 @@ export const memberDownLogsRule: Rule = {
   },
 };
 
+/**
+ * Known only from refused dials, with no log of its own: the process is gone, or its address now
+ * belongs to another host (containers and VMs change IPs); one log cannot tell which.
+ */
+function onlyRefused(d: LoggedDown): boolean {
+  return d.refused && !d.ownLastLineAt;
+}
+
+const withSpace = (text: string) => (text ? ` ${text}` : '');
+
 function describe(d: LoggedDown): string {
   const own = d.ownLastLineAt ? `its log ends at ${d.ownLastLineAt.slice(11, 19)} and ` : '';
-  const refused = d.refused && !d.ownLastLineAt ? ', connections refused' : '';
+  const refused = onlyRefused(d) ? `, connections${d.address ? ` to ${d.address}` : ''} refused` : '';
   return `${own}${formatList(d.reporters)} lost it${refused}`;
 }
 
-/** Voters in the member list (from etcd_info or the logs' `added member` lines), else the members seen. */
-function clusterSizeInLogs(evidence: Evidence): number {
+/** Voters in the member list (from etcd_info or the logs' `added member` lines), else the members seen or lost. */
+function clusterSizeInLogs(evidence: Evidence, down: LoggedDown[]): number {
   const listed = evidence.memberList.ok ? evidence.memberList.data.filter((m) => !m.isLearner).length : 0;
-  const seen = unique(scansOf(kubernetesOf(evidence), 'etcd').map((s) => memberOfScan(evidence, s))).length;
-  return Math.max(listed, seen);
+  const seen = scansOf(kubernetesOf(evidence), 'etcd').map((s) => memberOfScan(evidence, s));
+  return Math.max(listed, unique([...seen, ...down.map((d) => d.member)]).length);
 }

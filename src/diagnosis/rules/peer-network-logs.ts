@@ -4,6 +4,7 @@ import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { answered, memberNameById } from '../support/members.js';
 import { membersDownInLogs } from './member-down-logs.js';
+import { peerWitnesses } from '../support/logs.js';
 import {
   dataOf,
   formatAge,
@@ -28,7 +29,7 @@ export interface PeerFailureReport {
 
 /** Every `could not connect` / `prober detected unhealthy status` / `peer became inactive` line, per reporter and peer. */
 export function peerFailureReports(evidence: Evidence): PeerFailureReport[] {
-  return scansOf(kubernetesOf(evidence), 'etcd').flatMap((scan) =>
+  return peerWitnesses(scansOf(kubernetesOf(evidence), 'etcd')).flatMap((scan) =>
     scan.signals.peerUnreachable.map((p) => ({
       reporter: memberOfScan(evidence, scan),
       peer: nameOfPeer(evidence, p.peerId, p.address),

@@ -8,7 +8,7 @@ import { earliest, formatSpan, latest } from '../support/logs.js';
 const QUOTED = 3;
 
 /**
- * Nothing unexplained is hidden (issue 25): error-level etcd lines that no other signal counted
+ * Nothing unexplained is hidden: error-level etcd lines that no other signal counted
  * (scan-logs.ts `unexplainedErrors`) become an info finding that quotes the top messages with
  * their counts and times, so a report never says "nothing points at a problem" while etcd logged
  * errors. It names no cause of its own and explains nothing.

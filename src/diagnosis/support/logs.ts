@@ -77,3 +77,12 @@ export function spanSeconds(first: string | undefined, last: string | undefined)
   const s = (Date.parse(last) - Date.parse(first)) / 1000;
   return Number.isFinite(s) ? s : undefined;
 }
+
+/**
+ * The etcd logs whose view of their peers counts: not those of a member that logged its own
+ * removal (`the member has been permanently removed from the cluster`), which stops itself and
+ * cancels every dial: it lost its peers, they did not go (cluster-mismatch says why).
+ */
+export function peerWitnesses(scans: ContainerLogScan[]): ContainerLogScan[] {
+  return scans.filter((s) => (s.signals.memberRemoved?.count ?? 0) === 0);
+}

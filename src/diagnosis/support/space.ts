@@ -1,5 +1,6 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
 import { formatBytes, formatPercent } from '../../report/format.js';
+import type { RemediationStep } from '../finding.js';
 import { dataOf, kubernetesOf } from './kubernetes.js';
 
 /** etcdserver/quota.go DefaultQuotaBytes: 2 GiB when --quota-backend-bytes is not set. */
@@ -18,17 +19,46 @@ export interface MemberSpace {
   inUse: number;
   /** Undefined when neither /metrics nor the pod spec said. */
   quota: number | undefined;
+  /** Old key versions a compaction could remove (compactableVersions), when /metrics said. */
+  compactable?: number;
+  /** Live keys (etcd_debugging_mvcc_keys_total), when /metrics said. */
+  keys?: number;
 }
 
 export function spaceOf(evidence: Evidence, m: MemberEvidence): MemberSpace | undefined {
   if (!m.status.ok) return undefined;
   const fromMetrics = m.metrics.ok ? m.metrics.data.gauges.quotaBackendBytes : undefined;
+  const compactable = compactableVersions(m);
+  const keys = m.metrics.ok ? m.metrics.data.gauges.keysTotal : undefined;
   return {
     name: m.target.name,
     db: m.status.data.dbSizeBytes,
     inUse: m.status.data.dbSizeInUseBytes,
     quota: fromMetrics ?? podSpecQuota(evidence, m.target.name),
+    ...(compactable !== undefined ? { compactable } : {}),
+    ...(keys !== undefined ? { keys } : {}),
   };
+}
+
+/**
+ * Old key versions a compaction could remove, estimated from mvcc's gauges: each revision since
+ * the last compaction wrote at most one old version worth keeping apart, and every revision that
+ * is not a live key's is old (`current - compact`, `current - keys`, the smaller). Undefined
+ * without the gauges (etcd 3.3, or no /metrics).
+ */
+export function compactableVersions(m: MemberEvidence): number | undefined {
+  if (!m.metrics.ok) return undefined;
+  const { keysTotal, currentRevision, compactRevision } = m.metrics.data.gauges;
+  if (keysTotal === undefined || currentRevision === undefined || compactRevision === undefined)
+    return undefined;
+  // etcd reports -1 until the first compaction.
+  const since = currentRevision - Math.max(compactRevision, 0);
+  return Math.max(0, Math.min(since, currentRevision - keysTotal));
+}
+
+/** What a compaction could remove is a tenth of the live keys or less (or a handful): it frees ~0. */
+export function historyCompacted(s: MemberSpace): boolean {
+  return s.compactable !== undefined && s.keys !== undefined && s.compactable <= Math.max(10, s.keys / 10);
 }
 
 /** The quota to judge against: the member's own, or etcd's default when it is not known. */
@@ -54,4 +84,23 @@ export function quotaUnknownWhy(m: MemberEvidence): string {
 function podSpecQuota(evidence: Evidence, member: string): number | undefined {
   const specs = dataOf(kubernetesOf(evidence)?.etcdPods);
   return specs?.find((s) => s.memberName === member)?.quotaBackendBytes;
+}
+
+/**
+ * In use at this share of the quota or more, with the history compacted (historyCompacted), a
+ * defragmentation leaves the database at least that
+ * full: past the critical line (CEOP etcdDatabaseQuotaLowSpace: > 85 % critical, as db-quota.ts),
+ * and NOSPACE comes back soon after the alarm is disarmed. Only more room or less data helps then
+ * (etcd maintenance guide "Space quota").
+ */
+export const FULL_OF_DATA = 0.85;
+
+/**
+ * The step that leads when the data itself fills the quota (`2.1 GB in use of quota 2.1 GB`):
+ * raise the quota or remove what fills it; compacting and defragmenting come after.
+ */
+export function makeRoomStep(what: string): RemediationStep {
+  return {
+    text: `Make room first: ${what}, so compacting and defragmenting cannot free enough. Raise --quota-backend-bytes (8 GiB at most, etcd FAQ) with a rolling restart, one member at a time, or remove what fills it (\`etcd-doctor space <cluster>\` names it)`,
+  };
 }

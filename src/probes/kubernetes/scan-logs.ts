@@ -73,19 +73,42 @@ export interface LogSignals {
   clusterIdMismatch: CountStat & {
     /** The peers (member ids) of the other cluster, where the line names them (zap `remote-peer-*`, capnslog `peer[<id>]`). */
     peers: string[];
+    /** The cluster ID of the member that logged it (zap `local-member-cluster-id`, capnslog `want <id>` / `local=<id>`). */
+    localCluster?: string;
   };
-  /** A removed member still running: `the member has been permanently removed from the cluster`, `rejected stream … removed`. */
+  /** A removed member still running, in its own log: `the member has been permanently removed from the cluster`. */
   memberRemoved: CountStat;
-  /** etcdmain `member <id> has already been bootstrapped`: started with `new` on a used data dir. */
+  /**
+   * A member refusing a removed peer's stream (3.0–3.4 capnslog `rejected the stream from peer <id>
+   * since it was removed`, zap `rejected stream from remote peer because it was removed`): the
+   * removed member is the peer named, not the member that logs it.
+   */
+  removedPeerRejected: CountStat & { peers: string[] };
+  /** `member <id> has already been bootstrapped`: started `new` on an empty data dir while the peers know it. */
   alreadyBootstrapped: CountStat;
   /**
    * TLS refused between members: `rejected connection from "<ip:port>" (error "tls: …")` (embed),
    * and peer dials failing on x509 (unknown authority, expired, a name or IP not in the SAN).
    * `reasons` keeps the distinct errors (at most 5).
    */
-  tlsRejected: CountStat & { reasons: string[] };
+  tlsRejected: CountStat & {
+    reasons: string[];
+    /** The peer IPs whose connections this member refused (`remote-addr`), at most 9. */
+    from: string[];
+    /** Lines where this member's own certificate was refused (`remote error: tls: bad certificate`). */
+    ownRefused: number;
+    /** Peers (member ids) whose certificate this member's dials refused (x509 on a peer dial or probe), at most 9. */
+    peers?: string[];
+  };
   /** raft `became candidate at term N` / `became pre-candidate`: each at a higher term than the last is an election tried. */
   candidacies: CountStat & { risingTerms: number; maxTerm: number };
+  /**
+   * zap `defragmented` (3.4) / `finished defragmenting directory` (3.5, 3.6): the sizes after the
+   * last defragmentation, and what it freed (`current-db-size-bytes-diff`, negative when it freed).
+   */
+  defragmented: CountStat & { freedBytes?: number; sizeBytes?: number; inUseBytes?: number };
+  /** zap `enabled backend quota` (with default value): the quota the member started with. */
+  quota: CountStat & { bytes?: number };
   /**
    * Error-level lines (zap `error`/`fatal`/`panic`, capnslog `E`/`C`) that no other signal counted,
    * by message with digits and ids folded (`failed to dial <id> on stream <n>`), at most 20 kept.
@@ -137,9 +160,12 @@ export function emptySignals(): LogSignals {
     restartingMember: count(),
     clusterIdMismatch: { ...count(), peers: [] },
     memberRemoved: count(),
+    removedPeerRejected: { ...count(), peers: [] },
     alreadyBootstrapped: count(),
-    tlsRejected: { ...count(), reasons: [] },
+    tlsRejected: { ...count(), reasons: [], from: [], ownRefused: 0 },
     candidacies: { ...count(), risingTerms: 0, maxTerm: 0 },
+    defragmented: count(),
+    quota: count(),
     unexplainedErrors: [],
     compactions: { ...count(), lastRevision: undefined },
   };
@@ -161,7 +187,8 @@ export function scanLine(line: string, signals: LogSignals): void {
   const touched: Seen[] = [];
   if (zap) scanZap(zap, line, signals, touched);
   scanText(line, signals, touched, zap);
-  if (touched.length === 0 && isErrorLine(line, zap)) touched.push(addUnexplained(signals, line, zap));
+  if (touched.length === 0 && isErrorLine(line, zap) && !PEER_DEACTIVATED.test(line))
+    touched.push(addUnexplained(signals, line, zap));
   // Only a line that matched needs its time: stamp the stats it just counted.
   const at = touched.length > 0 ? lineTimestamp(line, zap) : undefined;
   if (!at) return;
@@ -212,21 +239,26 @@ const LEADER_CHANGED = /etcdserver: leader changed/;
 const LEADERELECTION_LOST = /leaderelection lost/i;
 const RENEW_FAILED = /failed to renew lease(?: ([^\s:]+):|"[^\n]*?\block="([^"]+)")/i;
 // `alarm raised` (NOSPACE; capnslog `alarm NOSPACE raised by peer <id>`) is logged by every member
-// as the alarm applies (ETCD34 apply.go), and
-// `etcdserver: no space` by each refused apply; the quota message only where an apply hit it.
+// as the alarm applies (ETCD34/35 apply.go; 3.6 logs none, but `serving /health false due to an
+// alarm` with `alarm:NOSPACE` on every /health), and `etcdserver: no space` by each refused apply;
+// the quota message only where an apply hit it.
 const DB_SPACE =
-  /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer/;
+  /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer|due to an alarm\W{1,20}[^"]*alarm:NOSPACE/;
 const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
 const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
 // rafthttp (ETCD34/35 http.go, stream.go): both the receiving and the sending side's message.
 const CLUSTER_MISMATCH = /cluster ID mismatch/;
-// etcdserver ErrMemberRemoved (`the member has been permanently removed from the cluster`) and
-// rafthttp's refusal of a removed peer's stream (3.4 `rejected the stream from peer … since it was removed`, 3.5 zap).
-const MEMBER_REMOVED = /permanently removed from the cluster|since it was removed|because it was removed/;
+// etcdserver ErrMemberRemoved (`the member has been permanently removed from the cluster`), which
+// the removed member logs (3.5 zap `server error` with it as the error); and rafthttp's refusal of
+// a removed peer's stream, which the other members log (ETCD33/34 http.go, 3.5 zap).
+const MEMBER_REMOVED = /permanently removed from the cluster/;
+const REMOVED_PEER =
+  /rejected the stream from peer ([0-9a-f]+) since it was removed|rejected stream from remote peer because it was removed/;
+const REMOVED_PEER_ZAP = /"remote-peer-id-from":"([0-9a-f]+)"/;
 const BOOTSTRAPPED = /member [0-9a-f]+ has already been bootstrapped/;
 // embed/config_logging.go: `rejected connection from "<addr>" (error "<tls error>", ServerName …)`,
 // zap `"msg":"rejected connection"` with an `error` field; and x509 failures of a peer dial.
-const REJECTED_TLS = /rejected connection from "[^"]*" \(error "((?:[^"\\]|\\.)*)"/;
+const REJECTED_TLS = /rejected connection from "([^"]*)" \(error "((?:[^"\\]|\\.)*)"/;
 // A peer dial or probe failing on the certificate (capnslog plain text; zap has it in `error`).
 const PEER_X509 =
   /(x509: (?:certificate signed by unknown authority|certificate has expired or is not yet valid[^"(]*|certificate is valid for [^"(]*)|remote error: tls: bad certificate|tls: [^(]*does not match any of [^(]*)/;
@@ -235,8 +267,10 @@ const CANDIDATE = /[0-9a-f]+ became (?:pre-)?candidate at term (\d+)/;
 const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit index \d+/;
 // etcd 3.0–3.3 etcdserver/cluster_util.go: `failed to reach the peerURL(<url>) of member <id> (<error>)`.
 const FAILED_REACH = /failed to reach the peerURL\(([^)]+)\) of member ([0-9a-f]+) \((.*)\)$/;
-const INACTIVE = /rafthttp: peer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
-const ACTIVE = /rafthttp: peer ([0-9a-f]+) became active/;
+// capnslog `rafthttp: peer <id> became inactive (message send to peer failed)`; under journald
+// (etcd 3.0–3.4 as a systemd unit) the `rafthttp: ` package prefix is not in the message.
+const INACTIVE = /\bpeer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
+const ACTIVE = /\bpeer ([0-9a-f]+) became active/;
 // mvcc/kvstore_compaction.go (3.0–3.4 capnslog); zap has `compact-revision` (scanZap).
 const COMPACTED = /finished scheduled compaction at (\d+) \(took/;
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
@@ -277,10 +311,15 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   }
   for (const [pattern, key] of COUNTED) if (pattern.test(line)) touched.push(addCount(s, key, line));
   if (CLUSTER_MISMATCH.test(line)) touched.push(addMismatch(s, line));
+  const removedPeer = REMOVED_PEER.exec(line);
+  if (removedPeer) touched.push(addRemovedPeer(s, removedPeer[1] ?? REMOVED_PEER_ZAP.exec(line)?.[1], line));
   // zap lines carry the error in a field (scanZap); only plain text is matched here.
-  const rejected = zap ? undefined : REJECTED_TLS.exec(line)?.[1]?.replace(/\\(.)/g, '$1');
+  const rejectedLine = zap ? undefined : REJECTED_TLS.exec(line);
+  const rejected = rejectedLine?.[2]?.replace(/\\(.)/g, '$1');
   const tls = zap ? undefined : rejected && TLS_ERROR.test(rejected) ? rejected : PEER_X509.exec(line)?.[1];
-  if (tls) touched.push(addTls(s, tls.trim(), line));
+  const dialed = rejected ? undefined : TEXT_PEER.exec(line)?.[1];
+  if (tls && !NOT_A_PEER.test(tls))
+    touched.push(addTls(s, tls.trim(), line, rejected ? rejectedLine?.[1] : undefined, dialed));
   const term = CANDIDATE.exec(line)?.[1];
   if (term) touched.push(addCandidacy(s, Number(term), line));
   const compacted = COMPACTED.exec(line)?.[1];
@@ -294,7 +333,13 @@ function addCompaction(s: LogSignals, revision: number, line: string): Seen {
   return stat;
 }
 
-const MISMATCH_PEER = /"remote-peer-(?:server-name|id)":"([0-9a-f]+)"|peer\[([0-9a-f]+)\]/;
+// capnslog `health check for peer <id> could not connect: x509: …`, `failed to dial <id> on stream …`.
+const TEXT_PEER = /\b(?:peer|dial) ([0-9a-f]{6,16})\b/;
+// The remote's certificate failed our verification (not our own refused: `remote error: tls: …`).
+const REMOTE_CERT_BAD = /x509: |does not match any of/;
+
+const MISMATCH_PEER = /"remote-peer-(?:server-name|id)":"([0-9a-f]+)"|(?:peer|remote)\[([0-9a-f]+)\]/;
+const MISMATCH_LOCAL = /"local-member-cluster-id":"([0-9a-f]+)"|\bwant ([0-9a-f]+)\)|\blocal=([0-9a-f]+)\)/;
 
 function addMismatch(s: LogSignals, line: string): Seen {
   const stat = s.clusterIdMismatch;
@@ -302,12 +347,39 @@ function addMismatch(s: LogSignals, line: string): Seen {
   const m = MISMATCH_PEER.exec(line);
   const peer = m?.[1] ?? m?.[2];
   if (peer && stat.peers.length < 9 && !stat.peers.includes(peer)) stat.peers.push(peer);
+  const local = MISMATCH_LOCAL.exec(line);
+  const cid = local?.[1] ?? local?.[2] ?? local?.[3];
+  if (cid) stat.localCluster ??= cid;
   return stat;
 }
 
-function addTls(s: LogSignals, reason: string, line: string): Seen {
+function addRemovedPeer(s: LogSignals, peer: string | undefined, line: string): Seen {
+  const stat = s.removedPeerRejected;
+  addCount(s, 'removedPeerRejected', line);
+  if (peer && stat.peers.length < 9 && !stat.peers.includes(peer)) stat.peers.push(peer);
+  return stat;
+}
+
+/** `127.0.0.2:43211` or `[::1]:43211` -> the IP. */
+/**
+ * Refusals only a client causes: etcd 3.4/3.5 log `rejected connection` for the client and the peer
+ * endpoint alike, and a peer always presents a certificate and speaks TLS; a plain-HTTP health
+ * probe or a scraper without a client certificate on :2379 is no peer problem.
+ */
+const NOT_A_PEER = /first record does not look like a TLS handshake|client didn't provide a certificate/;
+
+const HOST_OF = /^\[?([^\]]*?)\]?:\d+$/;
+
+function addTls(s: LogSignals, reason: string, line: string, remoteAddr?: string, peerId?: string): Seen {
   const stat = s.tlsRejected;
   addCount(s, 'tlsRejected', line);
+  if (peerId && !remoteAddr && REMOTE_CERT_BAD.test(reason)) {
+    stat.peers ??= [];
+    if (stat.peers.length < 9 && !stat.peers.includes(peerId)) stat.peers.push(peerId);
+  }
+  const ip = remoteAddr ? HOST_OF.exec(remoteAddr)?.[1] : undefined;
+  if (ip && stat.from.length < 9 && !stat.from.includes(ip)) stat.from.push(ip);
+  if (/remote error: tls: bad certificate/.test(reason)) stat.ownRefused++;
   const short = reason.slice(0, 160);
   if (stat.reasons.length < 5 && !stat.reasons.includes(short)) stat.reasons.push(short);
   return stat;
@@ -323,6 +395,9 @@ function addCandidacy(s: LogSignals, term: number, line: string): Seen {
   return stat;
 }
 
+// capnslog rafthttp peer_status.go deactivate: `E | rafthttp: failed to read <id> on stream MsgApp v2
+// (unexpected EOF)`, always followed by `peer <id> became inactive`, which peerUnreachable counts.
+const PEER_DEACTIVATED = /\bfailed to \w+ [0-9a-f]+ on (?:stream|pipeline|snapshot)\b/;
 const CAPNSLOG_ERROR = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [EC] \| /;
 const KLOG_ERROR = /^[EF]\d{4} \d\d:\d\d:\d\d\.\d+ /;
 const ZAP_ERROR_LEVELS = new Set(['error', 'fatal', 'panic', 'dpanic']);
@@ -398,13 +473,53 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   else if (msg === 'peer became active') markPeerActive(s, str('peer-id') ?? '?', line);
   else if (msg === 'starting local member') touched.push(addCount(s, 'startingMember', line));
   else if (msg === 'restarting local member') touched.push(addCount(s, 'restartingMember', line));
+  else if (msg === 'defragmented' || msg === 'finished defragmenting directory')
+    touched.push(addDefrag(s, fields, line));
+  else if (msg.startsWith('enabled backend quota') || msg.startsWith('message exceeded backend quota'))
+    touched.push(addQuota(s, fields['quota-size-bytes'], line));
   else if (msg === 'finished scheduled compaction')
     touched.push(addCompaction(s, Number(fields['compact-revision']), line));
   // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
-  // embed's `rejected connection` (3.4/3.5 zap) and any peer line failing on a certificate.
+  // embed's `rejected connection` (3.4/3.5 zap, peer and client alike; 3.6 says `on peer
+  // endpoint`, and a client refused is no peer problem) and any peer line failing on a certificate.
   const error = str('error');
-  if (error && TLS_ERROR.test(error) && (msg === 'rejected connection' || PEER_X509.test(error)))
-    touched.push(addTls(s, error, line));
+  const peerRejection = msg === 'rejected connection' || msg === 'rejected connection on peer endpoint';
+  if (
+    error &&
+    TLS_ERROR.test(error) &&
+    !NOT_A_PEER.test(error) &&
+    (peerRejection || (msg !== 'rejected connection on client endpoint' && PEER_X509.test(error)))
+  )
+    touched.push(
+      addTls(
+        s,
+        error,
+        line,
+        peerRejection ? str('remote-addr') : undefined,
+        str('remote-peer-id') ?? str('peer-id'),
+      ),
+    );
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+function addDefrag(s: LogSignals, fields: Record<string, unknown>, line: string): Seen {
+  const stat = s.defragmented;
+  addCount(s, 'defragmented', line);
+  const diff = num(fields['current-db-size-bytes-diff']);
+  const size = num(fields['current-db-size-bytes']);
+  const inUse = num(fields['current-db-size-in-use-bytes']);
+  if (diff !== undefined) stat.freedBytes = Math.max(0, -diff);
+  if (size !== undefined) stat.sizeBytes = size;
+  if (inUse !== undefined) stat.inUseBytes = inUse;
+  return stat;
+}
+
+function addQuota(s: LogSignals, bytes: unknown, line: string): Seen {
+  addCount(s, 'quota', line);
+  const b = num(bytes);
+  if (b !== undefined && b > 0) s.quota.bytes = b;
+  return s.quota;
 }
 
 function addCount(s: LogSignals, key: CountKey, line: string): Seen {
@@ -439,7 +554,14 @@ function addClockDrift(s: LogSignals, peerId: string, driftText: string, line: s
   return stat;
 }
 
+/**
+ * A dial refused because the member that logs it was removed (`… (the member has been permanently
+ * removed from the cluster)`): its peers did not go; memberRemoved counts the line instead.
+ */
+const SELF_REMOVED = /permanently removed from the cluster/;
+
 function addPeerUnreachable(s: LogSignals, peerId: string, error: string | undefined, line: string): Seen {
+  if (error && SELF_REMOVED.test(error)) return addCount(s, 'memberRemoved', line);
   let stat = s.peerUnreachable.find((p) => p.peerId === peerId);
   if (!stat) {
     stat = { peerId, count: 0, lastError: undefined, address: undefined, example: '' };

@@ -9,6 +9,7 @@ import { replaceMember } from './replace-member.js';
 import { rerun } from './rerun.js';
 import { restartStaticPod } from './restart-static-pod.js';
 import { snooze } from './snooze.js';
+import { whatFillsIt } from './space.js';
 
 /** Every button's action. A Record over ActionId: a new id without an action does not compile. */
 export const actions: Record<ActionId, RegisteredAction> = {
@@ -21,4 +22,5 @@ export const actions: Record<ActionId, RegisteredAction> = {
   'promote-learner': promoteLearner,
   rerun,
   snooze,
+  space: whatFillsIt,
 };

@@ -253,7 +253,7 @@ describe('analyze snapshot.db on a real etcd snapshot', () => {
     expect(j.stderr).toMatch(/junk\.db is not an etcd snapshot: it has no bbolt meta page/);
   });
 
-  it('a snapshot with logs, or where only logs are read (Slack, MCP): refused in one line', async () => {
+  it('a snapshot with logs, or given to the log reader itself (analyzePaths): refused in one line', async () => {
     const both = await cliInProcess(['analyze', snap, join(dir, 'compacted.db')]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/are snapshots: analyze one snapshot at a time, on its own$/);

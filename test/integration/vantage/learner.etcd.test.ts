@@ -15,7 +15,7 @@ const MEMBERSHIP: string[] = ['member-down', 'quorum-lost', 'unreachable-from-he
 describe('a 3-voter cluster with a learner', () => {
   const t = useLabDoctor();
 
-  it('a healthy learner: shown as a learner, checked with a serializable read, no finding', async () => {
+  it('a healthy learner: shown as a learner, checked with a serializable read, only offered promotion', async () => {
     const learner = await t.lab.addLearner();
     expect(learner.name).toBe('etcd-4');
     let evidence: Evidence | undefined;
@@ -26,7 +26,16 @@ describe('a 3-voter cluster with a learner', () => {
     expect(evidence?.members.find((m) => m.target.name === 'etcd-1')?.health).not.toMatchObject({
       data: { serializable: true },
     });
-    expect(aboutTheCluster(health.findings)).toEqual([]);
+    // Caught up, so the only word about it is info: it may be promoted (a Promote button).
+    expect(aboutTheCluster(health.findings)).toEqual([
+      expect.objectContaining({
+        cause: 'learner-not-promoted',
+        severity: 'info',
+        members: ['etcd-4'],
+        steps: [expect.objectContaining({ action: 'promote-learner', args: { member: 'etcd-4' } })],
+      }),
+    ]);
+    expect(health.status).toBe('healthy');
     const row = health.members.find((m) => m.name === 'etcd-4');
     expect(row).toMatchObject({ isLearner: true, reachable: true, isLeader: false, error: null });
     expect(row?.tookMs).not.toBeNull();

@@ -29,6 +29,8 @@ export interface FillOptions {
   valueBytes: number;
   maxPuts: number;
   keyPrefix?: string;
+  /** Overwrite one key (`<prefix>0`) each time: the space fills with history, not live data. */
+  sameKey?: boolean;
 }
 
 export interface MemberStatus {
@@ -161,7 +163,11 @@ export async function fill(
     let transientErrors = 0;
     while (puts < opts.maxPuts) {
       try {
-        await client.put(`${prefix}${puts}`).value(value).options(deadline()).exec();
+        await client
+          .put(`${prefix}${opts.sameKey ? 0 : puts}`)
+          .value(value)
+          .options(deadline())
+          .exec();
         puts++;
         transientErrors = 0;
       } catch (err) {

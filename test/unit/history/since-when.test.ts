@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { MinuteSample } from '../../../src/history/minute-sample.js';
-import { findSinceWhen, STALE_HISTORY_MS, sinceWhen } from '../../../src/history/since-when.js';
+import { findLastSeen, findSinceWhen, STALE_HISTORY_MS, sinceWhen } from '../../../src/history/since-when.js';
+import { addSinceWhen } from '../../../src/history/since-when-report.js';
 
 const MIN = 60_000;
 
@@ -123,5 +124,60 @@ describe('since when for every cause the minute history measures', () => {
     );
     expect(sinceWhen(samples, 'slow-disk', 'etcd-2', now + STALE_HISTORY_MS + MIN)).toBeUndefined();
     expect(sinceWhen([], 'slow-disk', 'etcd-2', now)).toBeUndefined();
+  });
+});
+
+describe('last seen: a finding told as the past', () => {
+  const t0 = Date.parse('2024-05-02T02:00:00Z');
+  // Slow 02:08-02:13 (48 ms), fine since (3 ms): the check at 03:00 finds the disk fine now.
+  const samples = Array.from({ length: 61 }, (_, i) => check(t0 + i * MIN, i >= 8 && i <= 13 ? 48 : 3));
+  const now = t0 + 60 * MIN;
+
+  it('says when the history last saw the metric over the limit, and for how long', () => {
+    expect(findLastSeen(samples, 'slow-disk', 'etcd-2', now)).toEqual({
+      member: 'etcd-2',
+      cause: 'slow-disk',
+      startedAt: '2024-05-02T02:08:00.000Z',
+      minutes: 5,
+      metric: 'wal fsync p99',
+      before: null,
+      text: 'etcd-2 wal fsync p99 above 10 ms last seen at 02:13 (47 min ago, for 5 min from 02:08)',
+      lastSeenAt: '2024-05-02T02:13:00.000Z',
+    });
+    // Never over the limit in the history (the slow fsyncs predate it): nothing is invented.
+    const fine = samples.map((s) => check(s.t, 3));
+    expect(findLastSeen(fine, 'slow-disk', 'etcd-2', now)).toBeUndefined();
+  });
+
+  it('an info slow-disk finding gets "last seen", a live one keeps "since"', () => {
+    const finding = {
+      cause: 'slow-disk' as const,
+      members: ['etcd-2'],
+      nodes: [],
+      summary: 'etcd-2 had a slow disk earlier',
+      evidence: [],
+      remediation: [],
+      causedBy: null,
+      steps: [],
+      unknowns: [],
+    };
+    const report = {
+      cluster: 'lab',
+      status: 'healthy' as const,
+      durationMs: 1,
+      members: [],
+      probes: [],
+      kind: 'diagnose' as const,
+      collectedAt: new Date(now).toISOString(),
+      findings: [{ ...finding, severity: 'info' as const }],
+    };
+    expect(addSinceWhen(report, samples, now).findings[0]?.since?.[0]?.text).toBe(
+      'etcd-2 wal fsync p99 above 10 ms last seen at 02:13 (47 min ago, for 5 min from 02:08)',
+    );
+    const slowNow = [...samples, check(now, 48)];
+    const live = { ...report, findings: [{ ...finding, severity: 'warning' as const }] };
+    expect(addSinceWhen(live, slowNow, now).findings[0]?.since?.[0]?.text).toMatch(
+      /^etcd-2 wal fsync p99 above 10 ms since 03:00/,
+    );
   });
 });

@@ -84,7 +84,13 @@ describe('the MCP server', () => {
   it('has no etcd_analyze and no etcd_audit_trail unless their functions are given', async () => {
     const client = await connect();
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(['etcd_list_clusters', 'etcd_health', 'etcd_diagnose', 'etcd_status']);
+    expect(names).toEqual([
+      'etcd_list_clusters',
+      'etcd_health',
+      'etcd_diagnose',
+      'etcd_status',
+      'etcd_space',
+    ]);
   });
 
   it('redisLabel drops credentials from a Redis URL', () => {
@@ -110,6 +116,7 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
     async analyze(paths) {
       const logs = await Promise.all(paths.map((p) => readFile(p, 'utf8')));
       return {
+        kind: 'analyze',
         cluster: 'must-gather',
         status: 'degraded',
         durationMs: 3,
@@ -130,11 +137,12 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
   it('is registered when an analysis is given, and returns its report led by the root cause', async () => {
     const client = await connect(analysis());
     const tool = (await client.listTools()).tools.find((t) => t.name === 'etcd_analyze');
-    // Issue 28 #8: its result is described like the other report tools', plus source and timeline.
-    expect(tool?.outputSchema).toMatchObject({
-      type: 'object',
-      required: expect.arrayContaining(['cluster', 'status', 'findings', 'source', 'timeline']),
-    });
+    // Issue 28 #8: its result is described like the other report tools', plus source and timeline;
+    // issue 26: or, for a snapshot file, its facts and space (one object type, by `kind`).
+    expect(tool?.outputSchema).toMatchObject({ type: 'object', required: ['kind', 'durationMs', 'source'] });
+    expect(Object.keys(tool?.outputSchema?.properties ?? {})).toEqual(
+      expect.arrayContaining(['cluster', 'status', 'findings', 'timeline', 'snapshot', 'space']),
+    );
     const result = await callAnalyze(client, [join(dir, 'gather', 'etcd.log')]);
     expect(result.structuredContent).toMatchObject({
       cluster: 'must-gather',

@@ -37,6 +37,8 @@ describe('parseEtcdMetrics on a real single-member capture', () => {
     const s = snapshot('idle', 1000);
     expect(s.scrapedAtMs).toBe(1000);
     expect(s.gauges).toEqual({
+      // mvcc's live keys: an empty store
+      keysTotal: 0,
       hasLeader: 1,
       isLeader: 1,
       proposalsPending: 0,

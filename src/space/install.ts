@@ -1,0 +1,47 @@
+import type { ChatAdapter } from '../chat/adapter.js';
+import type { ConfigFile } from '../config/schema.js';
+import { EtcdDoctorError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { JobState } from '../state/job-state.js';
+import type { SpaceRunOptions } from './measure-space.js';
+import { createSpaceJob, type SpaceJobHandlers } from './space-job.js';
+
+export interface SpaceFeatureOptions {
+  chat: ChatAdapter;
+  config: ConfigFile;
+  logger: Logger;
+  state: Pick<JobState, 'root' | 'saveRoot' | 'claimAnswer' | 'markAnswered' | 'releaseAnswer'>;
+  workerId: string;
+  readFileBuffer: (path: string) => Promise<Buffer>;
+  sleep: (ms: number) => Promise<void>;
+  progressIntervalMs?: number;
+  /** Test knobs over every cluster's `space` settings (a shorter churn window). */
+  overrides?: Pick<SpaceRunOptions, 'bytesPerSecond' | 'maxScanSeconds' | 'churnSeconds'>;
+}
+
+/**
+ * What fills etcd (issue 26), on the worker: `space` jobs scan a follower and answer in a thread
+ * with the breakdown and the bar chart. The chat side queues them (commands/space.ts, the
+ * "What fills it?" button in bot/handle-action.ts).
+ */
+export function installSpace(o: SpaceFeatureOptions): { space: SpaceJobHandlers } {
+  return {
+    space: createSpaceJob({
+      chat: o.chat,
+      cluster: (name) => {
+        const found = o.config.clusters.find((c) => c.name === name);
+        if (!found) throw new EtcdDoctorError('cluster_unknown', `unknown cluster "${name}"`);
+        return found;
+      },
+      state: o.state,
+      workerId: o.workerId,
+      logger: o.logger,
+      space: { readFileBuffer: o.readFileBuffer },
+      // Vega and resvg load with the first chart, not with the worker.
+      drawChart: async (report) => (await import('../charts/space-chart.js')).renderSpaceChart(report),
+      sleep: o.sleep,
+      ...(o.progressIntervalMs ? { progressIntervalMs: o.progressIntervalMs } : {}),
+      ...(o.overrides ? { overrides: o.overrides } : {}),
+    }),
+  };
+}

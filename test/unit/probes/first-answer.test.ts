@@ -40,7 +40,7 @@ describe('firstAnswer', () => {
   });
 
   it('asks the others after the hedge when the first hangs, and the first answer wins', async () => {
-    const m = members({ a: { afterMs: 5000 }, b: { afterMs: 5 }, c: { afterMs: 5 } });
+    const m = members({ a: { afterMs: 600 }, b: { afterMs: 5 }, c: { afterMs: 5 } });
     const started = performance.now();
     await expect(firstAnswer(['a', 'b', 'c'], m.ask, 100)).resolves.toMatch(/^[bc]$/);
     expect(performance.now() - started).toBeGreaterThanOrEqual(95);

@@ -212,15 +212,23 @@ describe('analyze snapshot.db on a real etcd snapshot', () => {
 
   it('any single damaged byte: a reading or a SnapshotError naming the file, never another exception', async () => {
     const good = await readFile(snap);
+    const rootPage = Number(good.readBigUInt64LE(32)); // meta: magic, version, pageSize, flags, root
+    const pageSize = good.readUInt32LE(24);
     const copy = join(dir, 'fuzzed.db');
     let refused = 0;
     for (let n = 0; n < 300; n++) {
       const bytes = Buffer.from(good);
-      // Half in the 16-byte headers of the first pages (metas, the root, the buckets' upper pages:
-      // id, flags, count, overflow), so that some flips always hit structure the reader parses,
-      // whatever this run's page layout; half anywhere.
-      const at = n % 2 ? ((n >> 1) % 8) * 4096 + ((n >> 4) % 16) : (n * 104_729) % bytes.length;
-      bytes[at] = (bytes[at] ?? 0) ^ (1 << (n % 8));
+      // A third on the root bucket's page, always parsed: its flags byte set to a page type that is
+      // neither branch nor leaf (meta, freelist or none), which must be refused whatever this run's
+      // page layout. A third flips a bit in the first pages (metas, the buckets' upper pages), a
+      // third anywhere.
+      const onRoot = n % 3 === 0;
+      const at = onRoot
+        ? rootPage * pageSize + 8
+        : n % 3 === 1
+          ? (n * 7919) % (8 * pageSize)
+          : (n * 104_729) % bytes.length;
+      bytes[at] = onRoot ? ([0x00, 0x04, 0x10, 0x40][n % 4] ?? 0) : (bytes[at] ?? 0) ^ (1 << (n % 8));
       await writeFile(copy, bytes);
       const read = await readSnapshot(copy).then(
         (r) => r.snapshot,
@@ -234,7 +242,7 @@ describe('analyze snapshot.db on a real etcd snapshot', () => {
         });
       } else expect({ at, hashOk: read.hashOk }).toEqual({ at, hashOk: false });
     }
-    expect(refused).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThanOrEqual(100);
   });
 
   it('a truncated copy and a file that is no snapshot: one line each, exit 2', async () => {

@@ -19,6 +19,15 @@ case "${ETCD_VERSION:-}" in
     ;;
   *) echo "ETCD_VERSION must be 3.4 (Debian bookworm's) or 3.5 (trixie's), not ${ETCD_VERSION}" >&2; exit 2 ;;
 esac
+# TEST_ETCD35_LANE=1 (.ci/run): a whole run also runs the real-fault suites on etcd 3.5, in the
+# second Jest process after the suites that wait on watch intervals (it would otherwise idle while
+# the main run finishes), with its own results file.
+FAULT_SUITES=(test/integration/faults test/integration/vantage test/integration/etcd-lab.etcd.test.ts test/integration/remediation/nospace.etcd.test.ts)
+lane35=0
+if [ "${TEST_ETCD35_LANE:-}" = 1 ] && [ $# -eq 0 ] && [ "$results" = .etcd-doctor/jest-results.json ]; then
+  lane35=1
+  setup_args+=(--etcd-3.5)
+fi
 bash scripts/setup.sh "${setup_args[@]}" || exit 1
 echo "etcd: $(etcd --version 2>/dev/null | head -1) ($(command -v etcd))" >&2
 mkdir -p .etcd-doctor
@@ -48,8 +57,18 @@ fi
 WAITING='test/integration/watch/(quiet|restarts|incident)\.etcd\.test\.ts|test/integration/history/since-when\.etcd\.test\.ts'
 if [ $# -eq 0 ]; then
   waiting_log=.etcd-doctor/jest-waiting.log
-  NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results.waiting" --maxWorkers=1 \
-    --testPathPatterns "$WAITING" >"$waiting_log" 2>&1 &
+  (
+    NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results.waiting" --maxWorkers=1 \
+      --testPathPatterns "$WAITING"
+    waiting_status=$?
+    if [ "$lane35" = 1 ]; then
+      echo "--- the real-fault suites on etcd 3.5, after the waiting suites:"
+      PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH" etcd --version | head -1
+      PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH" NODE_OPTIONS=--experimental-vm-modules npx jest --json \
+        --outputFile=.etcd-doctor/jest-results-etcd-3.5.json --maxWorkers=1 "${FAULT_SUITES[@]}" || waiting_status=1
+    fi
+    exit $waiting_status
+  ) >"$waiting_log" 2>&1 &
   waiting_pid=$!
   NODE_OPTIONS=--experimental-vm-modules npx jest --json --outputFile="$results.main" \
     --testPathIgnorePatterns '/node_modules/' '<rootDir>/test/soak/' "$WAITING" || failed=1

@@ -10,7 +10,7 @@ import { memberColors } from '../src/charts/member-colors.js';
 import { createDoctor } from '../src/doctor.js';
 import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import type { Evidence } from '../src/probes/evidence.js';
-import { labConfig } from '../test/support/lab-doctor.js';
+import { labConfig } from '../test/support/lab/lab-doctor.js';
 import { loadavg } from 'node:os';
 import { median, ms, percentile, row, timeIt } from './stats.js';
 

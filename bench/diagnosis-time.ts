@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createDoctor, type Doctor } from '../src/doctor.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
-import { labConfig } from '../test/support/lab-doctor.js';
+import { labConfig } from '../test/support/lab/lab-doctor.js';
 import { median, ms, row, timeIt } from './stats.js';
 
 /**

@@ -12,9 +12,9 @@ import { createSubscriptionStore } from '../src/state/subscriptions.js';
 import { allocateFreePorts } from '../test/support/lab/free-ports.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { createDigestSchedules } from '../src/queue/digest-schedules.js';
-import { startFakeSlack } from '../test/support/fake-slack.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis-prefix.js';
-import { startWorkerProcess, type WorkerProcess, waitUntil } from '../test/support/worker-process.js';
+import { startFakeSlack } from '../test/support/slack/fake-slack.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis/redis-prefix.js';
+import { startWorkerProcess, type WorkerProcess, waitUntil } from '../test/support/process/worker-process.js';
 import { row } from './stats.js';
 
 /**

@@ -3,7 +3,7 @@ import { loadavg } from 'node:os';
 import { Etcd3 } from 'etcd3';
 import { createDoctor } from '../src/doctor.js';
 import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
-import { labConfig } from '../test/support/lab-doctor.js';
+import { labConfig } from '../test/support/lab/lab-doctor.js';
 import { median } from './stats.js';
 
 /**

@@ -8,7 +8,7 @@ import {
   labCluster,
   runItButton,
   startHarness,
-} from '../test/support/remediation-harness.js';
+} from '../test/support/chat/remediation-harness.js';
 import { median, ms, row } from './stats.js';
 
 /**

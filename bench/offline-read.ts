@@ -7,7 +7,7 @@ import { createGzip } from 'node:zlib';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import tarStream from 'tar-stream';
-import { MG_ROOT, mustGatherFiles } from '../test/support/offline-fixtures.js';
+import { MG_ROOT, mustGatherFiles } from '../test/support/offline/offline-fixtures.js';
 import { row } from './stats.js';
 
 const run = promisify(execFile);

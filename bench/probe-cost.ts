@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'undici';
 import { createDoctor } from '../src/doctor.js';
 import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
-import { labConfig } from '../test/support/lab-doctor.js';
+import { labConfig } from '../test/support/lab/lab-doctor.js';
 import { row } from './stats.js';
 
 /**

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { silentLogger } from '../src/logger.js';
 import { startRoles } from '../src/roles/start-roles.js';
-import { startFakeSlack } from '../test/support/fake-slack.js';
-import { labConfig } from '../test/support/lab-doctor.js';
-import { purgePrefix, REDIS_URL } from '../test/support/redis-prefix.js';
-import { sendSlashCommand } from '../test/support/slack-driver.js';
-import { eventsUrl, httpSlackAdapter } from '../test/support/slack-http.js';
+import { startFakeSlack } from '../test/support/slack/fake-slack.js';
+import { labConfig } from '../test/support/lab/lab-doctor.js';
+import { purgePrefix, REDIS_URL } from '../test/support/redis/redis-prefix.js';
+import { sendSlashCommand } from '../test/support/slack/slack-driver.js';
+import { eventsUrl, httpSlackAdapter } from '../test/support/slack/slack-http.js';
 import { median, ms, percentile, row } from './stats.js';
 
 /**

@@ -14,7 +14,7 @@ import { silentLogger } from '../src/logger.js';
 import { createPlanStore } from '../src/state/plan-store.js';
 import { installWatch } from '../src/watch/install.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis/redis-prefix.js';
 import { median, row } from './stats.js';
 
 /**

@@ -7,11 +7,11 @@ import { stringify } from 'yaml';
 import { watchCheckSlots } from '../src/watch/watched-clusters.js';
 import { configFileSchema } from '../src/config/schema.js';
 import { deployedNodeOptions } from './fleet.js';
-import { startFakeSlack } from '../test/support/fake-slack.js';
+import { startFakeSlack } from '../test/support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis-prefix.js';
-import { checkTimes, countSlots, type SlotCount } from '../test/support/watch-slots.js';
-import { startWorkerProcess, type WorkerProcess, waitUntil } from '../test/support/worker-process.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis/redis-prefix.js';
+import { checkTimes, countSlots, type SlotCount } from '../test/support/chat/watch-slots.js';
+import { startWorkerProcess, type WorkerProcess, waitUntil } from '../test/support/process/worker-process.js';
 import { row } from './stats.js';
 
 /**

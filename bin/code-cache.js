@@ -29,7 +29,7 @@ const dynamicImport = (specifier) => import(specifier);
 /**
  * Loads `file` as Node loads a CommonJS file, but compiled with the cache in `cacheFile` (absent:
  * compiled as usual). The module is in require.cache with `codeCache` saying what V8 did with the
- * cache: 'accepted', 'rejected' or 'absent' (test/support/module-graph-preload.mjs records it).
+ * cache: 'accepted', 'rejected' or 'absent' (test/support/process/module-graph-preload.mjs records it).
  */
 function loadCached(file, cacheFile) {
   // The build checks the file is ASCII: read as latin1 it is the same text, copied rather than

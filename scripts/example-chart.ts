@@ -9,7 +9,7 @@ import { diagnosisChart } from '../src/charts/diagnosis-chart.js';
 import { createDoctor } from '../src/doctor.js';
 import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import type { Evidence } from '../src/probes/evidence.js';
-import { labConfig } from '../test/support/lab-doctor.js';
+import { labConfig } from '../test/support/lab/lab-doctor.js';
 
 const DELAY_MS = 200;
 const out = process.argv[2] ?? 'docs/chart-slow-disk.png';

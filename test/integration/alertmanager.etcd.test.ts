@@ -11,12 +11,12 @@ import { createIncidents } from '../../src/state/incidents.js';
 import { createRemediationState } from '../../src/state/remediation-state.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { Secret } from '../../src/secret.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { inspectQueue, waitForJobState } from '../support/job-states.js';
-import { captureLogs } from '../support/log-capture.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
-import { messageText } from '../support/slack-driver.js';
-import { channelThreads, httpSlackAdapter } from '../support/slack-http.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
+import { inspectQueue, waitForJobState } from '../support/redis/job-states.js';
+import { captureLogs } from '../support/process/log-capture.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
+import { messageText } from '../support/slack/slack-driver.js';
+import { channelThreads, httpSlackAdapter } from '../support/slack/slack-http.js';
 
 /**
  * Alert-driven triage end to end: Alertmanager's webhook (version 4, shaped as in its docs) over

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
-import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
+import { type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
 
 const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
 

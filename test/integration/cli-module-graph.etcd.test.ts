@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 
 const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
-const PRELOAD = join(process.cwd(), 'test/support/module-graph-preload.mjs');
+const PRELOAD = join(process.cwd(), 'test/support/process/module-graph-preload.mjs');
 
 /**
  * Packages a one-shot check must never load (issue 18): chat, queue, Redis, the Kubernetes client

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { memberColors } from '../../src/charts/member-colors.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
-import { decodePng, topOf } from '../support/png-pixels.js';
-import { aboutTheCluster } from '../support/findings.js';
+import { decodePng, topOf } from '../support/chat/png-pixels.js';
+import { aboutTheCluster } from '../support/evidence/findings.js';
 
 const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
 

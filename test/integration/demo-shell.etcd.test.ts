@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { findEtcdctlBinary } from '../support/lab/binaries.js';
 import { runCommand } from '../support/lab/run-command.js';
-import { REDIS_URL } from '../support/redis-prefix.js';
+import { REDIS_URL } from '../support/redis/redis-prefix.js';
 
 /**
  * `npm run demo -- --fault nospace` as a newcomer runs it: in a pseudo-terminal (util-linux

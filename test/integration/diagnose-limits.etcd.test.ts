@@ -7,7 +7,7 @@ import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
 import type { ChatView } from '../../src/report/chat-view.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
 const textOf = (views: ChatView[]) =>
   views.map((v) => (v.kind === 'text' ? v.lines.join('\n') : '')).join('\n');

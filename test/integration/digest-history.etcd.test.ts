@@ -12,8 +12,8 @@ import { createMinuteHistory } from '../../src/state/minute-history.js';
 import { createWatchState } from '../../src/state/watch-state.js';
 import { createWatchCheck } from '../../src/watch/run-watch-check.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
-import { type MetricsProxy, startMetricsProxy } from '../support/metrics-proxy.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { type MetricsProxy, startMetricsProxy } from '../support/lab/metrics-proxy.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
 /**
  * The digest of watched clusters (issue 17/18): the day's trends from the watch's minute history

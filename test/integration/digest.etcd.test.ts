@@ -8,12 +8,18 @@ import { type Logger, silentLogger } from '../../src/logger.js';
 import { createDigestSchedules } from '../../src/queue/digest-schedules.js';
 import { type RoleTuning, type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { Secret } from '../../src/secret.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { inspectQueue, waitForJobState, waitForQueueSettled } from '../support/job-states.js';
-import { labConfig } from '../support/lab-config.js';
-import { captureLogs } from '../support/log-capture.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
-import { blocksText, messageText, SIGNING_SECRET, sendSlashCommand, shown } from '../support/slack-driver.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
+import { inspectQueue, waitForJobState, waitForQueueSettled } from '../support/redis/job-states.js';
+import { labConfig } from '../support/lab/lab-config.js';
+import { captureLogs } from '../support/process/log-capture.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
+import {
+  blocksText,
+  messageText,
+  SIGNING_SECRET,
+  sendSlashCommand,
+  shown,
+} from '../support/slack/slack-driver.js';
 
 /**
  * The daily digest end to end: slash commands through Bolt, subscriptions and BullMQ job schedulers

@@ -2,7 +2,7 @@ import { readdir, readFile, readlink } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Doctor } from '../../src/doctor.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
-import { labDoctor } from '../support/lab-doctor.js';
+import { labDoctor } from '../support/lab/lab-doctor.js';
 
 /**
  * What a Doctor keeps open between runs, counted as this process's established TCP connections to

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
-import { procState, waitForStopped, waitForState } from '../support/proc-state.js';
+import { procState, waitForStopped, waitForState } from '../support/lab/proc-state.js';
 
 /**
  * The lab against real etcd: one 3-member cluster with a 16 MiB quota. The tests run in file

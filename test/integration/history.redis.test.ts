@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { HistorySample } from '../../src/history/history-sample.js';
 import { createHistoryStore } from '../../src/state/history-store.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
 const DAY = 24 * 3600_000;
 const prefix = testPrefix('history');

@@ -20,11 +20,11 @@ import { createJobState } from '../../src/state/job-state.js';
 import { createPlanStore } from '../../src/state/plan-store.js';
 import { answerOnce } from '../../src/worker/answer-once.js';
 import { createJobRunner } from '../../src/worker/create-job-runner.js';
-import { startFakeSlack } from '../support/fake-slack.js';
-import { waitForJobState } from '../support/job-states.js';
-import { labConfig } from '../support/lab-config.js';
-import { captureLogs, type LogCapture } from '../support/log-capture.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { startFakeSlack } from '../support/slack/fake-slack.js';
+import { waitForJobState } from '../support/redis/job-states.js';
+import { labConfig } from '../support/lab/lab-config.js';
+import { captureLogs, type LogCapture } from '../support/process/log-capture.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
 /**
  * The queue's promises, against real Redis and a real etcd: one answer per job even when a worker

@@ -16,10 +16,10 @@ import {
   spawnRole,
   type StdioSession,
   texts,
-} from '../support/mcp-client.js';
-import { MG_ROOT, mustGatherFiles, writeTarball } from '../support/offline-fixtures.js';
-import { purgePrefix, testPrefix } from '../support/redis-prefix.js';
-import { waitUntil } from '../support/worker-process.js';
+} from '../support/chat/mcp-client.js';
+import { MG_ROOT, mustGatherFiles, writeTarball } from '../support/offline/offline-fixtures.js';
+import { purgePrefix, testPrefix } from '../support/redis/redis-prefix.js';
+import { waitUntil } from '../support/process/worker-process.js';
 
 /**
  * etcd_analyze wired in `etcd-doctor mcp` (stdio) and `/mcp` (HTTP), with `mcp.analyzeRoots` from

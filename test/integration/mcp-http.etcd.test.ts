@@ -6,12 +6,19 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { allocateFreePorts } from '../support/lab/free-ports.js';
-import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { labConfigYaml } from '../support/lab-config.js';
-import { baseEnv, connectHttp, type RoleProcess, reportOf, spawnRole, texts } from '../support/mcp-client.js';
-import { purgePrefix, testPrefix } from '../support/redis-prefix.js';
-import { SIGNING_SECRET } from '../support/slack-driver.js';
-import { waitUntil } from '../support/worker-process.js';
+import { type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
+import { labConfigYaml } from '../support/lab/lab-config.js';
+import {
+  baseEnv,
+  connectHttp,
+  type RoleProcess,
+  reportOf,
+  spawnRole,
+  texts,
+} from '../support/chat/mcp-client.js';
+import { purgePrefix, testPrefix } from '../support/redis/redis-prefix.js';
+import { SIGNING_SECRET } from '../support/slack/slack-driver.js';
+import { waitUntil } from '../support/process/worker-process.js';
 
 /**
  * `/mcp` on the serve and bot roles' HTTP server: MCP's Streamable HTTP transport behind the

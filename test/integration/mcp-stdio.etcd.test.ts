@@ -9,9 +9,16 @@ import { stringify } from 'yaml';
 import { createAuditLog } from '../../src/state/audit-log.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { allocateFreePorts } from '../support/lab/free-ports.js';
-import { BIN, baseEnv, connectStdio, reportOf, type StdioSession, texts } from '../support/mcp-client.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
-import { waitUntil } from '../support/worker-process.js';
+import {
+  BIN,
+  baseEnv,
+  connectStdio,
+  reportOf,
+  type StdioSession,
+  texts,
+} from '../support/chat/mcp-client.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
+import { waitUntil } from '../support/process/worker-process.js';
 
 /**
  * `etcd-doctor mcp` as an MCP client starts it: a real process on stdio, driven by the official

@@ -4,7 +4,7 @@ import { dayTrends } from '../../src/history/day-trends.js';
 import { COL, type MinuteSample, toHistogram } from '../../src/history/minute-sample.js';
 import { histogramQuantile } from '../../src/probes/histogram.js';
 import { createMinuteHistory } from '../../src/state/minute-history.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

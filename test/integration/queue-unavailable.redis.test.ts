@@ -5,9 +5,9 @@ import { configFileSchema } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/logger.js';
 import { healthRoutes } from '../../src/roles/health-routes.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
-import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { blocksText, sendSlashCommand, shown } from '../support/slack-driver.js';
-import { eventsUrl, httpSlackAdapter } from '../support/slack-http.js';
+import { type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
+import { blocksText, sendSlashCommand, shown } from '../support/slack/slack-driver.js';
+import { eventsUrl, httpSlackAdapter } from '../support/slack/slack-http.js';
 
 /** Redis down: the user is told the queue is unavailable, within Slack's ack window, not left in silence. */
 

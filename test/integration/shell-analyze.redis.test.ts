@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { configFileSchema } from '../../src/config/schema.js';
 import { runShell } from '../../src/roles/shell.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
 /**
  * The shell chat's `analyze <path...>`: the same path as a file shared in Slack (the chat side

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
-import { labConfigYaml } from '../support/lab-config.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { labConfigYaml } from '../support/lab/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
 /** `echo '/etcd health local' | etcd-doctor serve`: the shell chat, scripted, as a real process. */
 

@@ -4,10 +4,10 @@ import type { SlackAdapter } from '../../src/chat/slack/slack-adapter.js';
 import { configFileSchema } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
-import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { eventsUrl, httpSlackAdapter } from '../support/slack-http.js';
-import { blocksText, postSigned, shown } from '../support/slack-driver.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
+import { eventsUrl, httpSlackAdapter } from '../support/slack/slack-http.js';
+import { blocksText, postSigned, shown } from '../support/slack/slack-driver.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
 /**
  * The same offline triage in HTTP mode: Slack POSTs the `event_callback` (signed, JSON) to

@@ -12,10 +12,10 @@ import {
   type FakeSlack,
   type SlackFileObject,
   startFakeSlack,
-} from '../support/fake-slack.js';
-import { mustGatherFiles, writeTarball } from '../support/offline-fixtures.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
-import { blocksText, shown } from '../support/slack-driver.js';
+} from '../support/slack/fake-slack.js';
+import { mustGatherFiles, writeTarball } from '../support/offline/offline-fixtures.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
+import { blocksText, shown } from '../support/slack/slack-driver.js';
 
 /**
  * Offline triage in Slack, end to end against the fake (Socket Mode): a file shared in a DM

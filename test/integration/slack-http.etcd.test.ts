@@ -3,9 +3,9 @@ import type { SlackAdapter } from '../../src/chat/slack/slack-adapter.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { labConfig } from '../support/lab-config.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
+import { labConfig } from '../support/lab/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 import {
   ackText,
   buttonsIn,
@@ -13,8 +13,8 @@ import {
   postSigned,
   sendBlockAction,
   sendSlashCommand,
-} from '../support/slack-driver.js';
-import { channelThreads, eventsUrl, httpSlackAdapter } from '../support/slack-http.js';
+} from '../support/slack/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../support/slack/slack-http.js';
 
 /**
  * The whole path, HTTP mode: a signed request through the real Bolt receiver, real Redis and

@@ -4,10 +4,10 @@ import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { Secret } from '../../src/secret.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { labConfig } from '../support/lab-config.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
-import { blocksText, shown } from '../support/slack-driver.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
+import { labConfig } from '../support/lab/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
+import { blocksText, shown } from '../support/slack/slack-driver.js';
 
 /**
  * Socket Mode against the fake: apps.connections.open (through SLACK_API_URL), hello, a slash

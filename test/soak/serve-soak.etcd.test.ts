@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { allocateFreePorts } from '../support/lab/free-ports.js';
-import { type FakeSlack, startFakeSlack } from '../support/fake-slack.js';
-import { inspectQueue, waitForQueueSettled } from '../support/job-states.js';
-import { labConfigYaml } from '../support/lab-config.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis-prefix.js';
-import { SIGNING_SECRET, sendSlashCommand } from '../support/slack-driver.js';
+import { type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
+import { inspectQueue, waitForQueueSettled } from '../support/redis/job-states.js';
+import { labConfigYaml } from '../support/lab/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
+import { SIGNING_SECRET, sendSlashCommand } from '../support/slack/slack-driver.js';
 
 /**
  * Soak (`npm run test:soak`, not part of `npm test`): `etcd-doctor serve` in Slack HTTP mode takes

@@ -11,11 +11,11 @@ import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
 import { digestLine } from '../../../src/digest/digest-view.js';
 import { createDoctor, type Doctor } from '../../../src/doctor.js';
 import { backupsView } from '../../../src/report/backups-view.js';
-import { cliInProcess } from '../../support/cli-in-process.js';
-import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
+import { type FakeKubeApi, startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /**
  * Backups on a real etcd: `etcdctl snapshot save` writes the snapshots; one is made old with

@@ -7,11 +7,11 @@ import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { Secret } from '../../../src/secret.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
-import { decodePng, topOf } from '../../support/png-pixels.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { messageText, sendSlashCommand } from '../../support/slack-driver.js';
-import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
+import { decodePng, topOf } from '../../support/chat/png-pixels.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { messageText, sendSlashCommand } from '../../support/slack/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
 
 /**
  * A slow disk for real (strace delays every fdatasync of one follower by 100 ms), diagnosed the way

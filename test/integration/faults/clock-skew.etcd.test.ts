@@ -7,12 +7,12 @@ import type { Doctor } from '../../../src/doctor.js';
 import { type EtcdLab, findEtcdBinary, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { createClockProbe } from '../../../src/probes/clock.js';
 import { runProbe } from '../../../src/probes/probe.js';
-import { clockProbeContext } from '../../support/clock-context.js';
-import { buildClockshift, type Clockshift } from '../../support/clockshift.js';
-import { startDateOffsetServer } from '../../support/date-offset-server.js';
-import { clusterEvidence } from '../../support/evidence.js';
-import { labDoctor } from '../../support/lab-doctor.js';
-import { waitForStopped } from '../../support/proc-state.js';
+import { clockProbeContext } from '../../support/clock/clock-context.js';
+import { buildClockshift, type Clockshift } from '../../support/clock/clockshift.js';
+import { startDateOffsetServer } from '../../support/clock/date-offset-server.js';
+import { clusterEvidence } from '../../support/evidence/evidence.js';
+import { labDoctor } from '../../support/lab/lab-doctor.js';
+import { waitForStopped } from '../../support/lab/proc-state.js';
 
 const SKEWED = 'etcd-2';
 const OFFSET_S = 8;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { createDoctor, type Doctor } from '../../../src/doctor.js';
-import { cliInProcess } from '../../support/cli-in-process.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 
 /**

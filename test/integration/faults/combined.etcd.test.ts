@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { aboutTheCluster } from '../../support/findings.js';
-import { useLabDoctor } from '../../support/use-lab-doctor.js';
+import { aboutTheCluster } from '../../support/evidence/findings.js';
+import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
 /** Incident (a)+(d): one slow disk, write load, and a leader that keeps moving. */
 describe('slow disk plus load plus leader churn', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { useLabDoctor } from '../../support/use-lab-doctor.js';
+import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
 /** One member gets the CPU only 25 % of the time (duty-cycled SIGSTOP/SIGCONT), under writes. */
 describe('CPU starvation of one member', () => {

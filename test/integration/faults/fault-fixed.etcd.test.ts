@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { useLabDoctor } from '../../support/use-lab-doctor.js';
+import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
 /** How long ago the faults were fixed when the diagnosis runs (issue 25: "45 s later"). */
 const FIXED_FOR_MS = 45_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { useLabDoctor } from '../../support/use-lab-doctor.js';
-import { aboutTheCluster } from '../../support/findings.js';
+import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
+import { aboutTheCluster } from '../../support/evidence/findings.js';
 
 describe('fragmentation: write, delete, compact', () => {
   const t = useLabDoctor();

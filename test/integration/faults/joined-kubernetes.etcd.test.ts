@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { createDoctor, type Doctor } from '../../../src/doctor.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
+import { type FakeKubeApi, startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
 
 /**
  * Incident (a)+(f) end to end: a real etcd member on a slow disk, and (through the fake apiserver)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { useLabDoctor } from '../../support/use-lab-doctor.js';
+import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
 describe('leader churn from a bounded loop of move-leader', () => {
   const t = useLabDoctor();

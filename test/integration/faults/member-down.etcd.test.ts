@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { EtcdLab } from '../../support/lab/etcd-lab.js';
-import { useLabDoctor } from '../../support/use-lab-doctor.js';
+import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
 describe('members killed and hung', () => {
   const t = useLabDoctor();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { useLabDoctor } from '../../support/use-lab-doctor.js';
+import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
 describe('NOSPACE: a 16 MiB quota, filled', () => {
   const t = useLabDoctor({ quotaBackendBytes: 16 * 1024 * 1024 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { cliInProcess } from '../../support/cli-in-process.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 
 const WAIT_MS = 30_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { useLabDoctor } from '../../support/use-lab-doctor.js';
+import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
 /**
  * fdatasync slowed for real with strace on one follower, at three strengths, with writes during

@@ -16,14 +16,14 @@ import { silentLogger } from '../../../src/logger.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { createMinuteHistory, type MinuteHistory } from '../../../src/state/minute-history.js';
-import { cliInProcess } from '../../support/cli-in-process.js';
-import { baseEnv, connectStdio, reportOf, texts } from '../../support/mcp-client.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
+import { baseEnv, connectStdio, reportOf, texts } from '../../support/chat/mcp-client.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { decodePng, pixelsOf, topOf } from '../../support/png-pixels.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { messageText, sendSlashCommand } from '../../support/slack-driver.js';
-import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
+import { decodePng, pixelsOf, topOf } from '../../support/chat/png-pixels.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { messageText, sendSlashCommand } from '../../support/slack/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
 
 /**
  * Since when, from a real fault that starts mid-history. The hour before is real readings of the

@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
-import { collectScenario, etcdPart, KUBEADM_MEMBERS, withKubernetes } from '../../support/kube-evidence.js';
+import {
+  collectScenario,
+  etcdPart,
+  KUBEADM_MEMBERS,
+  withKubernetes,
+} from '../../support/kube/kube-evidence.js';
 
 const settings = { timeoutMs: 1000, logTimeoutMs: 1500 };
 

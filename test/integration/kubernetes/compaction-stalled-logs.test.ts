@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { compactionStalledRule } from '../../../src/diagnosis/rules/compaction-stalled.js';
-import { metricsData, ok } from '../../support/evidence.js';
-import { etcdPart, OPENSHIFT_MEMBERS, useScenario, withKubernetes } from '../../support/kube-evidence.js';
+import { metricsData, ok } from '../../support/evidence/evidence.js';
+import {
+  etcdPart,
+  OPENSHIFT_MEMBERS,
+  useScenario,
+  withKubernetes,
+} from '../../support/kube/kube-evidence.js';
 
 /**
  * etcd 3.4 exports no time of its last compaction: with Kubernetes access, the etcd logs read

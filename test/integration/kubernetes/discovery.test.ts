@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { createDoctor } from '../../../src/doctor.js';
 import { EtcdDoctorError } from '../../../src/errors.js';
-import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
+import { type FakeKubeApi, startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
 
 /** A cluster configured with `kubernetes` only: etcd's client URLs come from the etcd pods' flags. */
 describe('etcd endpoint discovery through the Kubernetes API', () => {

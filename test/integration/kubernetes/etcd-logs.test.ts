@@ -4,14 +4,14 @@ import { clockSkewLogsRule } from '../../../src/diagnosis/rules/clock-skew-logs.
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { slowDiskLogEvidence } from '../../../src/diagnosis/rules/node-pressure.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
-import { failed, ok } from '../../support/evidence.js';
+import { failed, ok } from '../../support/evidence/evidence.js';
 import {
   etcdPart,
   KUBEADM_MEMBERS,
   type ScenarioRun,
   useScenario,
   withKubernetes,
-} from '../../support/kube-evidence.js';
+} from '../../support/kube/kube-evidence.js';
 
 /** kubeadm binds etcd's /metrics to 127.0.0.1:2381: from outside the node nothing answers there. */
 function metricsUnreachable(run: ScenarioRun): Evidence {

@@ -4,7 +4,7 @@ import { loadKubernetesClients } from '../../../src/clients/kubernetes.js';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { collectKubernetesOutcome, kubernetesProbeRecords } from '../../../src/probes/kubernetes/collect.js';
-import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
+import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube/kube-evidence.js';
 
 describe('RBAC without pods/log and /metrics', () => {
   // The incident's pods, so rules that want the logs have something to say without them.

@@ -5,9 +5,9 @@ import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { kubernetesProbeRecords } from '../../../src/probes/kubernetes/collect.js';
 import { discoverEtcdEndpoints } from '../../../src/probes/kubernetes/discover-etcd-endpoints.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
-import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
-import { kubernetesRules } from '../../support/kube-rules.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
+import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube/kube-evidence.js';
+import { kubernetesRules } from '../../support/kube/kube-rules.js';
 
 describe('healthy kubeadm 1.29 through the real client', () => {
   const run = useScenario('kubeadm-1.29-healthy');

@@ -2,7 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { kubernetesProbeRecords } from '../../../src/probes/kubernetes/collect.js';
-import { etcdPart, OPENSHIFT_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
+import {
+  etcdPart,
+  OPENSHIFT_MEMBERS,
+  withKubernetes,
+  useScenario,
+} from '../../support/kube/kube-evidence.js';
 
 describe('healthy OpenShift 4.14 through the real client', () => {
   const run = useScenario('openshift-4.14-healthy');

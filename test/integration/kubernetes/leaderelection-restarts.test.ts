@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { slowDiskLogEvidence } from '../../../src/diagnosis/rules/node-pressure.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
-import { failed, latency, metricsData, ok } from '../../support/evidence.js';
-import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
+import { failed, latency, metricsData, ok } from '../../support/evidence/evidence.js';
+import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube/kube-evidence.js';
 
 describe('incident (f): controller-manager and scheduler restart hundreds of times', () => {
   const run = useScenario('leaderelection-restarts');

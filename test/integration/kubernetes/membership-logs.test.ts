@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
-import { failed, ok } from '../../support/evidence.js';
-import { etcdPart, KUBEADM_MEMBERS, useScenario, withKubernetes } from '../../support/kube-evidence.js';
+import { failed, ok } from '../../support/evidence/evidence.js';
+import { etcdPart, KUBEADM_MEMBERS, useScenario, withKubernetes } from '../../support/kube/kube-evidence.js';
 
 /**
  * The shapes of a member that is not (or no longer) one of the cluster, and of peers refused for

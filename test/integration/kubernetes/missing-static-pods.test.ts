@@ -1,8 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
-import { failed } from '../../support/evidence.js';
-import { etcdPart, OPENSHIFT_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
+import { failed } from '../../support/evidence/evidence.js';
+import {
+  etcdPart,
+  OPENSHIFT_MEMBERS,
+  withKubernetes,
+  useScenario,
+} from '../../support/kube/kube-evidence.js';
 
 describe('incident (g): static pod manifests missing on two of three OpenShift masters', () => {
   const run = useScenario('missing-static-pods');

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { DEFAULT_REMEDIATION_SETTINGS } from '../../../src/remediation/settings.js';
-import { cliInProcess } from '../../support/cli-in-process.js';
-import { type FakeKubeApi, type ForbidRule, startFakeKubeApi } from '../../support/fake-kube-api.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
-import { loadKubeFixture } from '../../support/kube-fixtures.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
+import { type FakeKubeApi, type ForbidRule, startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
+import { loadKubeFixture } from '../../support/kube/kube-fixtures.js';
 
 /**
  * `etcd-doctor preflight <cluster>` against the local Kubernetes API fake, with the real client:

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { KubernetesEvidence } from '../../../src/probes/kubernetes/evidence.js';
-import { failed } from '../../support/evidence.js';
-import { etcdPart, KUBEADM_MEMBERS, useScenario, withKubernetes } from '../../support/kube-evidence.js';
+import { failed } from '../../support/evidence/evidence.js';
+import { etcdPart, KUBEADM_MEMBERS, useScenario, withKubernetes } from '../../support/kube/kube-evidence.js';
 
 const refused = failed(
   'unreachable',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
-import { failed } from '../../support/evidence.js';
-import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube-evidence.js';
+import { failed } from '../../support/evidence/evidence.js';
+import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube/kube-evidence.js';
 
 describe('incident (h): etcd data on tmpfs, then a reboot', () => {
   const run = useScenario('tmpfs');

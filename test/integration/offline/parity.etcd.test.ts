@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { analyzePaths } from '../../../src/offline/analyze.js';
-import { LAB_FAULTS, runLabFault } from '../../support/offline-faults.js';
+import { LAB_FAULTS, runLabFault } from '../../support/offline/offline-faults.js';
 
 /**
  * Done when (issue 16): for every fault the suite injects into the lab, `analyze` on the members'

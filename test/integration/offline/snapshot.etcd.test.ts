@@ -6,7 +6,7 @@ import { Etcd3 } from 'etcd3';
 import { analyzePaths } from '../../../src/offline/analyze.js';
 import type { SnapshotReport } from '../../../src/offline/snapshot/analyze-snapshot.js';
 import { readSnapshot, verifySnapshot } from '../../../src/offline/snapshot/read-snapshot.js';
-import { cliInProcess } from '../../support/cli-in-process.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 
 const BIG_KEY = '/registry/configmaps/kube-system/big-bundle';

@@ -13,12 +13,12 @@ import { createJobQueue } from '../../../src/queue/job-queue.js';
 import { healthRoutes, metricsRoute } from '../../../src/roles/health-routes.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { Secret } from '../../../src/secret.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
-import { inspectQueue, waitForQueueSettled } from '../../support/job-states.js';
-import { labConfig } from '../../support/lab-config.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { SIGNING_SECRET, sendSlashCommand } from '../../support/slack-driver.js';
-import { channelThreads } from '../../support/slack-http.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
+import { inspectQueue, waitForQueueSettled } from '../../support/redis/job-states.js';
+import { labConfig } from '../../support/lab/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { SIGNING_SECRET, sendSlashCommand } from '../../support/slack/slack-driver.js';
+import { channelThreads } from '../../support/slack/slack-http.js';
 
 /**
  * Operating etcd-doctor: /healthz, /readyz and /metrics on every role, logs that name the job and

@@ -2,7 +2,7 @@ import { afterAll, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createAuditLog } from '../../../src/state/audit-log.js';
 import { runCli } from '../../../src/cli.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 const prefix = testPrefix('audit-cli');
 const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });

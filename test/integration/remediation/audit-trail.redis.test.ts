@@ -5,7 +5,7 @@ import {
   createAuditLog,
   MAX_REFUSALS_PER_USER_PER_HOUR,
 } from '../../../src/state/audit-log.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /** The audit stream on a real Redis: trimmed by age, and refusals bounded per user. */
 const prefix = testPrefix('audit-trail');

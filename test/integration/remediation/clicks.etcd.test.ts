@@ -12,7 +12,7 @@ import {
   runItButton,
   startHarness,
   textOf,
-} from '../../support/remediation-harness.js';
+} from '../../support/chat/remediation-harness.js';
 
 /** The click path on a real etcd: order, quorum guard, authorisation, run once, expiry, tampering. */
 describe('remediation clicks on a real 3-member etcd', () => {

@@ -7,7 +7,7 @@ import {
   labCluster,
   runItButton,
   startHarness,
-} from '../../support/remediation-harness.js';
+} from '../../support/chat/remediation-harness.js';
 
 /**
  * Issue 28 #5: a progress edit sat between the per-member quorum guard and Defragment, so a chat that

@@ -9,7 +9,7 @@ import {
   runItButton,
   startHarness,
   textOf,
-} from '../../support/remediation-harness.js';
+} from '../../support/chat/remediation-harness.js';
 
 /**
  * The smarter defragmentation on a real 3-member etcd, fragmented for real (write, delete, compact):

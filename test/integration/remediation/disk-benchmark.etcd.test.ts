@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import type { TextView } from '../../../src/report/chat-view.js';
-import { type FakeKubeApi, type KubeWrite, startFakeKubeApi } from '../../support/fake-kube-api.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
+import { type FakeKubeApi, type KubeWrite, startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
 import {
   ALICE,
   finished,
@@ -11,7 +11,7 @@ import {
   runItButton,
   startHarness,
   textOf,
-} from '../../support/remediation-harness.js';
+} from '../../support/chat/remediation-harness.js';
 
 /** fio 3.x JSON, trimmed to what a run prints about sync writes (p99 fdatasync 16.9 ms, 61 IOPS). */
 const FIO_JSON = JSON.stringify({

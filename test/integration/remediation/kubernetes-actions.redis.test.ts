@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { type FakeKubeApi, type KubeWrite, startFakeKubeApi } from '../../support/fake-kube-api.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
+import { type FakeKubeApi, type KubeWrite, startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
 import {
   ALICE,
   finished,
@@ -8,7 +8,7 @@ import {
   runItButton,
   startHarness,
   textOf,
-} from '../../support/remediation-harness.js';
+} from '../../support/chat/remediation-harness.js';
 
 /** Plays the kubelet: helper pods succeed, the mirror pod comes back new. */
 function kubelet(write: KubeWrite, api: FakeKubeApi): void {

@@ -9,7 +9,7 @@ import {
   MALLORY,
   startHarness,
   textOf,
-} from '../../support/remediation-harness.js';
+} from '../../support/chat/remediation-harness.js';
 
 const RAN = /ran .*: (finished|refused|failed) in/;
 

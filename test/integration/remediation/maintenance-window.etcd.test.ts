@@ -4,8 +4,8 @@ import { createMaintenanceSchedules } from '../../../src/queue/maintenance-sched
 import { MAINTENANCE_ACTOR } from '../../../src/remediation/maintenance-defrag.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { readStatus } from '../../support/lab/etcd-ops.js';
-import { REDIS_URL } from '../../support/redis-prefix.js';
-import { ALICE, type Harness, labCluster, startHarness } from '../../support/remediation-harness.js';
+import { REDIS_URL } from '../../support/redis/redis-prefix.js';
+import { ALICE, type Harness, labCluster, startHarness } from '../../support/chat/remediation-harness.js';
 
 /** Sunday 2026-12-06 02:30 UTC: inside `sun 02:00-04:00`. The roles' clock runs from there. */
 const IN_WINDOW = Date.parse('2026-12-06T02:30:00Z');

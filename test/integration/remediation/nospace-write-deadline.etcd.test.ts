@@ -7,7 +7,7 @@ import {
   labCluster,
   runItButton,
   startHarness,
-} from '../../support/remediation-harness.js';
+} from '../../support/chat/remediation-harness.js';
 
 /** Shorter than etcd's own request timeout (5 s + 2 election timeouts), so ours is what ends the call. */
 const CALL_TIMEOUT_MS = 2000;

@@ -12,7 +12,7 @@ import {
   runItButton,
   startHarness,
   textOf,
-} from '../../support/remediation-harness.js';
+} from '../../support/chat/remediation-harness.js';
 
 /** KB R4 end to end: a cluster in NOSPACE, the button from the diagnosis, confirmation, writable again. */
 describe('recover-nospace on a real 3-member etcd with a 16 MiB quota', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
+import { type FakeKubeApi, startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
 import {
   ALICE,
   finished,
@@ -9,7 +9,7 @@ import {
   labCluster,
   runItButton,
   startHarness,
-} from '../../support/remediation-harness.js';
+} from '../../support/chat/remediation-harness.js';
 
 /**
  * Restarting etcd through the kubeadm helper pod, on a real 3-member etcd (members etcd-1..3) and a

@@ -11,7 +11,7 @@ import {
   runItButton,
   startHarness,
   textOf,
-} from '../../support/remediation-harness.js';
+} from '../../support/chat/remediation-harness.js';
 
 /** Records error lines and lets a test wait for one. */
 function recordingLogger() {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { finished, type Harness, startHarness } from '../../support/remediation-harness.js';
+import { finished, type Harness, startHarness } from '../../support/chat/remediation-harness.js';
 
 interface Received {
   path: string;

@@ -9,10 +9,10 @@ import { Secret } from '../../../src/secret.js';
 import { createJobState } from '../../../src/state/job-state.js';
 import { createPlanStore } from '../../../src/state/plan-store.js';
 import { createJobRunner } from '../../../src/worker/create-job-runner.js';
-import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { labConfig } from '../../support/lab-config.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { labConfig } from '../../support/lab/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /**
  * Two runs of one check job can meet: the first is abandoned (it timed out for the queue) while

@@ -10,7 +10,7 @@ import { createMinuteHistory } from '../../../src/state/minute-history.js';
 import { createRateLimiter } from '../../../src/state/rate-limit.js';
 import { createRemediationState } from '../../../src/state/remediation-state.js';
 import { createSubscriptionStore } from '../../../src/state/subscriptions.js';
-import { type RedisClusterGroup, startRedisCluster } from '../../support/redis-cluster.js';
+import { type RedisClusterGroup, startRedisCluster } from '../../support/redis/redis-cluster.js';
 
 /**
  * Every state/ store whose writes are a MULTI or a Lua script over more than one key, on a real

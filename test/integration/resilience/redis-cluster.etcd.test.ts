@@ -4,12 +4,12 @@ import { parseEnv } from '../../../src/config/load-config.js';
 import { redisTargetFromEnv } from '../../../src/config/redis-target.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { labConfig } from '../../support/lab-config.js';
-import { type RedisClusterGroup, startRedisCluster } from '../../support/redis-cluster.js';
-import { ackText, messageText, sendSlashCommand } from '../../support/slack-driver.js';
-import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
+import { labConfig } from '../../support/lab/lab-config.js';
+import { type RedisClusterGroup, startRedisCluster } from '../../support/redis/redis-cluster.js';
+import { ackText, messageText, sendSlashCommand } from '../../support/slack/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
 
 /**
  * etcd-doctor on a real 3-node Redis Cluster (redis-cli --cluster create over three

@@ -2,18 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { labConfig } from '../../support/lab-config.js';
-import { type PrivateRedis, startPrivateRedis } from '../../support/private-redis.js';
+import { labConfig } from '../../support/lab/lab-config.js';
+import { type PrivateRedis, startPrivateRedis } from '../../support/redis/private-redis.js';
 import {
   ackText,
   buttonsIn,
   messageText,
   sendBlockAction,
   sendSlashCommand,
-} from '../../support/slack-driver.js';
-import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
+} from '../../support/slack/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
 
 /**
  * A Redis without persistence (a real redis-server of the test's own) restarts while a request is

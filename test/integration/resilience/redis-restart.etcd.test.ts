@@ -3,11 +3,11 @@ import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
-import { labConfig } from '../../support/lab-config.js';
-import { type PrivateRedis, startPrivateRedis } from '../../support/private-redis.js';
-import { ackText, messageText, sendSlashCommand } from '../../support/slack-driver.js';
-import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
+import { labConfig } from '../../support/lab/lab-config.js';
+import { type PrivateRedis, startPrivateRedis } from '../../support/redis/private-redis.js';
+import { ackText, messageText, sendSlashCommand } from '../../support/slack/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
 
 /**
  * A private redis-server on a free loopback port, stopped mid-run and started again on the same

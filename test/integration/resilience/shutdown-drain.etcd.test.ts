@@ -4,13 +4,13 @@ import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { type Logger, silentLogger } from '../../../src/logger.js';
 import { type RoleTuning, type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { Secret } from '../../../src/secret.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
-import { inspectQueue, waitForQueueSettled } from '../../support/job-states.js';
-import { labConfig } from '../../support/lab-config.js';
-import { captureLogs } from '../../support/log-capture.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { messageText, sendSlashCommand } from '../../support/slack-driver.js';
-import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
+import { inspectQueue, waitForQueueSettled } from '../../support/redis/job-states.js';
+import { labConfig } from '../../support/lab/lab-config.js';
+import { captureLogs } from '../../support/process/log-capture.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { messageText, sendSlashCommand } from '../../support/slack/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
 
 /**
  * Shutdown with a job that outlives the drain deadline: the worker lets it go instead of holding

@@ -3,11 +3,11 @@ import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { ackText, postSigned, sendSlashCommand } from '../../support/slack-driver.js';
-import { eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
-import { slashCommandForm } from '../../support/slack-signing.js';
+import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { ackText, postSigned, sendSlashCommand } from '../../support/slack/slack-driver.js';
+import { eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
+import { slashCommandForm } from '../../support/slack/slack-signing.js';
 
 /**
  * What test/integration/slack-http.etcd.test.ts does not cover: a burst of forged and replayed

@@ -8,14 +8,14 @@ import { configFileSchema } from '../../../src/config/schema.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { buttonValue, createPlanStore } from '../../../src/state/plan-store.js';
-import { type FakeSlack, type SlackFileObject, startFakeSlack } from '../../support/fake-slack.js';
-import { inspectQueue, waitForQueueSettled } from '../../support/job-states.js';
+import { type FakeSlack, type SlackFileObject, startFakeSlack } from '../../support/slack/fake-slack.js';
+import { inspectQueue, waitForQueueSettled } from '../../support/redis/job-states.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { MG_ROOT, mustGatherFiles, writeTarball } from '../../support/offline-fixtures.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { blocksText, buttonsIn, postSigned, sendBlockAction } from '../../support/slack-driver.js';
-import { eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
-import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/worker-process.js';
+import { MG_ROOT, mustGatherFiles, writeTarball } from '../../support/offline/offline-fixtures.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { blocksText, buttonsIn, postSigned, sendBlockAction } from '../../support/slack/slack-driver.js';
+import { eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
+import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/process/worker-process.js';
 
 /**
  * Issue 28 #2, for real: files anyone may DM the bot never share a worker process's heap or a queue

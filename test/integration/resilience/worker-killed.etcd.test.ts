@@ -7,13 +7,13 @@ import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
-import { inspectQueue, waitForQueueSettled } from '../../support/job-states.js';
-import { labConfig, labConfigYaml } from '../../support/lab-config.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { messageText, sendSlashCommand } from '../../support/slack-driver.js';
-import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
-import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/worker-process.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
+import { inspectQueue, waitForQueueSettled } from '../../support/redis/job-states.js';
+import { labConfig, labConfigYaml } from '../../support/lab/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { messageText, sendSlashCommand } from '../../support/slack/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
+import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/process/worker-process.js';
 
 /**
  * A worker process SIGKILLed in the middle of a diagnosis: the other worker process recovers the job

@@ -7,10 +7,10 @@ import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
-import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { decodePng, pixelsOf } from '../../support/png-pixels.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { decodePng, pixelsOf } from '../../support/chat/png-pixels.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import {
   ackText,
   blocksText,
@@ -20,8 +20,8 @@ import {
   sendBlockAction,
   sendSlashCommand,
   shown,
-} from '../../support/slack-driver.js';
-import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
+} from '../../support/slack/slack-driver.js';
+import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
 
 /**
  * NOSPACE for real (a 16 MiB quota filled with a Helm release history of 100 kB configmaps), asked

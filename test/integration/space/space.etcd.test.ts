@@ -14,10 +14,10 @@ import { createMcpServer } from '../../../src/mcp/create-mcp-server.js';
 import { mcpOfflineAnalysis } from '../../../src/offline/mcp-analysis.js';
 import type { SnapshotReport } from '../../../src/offline/snapshot/analyze-snapshot.js';
 import type { SpaceReport } from '../../../src/space/space-report.js';
-import { cliInProcess } from '../../support/cli-in-process.js';
-import { startFakeKubeApi } from '../../support/fake-kube-api.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
-import { loadKubeFixture } from '../../support/kube-fixtures.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
+import { startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
+import { loadKubeFixture } from '../../support/kube/kube-fixtures.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 
 /**

@@ -6,7 +6,7 @@ import { silentLogger } from '../../../src/logger.js';
 import type { CheckJob } from '../../../src/queue/job-schemas.js';
 import { createJobState } from '../../../src/state/job-state.js';
 import { createPlanStore } from '../../../src/state/plan-store.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /**
  * Which tracked checks the bot calls lost with Redis, on the shared Redis (none of these jobs is

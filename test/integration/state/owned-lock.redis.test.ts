@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createJobState } from '../../../src/state/job-state.js';
 import { createOwnedLocks, type OwnedLocks } from '../../../src/state/owned-lock.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /** The one lock primitive on a real Redis: ownership, re-entry, blockers, and a renewal that fails. */
 describe('owned locks', () => {

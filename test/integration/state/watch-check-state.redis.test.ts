@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { parseEtcdMetrics } from '../../../src/probes/etcd-metrics.js';
 import { createMinuteHistory } from '../../../src/state/minute-history.js';
 import { createWatchState, type LastCheck } from '../../../src/state/watch-state.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /**
  * A watch check's Redis traffic (issue 29): its kept scrapes and last outcome are read in one

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { createDoctor, type Doctor } from '../../../src/doctor.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
-import { bindEtcdPodsToLab, zapLine } from '../../support/lab-kube.js';
+import { type FakeKubeApi, startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
+import { bindEtcdPodsToLab, zapLine } from '../../support/kube/lab-kube.js';
 
 const MIN = 60_000;
 const HISTORY: string[] = ['clock-skew', 'peer-network'];

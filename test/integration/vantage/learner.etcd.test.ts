@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Evidence } from '../../../src/probes/evidence.js';
 import { renderText } from '../../../src/report/render-text.js';
-import { useLabDoctor } from '../../support/use-lab-doctor.js';
-import { aboutTheCluster } from '../../support/findings.js';
+import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
+import { aboutTheCluster } from '../../support/evidence/findings.js';
 
 /**
  * kubeadm's learner mode adds every joining control-plane member as a learner first. A real 4th

@@ -4,7 +4,7 @@ import { configFileSchema } from '../../../src/config/schema.js';
 import { runDigestNow } from '../../../src/digest/digest-now.js';
 import { createDoctor } from '../../../src/doctor.js';
 import { createLogger } from '../../../src/logger.js';
-import { useLabDoctor } from '../../support/use-lab-doctor.js';
+import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
 /** Latency rules: what a stalled observer would otherwise blame on the members. */
 const LATENCY_CAUSES: string[] = ['cpu-starvation', 'slow-reads', 'peer-network'];

@@ -8,7 +8,7 @@ import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { allocateFreePorts } from '../../support/lab/free-ports.js';
 import { createCertificateAuthority, issueCertificate } from '../../support/lab/tls-certs.js';
 import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
-import { cliInProcess } from '../../support/cli-in-process.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
 
 const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
 

@@ -7,9 +7,9 @@ import { configFileSchema } from '../../../src/config/schema.js';
 import { createDoctor, type Doctor } from '../../../src/doctor.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
-import { cliInProcess } from '../../support/cli-in-process.js';
-import { type FakeKubeApi, startFakeKubeApi } from '../../support/fake-kube-api.js';
-import { writeFakeKubeconfig } from '../../support/fake-kubeconfig.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
+import { type FakeKubeApi, startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
 
 /** Steps that tell the user to restore from a snapshot (a warning not to is fine). */
 function restoreAdvice(report: DiagnosisReport): string[] {

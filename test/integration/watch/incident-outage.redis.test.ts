@@ -7,10 +7,10 @@ import { Secret } from '../../../src/secret.js';
 import { createIncidents } from '../../../src/state/incidents.js';
 import { createPlanStore } from '../../../src/state/plan-store.js';
 import { createIncidentRunner } from '../../../src/watch/incident-runner.js';
-import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { messageText } from '../../support/slack-driver.js';
-import { channelThreads } from '../../support/slack-http.js';
+import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { messageText } from '../../support/slack/slack-driver.js';
+import { channelThreads } from '../../support/slack/slack-http.js';
 
 const CHANNEL = 'C0OUTAGE';
 const prefix = testPrefix('incident-outage');

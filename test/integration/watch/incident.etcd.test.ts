@@ -5,13 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { memberColors } from '../../../src/charts/member-colors.js';
 import { createWatchState } from '../../../src/state/watch-state.js';
-import { type FakeFile, type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import {
+  type FakeFile,
+  type FakeMessage,
+  type FakeSlack,
+  startFakeSlack,
+} from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { decodePng, topOf } from '../../support/png-pixels.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { messageText } from '../../support/slack-driver.js';
-import { channelThreads } from '../../support/slack-http.js';
-import { startWorkerProcess, type WorkerProcess } from '../../support/worker-process.js';
+import { decodePng, topOf } from '../../support/chat/png-pixels.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { messageText } from '../../support/slack/slack-driver.js';
+import { channelThreads } from '../../support/slack/slack-http.js';
+import { startWorkerProcess, type WorkerProcess } from '../../support/process/worker-process.js';
 
 /**
  * Incidents from the watch, end to end: real `etcd-doctor worker` processes watching a real

@@ -6,7 +6,7 @@ import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { createMinuteHistory } from '../../../src/state/minute-history.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /**
  * A healthy cluster under write load stays silent, watched every 5 s and every 60 s at once (the

@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createIncidents } from '../../../src/state/incidents.js';
 import { createWatchState } from '../../../src/state/watch-state.js';
-import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { type PrivateRedis, startPrivateRedis } from '../../support/private-redis.js';
-import { testPrefix } from '../../support/redis-prefix.js';
-import { messageText } from '../../support/slack-driver.js';
-import { channelThreads } from '../../support/slack-http.js';
-import { startWorkerProcess, type WorkerProcess } from '../../support/worker-process.js';
+import { type PrivateRedis, startPrivateRedis } from '../../support/redis/private-redis.js';
+import { testPrefix } from '../../support/redis/redis-prefix.js';
+import { messageText } from '../../support/slack/slack-driver.js';
+import { channelThreads } from '../../support/slack/slack-http.js';
+import { startWorkerProcess, type WorkerProcess } from '../../support/process/worker-process.js';
 
 /**
  * One problem, one thread, whatever dies between two checks: a real `etcd-doctor worker` process

@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
-import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
-import { checkTimes, countSlots } from '../../support/watch-slots.js';
-import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/worker-process.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { checkTimes, countSlots } from '../../support/chat/watch-slots.js';
+import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/process/worker-process.js';
 
 /**
  * Scale-out of the watch (issue 29): two real `etcd-doctor worker` processes on one Redis watch 40

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { runCli } from '../../../src/cli.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { labConfigYaml } from '../../support/lab-config.js';
+import { labConfigYaml } from '../../support/lab/lab-config.js';
 
 /** `etcd-doctor watch <cluster>` on a real 3-member etcd: a frame per check, one line on Ctrl-C. */
 

@@ -8,10 +8,10 @@ import { createWatchSchedules, watchOffsetMs } from '../../../src/queue/watch-sc
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { createMinuteHistory } from '../../../src/state/minute-history.js';
 import { createWatchState } from '../../../src/state/watch-state.js';
-import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { labConfig } from '../../support/lab-config.js';
-import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis-prefix.js';
+import { labConfig } from '../../support/lab/lab-config.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /**
  * The watch on real etcd: a worker whose config watches the lab every 5 s checks it through a

@@ -57,7 +57,7 @@ export interface EtcdLabOptions {
   /**
    * A command prefix for one member, or undefined for none: that member runs `...prefix etcdBinary
    * args`, also on restart. The prefix must exec etcd in place (as `nice`, `taskset` or
-   * test/support/clockshift do), so `pid`, kill(), stop() and cont() still reach etcd itself.
+   * test/support/clock/clockshift.ts do), so `pid`, kill(), stop() and cont() still reach etcd itself.
    */
   wrap?: (member: string) => string[] | undefined;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { MemberChart } from '../../../src/charts/chart-data.js';
 import { createChartRenderer } from '../../../src/charts/chart-renderer.js';
 import { keepPeaks } from '../../../src/charts/member-chart-spec.js';
-import { busiestRow, decodePng, pixelsOf, topOf } from '../../support/png-pixels.js';
+import { busiestRow, decodePng, pixelsOf, topOf } from '../../support/chat/png-pixels.js';
 
 const renderer = createChartRenderer();
 const AT = Date.UTC(2026, 11, 1, 14, 2, 7);

@@ -11,8 +11,8 @@ import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
 import { buildReport } from '../../../src/report/diagnosis-report.js';
-import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence.js';
-import { decodePng, topOf } from '../../support/png-pixels.js';
+import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence/evidence.js';
+import { decodePng, topOf } from '../../support/chat/png-pixels.js';
 
 const ctx = { now: Date.parse('2026-11-29T03:00:05Z') };
 

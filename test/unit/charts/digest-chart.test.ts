@@ -13,8 +13,8 @@ import { silentLogger } from '../../../src/logger.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
 import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
 import { buildReport } from '../../../src/report/diagnosis-report.js';
-import { clusterEvidence, latency, metricsData, ok } from '../../support/evidence.js';
-import { decodePng, topOf } from '../../support/png-pixels.js';
+import { clusterEvidence, latency, metricsData, ok } from '../../support/evidence/evidence.js';
+import { decodePng, topOf } from '../../support/chat/png-pixels.js';
 
 const NOW = Date.parse('2026-11-29T09:00:00Z');
 const DAY_MS = 24 * 3600_000;

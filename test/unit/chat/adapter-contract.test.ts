@@ -9,16 +9,19 @@ import { createSlackAdapter, type SlackAdapter } from '../../../src/chat/slack/s
 import { silentLogger } from '../../../src/logger.js';
 import { renderViewText } from '../../../src/report/render-view-text.js';
 import { Secret } from '../../../src/secret.js';
-import { type ContractDriver, describeChatAdapterContract } from '../../support/chat-adapter-contract.js';
-import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
+import {
+  type ContractDriver,
+  describeChatAdapterContract,
+} from '../../support/chat/chat-adapter-contract.js';
+import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import {
   blockActionPayload,
   blocksText,
   buttonsIn,
   sendBlockAction,
   sendSlashCommand,
-} from '../../support/slack-driver.js';
-import { eventsUrl, httpSlackAdapter } from '../../support/slack-http.js';
+} from '../../support/slack/slack-driver.js';
+import { eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
 
 /** Counts finished handler calls, so a driver knows when the adapter is done with an input. */
 function tracked(handlers: ChatHandlers) {

@@ -5,8 +5,8 @@ import type { ChatView, ViewButton } from '../../../src/report/chat-view.js';
 import { progressView } from '../../../src/report/chat-view.js';
 import type { DiagnosisReport, FindingJson, MemberRow } from '../../../src/contracts/report-json.js';
 import { parseButtonValue } from '../../../src/state/plan-store.js';
-import { validateBlocks } from '../../support/fake-slack-blocks.js';
-import { blocksText, buttonsIn } from '../../support/slack-driver.js';
+import { validateBlocks } from '../../support/slack/fake-slack-blocks.js';
+import { blocksText, buttonsIn } from '../../support/slack/slack-driver.js';
 
 function memberRow(i: number, over: Partial<MemberRow> = {}): MemberRow {
   return {

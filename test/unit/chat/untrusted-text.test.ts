@@ -3,7 +3,7 @@ import { firingView } from '../../../src/alerts/alert-view.js';
 import { renderSlackMessage } from '../../../src/chat/slack/render-blocks.js';
 import type { AlertJob } from '../../../src/queue/job-schemas.js';
 import { textView } from '../../../src/report/chat-view.js';
-import { blocksText } from '../../support/slack-driver.js';
+import { blocksText } from '../../support/slack/slack-driver.js';
 
 /** Live markup in what Slack receives: a mention, a broadcast, a user group, or a link. */
 const LIVE = /<[@!#]|<https?:/;

@@ -5,8 +5,8 @@ import { fioJob } from '../../../src/remediation/actions/disk-benchmark.js';
 import { manifestMoverPod } from '../../../src/remediation/actions/restart-static-pod.js';
 import { ADMISSION_PARAMS, identityProblem } from '../../../src/remediation/preflight.js';
 import { DEFAULT_REMEDIATION_SETTINGS } from '../../../src/remediation/settings.js';
-import { objectsOf, renderAllTargets, type Target } from '../../support/deploy-manifests.js';
-import { findObject, type KubeObject } from '../../support/kustomize.js';
+import { objectsOf, renderAllTargets, type Target } from '../../support/deploy/deploy-manifests.js';
+import { findObject, type KubeObject } from '../../support/deploy/kustomize.js';
 
 /**
  * The ValidatingAdmissionPolicies of components/remediation, evaluated with a CEL evaluator

@@ -5,8 +5,8 @@ import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { REPO_ROOT } from '../../support/deploy-manifests.js';
-import { execForm, instructionsOf, parseDockerfile, type Stage } from '../../support/dockerfile.js';
+import { REPO_ROOT } from '../../support/deploy/deploy-manifests.js';
+import { execForm, instructionsOf, parseDockerfile, type Stage } from '../../support/deploy/dockerfile.js';
 
 /**
  * deploy/Dockerfile. No container engine runs here, so: lint its structure, then run its build stage's

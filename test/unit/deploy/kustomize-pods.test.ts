@@ -9,8 +9,8 @@ import {
   podSpecOf,
   renderAllTargets,
   type Target,
-} from '../../support/deploy-manifests.js';
-import { findObject, type KubeObject } from '../../support/kustomize.js';
+} from '../../support/deploy/deploy-manifests.js';
+import { findObject, type KubeObject } from '../../support/deploy/kustomize.js';
 import { parseConfigText } from '../../../src/config/load-config.js';
 import type { ConfigFile } from '../../../src/config/schema.js';
 import { DEFAULT_ANALYSIS_MEMORY_MB } from '../../../src/offline/analyze-isolated.js';

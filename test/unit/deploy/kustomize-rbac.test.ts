@@ -9,8 +9,8 @@ import {
   renderAllTargets,
   rulesOf,
   type Target,
-} from '../../support/deploy-manifests.js';
-import { describeObject, findObject, type KubeObject } from '../../support/kustomize.js';
+} from '../../support/deploy/deploy-manifests.js';
+import { describeObject, findObject, type KubeObject } from '../../support/deploy/kustomize.js';
 
 /** Least privilege: read-only by default, the mutating role only when someone opts in. */
 

@@ -15,9 +15,9 @@ import {
   renderAllTargets,
   TARGETS,
   type Target,
-} from '../../support/deploy-manifests.js';
-import { schemaErrors } from '../../support/kube-schemas.js';
-import { describeObject, findObject, type KubeObject, stringsIn } from '../../support/kustomize.js';
+} from '../../support/deploy/deploy-manifests.js';
+import { schemaErrors } from '../../support/kube/kube-schemas.js';
+import { describeObject, findObject, type KubeObject, stringsIn } from '../../support/deploy/kustomize.js';
 
 /** deploy/kubernetes renders with kubectl kustomize, and every object is one the API server accepts. */
 

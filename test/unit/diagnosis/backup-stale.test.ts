@@ -3,7 +3,7 @@ import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { backupStaleRule } from '../../../src/diagnosis/rules/backup-stale.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { BackupsEvidence, Evidence, SnapshotCheck } from '../../../src/probes/evidence.js';
-import { clusterEvidence, failed, ok } from '../../support/evidence.js';
+import { clusterEvidence, failed, ok } from '../../support/evidence/evidence.js';
 
 const NOW = Date.parse('2026-11-29T03:00:00Z');
 const HOUR = 3600_000;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { compactionStalledRule } from '../../../src/diagnosis/rules/compaction-stalled.js';
 import { analyzePaths } from '../../../src/offline/analyze.js';
 import type { MetricsData } from '../../../src/probes/evidence.js';
-import { clusterEvidence, metricsData, ok } from '../../support/evidence.js';
+import { clusterEvidence, metricsData, ok } from '../../support/evidence/evidence.js';
 
 const NOW = Date.parse('2026-11-29T03:00:00Z');
 const MIN = 60_000;

@@ -4,7 +4,7 @@ import type { LatencySummary } from '../../../src/probes/evidence.js';
 import { skipped } from '../../../src/probes/outcome.js';
 import type { Rule } from '../../../src/diagnosis/rule.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
-import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence.js';
+import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence/evidence.js';
 
 const ctx = { now: Date.parse('2026-11-29T03:00:05Z') };
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { StatusData } from '../../../src/probes/evidence.js';
-import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence.js';
+import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence/evidence.js';
 
 const now = Date.parse('2026-11-29T03:00:05Z');
 const ctx = { now };

@@ -9,8 +9,8 @@ import type {
   EtcdPodSpec,
   KubernetesEvidence,
 } from '../../../src/probes/kubernetes/evidence.js';
-import { latency, metricsData, clusterEvidence, ok } from '../../support/evidence.js';
-import { kubernetesRules } from '../../support/kube-rules.js';
+import { latency, metricsData, clusterEvidence, ok } from '../../support/evidence/evidence.js';
+import { kubernetesRules } from '../../support/kube/kube-rules.js';
 
 const now = Date.parse('2026-11-29T03:00:00Z');
 const none: Outcome<never> = { ok: false, failure: { kind: 'skipped', message: 'not asked' }, durationMs: 0 };

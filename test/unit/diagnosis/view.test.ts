@@ -3,7 +3,7 @@ import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { failureTolerance, quorumOf, votersAmong } from '../../../src/diagnosis/support/quorum.js';
 import type { AccessProblem, Evidence, MemberEvidence } from '../../../src/probes/evidence.js';
-import { clusterEvidence, failed, member } from '../../support/evidence.js';
+import { clusterEvidence, failed, member } from '../../support/evidence/evidence.js';
 
 const ctx = { now: Date.parse('2026-11-29T03:00:05Z') };
 

@@ -8,7 +8,7 @@ import {
   PEER_SEND_FAILURE_RATE,
 } from '../../../src/diagnosis/support/window-rate.js';
 import type { MetricsData } from '../../../src/probes/evidence.js';
-import { clusterEvidence, latency, metricsData, ok } from '../../support/evidence.js';
+import { clusterEvidence, latency, metricsData, ok } from '../../support/evidence/evidence.js';
 
 /**
  * Events counted in a /metrics window mean trouble at a rate, not at a count: the 3-second probe

@@ -10,7 +10,7 @@ import {
 import { createMemoryBudget } from '../../../src/digest/memory-budget.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
 import { buildReport } from '../../../src/report/diagnosis-report.js';
-import { clusterEvidence, latency, metricsData, ok } from '../../support/evidence.js';
+import { clusterEvidence, latency, metricsData, ok } from '../../support/evidence/evidence.js';
 
 const NOW = Date.parse('2026-11-29T09:00:00Z');
 

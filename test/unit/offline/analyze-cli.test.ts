@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { cliInProcess } from '../../support/cli-in-process.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
 
 const LOGS = join(import.meta.dirname, '../../fixtures/offline/logs');
 const LAB = join(import.meta.dirname, '../../fixtures/offline/lab');

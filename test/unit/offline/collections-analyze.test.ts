@@ -9,7 +9,7 @@ import {
   mustGatherFiles,
   writeTarball,
   writeTree,
-} from '../../support/offline-fixtures.js';
+} from '../../support/offline/offline-fixtures.js';
 
 /**
  * The readers and the offline analysis together: each Kubernetes scenario collected as a

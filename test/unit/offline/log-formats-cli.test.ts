@@ -5,8 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { cliInProcess } from '../../support/cli-in-process.js';
-import { MG_ROOT, mustGatherFiles, withTimestamps, writeTarball } from '../../support/offline-fixtures.js';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
+import {
+  MG_ROOT,
+  mustGatherFiles,
+  withTimestamps,
+  writeTarball,
+} from '../../support/offline/offline-fixtures.js';
 
 /**
  * Every etcd log format a user pastes, through `etcd-doctor analyze --json` (the CLI's own entry;

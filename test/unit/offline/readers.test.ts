@@ -9,7 +9,7 @@ import {
   readCollection,
   sniffCollection,
 } from '../../../src/offline/readers/index.js';
-import { loadKubeFixture } from '../../support/kube-fixtures.js';
+import { loadKubeFixture } from '../../support/kube/kube-fixtures.js';
 import {
   clusterInfoDumpFiles,
   clusterInfoDumpStdout,
@@ -19,8 +19,8 @@ import {
   withTimestamps,
   writeTarball,
   writeTree,
-} from '../../support/offline-fixtures.js';
-import { recordingSink } from '../../support/recording-sink.js';
+} from '../../support/offline/offline-fixtures.js';
+import { recordingSink } from '../../support/process/recording-sink.js';
 
 let tmp: string;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { analyzePaths } from '../../../src/offline/analyze.js';
 import { analyzeIsolated } from '../../../src/offline/analyze-isolated.js';
 import { DEFAULT_READ_LIMITS } from '../../../src/offline/collection.js';
 import { parseJsonKeepingBigIntegers, parseYamlDocument } from '../../../src/offline/readers/documents.js';
-import { MG_ROOT, mustGatherFiles, writeTarball } from '../../support/offline-fixtures.js';
+import { MG_ROOT, mustGatherFiles, writeTarball } from '../../support/offline/offline-fixtures.js';
 
 /**
  * Hostile files dropped into a DM (issue 28): each stops at a limit with an answer naming it and

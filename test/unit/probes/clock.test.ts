@@ -5,8 +5,8 @@ import { createHttpGet } from '../../../src/clients/http.js';
 import { createClockProbe, MAX_SAMPLES } from '../../../src/probes/clock.js';
 import type { ClockData } from '../../../src/probes/evidence.js';
 import { runProbe } from '../../../src/probes/probe.js';
-import { clockProbeContext } from '../../support/clock-context.js';
-import { type DateOffsetServer, startDateOffsetServer } from '../../support/date-offset-server.js';
+import { clockProbeContext } from '../../support/clock/clock-context.js';
+import { type DateOffsetServer, startDateOffsetServer } from '../../support/clock/date-offset-server.js';
 
 describe('clock probe against a real HTTP server whose Date runs off our clock', () => {
   let server: DateOffsetServer;

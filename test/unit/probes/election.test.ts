@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { awaitElection, type ElectionOptions } from '../../../src/probes/election.js';
 import type { MemberEvidence, StatusData } from '../../../src/probes/evidence.js';
 import type { Outcome } from '../../../src/probes/outcome.js';
-import { clusterEvidence, failed, ok } from '../../support/evidence.js';
+import { clusterEvidence, failed, ok } from '../../support/evidence/evidence.js';
 
 /** Status answers scripted per member and poll; a clock that moves only when the wait sleeps. */
 function scripted(answers: Record<string, string[]>) {

@@ -5,8 +5,8 @@ import type { Logger } from '@slack/logger';
 import { SocketModeClient } from '@slack/socket-mode';
 import { ErrorCode, LogLevel, WebClient } from '@slack/web-api';
 import WebSocket from 'ws';
-import { type FakeSlack, startFakeSlack } from '../../support/fake-slack.js';
-import { blockActionsForm, signSlackRequest, slashCommandForm } from '../../support/slack-signing.js';
+import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
+import { blockActionsForm, signSlackRequest, slashCommandForm } from '../../support/slack/slack-signing.js';
 
 // Copies of ../shared/reference/slack-samples (Slack's documented payloads), kept in the repo.
 const SAMPLES = new URL('../../fixtures/slack-samples/', import.meta.url);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createProgressUpdates } from '../../../src/worker/progress-updates.js';
-import { createManualClock, settled } from '../../support/manual-clock.js';
+import { createManualClock, settled } from '../../support/clock/manual-clock.js';
 
 describe('progress updates', () => {
   it('sends the first value at once, then only the newest, at most once per interval', async () => {

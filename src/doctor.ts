@@ -13,7 +13,7 @@ import { collectEtcdEvidence } from './probes/collect-evidence.js';
 import type { Outcome } from './probes/outcome.js';
 import type { Evidence, ProbeRecord } from './probes/evidence.js';
 import type { ScrapeMemory } from './probes/member-context.js';
-import type { DayOfChecks } from './history/history-sample.js';
+import type { DayOfChecks } from './state/history-sample.js';
 import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import { createRunLoad, hostsOf } from './probes/run-load.js';
 import { abortableSleep, untilAborted } from './timing.js';

@@ -9,7 +9,7 @@ import { BACKEND_COMMIT_P99_LIMIT_S, isSlow, WAL_FSYNC_P99_LIMIT_S } from '../di
 import type { Cause } from '../diagnosis/finding.js';
 import type { Evidence, LatencySummary, MemberEvidence } from '../probes/evidence.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import { COL, type MinuteSample } from '../history/minute-sample.js';
+import { COL, type MinuteSample } from '../state/minute-sample.js';
 import { formatMs } from '../report/format.js';
 import type { ChartPoint, ChartSeries, ChartThreshold, ChartUnit, MemberChart } from './chart-data.js';
 

@@ -1,7 +1,7 @@
 import type { Status } from '../diagnosis/diagnose.js';
-import type { DayTrends } from '../history/day-trends.js';
-import { largestDb, worstTookMs } from '../history/history-sample.js';
-import type { HistorySample } from '../history/history-sample.js';
+import type { DayTrends } from '../state/day-trends.js';
+import { largestDb, worstTookMs } from '../state/history-sample.js';
+import type { HistorySample } from '../state/history-sample.js';
 import {
   baseline,
   type DailySeries,

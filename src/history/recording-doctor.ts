@@ -2,7 +2,7 @@ import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
-import { summarizeDiagnosis } from './history-sample.js';
+import { summarizeDiagnosis } from './summarize-diagnosis.js';
 import type { HistoryStore } from '../state/history-store.js';
 
 /**

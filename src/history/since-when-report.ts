@@ -4,7 +4,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { MinuteHistory } from '../state/minute-history.js';
 import { withDeadline } from '../timing.js';
-import type { MinuteSample } from './minute-sample.js';
+import type { MinuteSample } from '../state/minute-sample.js';
 import { findLastSeen, findSinceWhen, sinceMetric } from './since-when.js';
 
 /** How far back "since when" looks: the full-resolution day (the incidents' lookback too). */

@@ -4,8 +4,8 @@ import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { Doctor } from '../doctor.js';
 import { redactUrlCredentials } from '../secret.js';
 import { createMinuteHistory } from '../state/minute-history.js';
-import { isWatched } from '../watch/watched-clusters.js';
-import type { MinuteSample } from './minute-sample.js';
+import { isWatched } from '../config/watched.js';
+import type { MinuteSample } from '../state/minute-sample.js';
 import { addSinceWhen, readHistory } from './since-when-report.js';
 import type { RedisTarget } from '../config/redis-target.js';
 

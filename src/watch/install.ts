@@ -17,7 +17,7 @@ import { createWatchState, type WatchState } from '../state/watch-state.js';
 import type { ExtraJobHandlers } from '../worker/route-jobs.js';
 import { createIncidentRunner } from './incident-runner.js';
 import { createWatchCheck } from './run-watch-check.js';
-import { watchedClusters } from './watched-clusters.js';
+import { watchedClusters } from '../config/watched.js';
 
 export interface WatchFeature {
   /** The worker's `watch` job handler. */

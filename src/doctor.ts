@@ -50,7 +50,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** A watch check (src/watch/): each member's /metrics is scraped once and compared with the kept scrape. */
   scrapes?: ScrapeMemory;
-  /** The digest read this day of watch checks for the cluster: the history sample keeps it (history/recording-doctor.ts). */
+  /** The digest read this day of watch checks for the cluster: the history sample keeps it (history/doctor-for.ts). */
   dayOfChecks?: DayOfChecks;
   /**
    * Read the cluster's backups (`clusters[].backups`) at any depth, every listed snapshot

@@ -39,7 +39,7 @@ export async function runCheck(
         evidence = e;
       },
     });
-    const { report, samples } = await withHistory(checked, config, options, io);
+    const { report, samples } = await withWatchSince(checked, config, options, io);
     io.stdout(options.json ? JSON.stringify(report, null, 2) : renderText(report));
     // On stderr, so --json output stays one JSON document. Vega and resvg load only for --chart.
     if (options.chart && evidence) {
@@ -56,7 +56,7 @@ export async function runCheck(
  * A diagnosis of a watched cluster says since when, from the watch's minute history in Redis (and
  * its chart spans the history's last hour). Unwatched clusters have none: ioredis is not loaded.
  */
-async function withHistory(
+async function withWatchSince(
   report: DiagnosisReport,
   config: ConfigFile,
   options: CheckOptions,

@@ -7,6 +7,7 @@ import { createChartPoster } from '../charts/post-chart.js';
 import type { DigestFeature } from '../digest/install.js';
 import { doctorFor } from '../history/doctor-for.js';
 import { historyStoreFor } from '../history/install.js';
+import { type JobKindHandlers, noHandler, routeJobs } from '../queue/job-handlers.js';
 import type { JobData } from '../queue/job-schemas.js';
 import { ANALYZE_QUEUE_NAME } from '../queue/job-queue.js';
 import {
@@ -23,10 +24,9 @@ import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { abortableSleep } from '../timing.js';
-import { createJobRunner } from '../worker/create-job-runner.js';
+import { checkJobs } from '../checks/check-jobs.js';
 import { installWatch } from '../watch/install.js';
 import { watchCheckSlots } from '../watch/watched-clusters.js';
-import { routeJobs } from '../worker/route-jobs.js';
 import { pick, type RoleBase } from './role-base.js';
 import { remediationOptions } from './remediation-options.js';
 
@@ -73,7 +73,7 @@ export function startWorker(
     logger,
     worker: { state, workerId, sleep: (ms) => abortableSleep(ms) },
   });
-  const runner = createJobRunner({
+  const checks = checkJobs({
     doctor,
     chat,
     state,
@@ -83,14 +83,17 @@ export function startWorker(
     postChart: createChartPoster({ chat, renderer, history: minutes, now }),
     ...pick(tuning, ['progressIntervalMs']),
   });
-  const handlers = routeJobs(runner, {
+  // Every job kind's handler, one record (a kind without one does not compile).
+  const record: JobKindHandlers = {
+    ...checks,
     ...digests,
     ...alerts.jobs,
     ...remediation.jobs,
     ...watch.jobs,
-    analyze: offline.analyzeJob,
-    ...spaceJobs(base, state, workerId),
-  });
+    analyze: offline.analyzeJob ?? noHandler('analyze'),
+    space: spaceJobs(base, state, workerId).space,
+  };
+  const handlers = routeJobs(record, logger);
   const worker = startQueueWorkers(base, { handlers, clusterLocks: state, workerName: workerId });
   return {
     ...worker,

@@ -1,10 +1,10 @@
-import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
+import type { ChatAdapter, MessageRef } from '../chat/adapter.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
-import { type Logger, withFields } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { countProbes } from '../probes/collect-evidence.js';
-import type { CheckJob, JobData } from '../queue/job-schemas.js';
-import { failedVerdictView, progressView, textView, type VerdictView } from '../report/chat-view.js';
+import type { CheckJob } from '../queue/job-schemas.js';
+import { progressView, type VerdictView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 
 /** A check job's root message: the one progress updates and the verdict replace. */
@@ -49,33 +49,4 @@ export async function rootMessageFor(deps: RootDeps, jobId: string, job: CheckJo
   const ref = await deps.chat.post({ channel: job.channel }, progressView(job.depth, job.cluster, 0, total));
   await deps.state.saveRoot(jobId, ref);
   return ref;
-}
-
-/** A check or status job failed for good: say so, once, in its thread, and set the root's verdict. */
-export async function answerFailedJob(
-  deps: RootDeps & { logger: Logger },
-  once: (jobId: string, deliver: () => Promise<MessageRef>) => Promise<boolean>,
-  jobId: string,
-  data: JobData | undefined,
-  reason: string,
-): Promise<void> {
-  const logger = withFields(deps.logger, {
-    jobId,
-    ...(data && 'cluster' in data ? { cluster: data.cluster } : {}),
-  });
-  logger.warn({ reason }, 'job failed for good');
-  if (!data || (data.kind !== 'check' && data.kind !== 'status' && data.kind !== 'backups')) return;
-  const root = data.kind === 'check' ? await deps.state.root(jobId) : undefined;
-  const what =
-    data.kind === 'status'
-      ? 'the status check'
-      : data.kind === 'backups'
-        ? `the backup listing of *${data.cluster}*`
-        : `the ${data.depth === 'diagnose' ? 'diagnosis' : 'health check'} of *${data.cluster}*`;
-  const to: Destination = root ? { channel: root.channel, thread: root } : { channel: data.channel };
-  const posted = await once(jobId, () =>
-    deps.chat.post(to, textView(`Could not finish ${what}: ${reason}`, 'error')),
-  );
-  if (posted && root && data.kind === 'check')
-    await settleRootMessage(deps, jobId, root, failedVerdictView(data.depth, data.cluster, reason), logger);
 }

@@ -5,17 +5,24 @@ import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import { type Logger, withFields } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
-import type { JobHandlers } from '../queue/job-handlers.js';
-import type { CheckJob, JobData } from '../queue/job-schemas.js';
+import {
+  type JobHandlers,
+  type JobKind,
+  type JobKindHandlers,
+  type RunInfo,
+  routeJobs,
+} from '../queue/job-handlers.js';
+import type { CheckJob } from '../queue/job-schemas.js';
 import { progressView, type VerdictView, verdictView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 import type { PlanStore } from '../state/plan-store.js';
-import { answerOnce } from './answer-once.js';
-import { answerFailedJob, rootMessageFor, settleRootMessage } from './root-message.js';
+import { answerOnce } from '../answer/answer-once.js';
+import { rootMessageFor, settleRootMessage } from '../answer/root-message.js';
+import { answerFailedBackups, answerFailedCheck, answerFailedStatus } from './failed-answers.js';
 import { runBackups } from './run-backups.js';
 import { runStatus } from './run-status.js';
-import { createProgressUpdates } from './progress-updates.js';
-import { reportButtons } from './report-buttons.js';
+import { createProgressUpdates } from '../answer/progress-updates.js';
+import { reportButtons } from '../answer/report-buttons.js';
 
 export interface JobRunnerDeps {
   doctor: Doctor;
@@ -73,19 +80,12 @@ function progressUpdates(
   );
 }
 
-/**
- * What a job does, chat-neutral: post a root message, update it as probes finish, answer in its
- * thread exactly once, then turn the root into the verdict. Only workers run this.
- */
-export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
-  const now = deps.now ?? Date.now;
-  const sleep = deps.sleep ?? ((ms: number) => abortableSleep(ms));
-  const once = answerer(deps, sleep);
-
+/** One check: root message, progress, the report answered once with its buttons, the verdict, the chart. */
+function createCheckRun(deps: JobRunnerDeps, once: ReturnType<typeof answerer>, now: () => number) {
   const settleRoot = (jobId: string, root: MessageRef, view: VerdictView | undefined, logger: Logger) =>
     settleRootMessage(deps, jobId, root, view, logger);
 
-  const runCheck = async (
+  return async (
     job: CheckJob,
     jobId: string,
     signal: AbortSignal,
@@ -131,23 +131,47 @@ export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
       await deps.postChart?.({ channel: root.channel, thread: root }, report, evidence, logger);
     return { status: report.status, causes: report.findings.map((f) => f.cause) };
   };
+}
 
-  return {
-    run(data: JobData, info) {
-      const logger =
-        info.logger ??
-        withFields(deps.logger, {
-          jobId: info.jobId,
-          kind: data.kind,
-          ...(data.kind === 'check' || data.kind === 'backups' ? { cluster: data.cluster } : {}),
-        });
-      logger.info({ attempt: info.attempt }, 'job started');
-      if (data.kind === 'check') return runCheck(data, info.jobId, info.signal, logger, info.answered);
-      if (data.kind === 'status') return runStatus(deps, once, data, info.jobId);
-      if (data.kind === 'backups') return runBackups(deps, once, data, info.jobId, info.signal);
-      // Digest and alert jobs have their own handlers (src/digest, src/alerts; see routeJobs).
-      return Promise.reject(new Error(`no handler for ${data.kind} jobs in this runner`));
-    },
-    failed: (jobId, data, reason) => answerFailedJob(deps, once, jobId, data, reason),
+/**
+ * The check feature's jobs, chat-neutral. A check posts a root message, updates it as probes
+ * finish, answers in its thread exactly once, then turns the root into the verdict; `status` and
+ * `backups` answer once in their channel. Only workers run these.
+ */
+export function checkJobs(deps: JobRunnerDeps): Pick<JobKindHandlers, 'check' | 'status' | 'backups'> {
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? ((ms: number) => abortableSleep(ms));
+  const once = answerer(deps, sleep);
+
+  const runCheck = createCheckRun(deps, once, now);
+  const started = (info: RunInfo, fields: { kind: JobKind; cluster?: string }) => {
+    const logger = info.logger ?? withFields(deps.logger, { jobId: info.jobId, ...fields });
+    logger.info({ attempt: info.attempt }, 'job started');
+    return logger;
   };
+  return {
+    check: {
+      run: (job, info) => runCheck(job, info.jobId, info.signal, started(info, job), info.answered),
+      failed: (jobId, job, reason) => answerFailedCheck(deps, once, jobId, job, reason),
+    },
+    status: {
+      run: (job, info) => {
+        started(info, job);
+        return runStatus(deps, once, job, info.jobId);
+      },
+      failed: (jobId, job, reason) => answerFailedStatus(deps, once, jobId, job, reason),
+    },
+    backups: {
+      run: (job, info) => {
+        started(info, job);
+        return runBackups(deps, once, job, info.jobId, info.signal);
+      },
+      failed: (jobId, job, reason) => answerFailedBackups(deps, once, jobId, job, reason),
+    },
+  };
+}
+
+/** The checks alone as a job worker's handlers (tests; the worker role puts checkJobs in its record). */
+export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
+  return routeJobs(checkJobs(deps), deps.logger);
 }

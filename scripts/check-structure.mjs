@@ -5,7 +5,13 @@
 //   - `ioredis` imported outside src/state/, src/queue/ and src/clients/;
 //   - a src/ file importing test code (test/, bench/, scripts/);
 //   - a function in src/ longer than 80 lines (from its first line to its last, nested functions
-//     included).
+//     included);
+//   - a value import (not `import type`) in src/state/ of anything but the foundations below it
+//     (STATE_MAY_IMPORT): the stores keep the shapes they store, and features (history/, watch/,
+//     digest/, ...) depend on state/, never the reverse;
+//   - a branch on a job's kind outside the handler record (src/queue/job-handlers.ts): a `switch`
+//     on, or a comparison of, a job's `.kind` or `.name` (`data`, `job`, `….data`) with a job kind
+//     literal. The kinds are the keys of that module's JOB_KINDS record.
 // It parses with @swc/core, which Jest already uses to compile the tests, so the check needs no
 // dependency of its own.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,6 +24,23 @@ const SRC = join(ROOT, 'src');
 const MAX_FUNCTION_LINES = 80;
 const REDIS_FOLDERS = ['src/state/', 'src/queue/', 'src/clients/'];
 const TEST_FOLDERS = ['test/', 'bench/', 'scripts/'];
+/** What src/state/ may import as values: the foundations, and itself. */
+const STATE_MAY_IMPORT = [
+  'src/state/',
+  'src/contracts/',
+  'src/config/',
+  'src/types/',
+  'src/clients/',
+  'src/errors.ts',
+  'src/logger.ts',
+  'src/timing.ts',
+  'src/secret.ts',
+  'src/quantile.ts',
+];
+/** The one module that may branch on a job's kind: the handler record. */
+const HANDLER_RECORD = 'src/queue/job-handlers.ts';
+/** Names a job's payload goes by (`data.kind`, `job.kind`, `job.data.kind`, `job.name`). */
+const JOB_NAMES = /^(data|job|jobData|payload)$/;
 /**
  * Known breaches that the restructuring of issue 15 removes step by step: `file:function` for a long
  * function. A listed one that no longer breaks the rule fails the check
@@ -44,8 +67,63 @@ function* walk(node) {
   }
 }
 
-/** A file parsed once: its import specifiers and its functions' line spans. */
-function parse(file) {
+/** Whether an import or re-export declaration brings in types only. */
+function typeOnly(node) {
+  if (node.typeOnly) return true;
+  const specifiers = node.specifiers ?? [];
+  return specifiers.length > 0 && specifiers.every((s) => s.isTypeOnly);
+}
+
+/** `x.kind` / `x.name` (also `x?.kind`) where x is a job's payload, or undefined. */
+function jobKindRead(node) {
+  const member = node?.type === 'OptionalChainingExpression' ? node.base : node;
+  if (member?.type !== 'MemberExpression' || member.property?.type !== 'Identifier') return undefined;
+  if (member.property.value !== 'kind' && member.property.value !== 'name') return undefined;
+  const object = member.object;
+  const jobLike =
+    (object.type === 'Identifier' && JOB_NAMES.test(object.value)) ||
+    (object.type === 'MemberExpression' && object.property?.type === 'Identifier' && object.property.value === 'data');
+  return jobLike ? member : undefined;
+}
+
+/**
+ * The job kinds: the keys of JOB_KINDS in the handler record module (type-checked to be every
+ * kind). Without that record, a problem, and the `kind: z.literal(…)` values of the job schemas.
+ */
+function jobKinds(problems) {
+  const read = (path) => parseSync(readFileSync(join(ROOT, path), 'utf8'), { syntax: 'typescript' }).body;
+  for (const node of walk(read(HANDLER_RECORD))) {
+    if (node.type === 'VariableDeclarator' && node.id?.value === 'JOB_KINDS' && node.init?.type === 'ObjectExpression') {
+      return new Set(node.init.properties.map((p) => p.key?.value).filter((k) => typeof k === 'string'));
+    }
+  }
+  problems.push(`${HANDLER_RECORD}: no JOB_KINDS record (one entry per job kind)`);
+  const kinds = new Set();
+  for (const node of walk(read('src/queue/job-schemas.ts'))) {
+    const literal = node.type === 'KeyValueProperty' && node.key?.value === 'kind' && node.value?.arguments?.[0]?.expression;
+    if (literal?.type === 'StringLiteral') kinds.add(literal.value);
+  }
+  return kinds;
+}
+
+/** Branches on a job's kind in one parsed module: comparisons with, and switches over, kind literals. */
+function kindBranches(body, kinds, lineOf) {
+  const found = [];
+  const isKind = (n) => n?.type === 'StringLiteral' && kinds.has(n.value);
+  for (const node of walk(body)) {
+    if (node.type === 'BinaryExpression' && /^[!=]==?$/.test(node.operator)) {
+      const read = jobKindRead(node.left) ?? jobKindRead(node.right);
+      const literal = isKind(node.left) ? node.left : isKind(node.right) ? node.right : undefined;
+      if (read && literal) found.push({ line: lineOf(node.span.start), what: `compares a job's kind with '${literal.value}'` });
+    } else if (node.type === 'SwitchStatement' && jobKindRead(node.discriminant)) {
+      if (node.cases.some((c) => isKind(c.test))) found.push({ line: lineOf(node.span.start), what: "switches on a job's kind" });
+    }
+  }
+  return found;
+}
+
+/** A file parsed once: its imports (type-only or not), its functions' line spans, its job-kind branches. */
+function parse(file, kinds) {
   // A leading `0;` pins offset 0 of the file: swc's spans are byte offsets from a base of its own.
   const text = readFileSync(file, 'utf8');
   const bytes = Buffer.from(`0;\n${text}`);
@@ -53,13 +131,18 @@ function parse(file) {
   const base = module.body[0].span.start;
   const lineOf = (offset) => bytes.subarray(0, offset - base).toString('utf8').split('\n').length - 1;
   const specifiers = [];
+  const valueSpecifiers = [];
   const functions = [];
   for (const node of walk(module.body)) {
     if (/^(ImportDeclaration|ExportAllDeclaration|ExportNamedDeclaration)$/.test(node.type) && node.source) {
       specifiers.push(node.source.value);
+      if (!typeOnly(node)) valueSpecifiers.push(node.source.value);
     } else if (node.type === 'CallExpression' && node.callee?.type === 'Import') {
       const arg = node.arguments[0]?.expression;
-      if (arg?.type === 'StringLiteral') specifiers.push(arg.value);
+      if (arg?.type === 'StringLiteral') {
+        specifiers.push(arg.value);
+        valueSpecifiers.push(arg.value);
+      }
     } else if (node.type === 'TsImportType') {
       specifiers.push(node.argument.value);
     }
@@ -71,7 +154,7 @@ function parse(file) {
       functions.push({ name, line: first, lines });
     }
   }
-  return { specifiers, functions };
+  return { specifiers, valueSpecifiers, functions, kindBranches: kindBranches(module.body, kinds, lineOf) };
 }
 
 /** The src/ file a relative specifier names (`./x.js` is written for `./x.ts`), or undefined. */
@@ -119,9 +202,24 @@ export function checkStructure() {
   const stats = { files: 0, longest: { lines: 0 }, redisImporters: [] };
   const used = new Set();
   const pending = (entry) => PENDING.has(entry) && used.add(entry);
+  const kinds = jobKinds(problems);
   for (const file of sourceFiles(SRC)) {
     const name = relative(ROOT, file);
-    const { specifiers, functions } = parse(file);
+    const { specifiers, valueSpecifiers, functions, kindBranches: branches } = parse(file, kinds);
+    if (name.startsWith('src/state/')) {
+      for (const specifier of valueSpecifiers) {
+        const target = resolveLocal(file, specifier);
+        const targetName = target && relative(ROOT, target);
+        if (targetName && !STATE_MAY_IMPORT.some((allowed) => targetName.startsWith(allowed))) {
+          problems.push(`${name}: imports ${specifier} as a value; state/ may import only ${STATE_MAY_IMPORT.join(', ')} (use \`import type\`, or move the shape down)`);
+        }
+      }
+    }
+    if (name !== HANDLER_RECORD) {
+      for (const branch of branches) {
+        problems.push(`${name}:${branch.line}: ${branch.what}; job kinds are told apart only in ${HANDLER_RECORD}`);
+      }
+    }
     stats.files++;
     const edges = new Set();
     for (const specifier of specifiers) {

@@ -30,7 +30,7 @@ interface MetricPick {
   /** Over what time the numbers were measured (the probe window unless the histogram says otherwise). */
   period: (evidence: Evidence) => string;
   read: (member: MemberEvidence, evidence: Evidence) => Reading | undefined;
-  /** The same measure in the minute history, when it keeps one (src/history/minute-sample.ts). */
+  /** The same measure in the minute history, when it keeps one (src/state/minute-sample.ts). */
   history?: HistoryPick;
 }
 

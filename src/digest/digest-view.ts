@@ -23,7 +23,7 @@ export type ClusterOutcome =
       ok: true;
       report: DiagnosisReport;
       samples: HistorySample[];
-      /** The day from the watch's minute history, when the cluster is watched (history/day-trends.ts). */
+      /** The day from the watch's minute history, when the cluster is watched (state/day-trends.ts). */
       day?: DayTrends;
     }
   | { cluster: string; ok: false; reason: string };

@@ -1,10 +1,10 @@
-import type { ChatAdapter, MessageRef } from '../chat/adapter.js';
+import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { type Logger, withFields } from '../logger.js';
 import { countProbes } from '../probes/collect-evidence.js';
 import type { CheckJob } from '../queue/job-schemas.js';
-import { progressView, type VerdictView } from '../report/chat-view.js';
+import { progressView, textView, type VerdictView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 
 /** A check job's root message: the one progress updates and the verdict replace. */
@@ -49,4 +49,37 @@ export async function rootMessageFor(deps: RootDeps, jobId: string, job: CheckJo
   const ref = await deps.chat.post({ channel: job.channel }, progressView(job.depth, job.cluster, 0, total));
   await deps.state.saveRoot(jobId, ref);
   return ref;
+}
+
+/** What a job that failed for good says, and where. */
+export interface Failure {
+  /** Its channel, when it has no root message. */
+  channel: string;
+  cluster?: string;
+  /** `Could not finish <what>: <reason>`. */
+  what: string;
+  /** A job with a root message (a check): the root's verdict once the failure is said in its thread. */
+  rootVerdict?: VerdictView;
+}
+
+/**
+ * A job failed for good: log it, say so once, in its root's thread (else its channel), and set
+ * the root's verdict.
+ */
+export async function answerFailure(
+  deps: RootDeps & { logger: Logger },
+  once: (jobId: string, deliver: () => Promise<MessageRef>) => Promise<boolean>,
+  jobId: string,
+  failure: Failure,
+  reason: string,
+): Promise<void> {
+  const logger = withFields(deps.logger, { jobId, ...(failure.cluster ? { cluster: failure.cluster } : {}) });
+  logger.warn({ reason }, 'job failed for good');
+  const root = failure.rootVerdict ? await deps.state.root(jobId) : undefined;
+  const to: Destination = root ? { channel: root.channel, thread: root } : { channel: failure.channel };
+  const posted = await once(jobId, () =>
+    deps.chat.post(to, textView(`Could not finish ${failure.what}: ${reason}`, 'error')),
+  );
+  if (posted && root && failure.rootVerdict)
+    await settleRootMessage(deps, jobId, root, failure.rootVerdict, logger);
 }

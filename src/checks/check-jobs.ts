@@ -12,13 +12,12 @@ import {
   type RunInfo,
   routeJobs,
 } from '../queue/job-handlers.js';
-import type { CheckJob } from '../queue/job-schemas.js';
-import { progressView, type VerdictView, verdictView } from '../report/chat-view.js';
+import type { BackupsJob, CheckJob, StatusJob } from '../queue/job-schemas.js';
+import { failedVerdictView, progressView, type VerdictView, verdictView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 import type { PlanStore } from '../state/plan-store.js';
-import { answerOnce } from '../answer/answer-once.js';
-import { rootMessageFor, settleRootMessage } from '../answer/root-message.js';
-import { answerFailedBackups, answerFailedCheck, answerFailedStatus } from './failed-answers.js';
+import { answerer } from '../answer/answer-once.js';
+import { answerFailure, type Failure, rootMessageFor, settleRootMessage } from '../answer/root-message.js';
 import { runBackups } from './run-backups.js';
 import { runStatus } from './run-status.js';
 import { createProgressUpdates } from '../answer/progress-updates.js';
@@ -46,46 +45,16 @@ export interface CheckResult {
   causes: string[];
 }
 
-/** Posts a job's answer exactly once (answer-once.ts), with this runner's claim settings. */
-function answerer(deps: JobRunnerDeps, sleep: (ms: number) => Promise<void>) {
-  return (jobId: string, deliver: () => Promise<MessageRef>) =>
-    answerOnce(jobId, deliver, {
-      state: deps.state,
-      workerId: deps.workerId,
-      leaseMs: deps.answerLeaseMs ?? 120_000,
-      waitMs: 5000,
-      sleep,
-    });
-}
-
-/** The root's progress edits of one run. An abandoned run (timed out) sends none: the failure answer owns the root now. */
-function progressUpdates(
-  deps: JobRunnerDeps,
-  job: CheckJob,
-  root: MessageRef,
-  signal: AbortSignal,
-  logger: Logger,
-  now: () => number,
-) {
-  return createProgressUpdates(
-    ({ done, total }: { done: number; total: number }) =>
-      signal.aborted
-        ? Promise.resolve()
-        : deps.chat.update(root, progressView(job.depth, job.cluster, done, total)),
-    {
-      minIntervalMs: deps.progressIntervalMs ?? 1000,
-      now,
-      onError: (err) => logger.warn({ err: describeError(err) }, 'progress update failed'),
-    },
-  );
-}
-
-/** One check: root message, progress, the report answered once with its buttons, the verdict, the chart. */
-function createCheckRun(deps: JobRunnerDeps, once: ReturnType<typeof answerer>, now: () => number) {
+/**
+ * One check: root message, progress, the report answered once with its buttons, the verdict, the
+ * chart; and the runner's `once`, which the other jobs answer through too.
+ */
+function createCheckRun(deps: JobRunnerDeps, now: () => number, sleep: (ms: number) => Promise<void>) {
+  const once = answerer(deps, sleep);
   const settleRoot = (jobId: string, root: MessageRef, view: VerdictView | undefined, logger: Logger) =>
     settleRootMessage(deps, jobId, root, view, logger);
 
-  return async (
+  const runCheck = async (
     job: CheckJob,
     jobId: string,
     signal: AbortSignal,
@@ -93,7 +62,18 @@ function createCheckRun(deps: JobRunnerDeps, once: ReturnType<typeof answerer>, 
     answered?: () => Promise<void>,
   ): Promise<CheckResult> => {
     const root = await rootMessageFor(deps, jobId, job);
-    const progress = progressUpdates(deps, job, root, signal, logger, now);
+    // The root's progress edits. An abandoned run (timed out) sends none: the failure answer owns the root now.
+    const progress = createProgressUpdates(
+      ({ done, total }: { done: number; total: number }) =>
+        signal.aborted
+          ? Promise.resolve()
+          : deps.chat.update(root, progressView(job.depth, job.cluster, done, total)),
+      {
+        minIntervalMs: deps.progressIntervalMs ?? 1000,
+        now,
+        onError: (err) => logger.warn({ err: describeError(err) }, 'progress update failed'),
+      },
+    );
     let report: Awaited<ReturnType<Doctor['run']>>;
     let evidence: Evidence | undefined;
     try {
@@ -131,6 +111,7 @@ function createCheckRun(deps: JobRunnerDeps, once: ReturnType<typeof answerer>, 
       await deps.postChart?.({ channel: root.channel, thread: root }, report, evidence, logger);
     return { status: report.status, causes: report.findings.map((f) => f.cause) };
   };
+  return { runCheck, once };
 }
 
 /**
@@ -141,37 +122,65 @@ function createCheckRun(deps: JobRunnerDeps, once: ReturnType<typeof answerer>, 
 export function checkJobs(deps: JobRunnerDeps): Pick<JobKindHandlers, 'check' | 'status' | 'backups'> {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => abortableSleep(ms));
-  const once = answerer(deps, sleep);
-
-  const runCheck = createCheckRun(deps, once, now);
+  // Status and backups answer through `once` below: their handlers run only after this returns.
+  const status = (job: StatusJob, jobId: string) => runStatus(deps, once, job, jobId);
+  const backups = (job: BackupsJob, jobId: string, signal: AbortSignal) =>
+    runBackups(deps, once, job, jobId, signal);
+  const { runCheck, once } = createCheckRun(deps, now, sleep);
   const started = (info: RunInfo, fields: { kind: JobKind; cluster?: string }) => {
     const logger = info.logger ?? withFields(deps.logger, { jobId: info.jobId, ...fields });
     logger.info({ attempt: info.attempt }, 'job started');
     return logger;
   };
+  const failed = (jobId: string, failure: Failure, reason: string) =>
+    answerFailure(deps, once, jobId, failure, reason);
   return {
     check: {
-      run: (job, info) => runCheck(job, info.jobId, info.signal, started(info, job), info.answered),
-      failed: (jobId, job, reason) => answerFailedCheck(deps, once, jobId, job, reason),
+      run: (job, info) =>
+        runCheck(
+          job,
+          info.jobId,
+          info.signal,
+          started(info, { kind: job.kind, cluster: job.cluster }),
+          info.answered,
+        ),
+      failed: (jobId, job, reason) =>
+        failed(
+          jobId,
+          {
+            channel: job.channel,
+            cluster: job.cluster,
+            what: `the ${job.depth === 'diagnose' ? 'diagnosis' : 'health check'} of *${job.cluster}*`,
+            rootVerdict: failedVerdictView(job.depth, job.cluster, reason),
+          },
+          reason,
+        ),
     },
     status: {
       run: (job, info) => {
-        started(info, job);
-        return runStatus(deps, once, job, info.jobId);
+        started(info, { kind: job.kind });
+        return status(job, info.jobId);
       },
-      failed: (jobId, job, reason) => answerFailedStatus(deps, once, jobId, job, reason),
+      failed: (jobId, job, reason) =>
+        failed(jobId, { channel: job.channel, what: 'the status check' }, reason),
     },
     backups: {
       run: (job, info) => {
-        started(info, job);
-        return runBackups(deps, once, job, info.jobId, info.signal);
+        started(info, { kind: job.kind, cluster: job.cluster });
+        return backups(job, info.jobId, info.signal);
       },
-      failed: (jobId, job, reason) => answerFailedBackups(deps, once, jobId, job, reason),
+      failed: (jobId, job, reason) =>
+        failed(
+          jobId,
+          { channel: job.channel, cluster: job.cluster, what: `the backup listing of *${job.cluster}*` },
+          reason,
+        ),
     },
   };
 }
 
 /** The checks alone as a job worker's handlers (tests; the worker role puts checkJobs in its record). */
 export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
-  return routeJobs(checkJobs(deps), deps.logger);
+  const record = checkJobs(deps);
+  return routeJobs(record, deps.logger);
 }

@@ -54,7 +54,9 @@ export async function runCheck(
 
 /**
  * A diagnosis of a watched cluster says since when, from the watch's minute history in Redis (and
- * its chart spans the history's last hour). Unwatched clusters have none: ioredis is not loaded.
+ * its chart spans the history's last hour), read as doctorFor's `mcp` role reads it
+ * (history/doctor-for.ts), after the run since the chart wants the samples too. Unwatched clusters
+ * have none: ioredis is not loaded.
  */
 async function withWatchSince(
   report: DiagnosisReport,

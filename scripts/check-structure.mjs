@@ -8,7 +8,8 @@
 //     included);
 //   - a value import (not `import type`) in src/state/ of anything but the foundations below it
 //     (STATE_MAY_IMPORT): the stores keep the shapes they store, and features (history/, watch/,
-//     digest/, ...) depend on state/, never the reverse;
+//     digest/, ...) depend on state/, never the reverse; and src/history/ importing src/watch/ (the
+//     watch writes the minute history that history/ reads: which clusters it watches is config/'s);
 //   - a branch on a job's kind outside the handler record (src/queue/job-handlers.ts): a `switch`
 //     on, or a comparison of, a job's `.kind` or `.name` (`data`, `job`, `….data`) with a job kind
 //     literal. The kinds are the keys of that module's JOB_KINDS record.
@@ -234,6 +235,9 @@ export function checkStructure() {
       const targetName = relative(ROOT, target);
       if (TEST_FOLDERS.some((folder) => targetName.startsWith(folder))) {
         problems.push(`${name}: imports test code (${specifier})`);
+      }
+      if (name.startsWith('src/history/') && targetName.startsWith('src/watch/')) {
+        problems.push(`${name}: imports ${specifier}; history/ reads what the watch writes through state/ and config/, never watch/`);
       }
       if (target.startsWith(SRC)) edges.add(target);
     }

@@ -71,8 +71,8 @@ export function routeJobs(record: Partial<JobKindHandlers>, logger: Logger): Job
   return {
     run: (data, info) => handlerOf(data).run(data, info),
     failed: async (jobId, data, reason, how) => {
-      const failed = data && handlerOf(data).failed;
-      if (data && failed) return failed(jobId, data, reason, how);
+      const handler = data && handlerOf(data);
+      if (data && handler?.failed) return handler.failed(jobId, data, reason, how);
       withFields(logger, { jobId, ...(data && 'cluster' in data ? { cluster: data.cluster } : {}) }).warn(
         { reason },
         'job failed for good',

@@ -1,6 +1,6 @@
 import type { ChatAdapter } from '../chat/adapter.js';
+import { findCluster } from '../config/load-config.js';
 import type { ConfigFile } from '../config/schema.js';
-import { EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { JobState } from '../state/job-state.js';
 import type { SpaceRunOptions } from './measure-space.js';
@@ -28,11 +28,7 @@ export function installSpace(o: SpaceFeatureOptions): { space: SpaceJobHandlers 
   return {
     space: createSpaceJob({
       chat: o.chat,
-      cluster: (name) => {
-        const found = o.config.clusters.find((c) => c.name === name);
-        if (!found) throw new EtcdDoctorError('cluster_unknown', `unknown cluster "${name}"`);
-        return found;
-      },
+      cluster: (name) => findCluster(o.config, name),
       state: o.state,
       workerId: o.workerId,
       logger: o.logger,

@@ -261,7 +261,7 @@ const exportMain = {
 
 /** The modules of src/cli.ts's other commands (the lazy import() in each command's action). */
 const OTHER_COMMANDS =
-  /^\.\/(offline\/analyze-command|cli\/run-watch-command|cli\/run-role-command|mcp\/mcp-command|audit\/audit-command|cli\/run-digest-command|cli\/run-preflight|cli\/run-space-command)\.js$/;
+  /^\.\/(cli\/run-analyze-command|cli\/run-watch-command|cli\/run-role-command|cli\/run-mcp-command|cli\/run-audit-command|cli\/run-digest-command|cli\/run-preflight|cli\/run-space-command)\.js$/;
 
 /**
  * bin/etcd-doctor.js runs check.cjs for `health` and `diagnose` only: the other commands' code

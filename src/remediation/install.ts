@@ -123,17 +123,6 @@ function clientsFor(w: RemediationOptions, cluster: ClusterConfig) {
   return createActionClients(cluster, {
     readFileBuffer: w.readFileBuffer ?? ((p: string) => readFile(p)),
     env: w.env ?? {},
-    rerun: async (name, depth) => {
-      await w.enqueue({
-        v: 1,
-        kind: 'check',
-        depth,
-        cluster: name,
-        channel: cluster.slack?.channel ?? '',
-        user: 'etcd-doctor',
-        requestedAt: Date.now(),
-      });
-    },
     space: async (name, thread) => {
       await w.enqueue({
         v: 1,

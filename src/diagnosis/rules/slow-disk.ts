@@ -5,7 +5,7 @@ import type { Histogram } from '../../probes/histogram.js';
 import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { assessView } from '../view.js';
+import { assessVantage } from '../vantage.js';
 import { nodesOfMembers } from '../support/kubernetes.js';
 import { nodePressureEvidence, slowDiskLogEvidence } from './node-pressure.js';
 import { failureOf } from '../support/members.js';
@@ -87,7 +87,7 @@ export const slowDiskRule: Rule = {
     }
     const finding = withKubernetes(buildFinding(slow, readings, evidence.members), evidence);
     // cpu-starvation, which would explain slow fsync timings, stood down for etcd-doctor's own load.
-    if ((ctx.view ?? assessView(evidence)).observer.distortion)
+    if ((ctx.vantage ?? assessVantage(evidence)).observer.distortion)
       finding.unknowns.push(
         'cpu-starvation was not evaluated (etcd-doctor was too busy to time round trips): a member starved of CPU also shows slow fsync timings',
       );

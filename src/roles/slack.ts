@@ -1,9 +1,9 @@
 import { alertmanagerRoute } from '../alerts/alertmanager-route.js';
 import { createSlackAdapter, type SlackAdapter } from '../chat/slack/slack-adapter.js';
-import type { HttpRoute } from '../chat/slack/slack-receiver.js';
+import type { HttpRoute } from '../http/route.js';
 import { installMcpHttp, type McpHttp } from '../mcp/install-mcp-http.js';
-import { healthRoutes, metricsRoute } from './health-routes.js';
-import { type HttpServer, startHttpServer } from './http-server.js';
+import { healthRoutes, metricsRoute } from '../http/health-routes.js';
+import { type HttpServer, startHttpServer } from '../http/server.js';
 import type { RunningRoles, RunRoleOptions } from './role-options.js';
 import { startRoles } from './start-roles.js';
 import { whenAborted } from '../timing.js';

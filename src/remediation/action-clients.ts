@@ -7,8 +7,8 @@ import { type ActionClients, noKubernetes } from './action.js';
 export interface ActionClientDeps {
   readFileBuffer: (path: string) => Promise<Buffer>;
   fetch?: typeof fetch;
-  /** The composition root's env; only the variable named by `tickets.credentialEnv` is read. */
-  env: Record<string, string | undefined>;
+  /** The composition root's process env; only the variable named by `tickets.credentialEnv` is read. */
+  processEnv: Record<string, string | undefined>;
   space(cluster: string, thread: string | undefined): Promise<void>;
 }
 
@@ -67,7 +67,7 @@ export function createActionClients(
     fetch: deps.fetch ?? fetch,
     // The schema refuses these names too; this holds even for a config built in code.
     credential: (name) =>
-      RESERVED_ENV_PREFIXES.some((p) => name.startsWith(p)) ? undefined : deps.env[name],
+      RESERVED_ENV_PREFIXES.some((p) => name.startsWith(p)) ? undefined : deps.processEnv[name],
     space: (thread) => deps.space(cluster.name, thread),
     async close() {
       if (etcd) (await etcd.catch(() => undefined))?.close();

@@ -9,7 +9,7 @@ import { Agent, request } from 'undici';
 import { createMemoryAdapter } from '../src/chat/memory/memory-adapter.js';
 import { configFileSchema } from '../src/config/schema.js';
 import { createDoctor } from '../src/doctor.js';
-import { BUSY_CLOCK_SAMPLES } from '../src/probes/collect-evidence.js';
+import { BUSY_CLOCK_SAMPLES } from '../src/probes/collect-options.js';
 import { silentLogger } from '../src/logger.js';
 import { createPlanStore } from '../src/state/plan-store.js';
 import { installWatch } from '../src/watch/install.js';

@@ -1,6 +1,6 @@
 // `npm run build`, second step (after tsc): bundles the CLI (src/main.ts) into dist/cli/ with
 // esbuild, so a command starts from a few files instead of ~400 and Node resolves, reads and
-// compiles far less (issue 18; figures in the commit history and docs/BENCHMARKS.md). Two bundles:
+// compiles far less (figures in the commit history and docs/BENCHMARKS.md). Two bundles:
 // dist/cli/main.js (ES modules, per-command chunks) for every command, and dist/cli/check.cjs with
 // its V8 code cache check.cjs.cache for `health` and `diagnose` (bin/etcd-doctor.js picks).
 // The edits of vendor code are scripts/build-cli/patch-*.mjs, one file each, each for one release.

@@ -20,7 +20,7 @@ interface PeerProblem {
   /**
    * Seen only in the since-start round-trip histogram: etcd times each peer once every ~30 s, so a
    * 3 s window holds no round trip of its own, and a SIGSTOP minutes ago stays in that p99 forever.
-   * Such a problem is told as the past, at info (issue 25), unless the window's own round trips
+   * Such a problem is told as the past, at info (a healed network is not an incident), unless the window's own round trips
    * (a watch's minutes between checks) are slow too.
    */
   past: boolean;

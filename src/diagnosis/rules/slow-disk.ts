@@ -158,7 +158,7 @@ function slowFigure(r: DiskReading): string {
 /**
  * Slow only since the member started: the window held too few writes to say whether the disk is
  * slow now (the probe widened it up to 10 s first, probes/metrics.ts). Told as the past, at `info`,
- * so a disk fixed a minute ago is not called critical (issue 25); it explains nothing live.
+ * so a disk fixed a minute ago is not called critical; it explains nothing live.
  */
 function pastFinding(before: DiskReading[]): Finding {
   const names = before.map((r) => r.member.target.name);

@@ -6,6 +6,9 @@
 //   - a src/ file importing test code (test/, bench/, scripts/);
 //   - a function in src/ longer than 80 lines (from its first line to its last, nested functions
 //     included);
+//   - a CLI runner outside src/cli/: a file exporting a function named `run…Command` or `run…Cli`,
+//     or a module that src/cli.ts loads for a command (its lazy `import()`s), so that every
+//     command's entry point is found in one folder;
 //   - a value import (not `import type`) in src/state/ of anything but the foundations below it
 //     (STATE_MAY_IMPORT): the stores keep the shapes they store, and features (history/, watch/,
 //     digest/, ...) depend on state/, never the reverse; and src/history/ importing src/watch/ (the
@@ -25,6 +28,9 @@ const SRC = join(ROOT, 'src');
 const MAX_FUNCTION_LINES = 80;
 const REDIS_FOLDERS = ['src/state/', 'src/queue/', 'src/clients/'];
 const TEST_FOLDERS = ['test/', 'bench/', 'scripts/'];
+const CLI_ENTRY = 'src/cli.ts';
+const CLI_FOLDER = 'src/cli/';
+const CLI_RUNNER_NAME = /^run\w*(Command|Cli)$/;
 /** What src/state/ may import as values: the foundations, and itself. */
 const STATE_MAY_IMPORT = [
   'src/state/',
@@ -43,7 +49,7 @@ const HANDLER_RECORD = 'src/queue/job-handlers.ts';
 /** Names a job's payload goes by (`data.kind`, `job.kind`, `job.data.kind`, `job.name`). */
 const JOB_NAMES = /^(data|job|jobData|payload)$/;
 /**
- * Known breaches that the restructuring of issue 15 removes step by step: `file:function` for a long
+ * Known breaches, removed step by step as the code is restructured: `file:function` for a long
  * function. A listed one that no longer breaks the rule fails the check
  * too, so the list only shrinks.
  */
@@ -66,6 +72,17 @@ function* walk(node) {
     if (typeof node.type === 'string') yield node;
     for (const [key, child] of Object.entries(node)) if (key !== 'span') yield* walk(child);
   }
+}
+
+/** The names a module exports as functions (`export function f`, `export const f = …`). */
+function exportedFunctionNames(node) {
+  if (node.type !== 'ExportDeclaration') return [];
+  const declaration = node.declaration;
+  if (declaration.type === 'FunctionDeclaration') return [declaration.identifier.value];
+  if (declaration.type !== 'VariableDeclaration') return [];
+  return declaration.declarations
+    .filter((d) => /^(ArrowFunctionExpression|FunctionExpression)$/.test(d.init?.type ?? ''))
+    .map((d) => d.id.value);
 }
 
 /** Whether an import or re-export declaration brings in types only. */
@@ -123,7 +140,11 @@ function kindBranches(body, kinds, lineOf) {
   return found;
 }
 
-/** A file parsed once: its imports (type-only or not), its functions' line spans, its job-kind branches. */
+/**
+ * A file parsed once: its import specifiers (those loaded lazily, by `import()`, apart too; those
+ * that bring in values apart too), its exported function names, its functions' line spans and its
+ * branches on a job's kind.
+ */
 function parse(file, kinds) {
   // A leading `0;` pins offset 0 of the file: swc's spans are byte offsets from a base of its own.
   const text = readFileSync(file, 'utf8');
@@ -133,7 +154,9 @@ function parse(file, kinds) {
   const lineOf = (offset) => bytes.subarray(0, offset - base).toString('utf8').split('\n').length - 1;
   const specifiers = [];
   const valueSpecifiers = [];
+  const lazySpecifiers = [];
   const functions = [];
+  const exported = module.body.flatMap(exportedFunctionNames);
   for (const node of walk(module.body)) {
     if (/^(ImportDeclaration|ExportAllDeclaration|ExportNamedDeclaration)$/.test(node.type) && node.source) {
       specifiers.push(node.source.value);
@@ -143,6 +166,7 @@ function parse(file, kinds) {
       if (arg?.type === 'StringLiteral') {
         specifiers.push(arg.value);
         valueSpecifiers.push(arg.value);
+        lazySpecifiers.push(arg.value);
       }
     } else if (node.type === 'TsImportType') {
       specifiers.push(node.argument.value);
@@ -155,7 +179,8 @@ function parse(file, kinds) {
       functions.push({ name, line: first, lines });
     }
   }
-  return { specifiers, valueSpecifiers, functions, kindBranches: kindBranches(module.body, kinds, lineOf) };
+  const branches = kindBranches(module.body, kinds, lineOf);
+  return { specifiers, valueSpecifiers, lazySpecifiers, exported, functions, kindBranches: branches };
 }
 
 /** The src/ file a relative specifier names (`./x.js` is written for `./x.ts`), or undefined. */
@@ -197,6 +222,40 @@ function cycles(graph) {
   return found;
 }
 
+/** A CLI runner outside src/cli/: by its exported name, or because src/cli.ts loads it for a command. */
+function cliRunnerProblems(file, name, lazySpecifiers, exported) {
+  const problems = [];
+  if (name !== CLI_ENTRY && !name.startsWith(CLI_FOLDER)) {
+    for (const fn of exported.filter((n) => CLI_RUNNER_NAME.test(n))) {
+      problems.push(`${name}: exports ${fn}, a CLI runner; CLI runners live in ${CLI_FOLDER}`);
+    }
+  }
+  if (name !== CLI_ENTRY) return problems;
+  for (const specifier of lazySpecifiers) {
+    const target = resolveLocal(file, specifier);
+    const targetName = target && relative(ROOT, target);
+    if (targetName && !targetName.startsWith(CLI_FOLDER)) {
+      problems.push(`${name}: runs a command from ${targetName}; CLI runners live in ${CLI_FOLDER}`);
+    }
+  }
+  return problems;
+}
+
+/** A value import in src/state/ of anything above the foundations. */
+function stateImportProblems(file, name, valueSpecifiers) {
+  const problems = [];
+  for (const specifier of valueSpecifiers) {
+    const target = resolveLocal(file, specifier);
+    const targetName = target && relative(ROOT, target);
+    if (targetName && !STATE_MAY_IMPORT.some((allowed) => targetName.startsWith(allowed))) {
+      problems.push(
+        `${name}: imports ${specifier} as a value; state/ may import only ${STATE_MAY_IMPORT.join(', ')} (use \`import type\`, or move the shape down)`,
+      );
+    }
+  }
+  return problems;
+}
+
 export function checkStructure() {
   const problems = [];
   const graph = new Map();
@@ -206,22 +265,18 @@ export function checkStructure() {
   const kinds = jobKinds(problems);
   for (const file of sourceFiles(SRC)) {
     const name = relative(ROOT, file);
-    const { specifiers, valueSpecifiers, functions, kindBranches: branches } = parse(file, kinds);
-    if (name.startsWith('src/state/')) {
-      for (const specifier of valueSpecifiers) {
-        const target = resolveLocal(file, specifier);
-        const targetName = target && relative(ROOT, target);
-        if (targetName && !STATE_MAY_IMPORT.some((allowed) => targetName.startsWith(allowed))) {
-          problems.push(`${name}: imports ${specifier} as a value; state/ may import only ${STATE_MAY_IMPORT.join(', ')} (use \`import type\`, or move the shape down)`);
-        }
-      }
-    }
+    const { specifiers, valueSpecifiers, lazySpecifiers, exported, functions, kindBranches: branches } = parse(
+      file,
+      kinds,
+    );
+    stats.files++;
+    problems.push(...cliRunnerProblems(file, name, lazySpecifiers, exported));
+    if (name.startsWith('src/state/')) problems.push(...stateImportProblems(file, name, valueSpecifiers));
     if (name !== HANDLER_RECORD) {
       for (const branch of branches) {
         problems.push(`${name}:${branch.line}: ${branch.what}; job kinds are told apart only in ${HANDLER_RECORD}`);
       }
     }
-    stats.files++;
     const edges = new Set();
     for (const specifier of specifiers) {
       if (specifier === 'ioredis') {

@@ -59,13 +59,14 @@ describe('etcd-doctor digest --now', () => {
     const res = await cli(['digest', '--now', '--config', config], {});
     expect(res.code).toBe(0);
     const lines = res.stdout.split('\n');
-    // The local lab may show a warning on a busy CI host. Nothing answers for the dead cluster and
-    // nothing else can tell: etcd-doctor could not check it (unknown), it does not call it down.
-    expect(lines[0]).toMatch(/^etcd daily digest: 2 clusters, (1 degraded, )?1 unknown/);
+    // The local lab is healthy (its data is on tmpfs; a busy host is an info observer-load finding).
+    // Nothing answers for the dead cluster and nothing else can tell: etcd-doctor could not check it
+    // (unknown), it does not call it down.
+    expect(lines[0]).toMatch(/^etcd daily digest: 2 clusters, 1 unknown/);
     expect(lines.slice(1, 3).find((l) => l.includes(' dead '))).toMatch(
       /^⚪ dead UNKNOWN: `unreachable-from-here`/,
     );
-    expect(lines.slice(1, 3).find((l) => l.includes(' local '))).toMatch(/^\S+ local (HEALTHY|DEGRADED)/);
+    expect(lines.slice(1, 3).find((l) => l.includes(' local '))).toMatch(/^🟢 local HEALTHY/);
     expect(res.stdout).toContain('--- in the thread ---');
     expect(res.stdout).toContain('Diagnosis of dead: UNKNOWN');
   });

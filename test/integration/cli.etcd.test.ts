@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { memberColors } from '../../src/charts/member-colors.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
-import { decodePng, topOf } from '../support/chat/png-pixels.js';
+import { decodePng, drawnTop } from '../support/chat/png-pixels.js';
 import { aboutTheCluster } from '../support/evidence/findings.js';
 
 const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
@@ -146,7 +146,7 @@ describe('etcd-doctor CLI', () => {
     const img = decodePng(await readFile(chart));
     const names = lab.members.map((m) => m.name);
     const colors = memberColors(names, [victim]);
-    const top = (member: string) => topOf(img, colors[member] ?? '') ?? Number.POSITIVE_INFINITY;
+    const top = (member: string) => drawnTop(img, colors[member], undefined, `line of ${member}`);
     for (const other of names.filter((n) => n !== victim)) expect(top(victim)).toBeLessThan(top(other) - 100);
   });
 

@@ -246,10 +246,11 @@ describe('one digest per slot', () => {
       text(m)
         .split('\n')
         .find((l) => l.includes(`*${cluster}*`)) ?? '';
-    // The lab is idle (too few fsyncs for a p99) and shares 2 cores, so its status may vary; the shape may not.
+    // The lab is idle (too few fsyncs for a p99, so n/a is allowed there) and healthy: its data is on
+    // tmpfs, and a loaded host shows as an info observer-load finding, never as a warning.
     const trends =
       /fsync p99 (n\/a|[\d.]+ m?s) 1d[↑↓→·] 7d[↑↓→·] \S{8} · leader changes (n\/a|\d+) 1d[↑↓→·] 7d[↑↓→·] \S{8}/;
-    expect(line(first, 'local')).toMatch(/^(🟢|🟡|🔴) \*local\* [A-Z]+/);
+    expect(line(first, 'local')).toMatch(/^🟢 \*local\* HEALTHY/);
     expect(line(first, 'local')).toMatch(trends);
     expect(line(first, 'local')).toMatch(
       /DB [\d.]+ [KM]B \(\d+% in use\) · a defrag would free [\d.]+ [KM]?B \(most on etcd-\d: [\d.]+ [KM]?B\) · took/,

@@ -181,9 +181,20 @@ describe('serve with PORT and MCP_TOKEN', () => {
     const leaving = await connectHttp(`${serve.base}/mcp`, TOKEN);
     lab.stop('etcd-3');
     try {
-      const pending = leaving.callTool({ name: 'etcd_diagnose', arguments: { cluster: 'local' } });
+      // The first progress notification says the diagnosis is under way (the fast members'
+      // probes are done; the hung member's run for 3 s): the client leaves then.
+      let underway = false;
+      const pending = leaving.callTool(
+        { name: 'etcd_diagnose', arguments: { cluster: 'local' } },
+        undefined,
+        {
+          onprogress: () => {
+            underway = true;
+          },
+        },
+      );
       pending.catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 800));
+      await waitUntil(() => underway, 2500, 'a first progress notification of etcd_diagnose');
       await leaving.close();
       await waitUntil(() => serve.role.logged('cancelled by the client'), 5000, 'the server logs the cancel');
       const line = serve.role
@@ -192,7 +203,7 @@ describe('serve with PORT and MCP_TOKEN', () => {
         .find((l) => l.includes('cancelled by the client'));
       const logged = JSON.parse(line ?? '{}') as { tool: string; durationMs: number };
       expect(logged.tool).toBe('etcd_diagnose');
-      // Stopped when the client left (~0.8 s), not when the hung member's probes would have (3 s).
+      // Stopped when the client left (well under 1 s), not when the hung member's probes would have (3 s).
       expect(logged.durationMs).toBeLessThan(2500);
     } finally {
       lab.cont('etcd-3');

@@ -20,7 +20,7 @@ import { cliInProcess } from '../../support/process/cli-in-process.js';
 import { baseEnv, connectStdio, reportOf, texts } from '../../support/chat/mcp-client.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { decodePng, pixelsOf, topOf } from '../../support/chat/png-pixels.js';
+import { decodePng, pixelsOf, drawnTop } from '../../support/chat/png-pixels.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { messageText, sendSlashCommand } from '../../support/slack/slack-driver.js';
 import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
@@ -152,8 +152,15 @@ beforeAll(async () => {
   victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-2';
   // Healthy watch checks first, then the fault: it starts mid-history.
   const firstWatch = Date.now();
-  for (let i = 0; i < 200 && (await history.samples('local', firstWatch)).length < 2; i += 1)
+  const healthyBy = Date.now() + 6 * INTERVAL_S * 1000 + 20_000;
+  let healthy = 0;
+  for (let i = 0; i < 1000 && Date.now() < healthyBy; i += 1) {
+    healthy = (await history.samples('local', firstWatch)).length;
+    if (healthy >= 2) break;
     await new Promise((r) => setTimeout(r, 250));
+  }
+  // Without healthy watch checks before it, the fault would not start mid-history: what this file tests.
+  if (healthy < 2) throw new Error(`the watch recorded ${healthy} checks before the fault, not 2, within 50 s`);
   faultAt = Date.now();
   slow = await lab.slowDisk(victim, DELAY_MS * 1000);
   await slowChecks(2, 6 * INTERVAL_S * 1000 + 20_000);
@@ -195,7 +202,7 @@ describe('since when, from a slow disk that starts mid-history', () => {
     const img = decodePng(file?.bytes ?? Buffer.alloc(0));
     const names = lab.members.map((m) => m.name);
     const colors = memberColors(names, [victim]);
-    const top = (member: string) => topOf(img, colors[member] ?? '') ?? Number.POSITIVE_INFINITY;
+    const top = (member: string) => drawnTop(img, colors[member], undefined, `line of ${member}`);
     for (const other of names.filter((n) => n !== victim)) expect(top(victim)).toBeLessThan(top(other) - 50);
   });
 
@@ -284,7 +291,7 @@ describe('since when, from a slow disk that starts mid-history', () => {
       expect(samples[0]?.t).toBeLessThan(historyStart + 10 * 60_000);
       expect(Math.abs(Math.min(...xs) - firstX)).toBeLessThan(plot.width * 0.03);
       expect(Math.max(...xs)).toBeGreaterThan(plot.x + plot.width * 0.97);
-      const top = (m: string) => topOf(img, image.colors[m] ?? '', plot) ?? Number.POSITIVE_INFINITY;
+      const top = (m: string) => drawnTop(img, image.colors[m], plot, `line of ${m}`);
       for (const other of lab.members.map((m) => m.name).filter((n) => n !== victim))
         expect(top(victim)).toBeLessThan(top(other) - 50);
       // The slow part is at the right: the victim's highest pixel is in the last fifth of the hour.

@@ -116,11 +116,9 @@ describe('a TLS cluster with --client-cert-auth', () => {
     expect(health.report.status).toBe('healthy');
     expect(health.report.members.map((m) => m.name).sort()).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
     const diagnose = await json('diagnose', 'mtls');
-    // A shared host's disk can be slow for real (etcd measures it): everything else must be clean.
-    expect(diagnose.report.findings.filter((f) => f.severity !== 'info' && f.cause !== 'slow-disk')).toEqual(
-      [],
-    );
-    expect(diagnose.code).toBe(diagnose.report.findings.some((f) => f.severity !== 'info') ? 1 : 0);
+    // The lab's data is on tmpfs, so no disk is slow: nothing above info, exit 0.
+    expect(diagnose.report.findings.filter((f) => f.severity !== 'info')).toEqual([]);
+    expect(diagnose.code).toBe(0);
     // First, so a failure names the probe that failed and its error.
     expect(diagnose.report.probes.filter((p) => !p.ok)).toEqual([]);
     for (const m of diagnose.report.members) {
@@ -133,10 +131,10 @@ describe('a TLS cluster with --client-cert-auth', () => {
   it('a real process prints nothing on stderr: no DEP0123 TLS ServerName warning', async () => {
     const ok = await cliProcess(['diagnose', 'mtls', '--config', configFile]);
     expect(ok.stderr).toBe('');
-    // HEALTHY, or DEGRADED when the shared host's disk is slow for real; never UNKNOWN (exit 3).
-    expect(ok.stdout).toMatch(/^Diagnosis of mtls: (HEALTHY|DEGRADED)/);
+    // The lab's data is on tmpfs (no slow disk) and a loaded host is an info finding: HEALTHY, exit 0.
+    expect(ok.stdout).toMatch(/^Diagnosis of mtls: HEALTHY/);
     expect(ok.stdout).not.toMatch(/no-access|NOT CHECKED/);
-    expect([0, 1]).toContain(ok.code);
+    expect(ok.code).toBe(0);
   });
 
   const cases: AccessCase[] = [

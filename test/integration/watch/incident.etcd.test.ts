@@ -12,7 +12,7 @@ import {
   startFakeSlack,
 } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { decodePng, topOf } from '../../support/chat/png-pixels.js';
+import { decodePng, drawnTop } from '../../support/chat/png-pixels.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { messageText } from '../../support/slack/slack-driver.js';
 import { channelThreads } from '../../support/slack/slack-http.js';
@@ -101,7 +101,7 @@ function expectSlowMemberStandsOut(chart: FakeFile | undefined, victim: string):
   expect(img.width).toBeGreaterThan(400);
   const names = lab.members.map((m) => m.name);
   const colors = memberColors(names, [victim]);
-  const top = (member: string) => topOf(img, colors[member] ?? '') ?? Number.POSITIVE_INFINITY;
+  const top = (member: string) => drawnTop(img, colors[member], undefined, `line of ${member}`);
   for (const other of names.filter((n) => n !== victim)) expect(top(victim)).toBeLessThan(top(other));
 }
 

@@ -45,7 +45,9 @@ function config(extra: Array<{ name: string }> = [], digest?: { partSize: number
     name,
     etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
   }));
-  const base = labConfig(lab, [{ name: 'dead', etcd: { endpoints: ['http://127.0.0.1:1'] } }, ...more]);
+  const base = labConfig(lab, {
+    extra: [{ name: 'dead', etcd: { endpoints: ['http://127.0.0.1:1'] } }, ...more],
+  });
   return digest ? { ...base, digest } : base;
 }
 

@@ -53,7 +53,7 @@ beforeAll(async () => {
   roles = await startRoles({
     role: 'serve',
     chat,
-    config: labConfig(lab, [restricted]),
+    config: labConfig(lab, { extra: [restricted] }),
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
     logger: silentLogger,

@@ -160,7 +160,8 @@ beforeAll(async () => {
     await new Promise((r) => setTimeout(r, 250));
   }
   // Without healthy watch checks before it, the fault would not start mid-history: what this file tests.
-  if (healthy < 2) throw new Error(`the watch recorded ${healthy} checks before the fault, not 2, within 50 s`);
+  if (healthy < 2)
+    throw new Error(`the watch recorded ${healthy} checks before the fault, not 2, within 50 s`);
   faultAt = Date.now();
   slow = await lab.slowDisk(victim, DELAY_MS * 1000);
   await slowChecks(2, 6 * INTERVAL_S * 1000 + 20_000);

@@ -205,7 +205,7 @@ describe('in-process bot and worker: metrics, readiness and redacted logs', () =
     roles = await startRoles({
       role: 'serve',
       chat,
-      config: labConfig(lab, [tlsCluster()], { timeoutMs: 1500, metricsWindowMs: 200 }),
+      config: labConfig(lab, { extra: [tlsCluster()], probes: { timeoutMs: 1500, metricsWindowMs: 200 } }),
       redisUrl: REDIS_URL,
       queuePrefix: prefix,
       logger,

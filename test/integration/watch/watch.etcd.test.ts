@@ -49,7 +49,7 @@ describe('watch', () => {
     prefixes.push(prefix);
     // A 3-second /metrics window in the config: a watch check must not wait for it.
     const config = {
-      ...labConfig(lab, [], { timeoutMs: 1000, metricsWindowMs: 3000 }),
+      ...labConfig(lab, { probes: { timeoutMs: 1000, metricsWindowMs: 3000 } }),
       watch: { intervalSeconds: 5 },
     };
     const chat = createMemoryAdapter();

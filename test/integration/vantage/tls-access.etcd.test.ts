@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,23 +8,7 @@ import { allocateFreePorts } from '../../support/lab/free-ports.js';
 import { createCertificateAuthority, issueCertificate } from '../../support/lab/tls-certs.js';
 import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
 import { cliInProcess } from '../../support/process/cli-in-process.js';
-
-const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
-
-/** The CLI as a separate process, to see exactly what it prints on stderr. */
-function cliProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'node',
-      [BIN, ...args],
-      { env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err && typeof err.code === 'number' ? err.code : err ? 1 : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+import { cliProcess } from '../../support/process/cli-process.js';
 
 interface AccessCase {
   cluster: string;

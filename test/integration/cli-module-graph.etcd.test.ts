@@ -9,7 +9,7 @@ import { cliProcess } from '../support/process/cli-process.js';
 const PRELOAD = join(process.cwd(), 'test/support/process/module-graph-preload.mjs');
 
 /**
- * Packages a one-shot check must never load (issue 18): chat, queue, Redis, the Kubernetes client
+ * Packages a one-shot check must never load (each costs start time and memory): chat, queue, Redis, the Kubernetes client
  * (the lab has no Kubernetes configured), pino's worker-thread transports, /metrics, charts, MCP.
  * Each costs tens to hundreds of milliseconds and megabytes at start.
  */

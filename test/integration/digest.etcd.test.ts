@@ -12,6 +12,7 @@ import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/sla
 import { inspectQueue, waitForJobState, waitForQueueSettled } from '../support/redis/job-states.js';
 import { labConfig } from '../support/lab/lab-config.js';
 import { captureLogs } from '../support/process/log-capture.js';
+import { waitUntil } from '../support/process/worker-process.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 import {
   blocksText,
@@ -85,14 +86,6 @@ async function start(
 
 async function stopAll(): Promise<void> {
   await Promise.all(started.splice(0).map((r) => r.stop()));
-}
-
-async function waitUntil(pred: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** A 09:00 UTC daily subscription of CHANNEL, stored directly (the slash command is tested above). */
@@ -341,7 +334,11 @@ describe('a digest larger than digest.partSize', () => {
         ['dead', 'local', ...names].sort(),
       );
       expect(new Set(parts.map((j) => j.processedBy)).size).toBe(2);
-      await waitUntil(async () => (await subs.lastSentSlot(CHANNEL)) === slotMs);
+      await waitUntil(
+        async () => (await subs.lastSentSlot(CHANNEL)) === slotMs,
+        5000,
+        `the channel's last sent slot to be ${new Date(slotMs).toISOString()}`,
+      );
       // The digest ran twice (hand out, collect) and has now ended: it posted once.
       const digestJob = await waitForJobState(queue, digestId, 'completed', 30_000);
       expect(digestJob.returnvalue).toMatchObject({ sent: true, slotMs, clusters: 6 });
@@ -370,7 +367,11 @@ describe('a slot missed while everything was down', () => {
     const late = digests()[0] as FakeMessage;
     expect(text(late)).toMatch(/etcd daily digest \(late\)/);
     expect(text(late)).toMatch(/Late.*due at 09:00 UTC \(2024-05-10T09:00:00.000Z\)/);
-    await waitUntil(async () => (await subs.lastSentSlot(CHANNEL)) === Date.parse('2024-05-10T09:00:00Z'));
+    await waitUntil(
+      async () => (await subs.lastSentSlot(CHANNEL)) === Date.parse('2024-05-10T09:00:00Z'),
+      5000,
+      "the channel's last sent slot to be 2024-05-10T09:00:00Z",
+    );
 
     await stopAll();
     const logs = captureLogs();

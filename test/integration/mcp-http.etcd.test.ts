@@ -19,6 +19,7 @@ import {
 import { purgePrefix, testPrefix } from '../support/redis/redis-prefix.js';
 import { SIGNING_SECRET } from '../support/slack/slack-driver.js';
 import { waitUntil } from '../support/process/worker-process.js';
+import { within } from '../support/process/within.js';
 
 /**
  * `/mcp` on the serve and bot roles' HTTP server: MCP's Streamable HTTP transport behind the
@@ -217,7 +218,7 @@ describe('serve with PORT and MCP_TOKEN', () => {
   });
 });
 
-/** Issue 28 #8: the SDK's DNS-rebinding checks, and the chat's rate limiter in front of the tools. */
+/** A remote caller is held to the SDK's DNS-rebinding checks, and the chat's rate limiter in front of the tools. */
 describe('serve with mcp.allowedHosts, mcp.allowedOrigins and call limits', () => {
   const limitedPrefix = testPrefix('mcp-http-limits');
   let serve: { role: RoleProcess; base: string };
@@ -368,7 +369,11 @@ describe('serve with stdin closed (serve </dev/null, a container without a tty)'
       baseEnv({ LOG_LEVEL: 'info' }),
       'closed',
     );
-    const code = await new Promise<number | null>((resolve) => role.child.once('exit', resolve));
+    const code = await within(
+      new Promise<number | null>((resolve) => role.child.once('exit', resolve)),
+      START_MS,
+      'serve exits once stdin is closed',
+    );
     expect(code).toBe(0);
     expect(role.log()).toContain(
       'stdin ended before any command and PORT is not set, so there is nothing to serve',

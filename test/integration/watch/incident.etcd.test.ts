@@ -18,6 +18,7 @@ import { messageText } from '../../support/slack/slack-driver.js';
 import { channelThreads } from '../../support/slack/slack-http.js';
 import { startWorkerProcess, type WorkerProcess } from '../../support/process/worker-process.js';
 import { channelDump, waitForSlack, watchChecks } from '../../support/chat/watch-waits.js';
+import { within } from '../../support/process/within.js';
 
 /**
  * Incidents from the watch, end to end: real `etcd-doctor worker` processes watching a real
@@ -171,8 +172,12 @@ describe('incidents from the watch', () => {
     await checks(1);
     const first = workers[0];
     first?.child.kill('SIGKILL');
-    await new Promise<void>((resolve) =>
-      first?.child.exitCode !== null ? resolve() : first.child.once('exit', () => resolve()),
+    await within(
+      new Promise<void>((resolve) =>
+        first?.child.exitCode !== null ? resolve() : first.child.once('exit', () => resolve()),
+      ),
+      10_000,
+      'the SIGKILLed worker exits',
     );
     startWorker();
     await checks(2, 60_000);

@@ -13,6 +13,7 @@ import { messageText } from '../../support/slack/slack-driver.js';
 import { channelThreads } from '../../support/slack/slack-http.js';
 import { startWorkerProcess, type WorkerProcess } from '../../support/process/worker-process.js';
 import { channelDump, waitForSlack, watchChecks } from '../../support/chat/watch-waits.js';
+import { within } from '../../support/process/within.js';
 
 /**
  * One problem, one thread, whatever dies between two checks: a real `etcd-doctor worker` process
@@ -45,7 +46,7 @@ async function killWorker(worker: WorkerProcess | undefined): Promise<void> {
   if (!worker || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => worker.child.once('exit', () => resolve()));
   worker.child.kill('SIGKILL');
-  await exited;
+  await within(exited, 10_000, 'the SIGKILLed worker exits');
 }
 
 const checks = (n: number, timeoutMs?: number) =>

@@ -252,7 +252,7 @@ describe('the alt text travels in the PNG', () => {
   });
 });
 
-/** Issue 28 #11: member names are data, never object keys or unbounded layout. */
+/** Member names come from the cluster, so they are data, never object keys or unbounded layout. */
 describe('member names that are not ordinary', () => {
   it('draws a member named __proto__ in its own colour', async () => {
     const names = ['__proto__', 'etcd-2', 'etcd-3'];

@@ -127,8 +127,8 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
   it('is registered when an analysis is given, and returns its report led by the root cause', async () => {
     const client = await connect(analysis());
     const tool = (await client.listTools()).tools.find((t) => t.name === 'etcd_analyze');
-    // Issue 28 #8: its result is described like the other report tools', plus source and timeline;
-    // issue 26: or, for a snapshot file, its facts and space (one object type, by `kind`).
+    // Its result is described like the other report tools', plus source and timeline;
+    // or, for a snapshot file, its facts and space (one object type, by `kind`).
     expect(tool?.outputSchema).toMatchObject({ type: 'object', required: ['kind', 'durationMs', 'source'] });
     expect(Object.keys(tool?.outputSchema?.properties ?? {})).toEqual(
       expect.arrayContaining(['cluster', 'status', 'findings', 'timeline', 'snapshot', 'space']),
@@ -155,7 +155,7 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
     expect(await refused('gather/etcd.log')).toBe(
       '"gather/etcd.log" is not an absolute path; give the full path on the etcd-doctor host',
     );
-    // Issue 28 #8: a remote caller learns nothing about files outside the roots: missing or present,
+    // A remote caller learns nothing about files outside the roots: missing or present,
     // outside or inside a root, the answer is the same.
     const same = (path: string) =>
       `${path} is not a file etcd-doctor may read (inside ${join(dir, 'gather')})`;

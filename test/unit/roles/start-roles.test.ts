@@ -48,7 +48,14 @@ describe('startRoles', () => {
       expect(replies.map((v) => (v.kind === 'text' ? v.lines : v.kind))).toEqual([
         ['Checking the health of *dead*: progress follows in this channel, the answer in a thread.'],
       ]);
-      await chat.waitFor((c) => c.messages.some((m) => m.threadTs !== undefined), 20_000);
+      // The answer is in: a thread reply, and the root updated from progress to the verdict.
+      const settled = (text: string | undefined) => text !== undefined && !/probes done/.test(text);
+      await chat.waitFor(
+        (c) =>
+          c.messages.some((m) => m.threadTs !== undefined) &&
+          settled(c.messages.find((m) => m.threadTs === undefined)?.text),
+        20_000,
+      );
       const root = chat.messages.find((m) => m.threadTs === undefined);
       // Nothing answers and nothing else can tell: not checked (unknown), never called down.
       expect(root?.text).toMatch(/^\[UNKNOWN\] dead: `unreachable-from-here` on 127\.0\.0\.1:1: /);

@@ -13,7 +13,7 @@ import { median, ms, percentile, row } from './stats.js';
  * same lab in the same run, alternating. Wall time from here; peak RSS from GNU time (%M) for both.
  * The CLI runs the bundle dist/cli/ (`npm run bench` builds first): `health` runs dist/cli/check.cjs
  * from its V8 code cache. Beside it, in the same rounds, the ES module bundle dist/cli/main.js run
- * directly, as every command ran before the code cache. Issue 18's goal: <= 300 ms, <= 100 MiB.
+ * directly, as every command ran before the code cache. The CLI's goal: <= 300 ms, <= 100 MiB.
  */
 const RUNS = 15;
 const TIME = '/usr/bin/time';

@@ -20,7 +20,7 @@ export interface SpaceFeatureOptions {
 }
 
 /**
- * What fills etcd (issue 26), on the worker: `space` jobs scan a follower and answer in a thread
+ * What fills etcd (docs/space.md), on the worker: `space` jobs scan a follower and answer in a thread
  * with the breakdown and the bar chart. The chat side queues them (commands/space.ts, the
  * "What fills it?" button in bot/handle-action.ts).
  */

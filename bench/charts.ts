@@ -10,7 +10,7 @@ import { memberColors } from '../src/charts/member-colors.js';
 import { createDoctor } from '../src/doctor.js';
 import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import type { Evidence } from '../src/probes/evidence.js';
-import { labConfig } from '../test/support/lab/lab-doctor.js';
+import { DIAGNOSIS_PROBES, labConfig } from '../test/support/lab/lab-config.js';
 import { loadavg } from 'node:os';
 import { median, ms, percentile, row, timeIt } from './stats.js';
 
@@ -45,7 +45,10 @@ function series(members: number, points: number, stepMs: number, slow: number): 
 /** The real chart of a real slow disk: the evidence of one diagnosis under write load. */
 async function realDiagnosis(): Promise<{ chart: MemberChart; diagnosisMs: number }> {
   const lab = await startEtcdLab();
-  const doctor = createDoctor({ config: labConfig(lab), readFileBuffer: (p) => readFile(p) });
+  const doctor = createDoctor({
+    config: labConfig(lab, { name: 'lab', probes: DIAGNOSIS_PROBES }),
+    readFileBuffer: (p) => readFile(p),
+  });
   try {
     const leader = await lab.leaderName();
     const victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-2';

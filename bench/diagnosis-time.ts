@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createDoctor, type Doctor } from '../src/doctor.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
-import { labConfig } from '../test/support/lab/lab-doctor.js';
+import { DIAGNOSIS_PROBES, labConfig } from '../test/support/lab/lab-config.js';
 import { median, ms, row, timeIt } from './stats.js';
 
 /**
@@ -65,7 +65,10 @@ async function timeScenario(s: Scenario): Promise<string> {
   let doctor: Doctor | undefined;
   let undo: () => Promise<void> = async () => {};
   try {
-    doctor = createDoctor({ config: labConfig(lab), readFileBuffer: (p) => readFile(p) });
+    doctor = createDoctor({
+      config: labConfig(lab, { name: 'lab', probes: DIAGNOSIS_PROBES }),
+      readFileBuffer: (p) => readFile(p),
+    });
     undo = await s.inject(lab);
     const times: number[] = [];
     let verdict = '';

@@ -3,7 +3,7 @@ import { loadavg } from 'node:os';
 import { Etcd3 } from 'etcd3';
 import { createDoctor } from '../src/doctor.js';
 import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
-import { labConfig } from '../test/support/lab/lab-doctor.js';
+import { DIAGNOSIS_PROBES, labConfig } from '../test/support/lab/lab-config.js';
 import { median } from './stats.js';
 
 /**
@@ -16,7 +16,10 @@ const rounds = Number(process.argv[2] ?? 20);
 const modes = (process.argv[3] ?? 'ours,get,status').split(',');
 const BLOCK = 50;
 const lab = await startEtcdLab();
-const doctor = createDoctor({ config: labConfig(lab), readFileBuffer: (p) => readFile(p) });
+const doctor = createDoctor({
+  config: labConfig(lab, { name: 'lab', probes: DIAGNOSIS_PROBES }),
+  readFileBuffer: (p) => readFile(p),
+});
 const raw = lab.endpoints.map((endpoint) => new Etcd3({ hosts: [endpoint] }));
 const runs: Record<string, () => Promise<unknown>> = {
   ours: () => doctor.run('lab', 'health'),

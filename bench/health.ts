@@ -4,7 +4,7 @@ import { loadavg } from 'node:os';
 import { Etcd3 } from 'etcd3';
 import { createDoctor } from '../src/doctor.js';
 import { findEtcdctlBinary, startEtcdLab } from '../test/support/lab/etcd-lab.js';
-import { labConfig } from '../test/support/lab/lab-doctor.js';
+import { DIAGNOSIS_PROBES, labConfig } from '../test/support/lab/lab-config.js';
 import { median, ms, percentile, row, sample, timeIt } from './stats.js';
 
 /**
@@ -55,7 +55,10 @@ export async function interleaved(
 
 export async function benchHealth(): Promise<string> {
   const lab = await startEtcdLab();
-  const doctor = createDoctor({ config: labConfig(lab), readFileBuffer: (p) => readFile(p) });
+  const doctor = createDoctor({
+    config: labConfig(lab, { name: 'lab', probes: DIAGNOSIS_PROBES }),
+    readFileBuffer: (p) => readFile(p),
+  });
   const raw = lab.endpoints.map((endpoint) => new Etcd3({ hosts: [endpoint] }));
   try {
     const etcdctlBin = (await findEtcdctlBinary()) ?? 'etcdctl';

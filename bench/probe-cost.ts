@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'undici';
 import { createDoctor } from '../src/doctor.js';
 import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
-import { labConfig } from '../test/support/lab/lab-doctor.js';
+import { DIAGNOSIS_PROBES, labConfig } from '../test/support/lab/lab-config.js';
 import { row } from './stats.js';
 
 /**
@@ -32,7 +32,10 @@ function counter(text: string, name: string): number {
 
 export async function benchProbeCost(): Promise<string> {
   const lab = await startEtcdLab();
-  const doctor = createDoctor({ config: labConfig(lab), readFileBuffer: (p) => readFile(p) });
+  const doctor = createDoctor({
+    config: labConfig(lab, { name: 'lab', probes: DIAGNOSIS_PROBES }),
+    readFileBuffer: (p) => readFile(p),
+  });
   try {
     await doctor.run('lab', 'health'); // open the channels first, as a warm bot would
     const before = await Promise.all(lab.metricsUrls.map((u) => scrape(`${u}/metrics`)));

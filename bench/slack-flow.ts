@@ -3,7 +3,7 @@ import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { silentLogger } from '../src/logger.js';
 import { startRoles } from '../src/roles/start-roles.js';
 import { startFakeSlack } from '../test/support/slack/fake-slack.js';
-import { labConfig } from '../test/support/lab/lab-doctor.js';
+import { DIAGNOSIS_PROBES, labConfig } from '../test/support/lab/lab-config.js';
 import { purgePrefix, REDIS_URL } from '../test/support/redis/redis-prefix.js';
 import { sendSlashCommand } from '../test/support/slack/slack-driver.js';
 import { eventsUrl, httpSlackAdapter } from '../test/support/slack/slack-http.js';
@@ -29,7 +29,7 @@ export async function benchSlackFlow(): Promise<string> {
   const roles = await startRoles({
     role: 'serve',
     chat,
-    config: labConfig(lab, {}, 'local'),
+    config: labConfig(lab, { probes: DIAGNOSIS_PROBES }),
     redisUrl: process.env.REDIS_URL ?? REDIS_URL,
     queuePrefix: prefix,
     logger: silentLogger,

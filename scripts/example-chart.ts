@@ -9,13 +9,16 @@ import { diagnosisChart } from '../src/charts/diagnosis-chart.js';
 import { createDoctor } from '../src/doctor.js';
 import { startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import type { Evidence } from '../src/probes/evidence.js';
-import { labConfig } from '../test/support/lab/lab-doctor.js';
+import { DIAGNOSIS_PROBES, labConfig } from '../test/support/lab/lab-config.js';
 
 const DELAY_MS = 200;
 const out = process.argv[2] ?? 'docs/chart-slow-disk.png';
 
 const lab = await startEtcdLab();
-const doctor = createDoctor({ config: labConfig(lab, {}, 'prod'), readFileBuffer: (p) => readFile(p) });
+const doctor = createDoctor({
+  config: labConfig(lab, { name: 'prod', probes: DIAGNOSIS_PROBES }),
+  readFileBuffer: (p) => readFile(p),
+});
 try {
   const leader = await lab.leaderName();
   const victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-2';

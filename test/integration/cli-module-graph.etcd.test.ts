@@ -1,16 +1,15 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
+import { cliProcess } from '../support/process/cli-process.js';
 
-const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
 const PRELOAD = join(process.cwd(), 'test/support/process/module-graph-preload.mjs');
 
 /**
- * Packages a one-shot check must never load (issue 18): chat, queue, Redis, the Kubernetes client
+ * Packages a one-shot check must never load (each costs start time and memory): chat, queue, Redis, the Kubernetes client
  * (the lab has no Kubernetes configured), pino's worker-thread transports, /metrics, charts, MCP.
  * Each costs tens to hundreds of milliseconds and megabytes at start.
  */
@@ -44,16 +43,11 @@ interface Run {
 /** Runs the CLI as a user does, recording its module graph, and names the packages it loaded. */
 async function runRecorded(dir: string, args: string[]): Promise<Run> {
   const out = join(dir, `graph-${args[0]}.txt`);
-  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
-    (resolve) => {
-      execFile(
-        'node',
-        ['--import', PRELOAD, BIN, ...args],
-        { env: { ...process.env, NODE_OPTIONS: '', MODULE_GRAPH_OUT: out }, timeout: 30_000 },
-        (err, so, se) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout: so, stderr: se }),
-      );
-    },
-  );
+  const { code, stdout, stderr } = await cliProcess(args, {
+    nodeArgs: ['--import', PRELOAD],
+    env: { MODULE_GRAPH_OUT: out },
+    timeoutMs: 30_000,
+  });
   const urls = (await readFile(out, 'utf8')).split('\n').filter(Boolean);
   const bundled = await bundledPackages(urls);
   const packages = new Set([

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,27 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { stringify } from 'yaml';
 import { memberColors } from '../../src/charts/member-colors.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
-import { decodePng, topOf } from '../support/chat/png-pixels.js';
+import { decodePng, drawnTop } from '../support/chat/png-pixels.js';
 import { aboutTheCluster } from '../support/evidence/findings.js';
+import { cliProcess } from '../support/process/cli-process.js';
 
-const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
-
-function cli(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'node',
-      [BIN, ...args],
-      { env: { ...process.env, ...env, NODE_OPTIONS: '' }, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        const code = err && typeof err.code === 'number' ? err.code : err ? 1 : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  cliProcess(args, { env, timeoutMs: 30_000 });
 
 /** The CLI as a user runs it: a real process, a real config file, a real cluster. */
 describe('etcd-doctor CLI', () => {
@@ -146,7 +130,7 @@ describe('etcd-doctor CLI', () => {
     const img = decodePng(await readFile(chart));
     const names = lab.members.map((m) => m.name);
     const colors = memberColors(names, [victim]);
-    const top = (member: string) => topOf(img, colors[member] ?? '') ?? Number.POSITIVE_INFINITY;
+    const top = (member: string) => drawnTop(img, colors[member], undefined, `line of ${member}`);
     for (const other of names.filter((n) => n !== victim)) expect(top(victim)).toBeLessThan(top(other) - 100);
   });
 

@@ -16,7 +16,7 @@ import { type MetricsProxy, startMetricsProxy } from '../support/lab/metrics-pro
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
 /**
- * The digest of watched clusters (issue 17/18): the day's trends from the watch's minute history
+ * The digest of watched clusters: the day's trends from the watch's minute history
  * in real Redis, one /metrics scrape per member instead of two around the window, and the number
  * of clusters diagnosed at once bounded by the memory budget. /metrics is scraped through loopback
  * proxies in front of a real 3-member lab, which count the requests.

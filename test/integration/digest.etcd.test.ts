@@ -12,6 +12,7 @@ import { type FakeMessage, type FakeSlack, startFakeSlack } from '../support/sla
 import { inspectQueue, waitForJobState, waitForQueueSettled } from '../support/redis/job-states.js';
 import { labConfig } from '../support/lab/lab-config.js';
 import { captureLogs } from '../support/process/log-capture.js';
+import { waitUntil } from '../support/process/worker-process.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 import {
   blocksText,
@@ -45,7 +46,9 @@ function config(extra: Array<{ name: string }> = [], digest?: { partSize: number
     name,
     etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
   }));
-  const base = labConfig(lab, [{ name: 'dead', etcd: { endpoints: ['http://127.0.0.1:1'] } }, ...more]);
+  const base = labConfig(lab, {
+    extra: [{ name: 'dead', etcd: { endpoints: ['http://127.0.0.1:1'] } }, ...more],
+  });
   return digest ? { ...base, digest } : base;
 }
 
@@ -83,14 +86,6 @@ async function start(
 
 async function stopAll(): Promise<void> {
   await Promise.all(started.splice(0).map((r) => r.stop()));
-}
-
-async function waitUntil(pred: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** A 09:00 UTC daily subscription of CHANNEL, stored directly (the slash command is tested above). */
@@ -246,10 +241,11 @@ describe('one digest per slot', () => {
       text(m)
         .split('\n')
         .find((l) => l.includes(`*${cluster}*`)) ?? '';
-    // The lab is idle (too few fsyncs for a p99) and shares 2 cores, so its status may vary; the shape may not.
+    // The lab is idle (too few fsyncs for a p99, so n/a is allowed there) and healthy: its data is on
+    // tmpfs, and a loaded host shows as an info observer-load finding, never as a warning.
     const trends =
       /fsync p99 (n\/a|[\d.]+ m?s) 1d[↑↓→·] 7d[↑↓→·] \S{8} · leader changes (n\/a|\d+) 1d[↑↓→·] 7d[↑↓→·] \S{8}/;
-    expect(line(first, 'local')).toMatch(/^(🟢|🟡|🔴) \*local\* [A-Z]+/);
+    expect(line(first, 'local')).toMatch(/^🟢 \*local\* HEALTHY/);
     expect(line(first, 'local')).toMatch(trends);
     expect(line(first, 'local')).toMatch(
       /DB [\d.]+ [KM]B \(\d+% in use\) · a defrag would free [\d.]+ [KM]?B \(most on etcd-\d: [\d.]+ [KM]?B\) · took/,
@@ -338,7 +334,11 @@ describe('a digest larger than digest.partSize', () => {
         ['dead', 'local', ...names].sort(),
       );
       expect(new Set(parts.map((j) => j.processedBy)).size).toBe(2);
-      await waitUntil(async () => (await subs.lastSentSlot(CHANNEL)) === slotMs);
+      await waitUntil(
+        async () => (await subs.lastSentSlot(CHANNEL)) === slotMs,
+        5000,
+        `the channel's last sent slot to be ${new Date(slotMs).toISOString()}`,
+      );
       // The digest ran twice (hand out, collect) and has now ended: it posted once.
       const digestJob = await waitForJobState(queue, digestId, 'completed', 30_000);
       expect(digestJob.returnvalue).toMatchObject({ sent: true, slotMs, clusters: 6 });
@@ -367,7 +367,11 @@ describe('a slot missed while everything was down', () => {
     const late = digests()[0] as FakeMessage;
     expect(text(late)).toMatch(/etcd daily digest \(late\)/);
     expect(text(late)).toMatch(/Late.*due at 09:00 UTC \(2024-05-10T09:00:00.000Z\)/);
-    await waitUntil(async () => (await subs.lastSentSlot(CHANNEL)) === Date.parse('2024-05-10T09:00:00Z'));
+    await waitUntil(
+      async () => (await subs.lastSentSlot(CHANNEL)) === Date.parse('2024-05-10T09:00:00Z'),
+      5000,
+      "the channel's last sent slot to be 2024-05-10T09:00:00Z",
+    );
 
     await stopAll();
     const logs = captureLogs();

@@ -40,7 +40,7 @@ beforeAll(async () => {
   lab = await startEtcdLab();
   // A hung member makes every diagnosis last one probe timeout (2.5 s): time to crash a worker mid-job.
   doctor = createDoctor({
-    config: labConfig(lab, [], { timeoutMs: 2500, metricsWindowMs: 200 }),
+    config: labConfig(lab, { probes: { timeoutMs: 2500, metricsWindowMs: 200 } }),
     readFileBuffer: (p) => readFile(p),
   });
 });

@@ -19,6 +19,7 @@ import {
 import { purgePrefix, testPrefix } from '../support/redis/redis-prefix.js';
 import { SIGNING_SECRET } from '../support/slack/slack-driver.js';
 import { waitUntil } from '../support/process/worker-process.js';
+import { within } from '../support/process/within.js';
 
 /**
  * `/mcp` on the serve and bot roles' HTTP server: MCP's Streamable HTTP transport behind the
@@ -181,9 +182,20 @@ describe('serve with PORT and MCP_TOKEN', () => {
     const leaving = await connectHttp(`${serve.base}/mcp`, TOKEN);
     lab.stop('etcd-3');
     try {
-      const pending = leaving.callTool({ name: 'etcd_diagnose', arguments: { cluster: 'local' } });
+      // The first progress notification says the diagnosis is under way (the fast members'
+      // probes are done; the hung member's run for 3 s): the client leaves then.
+      let underway = false;
+      const pending = leaving.callTool(
+        { name: 'etcd_diagnose', arguments: { cluster: 'local' } },
+        undefined,
+        {
+          onprogress: () => {
+            underway = true;
+          },
+        },
+      );
       pending.catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 800));
+      await waitUntil(() => underway, 2500, 'a first progress notification of etcd_diagnose');
       await leaving.close();
       await waitUntil(() => serve.role.logged('cancelled by the client'), 5000, 'the server logs the cancel');
       const line = serve.role
@@ -192,7 +204,7 @@ describe('serve with PORT and MCP_TOKEN', () => {
         .find((l) => l.includes('cancelled by the client'));
       const logged = JSON.parse(line ?? '{}') as { tool: string; durationMs: number };
       expect(logged.tool).toBe('etcd_diagnose');
-      // Stopped when the client left (~0.8 s), not when the hung member's probes would have (3 s).
+      // Stopped when the client left (well under 1 s), not when the hung member's probes would have (3 s).
       expect(logged.durationMs).toBeLessThan(2500);
     } finally {
       lab.cont('etcd-3');
@@ -206,7 +218,7 @@ describe('serve with PORT and MCP_TOKEN', () => {
   });
 });
 
-/** Issue 28 #8: the SDK's DNS-rebinding checks, and the chat's rate limiter in front of the tools. */
+/** A remote caller is held to the SDK's DNS-rebinding checks, and the chat's rate limiter in front of the tools. */
 describe('serve with mcp.allowedHosts, mcp.allowedOrigins and call limits', () => {
   const limitedPrefix = testPrefix('mcp-http-limits');
   let serve: { role: RoleProcess; base: string };
@@ -357,7 +369,11 @@ describe('serve with stdin closed (serve </dev/null, a container without a tty)'
       baseEnv({ LOG_LEVEL: 'info' }),
       'closed',
     );
-    const code = await new Promise<number | null>((resolve) => role.child.once('exit', resolve));
+    const code = await within(
+      new Promise<number | null>((resolve) => role.child.once('exit', resolve)),
+      START_MS,
+      'serve exits once stdin is closed',
+    );
     expect(code).toBe(0);
     expect(role.log()).toContain(
       'stdin ended before any command and PORT is not set, so there is nothing to serve',

@@ -19,6 +19,7 @@ import {
 } from '../support/chat/mcp-client.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 import { waitUntil } from '../support/process/worker-process.js';
+import { within } from '../support/process/within.js';
 
 /**
  * `etcd-doctor mcp` as an MCP client starts it: a real process on stdio, driven by the official
@@ -335,7 +336,7 @@ describe('etcd-doctor mcp, failures around it', () => {
     });
     await waitUntil(() => stdout.includes('"id":2'), 20_000, 'the tools/call answer');
     child.stdin.end();
-    await new Promise((resolve) => child.once('exit', resolve));
+    await within(new Promise((resolve) => child.once('exit', resolve)), 20_000, 'mcp exits once stdin ends');
     const lines = stdout.split('\n').filter((l) => l !== '');
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
@@ -355,7 +356,11 @@ describe('etcd-doctor mcp, failures around it', () => {
     child.stderr.on('data', (b: Buffer) => {
       stderr += b.toString();
     });
-    const code = await new Promise((resolve) => child.once('exit', resolve));
+    const code = await within(
+      new Promise((resolve) => child.once('exit', resolve)),
+      20_000,
+      'mcp exits on a bad config',
+    );
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr.trim()).toBe(`etcd-doctor: ${bad}: clusters[0].etcd.endpoints[0]: not a URL`);

@@ -8,7 +8,7 @@ import { silentLogger } from '../../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { Secret } from '../../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
-import { decodePng, topOf } from '../../support/chat/png-pixels.js';
+import { decodePng, drawnTop } from '../../support/chat/png-pixels.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { messageText, sendSlashCommand } from '../../support/slack/slack-driver.js';
 import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
@@ -125,7 +125,7 @@ describe('a slow-disk diagnosis in Slack gets its chart in the same thread, afte
     expect(img.height).toBeGreaterThan(400);
     const names = lab.members.map((m) => m.name);
     const colors = memberColors(names, [victim]);
-    const top = (member: string) => topOf(img, colors[member] ?? '') ?? Number.POSITIVE_INFINITY;
+    const top = (member: string) => drawnTop(img, colors[member], undefined, `line of ${member}`);
     for (const other of names.filter((n) => n !== victim)) {
       // At 100 ms a fsync against ~2-10 ms for a healthy loopback disk: the bar is far taller.
       expect(top(victim)).toBeLessThan(top(other) - 100);

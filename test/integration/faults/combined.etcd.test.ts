@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { aboutTheCluster } from '../../support/evidence/findings.js';
 import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
+import { writeLoadStarted } from '../../support/lab/write-load.js';
 
 /** Incident (a)+(d): one slow disk, write load, and a leader that keeps moving. */
 describe('slow disk plus load plus leader churn', () => {
@@ -18,10 +19,9 @@ describe('slow disk plus load plus leader churn', () => {
         await t.lab.moveLeader(next === leader ? victim : next);
         await t.lab.moveLeader(names.find((n) => n !== next && n !== victim) ?? 'etcd-3');
       }
-      const load = t.lab.writeLoad({ ratePerSecond: 60, durationMs: 4500, valueBytes: 256 });
-      await new Promise((r) => setTimeout(r, 300));
+      const load = await writeLoadStarted(t.lab, { ratePerSecond: 60, durationMs: 4500, valueBytes: 256 });
       const report = await t.doctor.run('lab', 'diagnose');
-      await load;
+      await load.done;
       expect(report.findings[0]).toMatchObject({ cause: 'slow-disk', members: [victim] });
       expect(report.findings.find((f) => f.cause === 'leader-churn')).toMatchObject({
         causedBy: 'slow-disk',

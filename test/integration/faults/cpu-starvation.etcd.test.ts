@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
+import { writeLoadStarted } from '../../support/lab/write-load.js';
 
 /** One member gets the CPU only 25 % of the time (duty-cycled SIGSTOP/SIGCONT), under writes. */
 describe('CPU starvation of one member', () => {
@@ -11,10 +12,9 @@ describe('CPU starvation of one member', () => {
     const starve = t.lab.cpuStarve(victim, { runMs: 100, stopMs: 300, maxDurationMs: 40_000 });
     try {
       const diagnoseUnderLoad = async () => {
-        const load = t.lab.writeLoad({ ratePerSecond: 60, durationMs: 5000, valueBytes: 256 });
-        await new Promise((r) => setTimeout(r, 500));
+        const load = await writeLoadStarted(t.lab, { ratePerSecond: 60, durationMs: 5000, valueBytes: 256 });
         const report = await t.doctor.run('lab', 'diagnose');
-        await load;
+        await load.done;
         return report;
       };
       // When the test process itself stalled (a loaded CI host), etcd-doctor rightly refuses to judge

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
-/** How long ago the faults were fixed when the diagnosis runs (issue 25: "45 s later"). */
+/** How long ago the faults were fixed when the diagnosis runs: long enough for a window of now. */
 const FIXED_FOR_MS = 45_000;
 
 /**
- * issue 25, present tense: a disk slowed for real (strace, +150 ms per fdatasync) on one follower
+ * Verdicts are of now: a disk slowed for real (strace, +150 ms per fdatasync) on one follower
  * under writes, and another follower SIGSTOP'd for 4 s, both over; 45 s later, under a light write
  * load (3 puts a second: a 3 s window holds too few fsyncs for a p99 of its own), the diagnosis
  * reports nothing at warning or critical. Before the fix it said `slow-disk [critical] … (1381

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
+import { writeLoadStarted } from '../../support/lab/write-load.js';
 import { aboutTheCluster } from '../../support/evidence/findings.js';
 
 describe('a healthy 3-member cluster', () => {
@@ -32,10 +33,9 @@ describe('a healthy 3-member cluster', () => {
   });
 
   it('diagnose under a moderate write load (200 puts/s for the window): still healthy', async () => {
-    const load = t.lab.writeLoad({ ratePerSecond: 200, durationMs: 4500, valueBytes: 512 });
-    await new Promise((r) => setTimeout(r, 500));
+    const load = await writeLoadStarted(t.lab, { ratePerSecond: 200, durationMs: 4500, valueBytes: 512 });
     const report = await t.doctor.run('lab', 'diagnose');
-    const written = await load;
+    const written = await load.done;
     expect(written.errors).toBe(0);
     expect(written.puts).toBeGreaterThan(500);
     expect(report.findings.filter((f) => f.severity !== 'info')).toEqual([]);

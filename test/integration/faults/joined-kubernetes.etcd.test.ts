@@ -5,6 +5,7 @@ import { createDoctor, type Doctor } from '../../../src/doctor.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { type FakeKubeApi, startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
 import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
+import { writeLoadStarted } from '../../support/lab/write-load.js';
 
 /**
  * Incident (a)+(f) end to end: a real etcd member on a slow disk, and (through the fake apiserver)
@@ -45,10 +46,9 @@ describe('real slow etcd member joined with control-plane restarts from the Kube
     const victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-2';
     const slow = await lab.slowDisk(victim, 200_000);
     try {
-      const load = lab.writeLoad({ ratePerSecond: 60, durationMs: 4500, valueBytes: 256 });
-      await new Promise((r) => setTimeout(r, 300));
+      const load = await writeLoadStarted(lab, { ratePerSecond: 60, durationMs: 4500, valueBytes: 256 });
       const report = await doctor.run('prod', 'diagnose');
-      await load;
+      await load.done;
       expect(report.findings[0]).toMatchObject({ cause: 'slow-disk', members: [victim] });
       const restarts = report.findings.find((f) => f.cause === 'control-plane-restarts');
       expect(restarts).toMatchObject({ causedBy: 'slow-disk' });

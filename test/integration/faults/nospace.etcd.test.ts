@@ -24,7 +24,7 @@ describe('NOSPACE: a 16 MiB quota, filled', () => {
     expect(report.findings[0]?.unknowns).toEqual([]);
   });
 
-  // issue 25, one number for one fact: health reads no /metrics, so it shows no quota rather than
+  // One number for one fact: health reads no /metrics, so it shows no quota rather than
   // etcd's 2 GiB default beside a 17 MB database ("reached its quota (2.1 GB)" … "= 1 %").
   it('health alone (no /metrics) still sees the alarm, and names no quota it did not read', async () => {
     const report = await t.doctor.run('lab', 'health');

@@ -19,6 +19,7 @@ import { labConfig } from '../../support/lab/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { SIGNING_SECRET, sendSlashCommand } from '../../support/slack/slack-driver.js';
 import { channelThreads } from '../../support/slack/slack-http.js';
+import { within } from '../../support/process/within.js';
 
 /**
  * Operating etcd-doctor: /healthz, /readyz and /metrics on every role, logs that name the job and
@@ -205,7 +206,7 @@ describe('in-process bot and worker: metrics, readiness and redacted logs', () =
     roles = await startRoles({
       role: 'serve',
       chat,
-      config: labConfig(lab, [tlsCluster()], { timeoutMs: 1500, metricsWindowMs: 200 }),
+      config: labConfig(lab, { extra: [tlsCluster()], probes: { timeoutMs: 1500, metricsWindowMs: 200 } }),
       redisUrl: REDIS_URL,
       queuePrefix: prefix,
       logger,
@@ -298,7 +299,7 @@ describe('spawned processes', () => {
     expectDiagnoseMetrics((await get(`${base}/metrics`)).text);
 
     serve.child.kill('SIGTERM');
-    await expect(serve.exited).resolves.toMatchObject({ code: 0 });
+    await expect(within(serve.exited, 30_000, 'serve exits on SIGTERM')).resolves.toMatchObject({ code: 0 });
     const lines = serve.stderr().split('\n').filter(Boolean);
     expect(lines.some((l) => /"msg":"job started"/.test(l) && /"cluster":"secured"/.test(l))).toBe(true);
     expectNoSecrets(lines);
@@ -350,7 +351,7 @@ describe('spawned processes', () => {
     expect((roots()[0] as FakeMessage).text).toMatch(/FIRING: etcdMembersDown on local/);
 
     serve.child.kill('SIGTERM');
-    await expect(serve.exited).resolves.toMatchObject({ code: 0 });
+    await expect(within(serve.exited, 30_000, 'serve exits on SIGTERM')).resolves.toMatchObject({ code: 0 });
     expectNoSecrets(serve.stderr().split('\n').filter(Boolean));
   }, 90_000);
 
@@ -381,7 +382,7 @@ describe('spawned processes', () => {
       await worker.logged('job started', 20_000);
       const sentAt = Date.now();
       worker.child.kill('SIGTERM');
-      const exit = await worker.exited;
+      const exit = await within(worker.exited, 40_000, 'the worker exits after draining on SIGTERM');
       expect(exit.code).toBe(0);
       expect(exit.atMs - sentAt).toBeLessThan(27_000);
       await fake.waitFor(

@@ -10,7 +10,7 @@ import {
 } from '../../support/chat/remediation-harness.js';
 
 /**
- * Issue 28 #5: a progress edit sat between the per-member quorum guard and Defragment, so a chat that
+ * A progress edit must never sit between the per-member quorum guard and Defragment, so a chat that
  * hangs (Slack took 201 s to fail an edit) held the action, and the guard went stale. Here every
  * progress edit of a member's defragmentation hangs for good: the run must still finish promptly.
  */

@@ -62,7 +62,7 @@ describe('recover-nospace on a real 3-member etcd with a 16 MiB quota', () => {
     const [confirm] = await h.chat.click(report.ref, recover, { user: ALICE });
     expect(textOf(confirm)).toMatch(/Snapshot .*Compact .*Defragment .*leader .*Disarm NOSPACE/s);
     // Older snapshots of this cluster, and of others, which stay: `other`, and `local-eu`, whose name
-    // starts with `local-` (issue 28 #3: those sorted after the fresh one, which was removed). One of
+    // starts with `local-` (such names sort after the fresh one, which must not be the one removed). One of
     // this cluster dated ahead (a clock that ran fast) sorts after the fresh one: the fresh one stays.
     for (const old of [
       'local-2020-01-01T00-00-00-000Z.db',
@@ -77,7 +77,7 @@ describe('recover-nospace on a real 3-member etcd with a 16 MiB quota', () => {
     const [started] = await h.chat.click(report.ref, runItButton(confirm), { user: ALICE });
     expect(textOf(started)).toMatch(/Starting \*Recover from NOSPACE\* on \*local\*/);
 
-    // Issue 14: writes back within 20 s of the confirmation for a small database (it was 72 s with
+    // A small database must not wait out a fixed pause: writes back within 20 s of the confirmation for a small database (it was 72 s with
     // the fixed 36 s pause); each member goes once the previous one is ready again.
     await h.chat.waitFor((c) => finished(c) !== undefined, 20_000);
     expect(Date.now() - pressed).toBeLessThan(20_000);

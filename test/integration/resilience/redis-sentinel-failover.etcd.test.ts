@@ -59,7 +59,7 @@ beforeAll(async () => {
   roles = await startRoles({
     role: 'serve',
     chat,
-    config: labConfig(lab, [], { timeoutMs: 1000, metricsWindowMs: METRICS_WINDOW_MS }),
+    config: labConfig(lab, { probes: { timeoutMs: 1000, metricsWindowMs: METRICS_WINDOW_MS } }),
     redisUrl: redisTargetFromEnv(env.value),
     queuePrefix: 'resilience-sentinel',
     logger: silentLogger,

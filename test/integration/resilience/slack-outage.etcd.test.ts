@@ -44,7 +44,7 @@ beforeAll(async () => {
   roles = await startRoles({
     role: 'serve',
     chat,
-    config: labConfig(lab, extra),
+    config: labConfig(lab, { extra }),
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
     logger: silentLogger,

@@ -18,7 +18,7 @@ import { eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
 import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/process/worker-process.js';
 
 /**
- * Issue 28 #2, for real: files anyone may DM the bot never share a worker process's heap or a queue
+ * For real: files anyone may DM the bot never share a worker process's heap or a queue
  * slot with a remediation. The workers are real `etcd-doctor worker` processes with the
  * deployment's `--max-old-space-size=256`; the bot runs here (real Bolt, HTTP) against the fake
  * Slack; the remediation defragments a real 3-member etcd.

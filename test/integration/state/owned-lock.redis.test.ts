@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { createJobState } from '../../../src/state/job-state.js';
 import { createOwnedLocks, type OwnedLocks } from '../../../src/state/owned-lock.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { within } from '../../support/process/within.js';
 
 /** The one lock primitive on a real Redis: ownership, re-entry, blockers, and a renewal that fails. */
 describe('owned locks', () => {
@@ -62,7 +63,7 @@ describe('owned locks', () => {
           held?.signal.addEventListener('abort', () => undefined);
         });
     });
-    await lost;
+    await within(lost, 5000, 'onLost after another owner took the key');
     expect(reason).toMatch(/no longer ours/);
     // Releasing a lost hold leaves the new owner's lock alone.
     expect(await locks.holder(key)).toBe('worker-b');
@@ -82,7 +83,7 @@ describe('owned locks', () => {
     if (!held) throw new Error('no hold');
     const aborted = new Promise<void>((resolve) => held.signal.addEventListener('abort', () => resolve()));
     flaky.disconnect();
-    await aborted;
+    await within(aborted, 5000, 'the hold aborted after its connection dropped');
     expect(held.lost()).toMatch(/renewing the lock .* failed/);
     await held.release();
   });

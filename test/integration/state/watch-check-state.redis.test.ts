@@ -7,7 +7,7 @@ import { createWatchState, type LastCheck } from '../../../src/state/watch-state
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /**
- * A watch check's Redis traffic (issue 29): its kept scrapes and last outcome are read in one
+ * A watch check's Redis traffic (few round trips, so one Redis serves many clusters' checks): its kept scrapes and last outcome are read in one
  * round trip before the run, and what it keeps for the next check goes into the same MULTI as its
  * minute sample, with the outcome: nothing is written before, and all of it lands together.
  */

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,23 +8,7 @@ import { allocateFreePorts } from '../../support/lab/free-ports.js';
 import { createCertificateAuthority, issueCertificate } from '../../support/lab/tls-certs.js';
 import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
 import { cliInProcess } from '../../support/process/cli-in-process.js';
-
-const BIN = join(process.cwd(), 'bin/etcd-doctor.js');
-
-/** The CLI as a separate process, to see exactly what it prints on stderr. */
-function cliProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      'node',
-      [BIN, ...args],
-      { env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err && typeof err.code === 'number' ? err.code : err ? 1 : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+import { cliProcess } from '../../support/process/cli-process.js';
 
 interface AccessCase {
   cluster: string;
@@ -116,11 +99,9 @@ describe('a TLS cluster with --client-cert-auth', () => {
     expect(health.report.status).toBe('healthy');
     expect(health.report.members.map((m) => m.name).sort()).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
     const diagnose = await json('diagnose', 'mtls');
-    // A shared host's disk can be slow for real (etcd measures it): everything else must be clean.
-    expect(diagnose.report.findings.filter((f) => f.severity !== 'info' && f.cause !== 'slow-disk')).toEqual(
-      [],
-    );
-    expect(diagnose.code).toBe(diagnose.report.findings.some((f) => f.severity !== 'info') ? 1 : 0);
+    // The lab's data is on tmpfs, so no disk is slow: nothing above info, exit 0.
+    expect(diagnose.report.findings.filter((f) => f.severity !== 'info')).toEqual([]);
+    expect(diagnose.code).toBe(0);
     // First, so a failure names the probe that failed and its error.
     expect(diagnose.report.probes.filter((p) => !p.ok)).toEqual([]);
     for (const m of diagnose.report.members) {
@@ -133,10 +114,10 @@ describe('a TLS cluster with --client-cert-auth', () => {
   it('a real process prints nothing on stderr: no DEP0123 TLS ServerName warning', async () => {
     const ok = await cliProcess(['diagnose', 'mtls', '--config', configFile]);
     expect(ok.stderr).toBe('');
-    // HEALTHY, or DEGRADED when the shared host's disk is slow for real; never UNKNOWN (exit 3).
-    expect(ok.stdout).toMatch(/^Diagnosis of mtls: (HEALTHY|DEGRADED)/);
+    // The lab's data is on tmpfs (no slow disk) and a loaded host is an info finding: HEALTHY, exit 0.
+    expect(ok.stdout).toMatch(/^Diagnosis of mtls: HEALTHY/);
     expect(ok.stdout).not.toMatch(/no-access|NOT CHECKED/);
-    expect([0, 1]).toContain(ok.code);
+    expect(ok.code).toBe(0);
   });
 
   const cases: AccessCase[] = [

@@ -54,7 +54,7 @@ afterAll(async () => {
   await purgePrefix(prefix);
 });
 
-/** Issue 28 #13: a change saved before it was posted was lost when the post failed. */
+/** A change saved before it was posted would be lost if the post failed: it must wait for Slack. */
 describe('a watch incident that changes during a Slack outage', () => {
   it('posts the change at the next check once Slack is back', async () => {
     const run = createIncidentRunner({

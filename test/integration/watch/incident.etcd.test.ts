@@ -12,11 +12,13 @@ import {
   startFakeSlack,
 } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { decodePng, topOf } from '../../support/chat/png-pixels.js';
+import { decodePng, drawnTop } from '../../support/chat/png-pixels.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { messageText } from '../../support/slack/slack-driver.js';
 import { channelThreads } from '../../support/slack/slack-http.js';
 import { startWorkerProcess, type WorkerProcess } from '../../support/process/worker-process.js';
+import { channelDump, waitForSlack, watchChecks } from '../../support/chat/watch-waits.js';
+import { within } from '../../support/process/within.js';
 
 /**
  * Incidents from the watch, end to end: real `etcd-doctor worker` processes watching a real
@@ -49,34 +51,13 @@ function startWorker(): WorkerProcess {
   return worker;
 }
 
-/** Resolves once `n` more watch checks have finished (the last check's time moved on `n` times). */
-async function checks(n: number, timeoutMs = (n + 2) * INTERVAL_S * 1000 + 10_000): Promise<void> {
-  const state = createWatchState(redis, prefix);
-  const deadline = Date.now() + timeoutMs;
-  let last = (await state.lastCheck('local'))?.t;
-  for (let seen = 0; seen < n; ) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${n} watch checks`);
-    await new Promise((r) => setTimeout(r, 100));
-    const t = (await state.lastCheck('local'))?.t;
-    if (t !== undefined && t !== last) {
-      seen += 1;
-      last = t;
-    }
-  }
-}
-
-/** fake.waitFor, and on a timeout the last check and every message in the channel. */
-async function waitFor(pred: () => boolean, timeoutMs: number): Promise<void> {
-  try {
-    await fake.waitFor(pred, timeoutMs);
-  } catch (err) {
-    const last = await createWatchState(redis, prefix).lastCheck('local');
-    const all = fake
-      .messages(CHANNEL)
-      .map((m) => `${m.thread_ts ? '  ' : ''}${messageText(m).slice(0, 400)}`);
-    throw new Error(`${String(err)}\nlast check: ${JSON.stringify(last)}\n${all.join('\n')}`);
-  }
-}
+/** On a timeout: the last check and every message in the channel. */
+const context = async () =>
+  `\nlast check: ${JSON.stringify(await createWatchState(redis, prefix).lastCheck('local'))}${channelDump(fake, CHANNEL, 400)}`;
+const checks = (n: number, timeoutMs?: number) =>
+  watchChecks(createWatchState(redis, prefix), 'local', n, { intervalS: INTERVAL_S, timeoutMs, context });
+const waitFor = (pred: () => boolean, timeoutMs: number) =>
+  waitForSlack(fake, pred, timeoutMs, 'the Slack messages awaited', context);
 
 /** The PNG charts uploaded into `root`'s thread, oldest first. */
 function chartsIn(root: FakeMessage | undefined): FakeFile[] {
@@ -101,7 +82,7 @@ function expectSlowMemberStandsOut(chart: FakeFile | undefined, victim: string):
   expect(img.width).toBeGreaterThan(400);
   const names = lab.members.map((m) => m.name);
   const colors = memberColors(names, [victim]);
-  const top = (member: string) => topOf(img, colors[member] ?? '') ?? Number.POSITIVE_INFINITY;
+  const top = (member: string) => drawnTop(img, colors[member], undefined, `line of ${member}`);
   for (const other of names.filter((n) => n !== victim)) expect(top(victim)).toBeLessThan(top(other));
 }
 
@@ -191,8 +172,12 @@ describe('incidents from the watch', () => {
     await checks(1);
     const first = workers[0];
     first?.child.kill('SIGKILL');
-    await new Promise<void>((resolve) =>
-      first?.child.exitCode !== null ? resolve() : first.child.once('exit', () => resolve()),
+    await within(
+      new Promise<void>((resolve) =>
+        first?.child.exitCode !== null ? resolve() : first.child.once('exit', () => resolve()),
+      ),
+      10_000,
+      'the SIGKILLed worker exits',
     );
     startWorker();
     await checks(2, 60_000);

@@ -12,6 +12,8 @@ import { testPrefix } from '../../support/redis/redis-prefix.js';
 import { messageText } from '../../support/slack/slack-driver.js';
 import { channelThreads } from '../../support/slack/slack-http.js';
 import { startWorkerProcess, type WorkerProcess } from '../../support/process/worker-process.js';
+import { channelDump, waitForSlack, watchChecks } from '../../support/chat/watch-waits.js';
+import { within } from '../../support/process/within.js';
 
 /**
  * One problem, one thread, whatever dies between two checks: a real `etcd-doctor worker` process
@@ -44,39 +46,24 @@ async function killWorker(worker: WorkerProcess | undefined): Promise<void> {
   if (!worker || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => worker.child.once('exit', () => resolve()));
   worker.child.kill('SIGKILL');
-  await exited;
+  await within(exited, 10_000, 'the SIGKILLed worker exits');
 }
 
-/** Resolves once `n` more watch checks have finished (the last check's time moved on `n` times). */
-async function checks(n: number, timeoutMs = (n + 2) * INTERVAL_S * 1000 + 20_000): Promise<void> {
-  const state = createWatchState(redis, prefix);
-  const deadline = Date.now() + timeoutMs;
-  let last = (await state.lastCheck('local'))?.t;
-  for (let seen = 0; seen < n; ) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${n} watch checks${dump()}`);
-    await new Promise((r) => setTimeout(r, 100));
-    const t = (await state.lastCheck('local'))?.t;
-    if (t !== undefined && t !== last) {
-      seen += 1;
-      last = t;
-    }
-  }
-}
+const checks = (n: number, timeoutMs?: number) =>
+  watchChecks(createWatchState(redis, prefix), 'local', n, {
+    intervalS: INTERVAL_S,
+    timeoutMs,
+    context: dump,
+  });
 
 /** Every message in the channel and the live worker's last log lines, for a failure's message. */
 function dump(): string {
-  const all = fake.messages(CHANNEL).map((m) => `${m.thread_ts ? '  ' : ''}${messageText(m).slice(0, 300)}`);
   const log = workers.at(-1)?.log.join('').split('\n').slice(-15).join('\n') ?? '';
-  return `\nchannel:\n${all.join('\n')}\nworker log:\n${log}`;
+  return `${channelDump(fake, CHANNEL)}\nworker log:\n${log}`;
 }
 
-async function waitFor(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  try {
-    await fake.waitFor(pred, timeoutMs);
-  } catch {
-    throw new Error(`not within ${timeoutMs} ms: ${what}${dump()}`);
-  }
-}
+const waitFor = (pred: () => boolean, timeoutMs: number, what: string) =>
+  waitForSlack(fake, pred, timeoutMs, what, dump);
 
 /** The incident root's ts as Redis holds it, once it holds one (undefined past `timeoutMs`). */
 async function savedRoot(timeoutMs: number): Promise<string | undefined> {

@@ -45,12 +45,13 @@ describe('etcd-doctor watch', () => {
     // One interval between the two frames, no faster.
     expect(Date.now() - started).toBeGreaterThan(4500);
     for (const frame of frames) {
-      expect(frame).toMatch(/: (HEALTHY|DEGRADED|CRITICAL|UNKNOWN) \(check \d, every 5 s; Ctrl-C to stop\)/);
+      expect(frame).toMatch(/: HEALTHY \(check \d, every 5 s; Ctrl-C to stop\)/);
       for (const m of lab.members) expect(frame).toContain(m.name);
     }
     expect(out.at(-1)).toBe('Stopped watching local after 2 checks.');
-    // The last check's status, as `diagnose` exits: 0 healthy, 1 not (a loaded machine can starve the lab).
-    expect([0, 1]).toContain(code);
+    // The last check's status, as `diagnose` exits: 0, healthy (the lab's data is on tmpfs, and a
+    // loaded host is an info observer-load finding, which leaves the status healthy).
+    expect(code).toBe(0);
   });
 
   it('refuses an interval under 5 s, saying what to pass', async () => {

@@ -12,6 +12,7 @@ import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.j
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { labConfig } from '../../support/lab/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { waitUntil } from '../../support/process/worker-process.js';
 
 /**
  * The watch on real etcd: a worker whose config watches the lab every 5 s checks it through a
@@ -35,21 +36,13 @@ afterAll(async () => {
   for (const p of prefixes) await purgePrefix(p);
 });
 
-async function waitUntil(pred: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('watch', () => {
   it('checks a watched cluster every interval, one scrape per member against the kept one', async () => {
     const prefix = testPrefix('watch');
     prefixes.push(prefix);
     // A 3-second /metrics window in the config: a watch check must not wait for it.
     const config = {
-      ...labConfig(lab, [], { timeoutMs: 1000, metricsWindowMs: 3000 }),
+      ...labConfig(lab, { probes: { timeoutMs: 1000, metricsWindowMs: 3000 } }),
       watch: { intervalSeconds: 5 },
     };
     const chat = createMemoryAdapter();
@@ -66,7 +59,11 @@ describe('watch', () => {
         tuning: { jobTimeoutMs: 30_000 },
       });
       const history = createMinuteHistory(redis, prefix, Date.now);
-      await waitUntil(async () => (await history.samples('local', 0)).length >= 3, 25_000);
+      await waitUntil(
+        async () => (await history.samples('local', 0)).length >= 3,
+        25_000,
+        '3 watch checks in the minute history',
+      );
       const samples = await history.samples('local', 0);
 
       // The scheduler: every 5 s, offset by the cluster's hash.

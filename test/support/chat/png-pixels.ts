@@ -61,3 +61,25 @@ export function busiestRow(img: Pixels, hex: string, region?: Region): number | 
   for (const entry of counts) if (!best || entry[1] > best[1]) best = entry;
   return best?.[0];
 }
+
+/**
+ * topOf for a colour the chart must draw: throws when it is not drawn (or has no colour), so a
+ * missing line or bar fails the test instead of standing in as "lowest" or "highest".
+ */
+export function drawnTop(
+  img: Pixels,
+  hex: string | undefined,
+  region: Region | undefined,
+  what: string,
+): number {
+  const top = hex ? topOf(img, hex, region) : undefined;
+  if (top === undefined) throw new Error(`the chart draws no ${what} (colour ${hex ?? 'none'})`);
+  return top;
+}
+
+/** busiestRow for a line the chart must draw (the threshold): throws when it is not drawn. */
+export function drawnRow(img: Pixels, hex: string, region: Region | undefined, what: string): number {
+  const row = busiestRow(img, hex, region);
+  if (row === undefined) throw new Error(`the chart draws no ${what} (colour ${hex})`);
+  return row;
+}

@@ -23,6 +23,8 @@ export interface WriteLoadOptions {
   durationMs: number;
   valueBytes?: number;
   keyPrefix?: string;
+  /** Called after each put that succeeded, with the count so far: lets a test wait for the load to start. */
+  onPut?: (puts: number) => void;
 }
 
 export interface FillOptions {
@@ -125,9 +127,10 @@ export async function writeLoad(
     for (let i = 0; i < total; i++) {
       await sleep(Math.max(0, startedAt + i * intervalMs - Date.now()));
       if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
-      const put = tryPut(client, `${prefix}${i}`, value).then(
-        (ok) => void (ok ? counts.puts++ : counts.errors++),
-      );
+      const put = tryPut(client, `${prefix}${i}`, value).then((ok) => {
+        if (!ok) counts.errors++;
+        else opts.onPut?.(++counts.puts);
+      });
       inFlight.add(put);
       void put.finally(() => inFlight.delete(put));
     }

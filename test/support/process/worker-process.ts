@@ -48,9 +48,13 @@ export function startWorkerProcess(opts: {
 }
 
 /** Polls `pred` every 50 ms; rejects after `timeoutMs` naming `what`. */
-export async function waitUntil(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
+export async function waitUntil(
+  pred: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!pred()) {
+  while (!(await pred())) {
     if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ClusterTarget } from '../../../src/config/redis-target.js';
 import { allocateFreePorts } from '../lab/free-ports.js';
-import { killRedisServer, launchRedisServer, waitForRedis } from './redis-server.js';
+import { killRedisServer, launchRedisServer, redisCli as cli, waitForRedis } from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -111,13 +111,6 @@ function nodeArgs(port: number, busPort: number, dir: string): string[] {
     ...['--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000'],
     ...['--appendonly', 'no', '--save', ''],
   ];
-}
-
-async function cli(port: number, ...args: string[]): Promise<string> {
-  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
-    timeout: 5000,
-  });
-  return stdout;
 }
 
 async function clusterStateOk(port: number): Promise<boolean> {

@@ -1,17 +1,15 @@
-import { type ChildProcess, execFile } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { SentinelTarget } from '../../../src/config/redis-target.js';
 import { allocateFreePorts } from '../lab/free-ports.js';
 import {
   killRedisServer as kill,
   launchRedisServer as launch,
+  redisCli,
   waitForRedis as waitFor,
 } from './redis-server.js';
-
-const run = promisify(execFile);
 
 /** The master name the sentinels monitor. */
 export const SENTINEL_MASTER_NAME = 'etcd-doctor-test';
@@ -89,13 +87,6 @@ function sentinelConf(port: number, primaryPort: number, dir: string): string {
     `sentinel failover-timeout ${SENTINEL_MASTER_NAME} 5000`,
     '',
   ].join('\n');
-}
-
-async function redisCli(port: number, ...args: string[]): Promise<string> {
-  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
-    timeout: 2000,
-  });
-  return stdout;
 }
 
 async function sentinelsKnowEachOther(ports: number[]): Promise<boolean> {

@@ -1,4 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
 
 /** How long a `redis-server` may take to say it is ready (a loaded CI host included). */
 export const REDIS_READY_TIMEOUT_MS = 15_000;
@@ -61,4 +64,15 @@ export async function waitForRedis(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`${what} within ${timeoutMs} ms`);
+}
+
+/** How long one `redis-cli` call may take before the test says so. */
+const REDIS_CLI_TIMEOUT_MS = 5000;
+
+/** `redis-cli -h 127.0.0.1 -p <port> ...args`: its stdout (rejects on an error or a timeout). */
+export async function redisCli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
+    timeout: REDIS_CLI_TIMEOUT_MS,
+  });
+  return stdout;
 }

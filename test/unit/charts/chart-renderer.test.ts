@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { MemberChart } from '../../../src/charts/chart-data.js';
 import { createChartRenderer } from '../../../src/charts/chart-renderer.js';
 import { keepPeaks } from '../../../src/charts/member-chart-spec.js';
-import { busiestRow, decodePng, pixelsOf, topOf } from '../../support/chat/png-pixels.js';
+import { decodePng, drawnRow, drawnTop, pixelsOf, topOf } from '../../support/chat/png-pixels.js';
 
 const renderer = createChartRenderer();
 const AT = Date.UTC(2026, 11, 1, 14, 2, 7);
@@ -56,15 +56,15 @@ describe('member chart over the probe window (bars)', () => {
     const tops = Object.fromEntries(
       Object.entries(image.colors).map(([member, color]) => [member, topOf(img, color, image.plot)]),
     );
-    const threshold = busiestRow(img, THRESHOLD_COLOR, image.plot);
-    expect(threshold).toBeDefined();
+    const threshold = drawnRow(img, THRESHOLD_COLOR, image.plot, 'threshold line');
     // Screen y grows downwards: the slow bar reaches far above the threshold, the others stay below it.
-    expect(tops['etcd-2']).toBeLessThan((threshold ?? 0) - 100);
-    expect(tops['etcd-1']).toBeGreaterThan(threshold ?? Number.POSITIVE_INFINITY);
-    expect(tops['etcd-3']).toBeGreaterThan(threshold ?? Number.POSITIVE_INFINITY);
+    expect(tops['etcd-2']).toBeLessThan(threshold - 100);
+    expect(tops['etcd-1']).toBeGreaterThan(threshold);
+    expect(tops['etcd-3']).toBeGreaterThan(threshold);
     // Bar heights are to scale: 186 ms stands ~80 times as tall as 2.1 ms above the baseline.
     const base = image.plot.y + image.plot.height;
-    const ratio = (base - (tops['etcd-2'] ?? 0)) / (base - (tops['etcd-1'] ?? 0));
+    const bar = (m: string) => drawnTop(img, image.colors[m], image.plot, `bar of ${m}`);
+    const ratio = (base - bar('etcd-2')) / (base - bar('etcd-1'));
     expect(ratio).toBeGreaterThan(40);
   });
 
@@ -90,9 +90,9 @@ describe('member chart over the probe window (bars)', () => {
       series: [...chart.series, { name: 'etcd-3', points: [] }],
     });
     const img = decodePng(image.png);
-    const threshold = busiestRow(img, THRESHOLD_COLOR, image.plot) ?? 0;
-    expect(topOf(img, image.colors['etcd-1'] ?? '', image.plot)).toBeGreaterThan(threshold);
-    expect(topOf(img, image.colors['etcd-2'] ?? '', image.plot)).toBeGreaterThan(threshold);
+    const threshold = drawnRow(img, THRESHOLD_COLOR, image.plot, 'threshold line');
+    expect(drawnTop(img, image.colors['etcd-1'], image.plot, 'bar of etcd-1')).toBeGreaterThan(threshold);
+    expect(drawnTop(img, image.colors['etcd-2'], image.plot, 'bar of etcd-2')).toBeGreaterThan(threshold);
     expect(image.title).toBe('prod: wal fsync p99 per member');
     expect(image.altText).toContain('etcd-3 no data');
   });
@@ -104,15 +104,15 @@ describe('member chart over longer series (lines)', () => {
     const img = decodePng(image.png);
     const { plot } = image;
     const slow = image.colors['etcd-2'] ?? '';
-    const topSlow = topOf(img, slow, plot) ?? Number.POSITIVE_INFINITY;
+    const topSlow = drawnTop(img, slow, plot, 'line of etcd-2');
     for (const other of ['etcd-1', 'etcd-3'])
-      expect(topOf(img, image.colors[other] ?? '', plot)).toBeGreaterThan(topSlow + 150);
+      expect(drawnTop(img, image.colors[other], plot, `line of ${other}`)).toBeGreaterThan(topSlow + 150);
     // The first fifth of the hour (before minute 20) the slow line sits near the bottom with the rest.
     const early = { ...plot, width: plot.width * 0.25 };
     const late = { ...plot, x: plot.x + plot.width * 0.5, width: plot.width * 0.5 };
-    const threshold = busiestRow(img, THRESHOLD_COLOR, plot) ?? 0;
-    expect(topOf(img, slow, early)).toBeGreaterThan(threshold);
-    expect(topOf(img, slow, late)).toBeLessThan(threshold - 100);
+    const threshold = drawnRow(img, THRESHOLD_COLOR, plot, 'threshold line');
+    expect(drawnTop(img, slow, early, 'early part of the etcd-2 line')).toBeGreaterThan(threshold);
+    expect(drawnTop(img, slow, late, 'late part of the etcd-2 line')).toBeLessThan(threshold - 100);
     expect(image.altText).toMatch(
       /^Line chart of wal fsync p99 per member of prod over the last hour: etcd-2 peak 156 ms/,
     );
@@ -182,9 +182,11 @@ describe('small multiples for the digest', () => {
     const left = { ...half, x: 0 };
     const right = { ...half, x: img.width / 2 };
     const check = (cluster: string, slow: string, region: typeof left, others: string[]) => {
-      const top = topOf(img, image.colors[`${cluster}/${slow}`] ?? '', region) ?? Number.POSITIVE_INFINITY;
+      const top = drawnTop(img, image.colors[`${cluster}/${slow}`], region, `line of ${cluster}/${slow}`);
       for (const o of others)
-        expect(topOf(img, image.colors[`${cluster}/${o}`] ?? '', region)).toBeGreaterThan(top + 60);
+        expect(
+          drawnTop(img, image.colors[`${cluster}/${o}`], region, `line of ${cluster}/${o}`),
+        ).toBeGreaterThan(top + 60);
     };
     check('prod', 'etcd-2', left, ['etcd-1', 'etcd-3']);
     check('staging', 'etcd-1', right, ['etcd-2', 'etcd-3']);
@@ -212,7 +214,7 @@ describe('long series', () => {
     };
     const image = await renderer.member(chart);
     const img = decodePng(image.png);
-    const spike = topOf(img, image.colors['etcd-1'] ?? '', image.plot) ?? Number.POSITIVE_INFINITY;
+    const spike = drawnTop(img, image.colors['etcd-1'], image.plot, 'line of etcd-1');
     // 400 ms is the top of the scale: the spike's line reaches the top tenth of the plot.
     expect(spike).toBeLessThan(image.plot.y + image.plot.height * 0.2);
   });
@@ -250,7 +252,7 @@ describe('the alt text travels in the PNG', () => {
   });
 });
 
-/** Issue 28 #11: member names are data, never object keys or unbounded layout. */
+/** Member names come from the cluster, so they are data, never object keys or unbounded layout. */
 describe('member names that are not ordinary', () => {
   it('draws a member named __proto__ in its own colour', async () => {
     const names = ['__proto__', 'etcd-2', 'etcd-3'];
@@ -292,7 +294,8 @@ describe('member names that are not ordinary', () => {
     const tops = colors.map((c) => topOf(img, c as string, drawn.plot));
     for (const t of tops) expect(t).toBeDefined();
     // Image rows grow downwards: the slow member's line reaches highest.
-    expect(tops[1]).toBeLessThan(Math.min(tops[0] ?? 0, tops[2] ?? 0));
+    const [first = Number.NaN, slowest = Number.NaN, last = Number.NaN] = tops;
+    expect(slowest).toBeLessThan(Math.min(first, last));
     expect(drawn.altText).toContain('constructor');
   });
 
@@ -307,8 +310,8 @@ describe('member names that are not ordinary', () => {
     const colors = names.map((n) => ownColor(drawn.colors, n));
     expect(new Set(colors).size).toBe(3);
     for (const c of colors) expect(pixelsOf(img, c as string, drawn.plot).length).toBeGreaterThan(0);
-    expect(topOf(img, colors[1] as string, drawn.plot)).toBeLessThan(
-      topOf(img, colors[0] as string, drawn.plot) ?? 0,
+    expect(drawnTop(img, colors[1], drawn.plot, 'bar of toString')).toBeLessThan(
+      drawnTop(img, colors[0], drawn.plot, 'bar of constructor'),
     );
   });
 

@@ -12,7 +12,7 @@ import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
 import { buildReport } from '../../../src/report/diagnosis-report.js';
 import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence/evidence.js';
-import { decodePng, topOf } from '../../support/chat/png-pixels.js';
+import { decodePng, drawnTop } from '../../support/chat/png-pixels.js';
 
 const ctx = { now: Date.parse('2026-11-29T03:00:05Z') };
 
@@ -137,8 +137,7 @@ describe('the chart of a diagnosis', () => {
     if (!chart) throw new Error('expected a chart');
     const image = await createChartRenderer().member(chart);
     const img = decodePng(image.png);
-    const top = (member: string) =>
-      topOf(img, image.colors[member] ?? '', image.plot) ?? Number.POSITIVE_INFINITY;
+    const top = (member: string) => drawnTop(img, image.colors[member], image.plot, `bar of ${member}`);
     expect(top('etcd-2')).toBeLessThan(top('etcd-1') - 200);
     expect(top('etcd-2')).toBeLessThan(top('etcd-3') - 200);
     expect(image.title).toBe('test: wal fsync p99 per member (etcd-2 above 10 ms)');

@@ -14,7 +14,7 @@ import type { Evidence } from '../../../src/probes/evidence.js';
 import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
 import { buildReport } from '../../../src/report/diagnosis-report.js';
 import { clusterEvidence, latency, metricsData, ok } from '../../support/evidence/evidence.js';
-import { decodePng, topOf } from '../../support/chat/png-pixels.js';
+import { decodePng, drawnTop } from '../../support/chat/png-pixels.js';
 
 const NOW = Date.parse('2026-11-29T09:00:00Z');
 const DAY_MS = 24 * 3600_000;
@@ -126,7 +126,7 @@ describe('the digest chart', () => {
     const img = decodePng(upload?.content as Buffer);
     const prodColors = memberColors(['etcd-1', 'etcd-2', 'etcd-3'], ['etcd-2']);
     const left = { x: 0, y: 0, width: img.width / 2, height: img.height };
-    const top = (color: string | undefined) => topOf(img, color ?? '', left) ?? Number.POSITIVE_INFINITY;
+    const top = (color: string | undefined) => drawnTop(img, color, left, 'member line in the prod panel');
     expect(top(prodColors['etcd-2'])).toBeLessThan(top(prodColors['etcd-1']) - 60);
     expect(top(prodColors['etcd-2'])).toBeLessThan(top(prodColors['etcd-3']) - 60);
   });

@@ -108,7 +108,7 @@ describe('parseConfigText', () => {
       parseConfigText(`clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:1] }\n${extra}`, 'f');
     const expectError = (extra: string, pattern: RegExp) =>
       expect(with_(extra)).toEqual({ ok: false, error: expect.stringMatching(pattern) });
-    // Issue 14 item 4: images by digest only.
+    // Images by digest only: a tag can be moved under a running deployment.
     expectError(
       '    remediation: { helperImage: "busybox:1.36" }\n',
       /^f: clusters\[0\]\.remediation\.helperImage: must be pinned by digest/,

@@ -284,7 +284,7 @@ function workerConfig(target: Target): ConfigFile {
   return config.value;
 }
 
-/** Issue 28 #6: up to 250 MB x 10 files per analysis went to a 64 Mi /tmp, and the kubelet evicted the worker. */
+/** Sized for what an analysis may download: up to 250 MB x 10 files per analysis went to a 64 Mi /tmp, and the kubelet evicted the worker. */
 describe('room for the analysis of shared files', () => {
   it("sizes the worker's download volume to the caps x concurrency (the download directory is the temp dir)", () => {
     for (const target of APP_TARGETS) {

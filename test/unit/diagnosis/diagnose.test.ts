@@ -103,7 +103,7 @@ describe('diagnose with the real rules', () => {
     ]);
   });
 
-  // issue 25: a disk fixed a minute ago, at a few writes a second, must not stay critical.
+  // Verdicts are of now: a disk fixed a minute ago, at a few writes a second, must not stay critical.
   it('a disk slow only in the since-start figures is the past: info, worded so, explaining nothing live', () => {
     const past = ok(
       metricsData({

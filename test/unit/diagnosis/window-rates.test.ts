@@ -45,7 +45,7 @@ describe('window rates', () => {
     expect(eventsNeeded(PEER_SEND_FAILURE_RATE, 300)).toBe(3);
   });
 
-  // issue 25, minimum evidence: without a measured stall, one event is not a cause.
+  // Minimum evidence: without a measured stall, one event is not a cause.
   it('late heartbeats: one in the 3 s probe is not cpu-starvation, three are; a handful in 60 s is not', () => {
     expect(causesOf(3, { heartbeatSendFailures: 1 })).toEqual([]);
     expect(causesOf(3, { heartbeatSendFailures: 2 })).toEqual([]);

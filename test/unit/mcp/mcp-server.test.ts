@@ -1,6 +1,7 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -12,6 +13,10 @@ import type { OfflineAnalysis } from '../../../src/mcp/analyze-tool.js';
 import { redisLabel } from '../../../src/mcp/audit-tool.js';
 import { createMcpServer, MCP_SERVER_VERSION } from '../../../src/mcp/create-mcp-server.js';
 import { summarizeReport } from '../../../src/mcp/summarize-report.js';
+import { mcpOfflineAnalysis } from '../../../src/offline/mcp-analysis.js';
+
+const SLOW_DISK_LOGS = fileURLToPath(new URL('../../fixtures/offline/lab/slow-disk', import.meta.url));
+const LAB_MEMBERS = ['etcd-1', 'etcd-2', 'etcd-3'];
 
 const config = configFileSchema.parse({
   clusters: [{ name: 'lab', etcd: { endpoints: ['http://127.0.0.1:1'] } }],
@@ -104,32 +109,17 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-analyze-'));
     await mkdir(join(dir, 'gather'));
-    await writeFile(join(dir, 'gather', 'etcd.log'), 'slow fdatasync\n');
+    // A real incident's logs: the lab's members while etcd-1's fdatasync took 1.2 s.
+    for (const m of LAB_MEMBERS)
+      await copyFile(join(SLOW_DISK_LOGS, `${m}.log`), join(dir, 'gather', `${m}.log`));
     await writeFile(join(dir, 'secret.txt'), 'not for you\n');
     await symlink(join(dir, 'secret.txt'), join(dir, 'gather', 'link.txt'));
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  /** Stands in for the offline analysis (built on another branch): reads what it is given. */
-  const analysis = (roots?: string[]): OfflineAnalysis => ({
-    ...(roots ? { roots } : {}),
-    async analyze(paths) {
-      const logs = await Promise.all(paths.map((p) => readFile(p, 'utf8')));
-      return {
-        kind: 'analyze',
-        cluster: 'must-gather',
-        status: 'degraded',
-        durationMs: 3,
-        members: [],
-        findings: logs.some((l) => l.includes('fdatasync'))
-          ? [{ ...finding('slow-disk', ['etcd-2']), nodes: [], remediation: [] }]
-          : [],
-        probes: [],
-        source: paths.map((path) => ({ kind: 'log', path, entries: 1, bytes: 15, skipped: 0 })),
-        timeline: [],
-      };
-    },
-  });
+  /** The offline analysis `etcd-doctor mcp` builds (its own thread), bounded to `roots` when given. */
+  const analysis = (roots?: string[]): OfflineAnalysis => mcpOfflineAnalysis(roots);
+  const gathered = () => LAB_MEMBERS.map((m) => join(dir, 'gather', `${m}.log`));
 
   const callAnalyze = async (client: Client, paths: string[]) =>
     (await client.callTool({ name: 'etcd_analyze', arguments: { paths } })) as CallToolResult;
@@ -137,19 +127,21 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
   it('is registered when an analysis is given, and returns its report led by the root cause', async () => {
     const client = await connect(analysis());
     const tool = (await client.listTools()).tools.find((t) => t.name === 'etcd_analyze');
-    // Issue 28 #8: its result is described like the other report tools', plus source and timeline;
-    // issue 26: or, for a snapshot file, its facts and space (one object type, by `kind`).
+    // Its result is described like the other report tools', plus source and timeline;
+    // or, for a snapshot file, its facts and space (one object type, by `kind`).
     expect(tool?.outputSchema).toMatchObject({ type: 'object', required: ['kind', 'durationMs', 'source'] });
     expect(Object.keys(tool?.outputSchema?.properties ?? {})).toEqual(
       expect.arrayContaining(['cluster', 'status', 'findings', 'timeline', 'snapshot', 'space']),
     );
-    const result = await callAnalyze(client, [join(dir, 'gather', 'etcd.log')]);
+    const result = await callAnalyze(client, gathered());
     expect(result.structuredContent).toMatchObject({
-      cluster: 'must-gather',
-      findings: [{ cause: 'slow-disk' }],
+      kind: 'analyze',
+      status: 'critical',
+      findings: [{ cause: 'slow-disk', members: ['etcd-1'], severity: 'critical' }],
+      source: gathered().map((path) => ({ kind: 'log', path })),
     });
     expect(result.content[0]).toMatchObject({
-      text: expect.stringMatching(/^Root cause: slow-disk on etcd-2/),
+      text: expect.stringMatching(/^Root cause: slow-disk on etcd-1/),
     });
   });
 
@@ -163,7 +155,7 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
     expect(await refused('gather/etcd.log')).toBe(
       '"gather/etcd.log" is not an absolute path; give the full path on the etcd-doctor host',
     );
-    // Issue 28 #8: a remote caller learns nothing about files outside the roots: missing or present,
+    // A remote caller learns nothing about files outside the roots: missing or present,
     // outside or inside a root, the answer is the same.
     const same = (path: string) =>
       `${path} is not a file etcd-doctor may read (inside ${join(dir, 'gather')})`;
@@ -174,6 +166,6 @@ describe('etcd_analyze, the seam for the offline analysis', () => {
       join(dir, 'gather', 'nope.log'),
     ])
       expect(await refused(path)).toBe(same(path));
-    expect((await callAnalyze(client, [join(dir, 'gather', 'etcd.log')])).isError).toBeFalsy();
+    expect((await callAnalyze(client, gathered())).isError).toBeFalsy();
   });
 });

@@ -8,7 +8,7 @@ import { createAnalyzeJob } from '../../../src/offline/analyze-job.js';
 import type { AnalyzeJob } from '../../../src/queue/job-schemas.js';
 
 /**
- * Medium 6 of issue 28: downloads live in a volume sized for one set of files per analysis slot. A
+ * Downloads live in a volume sized for one set of files per analysis slot. A
  * worker container restarted after an OOM kill runs as the same pid in the same emptyDir: what its
  * killed run left is removed before the next download, not an hour later.
  */

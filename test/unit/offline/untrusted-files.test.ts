@@ -10,7 +10,7 @@ import { parseJsonKeepingBigIntegers, parseYamlDocument } from '../../../src/off
 import { MG_ROOT, mustGatherFiles, writeTarball } from '../../support/offline/offline-fixtures.js';
 
 /**
- * Hostile files dropped into a DM (issue 28): each stops at a limit with an answer naming it and
+ * Hostile files dropped into a DM: each stops at a limit with an answer naming it and
  * what to share instead, and the process that read it lives on.
  */
 

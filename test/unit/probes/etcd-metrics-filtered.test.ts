@@ -8,7 +8,7 @@ import {
 
 /**
  * The /metrics reading every check uses keeps only the ~100 lines the rules read and reads them
- * directly (issue 29); the reference reads every line of the page through parse-prometheus-text-format.
+ * directly (a check parses only the families it uses); the reference reads every line of the page through parse-prometheus-text-format.
  * The rules' input must be the same numbers either way: on every recorded etcd page, and on lines
  * that test the corners of the text format.
  */

@@ -3,7 +3,7 @@ import { firstAnswer } from '../../../src/probes/cluster-context.js';
 
 /**
  * A cluster-wide question (MemberList) goes to every member at once, or, in a watch check, to one
- * member first and to the others only when it fails or is slow (issue 29: two RPCs fewer a check).
+ * member first and to the others only when it fails or is slow (two RPCs fewer a check).
  */
 function members(answers: Record<string, { afterMs: number; fails?: boolean }>) {
   const asked: string[] = [];

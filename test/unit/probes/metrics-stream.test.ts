@@ -11,7 +11,7 @@ const PAGE = readFileSync(
 );
 
 /**
- * The metrics probe reads /metrics a line at a time as it arrives (issue 18). A real etcd page
+ * The metrics probe reads /metrics a line at a time as it arrives (a big page is never held whole). A real etcd page
  * sent in odd-sized pieces, cut inside lines and inside a multi-byte character, must read exactly
  * as the whole text does.
  */

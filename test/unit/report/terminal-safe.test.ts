@@ -37,7 +37,7 @@ function report(): DiagnosisReport {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for them.
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
-describe('text renderers strip control characters (issue 28 #7)', () => {
+describe('text renderers strip control characters (a log line must not drive the terminal)', () => {
   it('analyze and the CLI (renderText)', () => {
     const text = renderText(report());
     expect(text).not.toMatch(CONTROL);

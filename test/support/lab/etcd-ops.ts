@@ -128,8 +128,13 @@ export async function writeLoad(
       await sleep(Math.max(0, startedAt + i * intervalMs - Date.now()));
       if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
       const put = tryPut(client, `${prefix}${i}`, value).then((ok) => {
-        if (!ok) counts.errors++;
-        else opts.onPut?.(++counts.puts);
+        if (!ok) {
+          counts.errors++;
+          return;
+        }
+        // Counted first: an optional call's arguments are not evaluated when there is no callback.
+        counts.puts++;
+        opts.onPut?.(counts.puts);
       });
       inFlight.add(put);
       void put.finally(() => inFlight.delete(put));

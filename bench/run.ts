@@ -13,12 +13,17 @@ import { benchSlackFlow } from './slack-flow.js';
 import { benchSnapshotRead } from './snapshot-read.js';
 import { benchSpaceScan } from './space-scan.js';
 import { benchWatchCheck } from './watch-check.js';
+import { goalsTable } from './goals.js';
+import { nextResultsFile } from './results-file.js';
 import { benchWatchFleet, WATCH_2000_SCALE } from './watch-fleet.js';
 
 /**
  * `npm run bench`: every benchmark, side by side in one run, written to docs/BENCHMARKS.md.
  * `npm run bench -- health` runs only the named sections (printed; `--write` writes them too).
- * The file keeps the run before as its last section, so a regression shows beside the figure.
+ * The file keeps the run before as its last part, so a regression shows beside the figure; a run of
+ * some sections with `--write` replaces only those and moves only their old versions there
+ * (bench/results-file.ts). After the sections, a table says for each goal of the performance issue
+ * whether this run met it (bench/goals.ts).
  */
 const SECTIONS: Record<string, () => Promise<string>> = {
   cli: benchCliProcess,
@@ -78,16 +83,6 @@ const SHORTFALLS = [
 ].join('\n');
 
 const BENCHMARKS = 'docs/BENCHMARKS.md';
-const PREVIOUS = '# Previous run';
-
-/** The last run's results (without the run before it), to keep beside the new ones. */
-async function previousRun(): Promise<string> {
-  const old = await readFile(BENCHMARKS, 'utf8').catch(() => '');
-  if (!old) return '';
-  const current = old.split(`\n${PREVIOUS}`)[0] ?? old;
-  const body = current.replace(/^# Benchmarks\n/, '').trim();
-  return `\n${PREVIOUS}\n\nThe run before this one, as it was written, for comparison.\n\n${body.replace(/^## /gm, '### ')}\n`;
-}
 
 function version(cmd: string, args: string[]): string {
   try {
@@ -126,7 +121,13 @@ for (const name of names) {
   const section = SECTIONS[name];
   if (section) parts.push(await section());
 }
+const goals = goalsTable();
+if (goals) parts.push(goals);
 parts.push(SHORTFALLS);
 const text = parts.join('\n');
 console.log(text);
-if (write) await writeFile(BENCHMARKS, `${text}\n${await previousRun()}`);
+if (write) {
+  const old = await readFile(BENCHMARKS, 'utf8').catch(() => '');
+  const note = `- ${new Date().toISOString()}: re-ran ${names.join(', ')} only (load average ${loadavg()[0]?.toFixed(1)} at the end); the sections they replaced are under "Previous run".`;
+  await writeFile(BENCHMARKS, nextResultsFile(old, text, wanted.length > 0, note));
+}

@@ -3,7 +3,7 @@
  * (never overwritten), so each figure has the run before beside it. A full run replaces the current
  * part whole; a run of some sections (`npm run bench -- cli watch-check --write`) replaces only
  * those sections, and only their old versions move to "Previous run", where each replaces its own
- * older copy. Sections are matched by their heading up to the first `(` or `,` (the rest holds
+ * older copy. Sections are matched by their heading up to the first `(` (what is in brackets holds
  * figures of the run, such as the cluster count of a watch check).
  */
 export const PREVIOUS = '# Previous run';
@@ -16,12 +16,12 @@ interface Parts {
   sections: string[];
 }
 
-/** The key a section is matched by: its heading's words before any `(` or `,`, without the `#`s. */
+/** The key a section is matched by: its heading's words before any `(`, without the `#`s. */
 export function sectionKey(section: string): string {
   const heading = section.split('\n')[0] ?? '';
   return heading
     .replace(/^#+\s*/, '')
-    .split(/[(,]/)[0]
+    .split('(')[0]
     ?.trim()
     .toLowerCase() as string;
 }
@@ -32,16 +32,26 @@ function splitSections(text: string, level: '##' | '###'): Parts {
   return { head, sections: pieces.map((p) => `${p.trimEnd()}\n`) };
 }
 
-const demote = (section: string) => section.replace(/^## /gm, '### ');
+const demote = (section: string) => section.replace(/^(#{2,}) /gm, '#$1 ');
 
-/** Old sections replaced by key with new ones; a new section with no old one goes before `before`'s key (else last). */
-function replaceByKey(old: string[], fresh: string[], before?: string): string[] {
+/** A section moved to "Previous run" by a partial run says which run it came from. */
+function dated(section: string, date: string | undefined): string {
+  if (!date) return section;
+  const [heading, ...rest] = section.split('\n');
+  return [heading, '', `(From the run of ${date}.)`, ...rest].join('\n');
+}
+
+/**
+ * Old sections replaced by key with new ones; a new section with no old one goes before the first
+ * section whose key starts with one of `before` (else last).
+ */
+function replaceByKey(old: string[], fresh: string[], before: string[] = []): string[] {
   const out = [...old];
   for (const section of fresh) {
     const at = out.findIndex((s) => sectionKey(s) === sectionKey(section));
     if (at !== -1) out[at] = section;
     else {
-      const stop = before === undefined ? -1 : out.findIndex((s) => sectionKey(s).startsWith(before));
+      const stop = out.findIndex((s) => before.some((b) => sectionKey(s).startsWith(b)));
       out.splice(stop === -1 ? out.length : stop, 0, section);
     }
   }
@@ -87,10 +97,14 @@ export function nextResultsFile(oldFile: string, run: string, partial: boolean, 
   const results = fresh.sections.filter((s) => s !== freshGoals && !s.startsWith('## Shortfalls'));
   const replaced = old.sections.filter((s) => results.some((r) => sectionKey(r) === sectionKey(s)));
   const goals = mergeGoals(oldGoals, freshGoals);
-  let sections = replaceByKey(old.sections, results, 'goals of the performance issue');
-  if (goals) sections = replaceByKey(sections, [goals], 'shortfalls');
+  let sections = replaceByKey(old.sections, results, ['goals of the performance issue', 'shortfalls']);
+  if (goals) sections = replaceByKey(sections, [goals], ['shortfalls']);
   const head = note ? `${old.head.trimEnd()}\n${note}\n\n` : old.head;
-  const previous = replaceByKey(previousParts.sections, replaced.map(demote));
+  const date = /^- Date: ([^;\s]+)/m.exec(old.head)?.[1];
+  const previous = replaceByKey(
+    previousParts.sections,
+    replaced.map((s) => demote(dated(s, date))),
+  );
   const previousHead = previousParts.head.trim() || PREVIOUS_INTRO;
   return `${head}${sections.join('\n')}\n${PREVIOUS}\n\n${previousHead}\n\n${previous.join('\n')}`;
 }

@@ -36,7 +36,8 @@ describe('docs/BENCHMARKS.md across runs', () => {
     expect(sectionKey('## CPU of one watch check (3 local members, 20 clusters)')).toBe(
       'cpu of one watch check',
     );
-    expect(sectionKey('### Digest over 1000 clusters, watched')).toBe('digest over 1000 clusters');
+    expect(sectionKey('### Digest over 1000 clusters, watched (a day)')).toBe('digest over 1000 clusters, watched');
+    expect(sectionKey('## Digest over 1000 clusters')).toBe('digest over 1000 clusters');
   });
 
   it('moves a full run to Previous run instead of overwriting it', () => {
@@ -57,6 +58,10 @@ describe('docs/BENCHMARKS.md across runs', () => {
     const partial = [
       '# Benchmarks',
       '',
+      '## Digest over 9 clusters',
+      '',
+      'new section',
+      '',
       '## CPU of one watch check (40 clusters)',
       '',
       'check 9 ms',
@@ -72,7 +77,10 @@ describe('docs/BENCHMARKS.md across runs', () => {
     expect(current).toContain('| check | 9 ms | <= 10 ms | met |');
     expect(current).toContain('| cli | 200 ms | <= 150 ms | not met (earlier run) |');
     expect(current).toContain('## Shortfalls');
+    // A section the file did not have goes before the goals table and the shortfalls.
+    expect(current.indexOf('new section')).toBeLessThan(current.indexOf('## Goals'));
     expect(previous).toContain('check 22 ms');
+    expect(previous).toContain('(From the run of one.)');
     expect(previous).not.toContain('cli 200 ms');
     // A second partial run replaces the previous copy of the same section.
     const again = nextResultsFile(next, partial.replace('check 9', 'check 8'), true);

@@ -36,7 +36,9 @@ describe('docs/BENCHMARKS.md across runs', () => {
     expect(sectionKey('## CPU of one watch check (3 local members, 20 clusters)')).toBe(
       'cpu of one watch check',
     );
-    expect(sectionKey('### Digest over 1000 clusters, watched (a day)')).toBe('digest over 1000 clusters, watched');
+    expect(sectionKey('### Digest over 1000 clusters, watched (a day)')).toBe(
+      'digest over 1000 clusters, watched',
+    );
     expect(sectionKey('## Digest over 1000 clusters')).toBe('digest over 1000 clusters');
   });
 

@@ -14,7 +14,7 @@ import { median, ms, percentile, row } from './stats.js';
  * same lab in the same run, alternating. Wall time from here; peak RSS from GNU time (%M) for both.
  * The CLI runs the bundle dist/cli/ (`npm run bench` builds first): `health` runs dist/cli/check.cjs
  * from its V8 code cache. Beside it, in the same rounds, the ES module bundle dist/cli/main.js run
- * directly, as every command ran before the code cache. Issue 18's goal: <= 300 ms, <= 100 MiB.
+ * directly, as every command ran before the code cache. The CLI's goal: <= 300 ms, <= 100 MiB.
  * The documented command is `etcd-doctor health` on PATH (`npm link` makes bin/etcd-doctor.js a
  * symlink in npm's bin directory; here a symlink in a temporary directory put first on PATH); `npx
  * etcd-doctor` and the raw RPCs (bench/raw-health.mjs: Node, etcd3 and health's RPCs, nothing else)

@@ -61,7 +61,7 @@ export const FLEET_200: FleetShape = {
   concurrency: 200,
 };
 /**
- * Issues 18 and 29: 1,000 clusters in one process (990 on the two labs, 10 refusing), <= 30 s,
+ * The fleet goal: 1,000 clusters in one process (990 on the two labs, 10 refusing), <= 30 s,
  * <= 256 MiB at the Deployment's 256 MiB heap, and <= 256 MiB with Node's default heap too.
  */
 export const FLEET_1000: FleetShape = {
@@ -73,7 +73,7 @@ export const FLEET_1000: FleetShape = {
 };
 /** The same fleet, watched (a day of minute history per lab cluster). */
 export const FLEET_1000_WATCHED: FleetShape = { ...FLEET_1000, watched: true, heaps: ['deployed'] };
-/** Issue 29: the unwatched digest of 2,000 clusters split across 1, 2 and 4 worker processes. */
+/** The scale-out goal: the unwatched digest of 2,000 clusters split across 1, 2 and 4 worker processes. */
 export const FLEET_2000_SCALE: FleetShape = { clusters: 2000, closed: 10, blackhole: 0, workers: [1, 2, 4] };
 /** Twice the watched fleet (1,990 lab clusters): "linear or better past that" shows in the per-cluster time and the peak RSS. */
 export const FLEET_2000_WATCHED: FleetShape = { ...FLEET_1000_WATCHED, clusters: 2000 };
@@ -404,7 +404,7 @@ async function runCli(configPath: string, clusters: number): Promise<FleetRun> {
   }
 }
 
-/** Goals (issues 18 and 29) judged from this run's numbers. */
+/** The fleet and scale-out goals, judged from this run's numbers. */
 function fleetGoals(shape: FleetShape, runs: FleetRun[]): string[] {
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const lines: string[] = [];

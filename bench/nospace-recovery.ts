@@ -21,7 +21,7 @@ import { median, ms, row } from './stats.js';
 const RUNS = 3;
 const QUOTA_BYTES = 18 * 1024 * 1024;
 const WRITE_POLL_MS = 100;
-/** The goal (issue 14): writes back within 20 s of the confirmation for a small database. */
+/** The goal: writes back within 20 s of the confirmation for a small database. */
 const GOAL_MS = 20_000;
 
 /** Fills to NOSPACE with history (the keys deleted again), as a quota fills in practice. */

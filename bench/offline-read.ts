@@ -13,7 +13,7 @@ import { row } from './stats.js';
 const run = promisify(execFile);
 
 /**
- * Reading a big must-gather (issue 16: 1 GiB in under 60 s, peak RSS under 200 MiB). The tarball
+ * Reading a big must-gather (the goal: 1 GiB in under 60 s, peak RSS under 200 MiB). The tarball
  * is generated into $TMPDIR and removed after: the OpenShift scenario's objects plus three etcd
  * members' `current.log` of realistic etcd 3.5 zap lines with the `--timestamps` prefix `oc adm
  * inspect` writes (mostly apply/trace/compaction lines; member 2 has a slow disk). Beside it, in

@@ -10,7 +10,7 @@ import { row } from './stats.js';
 const run = promisify(execFile);
 
 /**
- * Reading an etcd snapshot of a few tens of MB (issue 26): a one-member lab filled with
+ * Reading an etcd snapshot of a few tens of MB (docs/space.md): a one-member lab filled with
  * Kubernetes-shaped keys (events, pods, configmaps, a custom resource; values 500 B to 200 kB,
  * some overwritten), `etcdctl snapshot save`, then `analyzeSnapshot` in its own process, beside
  * `etcdctl snapshot status` (which also walks every page) as the baseline.

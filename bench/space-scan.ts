@@ -13,7 +13,7 @@ import { ms, percentile, row } from './stats.js';
 const run = promisify(execFile);
 
 /**
- * The cost of `etcd-doctor space` (issue 26): a 3-member lab filled with Kubernetes-shaped keys to
+ * The cost of `etcd-doctor space` (docs/space.md): a 3-member lab filled with Kubernetes-shaped keys to
  * BENCH_SPACE_BYTES (default 1 GB: three members of that on the lab's tmpfs is what this shared
  * machine can hold beside the other sessions; 2 GB with BENCH_SPACE_BYTES=2000000000), then
  *  - the scan's speed and the load it adds to the follower it reads (the member's own counters:

@@ -9,7 +9,7 @@ import { Agent, request } from 'undici';
 import { createMemoryAdapter } from '../src/chat/memory/memory-adapter.js';
 import { configFileSchema } from '../src/config/schema.js';
 import { createDoctor } from '../src/doctor.js';
-import { BUSY_CLOCK_SAMPLES } from '../src/probes/collect-evidence.js';
+import { BUSY_CLOCK_SAMPLES } from '../src/probes/collect-options.js';
 import { AGREED_CLOCK_SAMPLES, CLOCK_FULL_EVERY_MS } from '../src/watch/clock-sampling.js';
 import { silentLogger } from '../src/logger.js';
 import { createPlanStore } from '../src/state/plan-store.js';
@@ -20,7 +20,7 @@ import { recordGoal } from './goals.js';
 import { median, row } from './stats.js';
 
 /**
- * CPU of one watch check (issue 29: ≤ 10 ms for 3 members, so one core watches 6,000 clusters at
+ * CPU of one watch check (the goal: ≤ 10 ms for 3 members, so one core watches 6,000 clusters at
  * 60 s), in this process: the worker's own `watch` job handler (installWatch: the check, its
  * minute history and last-check writes, the incident step) on CLUSTERS clusters that all point at
  * one real 3-member lab, with real Redis. Beside it, in the same rounds, the raw cost of the

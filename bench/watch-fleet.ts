@@ -15,8 +15,8 @@ import { startWorkerProcess, type WorkerProcess, waitUntil } from '../test/suppo
 import { row } from './stats.js';
 
 /**
- * Watching a fleet every 60 s with `etcd-doctor worker` processes on one Redis (issue 17: one
- * worker watches 200 clusters within 0.5 core and 300 MiB; issue 29: 2,000 clusters split across 2
+ * Watching a fleet every 60 s with `etcd-doctor worker` processes on one Redis (goals: one
+ * worker watches 200 clusters within 0.5 core and 300 MiB; 2,000 clusters split across 2
  * and 4 workers, the cost per check flat, no cluster checked twice in an interval and none
  * skipped). The clusters point at two real local 3-member labs. After a warm-up (every cluster
  * checked once), CPU time is read from /proc over MEASURE_INTERVALS intervals, and each

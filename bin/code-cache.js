@@ -1,7 +1,7 @@
 // Runs a CommonJS bundle (dist/cli/check.cjs: `health` and `diagnose`) from V8's code cache, made
 // by `npm run build` (scripts/build-cli.mjs) beside it: V8 then deserializes the bytecode of the
 // functions a check runs instead of parsing and compiling ~1.5 MB of JavaScript at every start
-// (issue 18; figures in docs/BENCHMARKS.md). Node 20 has no code cache for ES modules, hence
+// (figures in docs/BENCHMARKS.md). Node 20 has no code cache for ES modules, hence
 // CommonJS. The cache is read only, so an installed CLI needs no writable place; when V8 rejects it
 // (another Node or V8 version, other V8 flags) the bundle compiles as any script does, only slower.
 'use strict';

@@ -1,18 +1,22 @@
 // `npm run build`, second step (after tsc): bundles the CLI (src/main.ts) into dist/cli/ with
 // esbuild, so a command starts from a few files instead of ~400 and Node resolves, reads and
-// compiles far less (issue 18; figures in the commit history and docs/BENCHMARKS.md). Two bundles:
+// compiles far less (figures in the commit history and docs/BENCHMARKS.md). Two bundles:
 // dist/cli/main.js (ES modules, per-command chunks) for every command, and dist/cli/check.cjs with
 // its V8 code cache check.cjs.cache for `health` and `diagnose` (bin/etcd-doctor.js picks).
+// The edits of vendor code are scripts/build-cli/patch-*.mjs, one file each, each for one release.
 // Usage: node scripts/build-cli.mjs [--outdir DIR]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import protobuf from 'protobufjs';
+import { etcd3Rpc } from './build-cli/patch-etcd3-rpc.mjs';
+import { grpcIsIpv6 } from './build-cli/patch-grpc-is-ipv6.mjs';
+import { lazyRequires } from './build-cli/patch-lazy-requires.mjs';
+import { zodEnglishOnly } from './build-cli/patch-zod-english-only.mjs';
 
 export const OUT_DIR = 'dist/cli';
 /** `health` and `diagnose` run this CommonJS bundle through V8's code cache (bin/code-cache.js). */
@@ -78,134 +82,6 @@ const externals = {
   },
 };
 
-const CONNECTION_POOL = /etcd3[\\/]lib[\\/]connection-pool\.js$/;
-const RPC_JSON = 'etcd-doctor:etcd3-rpc-json';
-const LOAD_SYNC = '(0, proto_loader_1.loadSync)(`${__dirname}/../proto/rpc.proto`, {';
-const PROTO_LOADER = 'const proto_loader_1 = require("@grpc/proto-loader");';
-
-/** etcd3's rpc.proto read as proto-loader's loadSync reads it (keepCase, resolved), as protobufjs JSON. */
-function etcd3RpcJson() {
-  const proto = fileURLToPath(import.meta.resolve('etcd3/proto/rpc.proto'));
-  const root = new protobuf.Root().loadSync(proto, { keepCase: true });
-  root.resolveAll();
-  return JSON.stringify(root.toJSON());
-}
-
-/**
- * etcd3 builds its gRPC package definition with proto-loader's loadSync when it is imported (about
- * 110 ms of a 600 ms health check): in the bundle, src/clients/etcd-rpc-definition.ts builds it from
- * the same proto, parsed here, each message type on its first use. The build fails if etcd3's code
- * is not the code this expects (a new etcd3 release).
- */
-const etcd3Rpc = {
-  name: 'etcd3-rpc',
-  setup(b) {
-    b.onResolve({ filter: /^etcd-doctor:etcd3-rpc-json$/ }, (args) => ({
-      path: args.path,
-      namespace: 'etcd3-rpc',
-    }));
-    b.onLoad({ filter: /.*/, namespace: 'etcd3-rpc' }, () => ({ contents: etcd3RpcJson(), loader: 'json' }));
-    b.onLoad({ filter: CONNECTION_POOL }, async (args) => {
-      const src = await readFile(args.path, 'utf8');
-      if (!src.includes(LOAD_SYNC) || !src.includes(PROTO_LOADER))
-        throw new Error(`${args.path}: etcd3 no longer loads rpc.proto as scripts/build-cli.mjs expects`);
-      const definition = JSON.stringify(
-        fileURLToPath(new URL('../src/clients/etcd-rpc-definition.ts', import.meta.url)),
-      );
-      const contents = src
-        .replace(PROTO_LOADER, '')
-        .replace(LOAD_SYNC, `(0, require(${definition}).lazyPackageDefinition)(require("${RPC_JSON}"), {`);
-      return { contents, loader: 'js' };
-    });
-  },
-};
-
-const ZOD_LOCALES = /zod[\\/]v4[\\/]locales[\\/]index\.js$/;
-const ZOD_EN = 'export { default as en } from "./en.js";';
-
-/**
- * zod's `z` namespace holds every locale's error messages (`z.locales`, ~50 languages, 400 KB of
- * the 580 KB zod brings): the bundle keeps English, the one zod configures and the only one our
- * messages use (nothing calls z.config). The build fails if zod's locales index changes shape.
- */
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onLoad({ filter: ZOD_LOCALES }, async (args) => {
-      const src = await readFile(args.path, 'utf8');
-      if (!src.includes(ZOD_EN)) throw new Error(`${args.path}: zod's locales index has no English export as expected`);
-      return { contents: ZOD_EN, loader: 'js', resolveDir: dirname(args.path) };
-    });
-  },
-};
-
-const GRPC_JS_FILE = /@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/][^\\/]+\.js$/;
-const GRPC_IS_IPV6 = '(0, net_1.isIPv6)';
-const IS_IP_6 = '((host) => (0, net_1.isIP)(host) === 6)';
-
-/**
- * grpc-js asks net.isIPv6() of every address it connects to (subchannelAddressToString, pick-first).
- * Node's IPv6 expression is large: its first two runs cost ~12 ms, on an IPv4 address too.
- * net.isIP() tries the small IPv4 expression first, and `isIP(s) === 6` is `isIPv6(s)` (the two
- * sets are disjoint), so grpc-js calls that instead. The build fails if subchannel-address.js no
- * longer calls isIPv6 as expected.
- */
-const grpcIsIpv6 = {
-  name: 'grpc-is-ipv6',
-  setup(b) {
-    b.onLoad({ filter: GRPC_JS_FILE }, async (args) => {
-      const src = await readFile(args.path, 'utf8');
-      if (/subchannel-address\.js$/.test(args.path) && !src.includes(GRPC_IS_IPV6))
-        throw new Error(`${args.path}: grpc-js no longer calls ${GRPC_IS_IPV6} as scripts/build-cli.mjs expects`);
-      if (!src.includes(GRPC_IS_IPV6)) return undefined;
-      return { contents: src.replaceAll(GRPC_IS_IPV6, IS_IP_6), loader: 'js' };
-    });
-  },
-};
-
-/**
- * Modules that bundled packages require() at load but use only on paths a check never takes:
- * [file, the exact require statements]. grpc-js: zlib for compressed messages (etcd sends none),
- * and its server side (Server, the server interceptors: etcd3 is a client); commander:
- * child_process for `git`-style subcommand executables. Each becomes a module loaded on its first
- * use (grpc-js's index exports Server and the interceptors through getters, so they load when read).
- * The build fails if a statement is not there as written. (Not grpc-js's http, for CONNECT proxies:
- * Node's http2 loads http anyway.)
- */
-const GRPC_SRC = (name) => new RegExp(`@grpc[\\\\/]grpc-js[\\\\/]build[\\\\/]src[\\\\/]${name}\\.js$`);
-const LAZY_REQUIRES = [
-  [GRPC_SRC('compression-filter'), ['const zlib = require("zlib");']],
-  [GRPC_SRC('server-interceptors'), ['const zlib = require("zlib");']],
-  [
-    GRPC_SRC('index'),
-    ['const server_1 = require("./server");', 'var server_interceptors_1 = require("./server-interceptors");'],
-  ],
-  [/commander[\\/]lib[\\/]command\.js$/, ["const childProcess = require('node:child_process');"]],
-];
-
-/** `const x = require("m");` -> x, a stand-in that requires m when a property is first read. */
-function lazyRequire(statement) {
-  const [, name, call] = /^(?:const|var) (\w+) = (require\(.+\));$/.exec(statement);
-  return `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= ${call})[key] });`;
-}
-
-const lazyRequires = {
-  name: 'lazy-requires',
-  setup(b) {
-    for (const [file, statements] of LAZY_REQUIRES)
-      b.onLoad({ filter: file }, async (args) => {
-        let src = await readFile(args.path, 'utf8');
-        for (const statement of statements) {
-          if (!src.includes(statement))
-            throw new Error(`${args.path}: no \`${statement}\` as scripts/build-cli.mjs expects`);
-          src = src.replace(statement, lazyRequire(statement));
-        }
-        // grpc-js files also call isIPv6 (grpcIsIpv6); one onLoad per file, so both edits are here.
-        return { contents: src.replaceAll(GRPC_IS_IPV6, IS_IP_6), loader: 'js' };
-      });
-  },
-};
-
 export function bundleOptions(outdir = OUT_DIR) {
   return {
     absWorkingDir: fileURLToPath(new URL('..', import.meta.url)),
@@ -261,7 +137,7 @@ const exportMain = {
 
 /** The modules of src/cli.ts's other commands (the lazy import() in each command's action). */
 const OTHER_COMMANDS =
-  /^\.\/(offline\/analyze-command|cli\/run-watch-command|cli\/run-role-command|mcp\/mcp-command|audit\/audit-command|cli\/run-digest-command|cli\/run-preflight|cli\/run-space-command)\.js$/;
+  /^\.\/(cli\/run-analyze-command|cli\/run-watch-command|cli\/run-role-command|cli\/run-mcp-command|cli\/run-audit-command|cli\/run-digest-command|cli\/run-preflight|cli\/run-space-command)\.js$/;
 
 /**
  * bin/etcd-doctor.js runs check.cjs for `health` and `diagnose` only: the other commands' code

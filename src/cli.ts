@@ -2,8 +2,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { DEFAULT_CONFIG_PATH, requireEnv } from './config/load-config.js';
 import type { CheckDepth } from './contracts/check-depth.js';
 import { describeError, isEtcdDoctorError } from './errors.js';
-import type { McpCommandOptions } from './mcp/mcp-command.js';
-import type { AnalyzeCommandOptions } from './offline/analyze-command.js';
+import type { McpCommandOptions } from './cli/run-mcp-command.js';
+import type { AnalyzeCommandOptions } from './cli/run-analyze-command.js';
 import { DEFAULT_QUEUE_PREFIX, type Role } from './roles/role-options.js';
 import type { BackupsOptions } from './cli/run-backups-command.js';
 import type { CheckOptions } from './cli/run-check.js';
@@ -27,7 +27,7 @@ export { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
 const configOption = () =>
   new Option('-c, --config <file>', `clusters file (default $ETCD_DOCTOR_CONFIG or ${DEFAULT_CONFIG_PATH})`);
 
-/** `analyze <path...>`: its logic lives in src/offline/analyze-command.ts. */
+/** `analyze <path...>`: its logic lives in src/cli/run-analyze-command.ts. */
 function addAnalyzeCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   program
     .command('analyze')
@@ -41,7 +41,7 @@ function addAnalyzeCommand(program: Command, io: CliIo, setExit: (code: number) 
     .option('--json', 'print the JSON report (the diagnose contract plus source and timeline)')
     .option('--explain', 'print, for every rule, why it fired, stayed quiet or was not evaluated offline')
     .action(async (paths: string[], options: AnalyzeCommandOptions) => {
-      const result = await (await import('./offline/analyze-command.js')).runAnalyzeCommand(
+      const result = await (await import('./cli/run-analyze-command.js')).runAnalyzeCommand(
         paths,
         options,
         io,
@@ -116,7 +116,7 @@ function addBackupsCommand(program: Command, io: CliIo, setExit: (code: number) 
     });
 }
 
-/** `etcd-doctor watch <cluster>`: the live terminal view (src/watch/watch-cli.ts). */
+/** `etcd-doctor watch <cluster>`: the live terminal view (src/cli/watch-cli.ts). */
 function addWatchCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   program
     .command('watch')
@@ -184,7 +184,7 @@ function addToolCommands(program: Command, io: CliIo, setExit: (code: number) =>
       DEFAULT_QUEUE_PREFIX,
     )
     .action(async (options: McpCommandOptions) => {
-      const { runMcpCommand } = await import('./mcp/mcp-command.js');
+      const { runMcpCommand } = await import('./cli/run-mcp-command.js');
       await runMcpCommand(options, io);
       setExit(EXIT.healthy);
     });
@@ -197,7 +197,7 @@ function addToolCommands(program: Command, io: CliIo, setExit: (code: number) =>
     .option('--json', 'one JSON object per line')
     .option('--queue-prefix <prefix>', 'Redis key prefix of the deployment', DEFAULT_QUEUE_PREFIX)
     .action(async (options: AuditOptions) => {
-      const { runAuditCommand } = await import('./audit/audit-command.js');
+      const { runAuditCommand } = await import('./cli/run-audit-command.js');
       const place = redisPlaceFromEnv(requireEnv(io.env), options.queuePrefix);
       await runAuditCommand(
         {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpRoute } from '../chat/slack/slack-adapter.js';
+import type { HttpRoute } from '../http/route.js';
 import { formatZodError } from '../config/load-config.js';
 import type { ClusterConfig } from '../config/schema.js';
 import { describeError } from '../errors.js';
@@ -12,7 +12,7 @@ import {
   alertmanagerPayloadSchema,
   alertsByCluster,
 } from './alertmanager-payload.js';
-import { isAuthorized } from './http-auth.js';
+import { isAuthorized } from '../http/bearer-auth.js';
 
 export interface AlertmanagerRouteDeps {
   /** ALERTMANAGER_TOKEN; unset refuses every request. */

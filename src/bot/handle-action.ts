@@ -22,8 +22,11 @@ interface ActionDeps {
 
 /**
  * A button press. The value is only a plan id; the plan (written by the worker that rendered the
- * button) says what to do. `rerun` queues the check again, `space` a scan of what fills etcd; actions that change a cluster are not
- * enabled in this version and say so.
+ * button) says what to do. `rerun` queues the check again and `space` a scan of what fills etcd,
+ * both here, with the presser's channel and the bot's rate limits (the only path of a rerun click).
+ * Every other action goes to the remediation click path (remediation/handle-click.ts:
+ * authorisation, confirmation, the lock and the audit trail); a bot built without it (no
+ * `remediation` deps) answers that the action is not enabled and does nothing.
  */
 export async function handleAction(action: IncomingAction, deps: ActionDeps): Promise<ChatView> {
   const planId = parseButtonValue(action.value);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { loadKubernetesClients } from '../clients/kubernetes.js';
-import { loadConfigFor } from '../config/load-config.js';
+import { findCluster, loadConfigFor } from '../config/load-config.js';
 import { EtcdDoctorError } from '../errors.js';
 import { runPreflight } from '../remediation/preflight.js';
 import { DEFAULT_REMEDIATION_SETTINGS, settingsFor } from '../remediation/settings.js';
@@ -21,12 +21,7 @@ export async function runPreflightCommand(
   io: CliIo,
 ): Promise<number> {
   const config = await loadConfigFor(options.config, io.env);
-  const cluster = config.clusters.find((c) => c.name === clusterName);
-  if (!cluster)
-    throw new EtcdDoctorError(
-      'cluster_unknown',
-      `unknown cluster "${clusterName}"; known clusters: ${config.clusters.map((c) => c.name).join(', ')}`,
-    );
+  const cluster = findCluster(config, clusterName);
   if (!cluster.kubernetes)
     throw new EtcdDoctorError(
       'config_invalid',

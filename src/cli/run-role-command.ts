@@ -22,7 +22,7 @@ export async function runProcessRole(role: Role, options: RoleOptions, io: CliIo
   await runRole({
     role,
     env,
-    rawEnv: io.env,
+    processEnv: io.env,
     config,
     queuePrefix: options.queuePrefix,
     logger: createLogger(level),

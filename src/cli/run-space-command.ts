@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { loadConfigFor } from '../config/load-config.js';
+import { findCluster, loadConfigFor } from '../config/load-config.js';
 import { describeError, EtcdDoctorError } from '../errors.js';
 import { terminalSafe } from '../report/format.js';
 import { measureSpace, SpaceUnavailableError } from '../space/measure-space.js';
@@ -37,12 +37,7 @@ export async function runSpaceCommand(
   io: CliIo,
 ): Promise<number> {
   const config = await loadConfigFor(options.config, io.env);
-  const cluster = config.clusters.find((c) => c.name === clusterName);
-  if (!cluster)
-    throw new EtcdDoctorError(
-      'cluster_unknown',
-      `unknown cluster "${clusterName}"; known clusters: ${config.clusters.map((c) => c.name).join(', ')}`,
-    );
+  const cluster = findCluster(config, clusterName);
   const rate = positive(options.rate, '--rate');
   const maxSeconds = positive(options.maxSeconds, '--max-seconds');
   let lastProgress = Date.now();

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { loadConfigFor } from '../config/load-config.js';
 import { createDoctor } from '../doctor.js';
-import { runWatchCli } from '../watch/watch-cli.js';
+import { runWatchCli } from './watch-cli.js';
 import { type CliIo, EXIT, exitCodeFor } from './io.js';
 
 export interface WatchOptions {
@@ -9,7 +9,7 @@ export interface WatchOptions {
   interval?: string;
 }
 
-/** `etcd-doctor watch <cluster>`: a frame per check until Ctrl-C (src/watch/watch-cli.ts). */
+/** `etcd-doctor watch <cluster>`: a frame per check until Ctrl-C (src/cli/watch-cli.ts). */
 export async function runWatchCommand(cluster: string, options: WatchOptions, io: CliIo): Promise<number> {
   const interval = options.interval === undefined ? undefined : Number(options.interval);
   if (interval !== undefined && !(Number.isInteger(interval) && interval >= 5)) {

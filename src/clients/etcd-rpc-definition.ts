@@ -4,7 +4,7 @@ import protobuf from 'protobufjs/light.js';
  * etcd3's gRPC package definition, built cheaply. etcd3 (lib/connection-pool.js) calls
  * @grpc/proto-loader's loadSync(rpc.proto) when it is imported: the .proto text is parsed, and a
  * descriptor (toDescriptor, toObject) is made for every message of every method, which only gRPC
- * reflection servers read. That was ~110 ms of a 600 ms `etcd-doctor health` (issue 18).
+ * reflection servers read. That was ~110 ms of a 600 ms `etcd-doctor health` (docs/BENCHMARKS.md).
  *
  * The CLI bundle (scripts/build-cli.mjs) replaces that call with lazyPackageDefinition(): the same
  * proto, parsed at build time by protobufjs with proto-loader's options, arrives here as

@@ -3,7 +3,7 @@ import { isCollection, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import { EtcdDoctorError } from '../errors.js';
 import { type Env, envSchema } from './env.js';
-import { type ConfigFile, configFileSchema } from './schema.js';
+import { type ClusterConfig, type ConfigFile, configFileSchema } from './schema.js';
 
 export const DEFAULT_CONFIG_PATH = './etcd-doctor.yaml';
 
@@ -114,6 +114,16 @@ export function loadConfigFor(
 ): Promise<ConfigFile> {
   const path = flag ?? env.ETCD_DOCTOR_CONFIG ?? DEFAULT_CONFIG_PATH;
   return loadConfig(path, { readFile: (p) => readFile(p, 'utf8') });
+}
+
+/** The named cluster of the config, or a cluster_unknown error that lists the known ones. */
+export function findCluster(config: Pick<ConfigFile, 'clusters'>, name: string): ClusterConfig {
+  const found = config.clusters.find((c) => c.name === name);
+  if (found) return found;
+  throw new EtcdDoctorError(
+    'cluster_unknown',
+    `unknown cluster "${name}"; known clusters: ${config.clusters.map((c) => c.name).join(', ')}`,
+  );
 }
 
 /** The process env parsed (env.ts), or a config_invalid error that says what is wrong. */

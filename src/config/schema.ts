@@ -289,7 +289,7 @@ export const alertmanagerSettingsSchema = z.strictObject({
     .optional(),
 });
 
-/** Offline analysis of files shared in chat (issue 16). */
+/** Offline analysis of files shared in chat (offline/install.ts). */
 export const offlineSettingsSchema = z.strictObject({
   /** A file shared in chat larger than this is refused, before downloading when Slack gives its size (default 250 MB). */
   maxFileBytes: z

@@ -1,7 +1,7 @@
 import type { Evidence, EvidenceKind } from '../probes/evidence.js';
 import { type Cause, type Finding, SEVERITY_ORDER } from './finding.js';
 import type { Rule, RuleContext } from './rule.js';
-import { assessView, type View } from './view.js';
+import { assessVantage, type Vantage } from './vantage.js';
 
 export type Status = 'healthy' | 'degraded' | 'critical' | 'unknown';
 
@@ -18,7 +18,7 @@ export interface Diagnosis {
   findings: Finding[];
   trace: RuleTrace[];
   /** What limits etcd-doctor's own view: members it could not check, and why. */
-  view: View;
+  vantage: Vantage;
 }
 
 /**
@@ -27,16 +27,16 @@ export interface Diagnosis {
  * view run: a cluster we cannot see is `unknown`, never down.
  */
 export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleContext): Diagnosis {
-  const view = ctx.view ?? assessView(evidence);
-  const ruleCtx: RuleContext = { ...ctx, view };
+  const vantage = ctx.vantage ?? assessVantage(evidence);
+  const ruleCtx: RuleContext = { ...ctx, vantage };
   const fired: Array<{ rule: Rule; finding: Finding }> = [];
   const trace: RuleTrace[] = rules.map((rule) => {
     if (ctx.offline && rule.live) {
       const explain = [`not evaluated: offline (it needs ${rule.live})`];
       return { rule: rule.name, fired: false, skipped: true, explain };
     }
-    if (view.blind && rule.scope !== 'view' && !rule.judgesWithoutMembers) {
-      const explain = [`not evaluated: etcd-doctor could not check any member (${blindReason(view)})`];
+    if (vantage.blind && rule.scope !== 'vantage' && !rule.judgesWithoutMembers) {
+      const explain = [`not evaluated: etcd-doctor could not check any member (${blindReason(vantage)})`];
       return { rule: rule.name, fired: false, skipped: true, explain };
     }
     const missing = lacksEvidence(evidence, rule.needs);
@@ -45,8 +45,8 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
       const explain = ctx.explain === false ? [] : [missingEvidence(evidence, rule.needs) ?? ''];
       return { rule: rule.name, fired: false, skipped: true, explain };
     }
-    if (rule.timesLatency && view.observer.distortion) {
-      const explain = [`not evaluated: ${view.observer.distortion}`];
+    if (rule.timesLatency && vantage.observer.distortion) {
+      const explain = [`not evaluated: ${vantage.observer.distortion}`];
       return { rule: rule.name, fired: false, skipped: true, explain };
     }
     const result = rule.evaluate(evidence, ruleCtx);
@@ -58,12 +58,12 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
     if (finding.causedBy && rule.stepsWhenExplained)
       finding.steps = rule.stepsWhenExplained(finding.causedBy);
   const findings = rankFindings(fired).map((f) => f.finding);
-  const aboutCluster = fired.filter((f) => f.rule.scope !== 'view').map((f) => f.finding);
-  return { status: view.blind ? 'unknown' : statusOf(evidence, aboutCluster), findings, trace, view };
+  const aboutCluster = fired.filter((f) => f.rule.scope !== 'vantage').map((f) => f.finding);
+  return { status: vantage.blind ? 'unknown' : statusOf(evidence, aboutCluster), findings, trace, vantage };
 }
 
-function blindReason(view: View): string {
-  const reasons = [...new Set(view.unseen.map((u) => u.access?.reason ?? u.why))];
+function blindReason(vantage: Vantage): string {
+  const reasons = [...new Set(vantage.unseen.map((u) => u.access?.reason ?? u.why))];
   return reasons.slice(0, 2).join('; ') || 'no member answered';
 }
 
@@ -153,11 +153,11 @@ function byImportance(a: { rule: Rule; finding: Finding }, b: { rule: Rule; find
  * findings about etcd-doctor's own view come after everything about the cluster.
  */
 function rankFindings(fired: Array<{ rule: Rule; finding: Finding }>) {
-  const cluster = fired.filter((f) => f.rule.scope !== 'view');
+  const cluster = fired.filter((f) => f.rule.scope !== 'vantage');
   const roots = cluster.filter((f) => !f.finding.causedBy).sort(byImportance);
   const symptoms = cluster.filter((f) => f.finding.causedBy).sort(byImportance);
-  const view = fired.filter((f) => f.rule.scope === 'view').sort(byImportance);
-  return [...roots, ...symptoms, ...view];
+  const vantage = fired.filter((f) => f.rule.scope === 'vantage').sort(byImportance);
+  return [...roots, ...symptoms, ...vantage];
 }
 
 function statusOf(evidence: Evidence, findings: Finding[]): Status {

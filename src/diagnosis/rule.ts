@@ -1,12 +1,12 @@
 import type { Evidence, EvidenceKind } from '../probes/evidence.js';
 import type { Cause, Finding, RemediationStep } from './finding.js';
-import type { View } from './view.js';
+import type { Vantage } from './vantage.js';
 
 export interface RuleContext {
   /** Epoch ms; rules compare timestamps against it instead of reading the clock. */
   now: number;
-  /** What limits etcd-doctor's own view (diagnosis/view.ts); the engine fills it in. */
-  view?: View;
+  /** What limits etcd-doctor's own view (diagnosis/vantage.ts); the engine fills it in. */
+  vantage?: Vantage;
   /**
    * The evidence was collected earlier (`etcd-doctor analyze`): rules that need a live reading
    * (`Rule.live`) are reported as not evaluated instead of judging what is not there.
@@ -53,10 +53,10 @@ export interface Rule {
   readonly explains?: readonly Cause[];
   readonly rank: number;
   /**
-   * `view`: the finding is about etcd-doctor's own view (access, network path, its own load), not
+   * `vantage`: the finding is about etcd-doctor's own view (access, network path, its own load), not
    * the cluster. Such rules run even when no member could be checked, and never set the status.
    */
-  readonly scope?: 'view';
+  readonly scope?: 'vantage';
   /**
    * The rule judges evidence that is not the members' (backup files): it runs even when no member
    * could be checked, where a stale backup matters most. The status stays `unknown` then.

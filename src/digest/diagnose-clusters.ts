@@ -89,7 +89,8 @@ async function dayOf(deps: ClusterDiagnosisDeps, cluster: string): Promise<DayTr
  * against the watch's last kept scrape. An unwatched one takes its window's first scrapes first
  * and waits the window out holding only those (a few kB a member, inside `windows`), then runs
  * inside the memory budget: its channels and sockets are open only for the run itself, so many
- * clusters' waits overlap while few hold connections (issue 29: a 3 s window held everything).
+ * clusters' waits overlap while few hold connections (when the run held them through its 3 s
+ * window, a large digest held every cluster's connections at once).
  */
 async function diagnoseOne(deps: ClusterDiagnosisDeps, cluster: string): Promise<PartOutcome> {
   const members = membersOf(deps, cluster);

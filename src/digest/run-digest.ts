@@ -12,7 +12,7 @@ import { type ChildJobs, isParked } from '../queue/child-jobs.js';
 import { textView } from '../report/chat-view.js';
 import { chunkBy, groupLines } from './chunk.js';
 import { briefLines, type ClusterOutcome, digestMessages, sortOutcomes, statusOf } from './digest-view.js';
-import { mapConcurrent } from './map-concurrent.js';
+import { mapConcurrent } from '../map-concurrent.js';
 import {
   type ClusterDiagnosisDeps,
   diagnoseClusters,

@@ -41,7 +41,7 @@ export async function resolveAnalyzePaths(
         `"${path}" is not an absolute path; give the full path on the etcd-doctor host`,
       );
     // With roots the caller is remote: missing and outside get one answer, which says nothing about
-    // which files exist on the host (issue 28 #8).
+    // which files exist on the host (a remote caller must not probe the host's file system).
     const refusal = realRoots
       ? `${path} is not a file etcd-doctor may read (inside ${realRoots.join(', ')})`
       : `${path} does not exist on the etcd-doctor host (or cannot be read)`;

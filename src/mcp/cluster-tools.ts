@@ -2,7 +2,7 @@ import type { CheckDepth } from '../contracts/check-depth.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigFile } from '../config/schema.js';
-import { mapConcurrent } from '../digest/map-concurrent.js';
+import { mapConcurrent } from '../map-concurrent.js';
 import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';

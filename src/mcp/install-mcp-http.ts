@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { HttpRoute } from '../chat/slack/slack-adapter.js';
+import type { HttpRoute } from '../http/route.js';
 import type { ConfigFile } from '../config/schema.js';
 import { createDoctor } from '../doctor.js';
 import { withWatchSinceWhen } from '../history/watch-history.js';

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isAuthorized } from '../alerts/http-auth.js';
-import type { HttpRoute } from '../chat/slack/slack-adapter.js';
+import { isAuthorized } from '../http/bearer-auth.js';
+import type { HttpRoute } from '../http/route.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Secret } from '../secret.js';

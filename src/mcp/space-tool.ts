@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { findCluster } from '../config/load-config.js';
 import type { ClusterConfig, ConfigFile } from '../config/schema.js';
-import { EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { formatBytes } from '../report/format.js';
 import type { SpaceRunOptions } from '../space/measure-space.js';
@@ -56,12 +56,7 @@ export function registerSpaceTool(
     },
     (args, extra) =>
       runTool('etcd_space', extra, deps.logger, async () => {
-        const cluster = deps.config.clusters.find((c) => c.name === args.cluster);
-        if (!cluster)
-          throw new EtcdDoctorError(
-            'cluster_unknown',
-            `unknown cluster "${args.cluster}"; known clusters: ${known.join(', ')}`,
-          );
+        const cluster = findCluster(deps.config, args.cluster);
         const report = await deps.measure(cluster, {
           signal: extra.signal,
           maxScanSeconds: args.maxSeconds,

@@ -3,7 +3,7 @@ import { EtcdDoctorError } from '../errors.js';
 /**
  * The contract between the readers of collected evidence (a must-gather directory or tarball, a
  * `kubectl cluster-info dump` tree or its stdout, a pasted log) and the offline analysis that runs
- * etcd-doctor's rules on it (`etcd-doctor analyze`, issue 16).
+ * etcd-doctor's rules on it (`etcd-doctor analyze`).
  *
  * A reader walks its input once, entry by entry, and hands what it finds to a `CollectionSink`:
  * log streams line by line, Kubernetes objects one by one (Lists flattened), the must-gather's

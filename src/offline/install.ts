@@ -43,7 +43,7 @@ export interface OfflineFeature {
 }
 
 /**
- * Offline triage in chat (issue 16): a file dropped into a DM with the bot, or into a thread with
+ * Offline triage in chat: a file dropped into a DM with the bot, or into a thread with
  * a mention, is analysed by a worker and answered in that thread; the shell's `analyze <path...>`
  * takes the same path. Each role passes what it has.
  */

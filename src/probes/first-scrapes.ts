@@ -1,6 +1,6 @@
 import type { HttpGet } from '../clients/http.js';
 import type { ClusterConfig } from '../config/schema.js';
-import { metricsUrlOf } from './collect-evidence.js';
+import { metricsUrlOf } from './member-targets.js';
 import type { EtcdMetricsSnapshot } from './etcd-metrics.js';
 import type { ScrapeMemory } from './member-context.js';
 import { scrapeMetrics } from './metrics.js';

@@ -35,7 +35,7 @@ export interface MemberProbeContext {
   metricsWindowMs: number;
   /** Set by a watch check: one scrape, compared with the one kept from the previous check. */
   scrapes?: ScrapeMemory;
-  /** How many GET /version the clock probe may send this member (collect-evidence.ts). */
+  /** How many GET /version the clock probe may send this member (probe-member.ts). */
   clockSamples?: number;
 }
 

@@ -14,7 +14,7 @@ import { deadlineSignal, formatSeconds, ProbeError, type Probe } from './probe.j
 /**
  * A window too thin for a p99 of its own, while the since-start figures are over etcd's bounds,
  * is widened (scraped again from the same first scrape) up to this long in all, so the verdict
- * describes now: a disk that was slow an hour ago and is fine now must not read as slow (issue 25).
+ * describes now: a disk that was slow an hour ago and is fine now must not read as slow.
  * A quiet healthy cluster never widens: its since-start figures are under the bounds.
  */
 export const WIDEN_WINDOW_MAX_MS = 10_000;

@@ -13,7 +13,7 @@ export const LOOP_DELAY_RESOLUTION_MS = 10;
  * Ten diagnoses at once against the same hosts send them ~180 requests in 3 s: enough to slow a
  * member on a small host, so the latencies we time would measure our own load (inference; a
  * digest of 200 clusters whose members share two hosts). From there a run samples the clocks
- * less (collect-evidence.ts BUSY_CLOCK_SAMPLES) and the latency rules do not judge.
+ * less (collect-options.ts BUSY_CLOCK_SAMPLES) and the latency rules do not judge.
  */
 export const BUSY_SAME_HOST_RUNS = 10;
 

@@ -1,4 +1,3 @@
-import type { CheckDepth } from '../contracts/check-depth.js';
 import { createEtcdClients, type EtcdClients, loadEtcdTls } from '../clients/etcd-clients.js';
 import type { KubernetesClients } from '../clients/kubernetes.js';
 import { type ClusterConfig, RESERVED_ENV_PREFIXES } from '../config/schema.js';
@@ -8,9 +7,8 @@ import { type ActionClients, noKubernetes } from './action.js';
 export interface ActionClientDeps {
   readFileBuffer: (path: string) => Promise<Buffer>;
   fetch?: typeof fetch;
-  /** The composition root's env; only the variable named by `tickets.credentialEnv` is read. */
-  env: Record<string, string | undefined>;
-  rerun(cluster: string, depth: CheckDepth): Promise<void>;
+  /** The composition root's process env; only the variable named by `tickets.credentialEnv` is read. */
+  processEnv: Record<string, string | undefined>;
   space(cluster: string, thread: string | undefined): Promise<void>;
 }
 
@@ -69,8 +67,7 @@ export function createActionClients(
     fetch: deps.fetch ?? fetch,
     // The schema refuses these names too; this holds even for a config built in code.
     credential: (name) =>
-      RESERVED_ENV_PREFIXES.some((p) => name.startsWith(p)) ? undefined : deps.env[name],
-    rerun: (depth) => deps.rerun(cluster.name, depth),
+      RESERVED_ENV_PREFIXES.some((p) => name.startsWith(p)) ? undefined : deps.processEnv[name],
     space: (thread) => deps.space(cluster.name, thread),
     async close() {
       if (etcd) (await etcd.catch(() => undefined))?.close();

@@ -1,4 +1,3 @@
-import type { CheckDepth } from '../contracts/check-depth.js';
 import type { z } from 'zod';
 import type { EtcdClients } from '../clients/etcd-clients.js';
 import type { KubernetesClients } from '../clients/kubernetes.js';
@@ -77,8 +76,6 @@ export interface ActionClients {
   fetch: typeof fetch;
   /** The secret from the named env var (tickets.credentialEnv), read by the composition root. */
   credential(envName: string): string | undefined;
-  /** Queue a new diagnosis of this cluster (rerun). */
-  rerun(depth: CheckDepth): Promise<void>;
   /** Queue a scan of what fills this cluster's etcd, answered in `thread` (space). */
   space(thread: string | undefined): Promise<void>;
 }

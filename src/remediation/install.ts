@@ -25,8 +25,8 @@ export interface RemediationOptions {
   logger: Logger;
   /** Queues a job (the worker queues a re-run; the bot queues the remediation). */
   enqueue: (data: JobData) => Promise<unknown>;
-  /** The env of the composition root: only `tickets.credentialEnv` names are read from it. */
-  env?: Record<string, string | undefined>;
+  /** The process env of the composition root: only `tickets.credentialEnv` names are read from it. */
+  processEnv?: Record<string, string | undefined>;
   settings?: Partial<RemediationSettings>;
   readFileBuffer?: (path: string) => Promise<Buffer>;
   now?: () => number;
@@ -122,18 +122,7 @@ function maintenanceWindows(
 function clientsFor(w: RemediationOptions, cluster: ClusterConfig) {
   return createActionClients(cluster, {
     readFileBuffer: w.readFileBuffer ?? ((p: string) => readFile(p)),
-    env: w.env ?? {},
-    rerun: async (name, depth) => {
-      await w.enqueue({
-        v: 1,
-        kind: 'check',
-        depth,
-        cluster: name,
-        channel: cluster.slack?.channel ?? '',
-        user: 'etcd-doctor',
-        requestedAt: Date.now(),
-      });
-    },
+    processEnv: w.processEnv ?? {},
     space: async (name, thread) => {
       await w.enqueue({
         v: 1,

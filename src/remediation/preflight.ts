@@ -4,7 +4,7 @@ import { ProbeError } from '../probes/probe.js';
 import type { RemediationSettings } from './settings.js';
 
 /**
- * Whether components/remediation would be enforced on a cluster (issue 28): its Role lets the worker
+ * Whether components/remediation would be enforced on a cluster: its Role lets the worker
  * create pods in kube-system, and only its admission policies hold those pods to the helper's job.
  * `kubectl apply -k` applies the Role even where the policies cannot be applied, so this is checked
  * first, with the worker's own credentials (`etcd-doctor preflight <cluster>`).

@@ -2,7 +2,7 @@ import type { DiagnosisReport, FindingJson, MemberRow, ReportKind } from '../con
 import type { Diagnosis, RuleTrace } from '../diagnosis/diagnose.js';
 import type { Finding } from '../diagnosis/finding.js';
 import { isLearner } from '../diagnosis/support/members.js';
-import type { View } from '../diagnosis/view.js';
+import type { Vantage } from '../diagnosis/vantage.js';
 import type { Evidence, MemberEvidence } from '../probes/evidence.js';
 import { backupsJson } from './backups-report.js';
 
@@ -15,7 +15,7 @@ export function buildReport(
     cluster: evidence.cluster,
     status: diagnosis.status,
     durationMs: Math.round(opts.durationMs),
-    members: evidence.members.map((m) => memberRow(m, evidence, diagnosis.view)),
+    members: evidence.members.map((m) => memberRow(m, evidence, diagnosis.vantage)),
     findings: diagnosis.findings.map(findingJson),
     probes: evidence.probes,
     kind: opts.kind,
@@ -38,11 +38,11 @@ function offlineSkips(trace: RuleTrace[]): Array<{ rule: string; reason: string 
   });
 }
 
-function memberRow(m: MemberEvidence, evidence: Evidence, view: View): MemberRow {
+function memberRow(m: MemberEvidence, evidence: Evidence, vantage: Vantage): MemberRow {
   const status = m.status.ok ? m.status.data : undefined;
   const metrics = m.metrics.ok ? m.metrics.data : undefined;
   const firstError = [m.status, m.health].find((o) => !o.ok);
-  const unseen = view.unseen.find((u) => u.member === m);
+  const unseen = vantage.unseen.find((u) => u.member === m);
   return {
     name: m.target.name,
     endpoint: m.target.endpoint,

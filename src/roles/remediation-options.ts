@@ -17,7 +17,7 @@ export function remediationOptions(
     chat: opts.chat,
     logger: opts.logger,
     enqueue,
-    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.processEnv ? { processEnv: opts.processEnv } : {}),
     ...(tuning.remediation ? { settings: tuning.remediation } : {}),
     ...(opts.readFileBuffer ? { readFileBuffer: opts.readFileBuffer } : {}),
     now: base.now,

@@ -47,24 +47,34 @@ export interface RoleTuning {
   space?: Pick<SpaceRunOptions, 'bytesPerSecond' | 'maxScanSeconds' | 'churnSeconds'>;
 }
 
-export interface StartRolesOptions {
-  role: Role;
-  chat: ChatAdapter;
+/**
+ * What the parts of one process share: built once (roles/run-role.ts, roles/shell.ts) and passed
+ * whole to startRoles and to the HTTP features beside it (MCP), instead of field by field.
+ */
+export interface RoleSetup {
   config: ConfigFile;
   redisUrl: RedisTarget;
   /** Redis key prefix of the queue and job state; separate deployments (and tests) use their own. */
   queuePrefix: string;
   logger: Logger;
+  tuning?: RoleTuning;
+  /** This process's Prometheus metrics (jobs, probes, findings, queue depth), served on /metrics. */
+  metrics?: Metrics;
+  /**
+   * The whole process env as main.ts got it, for the names the config points at (the ticket
+   * credential named by `tickets.credentialEnv`). The parsed env (config/env.ts) is `Env`.
+   */
+  processEnv?: Record<string, string | undefined>;
+}
+
+export interface StartRolesOptions extends RoleSetup {
+  role: Role;
+  chat: ChatAdapter;
   doctor?: Doctor;
   readFileBuffer?: (path: string) => Promise<Buffer>;
   commands?: readonly ChatCommand[];
-  tuning?: RoleTuning;
   /** The clock for digest slots, history and alert windows. Default Date.now. */
   now?: () => number;
-  /** The process env, for the ticket credential named by `tickets.credentialEnv` (main.ts passes it). */
-  env?: Record<string, string | undefined>;
-  /** This process's Prometheus metrics (jobs, probes, findings, queue depth). */
-  metrics?: Metrics;
 }
 
 export interface RunningRoles {
@@ -81,21 +91,23 @@ export interface RunningRoles {
 
 export const DEFAULT_QUEUE_PREFIX = 'etcd-doctor';
 
-/** `etcd-doctor bot|worker|serve` as a process (roles/run-role.ts). */
-export interface RunRoleOptions {
+/** `etcd-doctor bot|worker|serve` as a process (roles/run-role.ts); the Redis target comes from `env`. */
+export interface RunRoleOptions extends Omit<RoleSetup, 'redisUrl'> {
   role: Role;
+  /** The env as parsed (config/env.ts): Slack tokens, PORT, REDIS_URL, the HTTP tokens. */
   env: Env;
-  /** The whole process env, for names the config points at (tickets.credentialEnv). */
-  rawEnv?: Record<string, string | undefined>;
-  config: ConfigFile;
-  queuePrefix: string;
-  logger: Logger;
   stdin: Readable;
   stdout: Writable;
   interactive: boolean;
   /** Resolves when the process is asked to stop (SIGINT, SIGTERM). */
   shutdown: AbortSignal;
-  tuning?: RoleTuning;
-  /** This process's Prometheus metrics, served on /metrics. */
-  metrics?: Metrics;
+}
+
+/** One Slack role process (roles/slack.ts): the parsed env for the chat and HTTP, the setup for the rest. */
+export interface RoleProcess {
+  role: Role;
+  env: Env;
+  setup: RoleSetup;
+  /** Resolves when the process is asked to stop (SIGINT, SIGTERM). */
+  shutdown: AbortSignal;
 }

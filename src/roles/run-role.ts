@@ -1,5 +1,5 @@
 import { EtcdDoctorError } from '../errors.js';
-import type { RunRoleOptions } from './role-options.js';
+import type { RoleSetup, RunRoleOptions } from './role-options.js';
 import { runShell } from './shell.js';
 import { runSlackRole } from './slack.js';
 import { keyPrefixFor, redisTargetFromEnv } from '../config/redis-target.js';
@@ -14,38 +14,50 @@ import { keyPrefixFor, redisTargetFromEnv } from '../config/redis-target.js';
  * On shutdown the chat stops taking commands first, running jobs finish, and HTTP closes last
  * (roles/shutdown.ts).
  */
-export async function runRole(given: RunRoleOptions): Promise<void> {
-  const { env } = given;
-  // On a Redis Cluster the deployment's keys share one hash tag (config/redis-target.ts).
-  const opts = { ...given, queuePrefix: keyPrefixFor(redisTargetFromEnv(env), given.queuePrefix) };
+export async function runRole(opts: RunRoleOptions): Promise<void> {
+  const { env, role } = opts;
+  const setup = roleSetup(opts);
   if (!env.SLACK_BOT_TOKEN) {
-    if (opts.role !== 'serve') {
+    if (role !== 'serve') {
       throw new EtcdDoctorError(
         'config_invalid',
-        `etcd-doctor ${opts.role} needs SLACK_BOT_TOKEN; without Slack, run "etcd-doctor serve" for the shell chat`,
+        `etcd-doctor ${role} needs SLACK_BOT_TOKEN; without Slack, run "etcd-doctor serve" for the shell chat`,
       );
     }
-    const listen = opts.rawEnv?.PORT === undefined ? undefined : { port: env.PORT, host: env.LISTEN_HOST };
+    const listen =
+      opts.processEnv?.PORT === undefined ? undefined : { port: env.PORT, host: env.LISTEN_HOST };
+    // The shell reads no names from the process env (no ticket credential): only the Slack roles pass it.
+    const { processEnv: _unread, ...shellSetup } = setup;
     await runShell({
+      ...shellSetup,
       ...(listen ? { listen, mcpToken: env.MCP_TOKEN } : {}),
-      ...(opts.metrics ? { metrics: opts.metrics } : {}),
-      config: opts.config,
       input: opts.stdin,
       output: opts.stdout,
       interactive: opts.interactive,
-      redisUrl: redisTargetFromEnv(env),
-      queuePrefix: opts.queuePrefix,
-      logger: opts.logger,
       signal: opts.shutdown,
-      ...(opts.tuning ? { tuning: opts.tuning } : {}),
     });
     return;
   }
-  if (opts.role !== 'worker' && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+  if (role !== 'worker' && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
     throw new EtcdDoctorError(
       'config_invalid',
       'Slack needs SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)',
     );
   }
-  await runSlackRole(opts, env.SLACK_BOT_TOKEN);
+  await runSlackRole({ role, env, setup, shutdown: opts.shutdown }, env.SLACK_BOT_TOKEN);
+}
+
+/** The process's setup, once: the Redis target from the env, the deployment's key prefix on it. */
+function roleSetup(opts: RunRoleOptions): RoleSetup {
+  const redisUrl = redisTargetFromEnv(opts.env);
+  return {
+    config: opts.config,
+    redisUrl,
+    // On a Redis Cluster the deployment's keys share one hash tag (config/redis-target.ts).
+    queuePrefix: keyPrefixFor(redisUrl, opts.queuePrefix),
+    logger: opts.logger,
+    ...(opts.tuning ? { tuning: opts.tuning } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...(opts.processEnv ? { processEnv: opts.processEnv } : {}),
+  };
 }

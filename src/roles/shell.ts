@@ -2,18 +2,21 @@ import type { Readable, Writable } from 'node:stream';
 import { createShellAdapter } from '../chat/shell/shell-adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
-import { type Logger, silentLogger } from '../logger.js';
+import { silentLogger } from '../logger.js';
 import { type McpHttp, installMcpHttp } from '../mcp/install-mcp-http.js';
-import type { Metrics } from '../metrics/metrics.js';
 import type { Secret } from '../secret.js';
-import { healthRoutes, metricsRoute } from './health-routes.js';
-import { type HttpServer, startHttpServer } from './http-server.js';
-import { DEFAULT_QUEUE_PREFIX, type RoleTuning, type RunningRoles } from './role-options.js';
+import { healthRoutes, metricsRoute } from '../http/health-routes.js';
+import { type HttpServer, startHttpServer } from '../http/server.js';
+import { mcpHttpOptions } from './mcp-options.js';
+import { DEFAULT_QUEUE_PREFIX, type RoleSetup, type RunningRoles } from './role-options.js';
 import { startRoles } from './start-roles.js';
 import { whenAborted } from '../timing.js';
-import type { RedisTarget } from '../config/redis-target.js';
 
-export interface RunShellOptions {
+/**
+ * The shell's own options, and the role setup (roles/role-options.ts) with defaults for a local
+ * run: redis://127.0.0.1:6379, the default key prefix, no log. It reads nothing from the process env.
+ */
+export interface RunShellOptions extends Partial<Omit<RoleSetup, 'config' | 'processEnv'>> {
   config: ConfigFile;
   input: Readable;
   output: Writable;
@@ -24,19 +27,13 @@ export interface RunShellOptions {
   /** The terminal's first line and its line on leaving (the shell adapter has defaults). */
   greeting?: string;
   farewell?: string;
-  /** Default redis://127.0.0.1:6379. */
-  redisUrl?: RedisTarget;
-  queuePrefix?: string;
   doctor?: Doctor;
-  logger?: Logger;
-  tuning?: RoleTuning;
   /** Stops early (Ctrl-C, SIGTERM). */
   signal?: AbortSignal;
   /** Serve /healthz, /readyz and /metrics here (`etcd-doctor serve` with PORT set). */
   listen?: { port: number; host: string };
   /** MCP_TOKEN: with `listen`, /mcp is served too (never without a token). */
   mcpToken?: Secret | undefined;
-  metrics?: Metrics;
 }
 
 /**
@@ -46,7 +43,8 @@ export interface RunShellOptions {
  */
 export async function runShell(opts: RunShellOptions): Promise<void> {
   let roles: RunningRoles | undefined;
-  const logger = opts.logger ?? silentLogger;
+  const setup = shellSetup(opts);
+  const { logger } = setup;
   const interactive = opts.interactive ?? Boolean((opts.input as { isTTY?: boolean }).isTTY);
   const chat = createShellAdapter({
     input: opts.input,
@@ -58,33 +56,21 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
     ...(opts.farewell ? { farewell: opts.farewell } : {}),
   });
   roles = await startRoles({
+    ...setup,
     role: 'serve',
     chat,
-    config: opts.config,
-    redisUrl: opts.redisUrl ?? 'redis://127.0.0.1:6379',
-    queuePrefix: opts.queuePrefix ?? DEFAULT_QUEUE_PREFIX,
-    logger,
     ...(opts.doctor ? { doctor: opts.doctor } : {}),
-    ...(opts.tuning ? { tuning: opts.tuning } : {}),
-    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
   const started = roles;
   let server: HttpServer | undefined;
   let mcp: McpHttp | undefined;
   if (opts.listen) {
-    mcp = installMcpHttp({
-      token: opts.mcpToken,
-      config: opts.config,
-      redisUrl: opts.redisUrl ?? 'redis://127.0.0.1:6379',
-      queuePrefix: opts.queuePrefix ?? DEFAULT_QUEUE_PREFIX,
-      logger,
-      ...(opts.metrics ? { metrics: opts.metrics } : {}),
-    });
+    mcp = installMcpHttp(mcpHttpOptions(setup, opts.mcpToken));
     server = await startHttpServer({
       ...opts.listen,
       routes: [
         ...healthRoutes({ redis: () => started.redisReady() }),
-        ...(opts.metrics ? [metricsRoute(opts.metrics)] : []),
+        ...(setup.metrics ? [metricsRoute(setup.metrics)] : []),
         ...mcp.routes,
       ],
     }).catch(async (err: unknown) => {
@@ -112,4 +98,16 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
     await server?.close();
     await mcp?.close();
   }
+}
+
+/** The setup of the shell's process, with the local defaults filled in. */
+function shellSetup(opts: RunShellOptions): RoleSetup {
+  return {
+    config: opts.config,
+    redisUrl: opts.redisUrl ?? 'redis://127.0.0.1:6379',
+    queuePrefix: opts.queuePrefix ?? DEFAULT_QUEUE_PREFIX,
+    logger: opts.logger ?? silentLogger,
+    ...(opts.tuning ? { tuning: opts.tuning } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
+  };
 }

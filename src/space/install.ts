@@ -1,6 +1,6 @@
 import type { ChatAdapter } from '../chat/adapter.js';
+import { findCluster } from '../config/load-config.js';
 import type { ConfigFile } from '../config/schema.js';
-import { EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { JobState } from '../state/job-state.js';
 import type { SpaceRunOptions } from './measure-space.js';
@@ -20,7 +20,7 @@ export interface SpaceFeatureOptions {
 }
 
 /**
- * What fills etcd (issue 26), on the worker: `space` jobs scan a follower and answer in a thread
+ * What fills etcd (docs/space.md), on the worker: `space` jobs scan a follower and answer in a thread
  * with the breakdown and the bar chart. The chat side queues them (commands/space.ts, the
  * "What fills it?" button in bot/handle-action.ts).
  */
@@ -28,11 +28,7 @@ export function installSpace(o: SpaceFeatureOptions): { space: SpaceJobHandlers 
   return {
     space: createSpaceJob({
       chat: o.chat,
-      cluster: (name) => {
-        const found = o.config.clusters.find((c) => c.name === name);
-        if (!found) throw new EtcdDoctorError('cluster_unknown', `unknown cluster "${name}"`);
-        return found;
-      },
+      cluster: (name) => findCluster(o.config, name),
       state: o.state,
       workerId: o.workerId,
       logger: o.logger,

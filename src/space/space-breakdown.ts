@@ -1,6 +1,6 @@
 /**
  * What fills etcd, from (key, bytes) pairs: keys and bytes per Kubernetes resource, per namespace
- * within the top resources, and the largest objects (issue 26). Pure: the snapshot reader
+ * within the top resources, and the largest objects (docs/space.md). Pure: the snapshot reader
  * (src/offline/snapshot/) feeds it, and so can a live scan.
  */
 

@@ -1,5 +1,5 @@
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import { BUSY_CLOCK_SAMPLES } from '../probes/collect-evidence.js';
+import { BUSY_CLOCK_SAMPLES } from '../probes/collect-options.js';
 import type { Evidence } from '../probes/evidence.js';
 
 /**

@@ -1,7 +1,10 @@
 import type { DiagnosisReport, FindingJson } from '../contracts/report-json.js';
 import { VIEW_CAUSES } from '../diagnosis/finding.js';
 
-/** Consecutive bad checks that open an incident, and healthy ones that resolve it (issue 17). */
+/**
+ * Consecutive bad checks that open an incident, and healthy ones that resolve it: one bad check is
+ * often a blip, and a cluster that flaps should not open and close an incident every interval.
+ */
 export const OPEN_AFTER_CHECKS = 2;
 export const RESOLVE_AFTER_CHECKS = 3;
 

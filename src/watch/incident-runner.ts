@@ -152,7 +152,7 @@ async function chartIn(
 
 /**
  * The change in the incident's thread. The caller saves the incident only after this: when Slack
- * fails here, the change is still news at the next check (issue 28 #13).
+ * fails here, the change is still news at the next check, so no change is lost to a Slack outage.
  */
 async function postChange(
   deps: IncidentRunnerDeps,

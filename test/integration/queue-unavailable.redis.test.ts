@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { SlackAdapter } from '../../src/chat/slack/slack-adapter.js';
 import { configFileSchema } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/logger.js';
-import { healthRoutes } from '../../src/roles/health-routes.js';
+import { healthRoutes } from '../../src/http/health-routes.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
 import { blocksText, sendSlashCommand, shown } from '../support/slack/slack-driver.js';

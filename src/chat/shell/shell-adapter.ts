@@ -57,7 +57,7 @@ function hint(buttons: number): string {
     ? `Type /etcd help for the commands, or a button number ([1] to [${buttons}]) to press it.`
     : 'Type /etcd help for the commands.';
 }
-/** `analyze <path...>`: collected evidence on this machine, analysed offline (issue 16). */
+/** `analyze <path...>`: collected evidence on this machine, analysed offline (offline/). */
 const ANALYZE = /^(?:\/etcd\s+)?analyze(?:\s+(.*))?$/i;
 const ANALYZE_USAGE =
   'Usage: analyze <path...>  a must-gather (directory or .tar.gz), a `kubectl cluster-info dump`, or etcd log files (one per member)';

@@ -14,9 +14,8 @@ import { escapeMrkdwn } from './mrkdwn.js';
 import { downloadSlackFile, type SlackFileInfo } from './slack-file-download.js';
 import { renderSlackMessage } from './render-blocks.js';
 import { createSlackWebApi, type SlackWebApi, type SlackWebApiOptions } from './slack-web-api.js';
-import { type HttpRoute, type StartedReceiver, startSlackReceiver } from './slack-receiver.js';
-
-export type { HttpRoute } from './slack-receiver.js';
+import type { HttpRoute } from '../../http/route.js';
+import { type StartedReceiver, startSlackReceiver } from './slack-receiver.js';
 
 /** The Web API client's options (slack-web-api.ts) and the receiver's. */
 export interface SlackAdapterOptions extends SlackWebApiOptions {

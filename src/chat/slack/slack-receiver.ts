@@ -9,19 +9,13 @@ import {
   type webApi,
 } from '@slack/bolt';
 import { z } from 'zod';
+import type { HttpRoute } from '../../http/route.js';
 import type { Logger } from '../../logger.js';
 import { type ChatView, textView } from '../../report/chat-view.js';
 import { APOLOGY_TEXT, type ChatHandlers, type Destination, type MessageRef } from '../adapter.js';
 import { ACTION_ID_PREFIX, renderSlackMessage } from './render-blocks.js';
 import { listenForFiles } from './slack-file-events.js';
 import { toSlackLogger } from './slack-logger.js';
-
-/** An extra HTTP route beside /slack/events (health checks, metrics). */
-export interface HttpRoute {
-  path: string;
-  method: 'GET' | 'POST';
-  handler: (req: IncomingMessage, res: ServerResponse) => void;
-}
 
 export interface ReceiverOptions {
   botToken: string;

@@ -33,7 +33,7 @@ export const STALL_RATIO = 3;
 export const UNIFORM_SLOW_RATIO = 0.25;
 
 /**
- * No cause from one sample (issue 25): without a measured stall, slow applies or late heartbeats
+ * No cause from one sample, which a GC pause makes: without a measured stall, slow applies or late heartbeats
  * count only from this many in the window. One apply over 100 ms is a GC pause or a compaction;
  * the slow-disk demo showed one on two healthy members (inference). With a measured stall, any
  * count corroborates it.

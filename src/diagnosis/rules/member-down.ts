@@ -2,7 +2,7 @@ import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
 import { formatList } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { assessView, unseenNames } from '../view.js';
+import { assessVantage, unseenNames } from '../vantage.js';
 import { failureTolerance, quorumOf } from '../support/quorum.js';
 import { answered, clusterSize, failureOf, isLearner, memberNameById } from '../support/members.js';
 
@@ -12,7 +12,7 @@ import { answered, clusterSize, failureOf, isLearner, memberNameById } from '../
  * Failure tolerance is n − quorum over voting members (WEB faq.md "What is failure tolerance?":
  * 3→1, 5→2, 7→3). A learner does not vote (WEB learner.md): a down learner leaves quorum as it
  * was, so it is a warning (it cannot be promoted; a control-plane join is stuck), never critical.
- * Members etcd-doctor cannot check (diagnosis/view.ts) are unknown, not down.
+ * Members etcd-doctor cannot check (diagnosis/vantage.ts) are unknown, not down.
  */
 export const memberDownRule: Rule = {
   name: 'member-down',
@@ -22,7 +22,7 @@ export const memberDownRule: Rule = {
   explains: ['leader-churn', 'slow-reads', 'peer-network'],
   rank: 10,
   evaluate(evidence, ctx) {
-    const unseen = unseenNames(ctx.view ?? assessView(evidence));
+    const unseen = unseenNames(ctx.vantage ?? assessVantage(evidence));
     const down = evidence.members.filter((m) => !answered(m) && !unseen.has(m.target.name));
     const votersDown = down.filter((m) => !isLearner(evidence, m));
     const learnersDown = down.filter((m) => isLearner(evidence, m));

@@ -1,7 +1,7 @@
 import { formatList } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { assessView, type UnseenMember } from '../view.js';
+import { assessVantage, type UnseenMember } from '../vantage.js';
 
 /**
  * etcd-doctor's own configuration or credentials stop it from checking members: a TLS handshake
@@ -15,15 +15,15 @@ export const noAccessRule: Rule = {
   cause: 'no-access',
   needs: [],
   rank: 90,
-  scope: 'view',
+  scope: 'vantage',
   evaluate(evidence, ctx) {
-    const view = ctx.view ?? assessView(evidence);
-    const blocked = view.unseen.filter((u) => u.reason === 'no-access');
+    const vantage = ctx.vantage ?? assessVantage(evidence);
+    const blocked = vantage.unseen.filter((u) => u.reason === 'no-access');
     const explain = [`${blocked.length} members refused etcd-doctor's own access (TLS, URL or DNS)`];
     if (blocked.length === 0) return { explain };
     const names = blocked.map((u) => u.member.target.name);
     const lines = groupedLines(blocked);
-    const all = view.blind;
+    const all = vantage.blind;
     const finding: Finding = {
       cause: 'no-access',
       severity: 'warning',

@@ -1,6 +1,6 @@
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { assessView } from '../view.js';
+import { assessVantage } from '../vantage.js';
 
 /**
  * etcd-doctor's own event loop was stalled while it probed (probes/observer-load.ts): every
@@ -14,9 +14,9 @@ export const observerLoadRule: Rule = {
   cause: 'observer-load',
   needs: [],
   rank: 92,
-  scope: 'view',
+  scope: 'vantage',
   evaluate(evidence, ctx) {
-    const { observer } = ctx.view ?? assessView(evidence);
+    const { observer } = ctx.vantage ?? assessVantage(evidence);
     const load = observer.load;
     const explain = [
       load

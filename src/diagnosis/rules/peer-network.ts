@@ -3,7 +3,7 @@ import { histogramQuantile } from '../../probes/histogram.js';
 import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { assessView } from '../view.js';
+import { assessVantage } from '../vantage.js';
 import { answered } from '../support/members.js';
 import { memberNameById } from '../support/members.js';
 import { PEER_SEND_FAILURE_RATE, tooManyEvents } from '../support/window-rate.js';
@@ -20,7 +20,7 @@ interface PeerProblem {
   /**
    * Seen only in the since-start round-trip histogram: etcd times each peer once every ~30 s, so a
    * 3 s window holds no round trip of its own, and a SIGSTOP minutes ago stays in that p99 forever.
-   * Such a problem is told as the past, at info (issue 25), unless the window's own round trips
+   * Such a problem is told as the past, at info (a healed network is not an incident), unless the window's own round trips
    * (a watch's minutes between checks) are slow too.
    */
   past: boolean;
@@ -42,7 +42,7 @@ export const peerNetworkRule: Rule = {
   evaluate(evidence, ctx) {
     const up = new Set(evidence.members.filter(answered).map((m) => m.target.name));
     // Round trips on hosts that etcd-doctor itself keeps busy say nothing about the network.
-    const distortion = (ctx.view ?? assessView(evidence)).observer.distortion;
+    const distortion = (ctx.vantage ?? assessVantage(evidence)).observer.distortion;
     const problems = evidence.members.flatMap((m) => peerProblems(m, evidence, up, !distortion));
     const partitioned = partitionedMembers(evidence.members);
     const explain = [

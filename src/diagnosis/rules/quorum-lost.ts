@@ -1,7 +1,7 @@
 import { formatList } from '../../report/format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { assessView, unseenNames } from '../view.js';
+import { assessVantage, unseenNames } from '../vantage.js';
 import { quorumOf } from '../support/quorum.js';
 import { clusterSize, failureOf, participating, votingMembers } from '../support/members.js';
 
@@ -11,7 +11,7 @@ import { clusterSize, failureOf, participating, votingMembers } from '../support
  * (etcd-fault-signatures.md). MIXIN etcdInsufficientMembers: healthy < (count+1)/2 for 3m, critical.
  *
  * It needs evidence that etcd itself lost quorum: members that answer and see no leader, or the
- * apiserver failing its etcd checks and reads. Members etcd-doctor cannot check (diagnosis/view.ts)
+ * apiserver failing its etcd checks and reads. Members etcd-doctor cannot check (diagnosis/vantage.ts)
  * are not counted as lost, learners never count, and a linearizable read that succeeded proves
  * quorum. A snapshot restore is never advised: it is only right when a majority lost its data.
  */
@@ -23,8 +23,8 @@ export const quorumLostRule: Rule = {
   explains: ['member-down', 'leader-churn', 'slow-reads', 'control-plane-restarts', 'apiserver-latency'],
   rank: 0,
   evaluate(evidence, ctx) {
-    const view = ctx.view ?? assessView(evidence);
-    const unseen = unseenNames(view);
+    const vantage = ctx.vantage ?? assessVantage(evidence);
+    const unseen = unseenNames(vantage);
     const size = clusterSize(evidence);
     const quorum = quorumOf(size);
     const voters = votingMembers(evidence);
@@ -34,7 +34,7 @@ export const quorumLostRule: Rule = {
     const explain = [
       `${live.length} of ${size} voting members take part in consensus, ${lost.length} are out, ${unknown} unknown; quorum is ${quorum}`,
     ];
-    if (view.quorumProven) return { explain: [...explain, 'a linearizable read succeeded: quorum holds'] };
+    if (vantage.quorumProven) return { explain: [...explain, 'a linearizable read succeeded: quorum holds'] };
     if (size === 0 || live.length + unknown >= quorum) return { explain };
     const names = lost.map((m) => m.target.name);
     const finding: Finding = {
@@ -49,7 +49,7 @@ export const quorumLostRule: Rule = {
             return `${m.target.name} answers but sees no leader (raft term ${m.status.data.raftTerm})`;
           return failureOf(m.status) ?? `${m.target.name} did not answer`;
         }),
-        ...(view.apiserver.reachesEtcd === false ? view.apiserver.evidence : []),
+        ...(vantage.apiserver.reachesEtcd === false ? vantage.apiserver.evidence : []),
       ],
       steps: [
         {

@@ -5,7 +5,7 @@ import type { Histogram } from '../../probes/histogram.js';
 import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { assessView } from '../view.js';
+import { assessVantage } from '../vantage.js';
 import { nodesOfMembers } from '../support/kubernetes.js';
 import { nodePressureEvidence, slowDiskLogEvidence } from './node-pressure.js';
 import { failureOf } from '../support/members.js';
@@ -87,7 +87,7 @@ export const slowDiskRule: Rule = {
     }
     const finding = withKubernetes(buildFinding(slow, readings, evidence.members), evidence);
     // cpu-starvation, which would explain slow fsync timings, stood down for etcd-doctor's own load.
-    if ((ctx.view ?? assessView(evidence)).observer.distortion)
+    if ((ctx.vantage ?? assessVantage(evidence)).observer.distortion)
       finding.unknowns.push(
         'cpu-starvation was not evaluated (etcd-doctor was too busy to time round trips): a member starved of CPU also shows slow fsync timings',
       );
@@ -158,7 +158,7 @@ function slowFigure(r: DiskReading): string {
 /**
  * Slow only since the member started: the window held too few writes to say whether the disk is
  * slow now (the probe widened it up to 10 s first, probes/metrics.ts). Told as the past, at `info`,
- * so a disk fixed a minute ago is not called critical (issue 25); it explains nothing live.
+ * so a disk fixed a minute ago is not called critical; it explains nothing live.
  */
 function pastFinding(before: DiskReading[]): Finding {
   const names = before.map((r) => r.member.target.name);

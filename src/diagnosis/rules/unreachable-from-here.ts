@@ -1,7 +1,7 @@
 import { formatList } from '../../report/format.js';
 import type { Finding, RemediationStep } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { assessView, type UnseenMember, type View } from '../view.js';
+import { assessVantage, type UnseenMember, type Vantage } from '../vantage.js';
 import { plural } from '../support/kubernetes.js';
 
 /**
@@ -18,13 +18,13 @@ export const unreachableFromHereRule: Rule = {
   cause: 'unreachable-from-here',
   needs: [],
   rank: 91,
-  scope: 'view',
+  scope: 'vantage',
   evaluate(evidence, ctx) {
-    const view = ctx.view ?? assessView(evidence);
-    const unseen = view.unseen.filter((u) => u.reason === 'unreachable-from-here');
+    const vantage = ctx.vantage ?? assessVantage(evidence);
+    const unseen = vantage.unseen.filter((u) => u.reason === 'unreachable-from-here');
     const explain = [
       `${unseen.length} members do not answer etcd-doctor while etcd is up by other evidence (or no evidence can tell)`,
-      `apiserver reaches etcd: ${view.apiserver.reachesEtcd ?? 'cannot tell'}; quorum proven by a read: ${view.quorumProven}`,
+      `apiserver reaches etcd: ${vantage.apiserver.reachesEtcd ?? 'cannot tell'}; quorum proven by a read: ${vantage.quorumProven}`,
     ];
     if (unseen.length === 0) return { explain };
     const names = unseen.map((u) => u.member.target.name);
@@ -33,16 +33,16 @@ export const unreachableFromHereRule: Rule = {
       severity: 'warning',
       members: names,
       nodes: [],
-      summary: summaryOf(evidence.cluster, unseen, view),
+      summary: summaryOf(evidence.cluster, unseen, vantage),
       evidence: [
         ...unseen.map((u) => `${u.member.target.name}: ${failureText(u)}`),
-        ...view.apiserver.evidence,
-        ...(view.quorumProven && !view.apiserver.reachesEtcd ? [unseen[0]?.why ?? ''] : []),
+        ...vantage.apiserver.evidence,
+        ...(vantage.quorumProven && !vantage.apiserver.reachesEtcd ? [unseen[0]?.why ?? ''] : []),
       ].filter(Boolean),
-      steps: stepsOf(unseen, view),
-      unknowns: view.cannotTell
+      steps: stepsOf(unseen, vantage),
+      unknowns: vantage.cannotTell
         ? [
-            view.apiserver.available
+            vantage.apiserver.available
               ? 'whether etcd has quorum: no member answered, and the apiserver could not tell either'
               : 'whether etcd has quorum: no member answered, and no second vantage point (kubernetes) is configured',
           ]
@@ -52,19 +52,19 @@ export const unreachableFromHereRule: Rule = {
   },
 };
 
-function summaryOf(cluster: string, unseen: UnseenMember[], view: View): string {
+function summaryOf(cluster: string, unseen: UnseenMember[], vantage: Vantage): string {
   const names = unseen.map((u) => u.member.target.name);
   const how = howUnreachable(unseen);
-  if (view.cannotTell && view.ownStall) {
-    return `No etcd member of ${cluster} answered etcd-doctor in time, but ${view.ownStall}: no verdict on the cluster; run it again when etcd-doctor is less busy`;
+  if (vantage.cannotTell && vantage.ownStall) {
+    return `No etcd member of ${cluster} answered etcd-doctor in time, but ${vantage.ownStall}: no verdict on the cluster; run it again when etcd-doctor is less busy`;
   }
-  if (view.cannotTell) {
+  if (vantage.cannotTell) {
     return `No etcd member of ${cluster} answers etcd-doctor (${how}). etcd-doctor cannot tell quorum loss from a network problem between itself and etcd`;
   }
-  const who = view.blind
+  const who = vantage.blind
     ? `No etcd member of ${cluster} answers`
     : `${formatList(names)} ${names.length === 1 ? 'does' : 'do'} not answer`;
-  const because = view.apiserver.reachesEtcd ? 'the apiserver still reaches etcd' : unseen[0]?.why;
+  const because = vantage.apiserver.reachesEtcd ? 'the apiserver still reaches etcd' : unseen[0]?.why;
   return `${who} etcd-doctor (${how}), but ${because}: the path from etcd-doctor to etcd fails (network, firewall or wrong URLs), not etcd`;
 }
 
@@ -84,7 +84,7 @@ function failureText(u: UnseenMember): string {
   return status.ok ? 'answers' : status.failure.message;
 }
 
-function stepsOf(unseen: UnseenMember[], view: View): RemediationStep[] {
+function stepsOf(unseen: UnseenMember[], vantage: Vantage): RemediationStep[] {
   const target = unseen[0]?.member.target.endpoint ?? '<client URL>';
   const host = (() => {
     try {
@@ -97,7 +97,7 @@ function stepsOf(unseen: UnseenMember[], view: View): RemediationStep[] {
   const path = {
     text: `Check the path from etcd-doctor's host to the etcd client port: \`nc -zv ${host}\`, firewalls and security groups in between`,
   };
-  if (view.cannotTell && view.ownStall) {
+  if (vantage.cannotTell && vantage.ownStall) {
     return [
       { text: 'Run the check again when etcd-doctor is less busy', action: 'rerun' },
       {
@@ -105,7 +105,7 @@ function stepsOf(unseen: UnseenMember[], view: View): RemediationStep[] {
       },
     ];
   }
-  if (view.cannotTell) {
+  if (vantage.cannotTell) {
     return [
       {
         text: `Ask etcd from a control-plane node: \`etcdctl endpoint health --endpoints=${unseen.map((u) => u.member.target.endpoint).join(',')}\` (with the etcd client certificate)`,

@@ -8,7 +8,8 @@ export const DEFAULT_QUOTA_BYTES = 2 * 1024 ** 3;
 
 /**
  * One member's database size, in-use size and quota, from one place for every rule and renderer
- * (issue 25: health said "quota 2.1 GB" where diagnose said 16.8 MB for the same cluster). Sizes
+ * (read in two places, health once said "quota 2.1 GB" where diagnose said 16.8 MB for the same
+ * cluster). Sizes
  * come from Status; the quota from the member's /metrics (`etcd_server_quota_backend_bytes`), else
  * its static pod's `--quota-backend-bytes`, else it is not known: a health check reads no /metrics,
  * and a number assumed there must not be shown as the quota.

@@ -22,7 +22,7 @@ import { summarizeNode } from './nodes.js';
 
 /**
  * The probes' mappings, for objects as `kubectl get -o json` and `oc adm must-gather` wrote them
- * (collected evidence, issue 16). That JSON is the wire form the client deserializes into its
+ * (collected evidence, read offline). That JSON is the wire form the client deserializes into its
  * V1 classes; the summarizers only read fields, and toEpochMs takes the string dates the JSON
  * has, so the plain objects are read as they are.
  */

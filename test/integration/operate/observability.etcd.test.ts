@@ -10,7 +10,7 @@ import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { createLogger } from '../../../src/logger.js';
 import { createMetrics, type Metrics } from '../../../src/metrics/metrics.js';
 import { createJobQueue } from '../../../src/queue/job-queue.js';
-import { healthRoutes, metricsRoute } from '../../../src/roles/health-routes.js';
+import { healthRoutes, metricsRoute } from '../../../src/http/health-routes.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { Secret } from '../../../src/secret.js';
 import { type FakeMessage, type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';

@@ -111,7 +111,7 @@ export async function startHarness(
       ...(opts.maintenanceEveryMs ? { maintenanceEveryMs: opts.maintenanceEveryMs } : {}),
     },
     ...(opts.now ? { now: opts.now } : {}),
-    env: { FAKE_TICKET_TOKEN: 'secret-token', ...opts.env },
+    processEnv: { FAKE_TICKET_TOKEN: 'secret-token', ...opts.env },
   });
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const plans = createPlanStore(redis, prefix);

@@ -10,7 +10,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const KUBE_FIXTURES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures', 'kube');
+export const KUBE_FIXTURES_DIR = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'fixtures',
+  'kube',
+);
 
 export type KubeObject = Record<string, unknown> & {
   metadata: { name: string; namespace?: string } & Record<string, unknown>;

@@ -47,7 +47,7 @@ describe('the view: what etcd-doctor cannot see is never a cluster failure', () 
   it('no member accessible for our own reason: unknown, only no-access, the fix in one line', () => {
     const result = diagnose(allBlocked(noCert), rules, ctx);
     expect(result.status).toBe('unknown');
-    expect(result.view.blind).toBe(true);
+    expect(result.vantage.blind).toBe(true);
     expect(result.findings.map((f) => f.cause)).toEqual(['no-access']);
     expect(result.findings[0]?.summary).toBe(
       'etcd-doctor could not check test: etcd-1, etcd-2 and etcd-3: the server requires a client certificate (TLS alert 42, bad certificate): set clusters[0].etcd.tls.certFile and keyFile',

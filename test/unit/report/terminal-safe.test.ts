@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
 import { renderText } from '../../../src/report/render-text.js';
 import { renderViewText } from '../../../src/report/render-view-text.js';
-import { watchFrame } from '../../../src/watch/watch-cli.js';
+import { watchFrame } from '../../../src/cli/watch-cli.js';
 
 /** A log line an attacker could write: retitle the terminal (OSC), erase the line, a fake verdict. */
 const HOSTILE = 'disk \x1b]0;pwned\x07\x1b[2K\r\x1b[32mall healthy\x1b[0m\x9b31m\x00\x7f end';

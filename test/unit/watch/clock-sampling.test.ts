@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
-import { BUSY_CLOCK_SAMPLES } from '../../../src/probes/collect-evidence.js';
+import { BUSY_CLOCK_SAMPLES } from '../../../src/probes/collect-options.js';
 import {
   AGREED_CLOCK_SAMPLES,
   CLOCK_FULL_EVERY_MS,

@@ -6,7 +6,7 @@ import { WAL_FSYNC_P99_LIMIT_S } from '../../../src/diagnosis/rules/slow-disk.js
 import type { Evidence, LatencySummary } from '../../../src/probes/evidence.js';
 import { buildReport } from '../../../src/report/diagnosis-report.js';
 import { decideIncident, nextStreak, type Streak } from '../../../src/watch/incident-decision.js';
-import { watchFrame } from '../../../src/watch/watch-cli.js';
+import { watchFrame } from '../../../src/cli/watch-cli.js';
 import { clusterEvidence, latency, metricsData, ok } from '../../support/evidence/evidence.js';
 
 const now = Date.parse('2026-11-29T03:00:05Z');

@@ -5,9 +5,9 @@ import { createDoctor } from '../doctor.js';
 import { withWatchSinceWhen } from '../history/watch-history.js';
 import { createLogger } from '../logger.js';
 import { mcpOfflineAnalysis } from '../offline/mcp-analysis.js';
-import type { OfflineAnalysis } from './analyze-tool.js';
-import { createRedisAuditReader } from './audit-tool.js';
-import { serveMcpStdio } from './serve-stdio.js';
+import type { OfflineAnalysis } from '../mcp/analyze-tool.js';
+import { createRedisAuditReader } from '../mcp/audit-tool.js';
+import { serveMcpStdio } from '../mcp/serve-stdio.js';
 import { redisPlaceFromEnv } from '../config/redis-target.js';
 
 export interface McpCommandOptions {

@@ -2,9 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Secret } from '../secret.js';
 
 /**
- * Alertmanager's `http_config` sends either `authorization: { credentials: <token> }` (Bearer) or
- * `basic_auth: { username, password }`. Both carry ALERTMANAGER_TOKEN: as the bearer token, or as the
- * basic-auth password (any username). No token configured means nothing is accepted.
+ * The token check of every authenticated route (Alertmanager's webhook with ALERTMANAGER_TOKEN,
+ * MCP's /mcp with MCP_TOKEN). Alertmanager's `http_config` sends either
+ * `authorization: { credentials: <token> }` (Bearer) or `basic_auth: { username, password }`, so
+ * both are taken: the token as the bearer token, or as the basic-auth password (any username). No
+ * token configured means nothing is accepted.
  */
 export function isAuthorized(header: string | undefined, token: Secret | undefined): boolean {
   if (!token || !header) return false;

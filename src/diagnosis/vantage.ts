@@ -14,7 +14,7 @@ import { dataOf, kubernetesOf } from './support/kubernetes.js';
  * (`unreachable-from-here`). When no member can be checked, the view is *blind*: the status is
  * `unknown` and no rule about the cluster's health runs.
  */
-export interface View {
+export interface Vantage {
   unseen: UnseenMember[];
   blind: boolean;
   /** What the cluster's apiserver says about etcd: the second vantage point. */
@@ -29,10 +29,10 @@ export interface View {
    */
   ownStall: string | undefined;
   /** etcd-doctor's own load while it probed: when it distorts latencies, latency rules do not judge. */
-  observer: ObserverView;
+  observer: ObserverVantage;
 }
 
-export interface ObserverView {
+export interface ObserverVantage {
   load: ObserverLoad | undefined;
   /** Why latency readings cannot be trusted, or undefined when they can. */
   distortion: string | undefined;
@@ -52,7 +52,7 @@ export const OBSERVER_DELAY_P99_LIMIT_MS = 100;
 export const OBSERVER_MIN_SAMPLES = 50;
 export const OBSERVER_DELAY_MAX_LIMIT_MS = 250;
 
-export function observerView(evidence: Evidence): ObserverView {
+export function observerVantage(evidence: Evidence): ObserverVantage {
   const load = evidence.observer;
   if (!load) return { load, distortion: undefined };
   const sustained =
@@ -97,7 +97,7 @@ export interface ApiserverOpinion {
   evidence: string[];
 }
 
-export function assessView(evidence: Evidence): View {
+export function assessVantage(evidence: Evidence): Vantage {
   const apiserver = apiserverOpinion(evidence);
   const started = evidence.members.filter((m) => !(!m.status.ok && m.status.failure.kind === 'skipped'));
   const checked = started.filter((m) => m.status.ok || m.health.ok);
@@ -117,7 +117,15 @@ export function assessView(evidence: Evidence): View {
   const unseen = [...noAccess, ...fromHere];
   const blind = started.length > 0 && checked.length === 0 && unseen.length === failedMembers.length;
   const ownStall = stallDuringTimeouts(evidence, unreachable);
-  return { unseen, blind, apiserver, quorumProven, cannotTell, observer: observerView(evidence), ownStall };
+  return {
+    unseen,
+    blind,
+    apiserver,
+    quorumProven,
+    cannotTell,
+    observer: observerVantage(evidence),
+    ownStall,
+  };
 }
 
 function stallDuringTimeouts(evidence: Evidence, unreachable: MemberEvidence[]): string | undefined {
@@ -222,6 +230,6 @@ export function etcdPodOf(evidence: Evidence, m: MemberEvidence): ControlPlanePo
 }
 
 /** Members the view keeps out of health verdicts (quorum, member-down): by name. */
-export function unseenNames(view: View): Set<string> {
-  return new Set(view.unseen.map((u) => u.member.target.name));
+export function unseenNames(vantage: Vantage): Set<string> {
+  return new Set(vantage.unseen.map((u) => u.member.target.name));
 }

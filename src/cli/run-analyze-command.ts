@@ -1,8 +1,12 @@
 import { terminalSafe } from '../report/format.js';
 import { renderText } from '../report/render-text.js';
-import type { AnalyzeOptions, OfflineReport } from './analyze.js';
-import { analyzeInputs } from './analyze-input.js';
-import { hashMismatch, renderSnapshotText, type SnapshotReport } from './snapshot/analyze-snapshot.js';
+import type { AnalyzeOptions, OfflineReport } from '../offline/analyze.js';
+import { analyzeInputs } from '../offline/analyze-input.js';
+import {
+  hashMismatch,
+  renderSnapshotText,
+  type SnapshotReport,
+} from '../offline/snapshot/analyze-snapshot.js';
 
 export interface AnalyzeCommandOptions {
   json?: boolean;

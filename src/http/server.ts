@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { HttpRoute } from '../chat/slack/slack-adapter.js';
+import type { HttpRoute } from './route.js';
 
 export interface HttpServer {
   address(): { host: string; port: number };

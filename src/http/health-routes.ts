@@ -1,4 +1,4 @@
-import type { HttpRoute } from '../chat/slack/slack-adapter.js';
+import type { HttpRoute } from './route.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 /** What /readyz checks: each answers true when that dependency is usable. */

@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { parse, stringify } from 'yaml';
 import { configFileSchema } from '../src/config/schema.js';
-import { type MinuteSample, rollUp } from '../src/history/minute-sample.js';
+import { type MinuteSample, rollUp } from '../src/state/minute-sample.js';
 import { createSubscriptionStore } from '../src/state/subscriptions.js';
 import { allocateFreePorts } from '../test/support/lab/free-ports.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';

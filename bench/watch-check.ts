@@ -115,7 +115,8 @@ export async function measureWatchCheck(): Promise<WatchCheckCost> {
   const statuses: Record<string, number> = {};
   const check = async (cluster: string) => {
     const job = { v: 1, kind: 'watch', cluster, intervalSeconds: INTERVAL_S } as const;
-    const last = (await watch.jobs.watch?.(job, { jobId: cluster, attempt: 1 })) as { status: string };
+    const info = { jobId: cluster, attempt: 1, signal: new AbortController().signal };
+    const last = (await watch.jobs.watch.run(job, info)) as { status: string };
     statuses[last.status] = (statuses[last.status] ?? 0) + 1;
   };
   const rssBefore = process.memoryUsage().rss;

@@ -8,7 +8,14 @@
 //     included);
 //   - a CLI runner outside src/cli/: a file exporting a function named `run…Command` or `run…Cli`,
 //     or a module that src/cli.ts loads for a command (its lazy `import()`s), so that every
-//     command's entry point is found in one folder.
+//     command's entry point is found in one folder;
+//   - a value import (not `import type`) in src/state/ of anything but the foundations below it
+//     (STATE_MAY_IMPORT): the stores keep the shapes they store, and features (history/, watch/,
+//     digest/, ...) depend on state/, never the reverse; and src/history/ importing src/watch/ (the
+//     watch writes the minute history that history/ reads: which clusters it watches is config/'s);
+//   - a branch on a job's kind outside the handler record (src/queue/job-handlers.ts): a `switch`
+//     on, or a comparison of, a job's `.kind` or `.name` (`data`, `job`, `….data`) with a job kind
+//     literal. The kinds are the keys of that module's JOB_KINDS record.
 // It parses with @swc/core, which Jest already uses to compile the tests, so the check needs no
 // dependency of its own.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -24,6 +31,23 @@ const TEST_FOLDERS = ['test/', 'bench/', 'scripts/'];
 const CLI_ENTRY = 'src/cli.ts';
 const CLI_FOLDER = 'src/cli/';
 const CLI_RUNNER_NAME = /^run\w*(Command|Cli)$/;
+/** What src/state/ may import as values: the foundations, and itself. */
+const STATE_MAY_IMPORT = [
+  'src/state/',
+  'src/contracts/',
+  'src/config/',
+  'src/types/',
+  'src/clients/',
+  'src/errors.ts',
+  'src/logger.ts',
+  'src/timing.ts',
+  'src/secret.ts',
+  'src/quantile.ts',
+];
+/** The one module that may branch on a job's kind: the handler record. */
+const HANDLER_RECORD = 'src/queue/job-handlers.ts';
+/** Names a job's payload goes by (`data.kind`, `job.kind`, `job.data.kind`, `job.name`). */
+const JOB_NAMES = /^(data|job|jobData|payload)$/;
 /**
  * Known breaches, removed step by step as the code is restructured: `file:function` for a long
  * function. A listed one that no longer breaks the rule fails the check
@@ -61,11 +85,67 @@ function exportedFunctionNames(node) {
     .map((d) => d.id.value);
 }
 
+/** Whether an import or re-export declaration brings in types only. */
+function typeOnly(node) {
+  if (node.typeOnly) return true;
+  const specifiers = node.specifiers ?? [];
+  return specifiers.length > 0 && specifiers.every((s) => s.isTypeOnly);
+}
+
+/** `x.kind` / `x.name` (also `x?.kind`) where x is a job's payload, or undefined. */
+function jobKindRead(node) {
+  const member = node?.type === 'OptionalChainingExpression' ? node.base : node;
+  if (member?.type !== 'MemberExpression' || member.property?.type !== 'Identifier') return undefined;
+  if (member.property.value !== 'kind' && member.property.value !== 'name') return undefined;
+  const object = member.object;
+  const jobLike =
+    (object.type === 'Identifier' && JOB_NAMES.test(object.value)) ||
+    (object.type === 'MemberExpression' && object.property?.type === 'Identifier' && object.property.value === 'data');
+  return jobLike ? member : undefined;
+}
+
 /**
- * A file parsed once: its import specifiers (those loaded lazily, by `import()`, apart too), its
- * exported function names and its functions' line spans.
+ * The job kinds: the keys of JOB_KINDS in the handler record module (type-checked to be every
+ * kind). Without that record, a problem, and the `kind: z.literal(…)` values of the job schemas.
  */
-function parse(file) {
+function jobKinds(problems) {
+  const read = (path) => parseSync(readFileSync(join(ROOT, path), 'utf8'), { syntax: 'typescript' }).body;
+  for (const node of walk(read(HANDLER_RECORD))) {
+    if (node.type === 'VariableDeclarator' && node.id?.value === 'JOB_KINDS' && node.init?.type === 'ObjectExpression') {
+      return new Set(node.init.properties.map((p) => p.key?.value).filter((k) => typeof k === 'string'));
+    }
+  }
+  problems.push(`${HANDLER_RECORD}: no JOB_KINDS record (one entry per job kind)`);
+  const kinds = new Set();
+  for (const node of walk(read('src/queue/job-schemas.ts'))) {
+    const literal = node.type === 'KeyValueProperty' && node.key?.value === 'kind' && node.value?.arguments?.[0]?.expression;
+    if (literal?.type === 'StringLiteral') kinds.add(literal.value);
+  }
+  return kinds;
+}
+
+/** Branches on a job's kind in one parsed module: comparisons with, and switches over, kind literals. */
+function kindBranches(body, kinds, lineOf) {
+  const found = [];
+  const isKind = (n) => n?.type === 'StringLiteral' && kinds.has(n.value);
+  for (const node of walk(body)) {
+    if (node.type === 'BinaryExpression' && /^[!=]==?$/.test(node.operator)) {
+      const read = jobKindRead(node.left) ?? jobKindRead(node.right);
+      const literal = isKind(node.left) ? node.left : isKind(node.right) ? node.right : undefined;
+      if (read && literal) found.push({ line: lineOf(node.span.start), what: `compares a job's kind with '${literal.value}'` });
+    } else if (node.type === 'SwitchStatement' && jobKindRead(node.discriminant)) {
+      if (node.cases.some((c) => isKind(c.test))) found.push({ line: lineOf(node.span.start), what: "switches on a job's kind" });
+    }
+  }
+  return found;
+}
+
+/**
+ * A file parsed once: its import specifiers (those loaded lazily, by `import()`, apart too; those
+ * that bring in values apart too), its exported function names, its functions' line spans and its
+ * branches on a job's kind.
+ */
+function parse(file, kinds) {
   // A leading `0;` pins offset 0 of the file: swc's spans are byte offsets from a base of its own.
   const text = readFileSync(file, 'utf8');
   const bytes = Buffer.from(`0;\n${text}`);
@@ -73,16 +153,19 @@ function parse(file) {
   const base = module.body[0].span.start;
   const lineOf = (offset) => bytes.subarray(0, offset - base).toString('utf8').split('\n').length - 1;
   const specifiers = [];
+  const valueSpecifiers = [];
   const lazySpecifiers = [];
   const functions = [];
   const exported = module.body.flatMap(exportedFunctionNames);
   for (const node of walk(module.body)) {
     if (/^(ImportDeclaration|ExportAllDeclaration|ExportNamedDeclaration)$/.test(node.type) && node.source) {
       specifiers.push(node.source.value);
+      if (!typeOnly(node)) valueSpecifiers.push(node.source.value);
     } else if (node.type === 'CallExpression' && node.callee?.type === 'Import') {
       const arg = node.arguments[0]?.expression;
       if (arg?.type === 'StringLiteral') {
         specifiers.push(arg.value);
+        valueSpecifiers.push(arg.value);
         lazySpecifiers.push(arg.value);
       }
     } else if (node.type === 'TsImportType') {
@@ -96,7 +179,8 @@ function parse(file) {
       functions.push({ name, line: first, lines });
     }
   }
-  return { specifiers, lazySpecifiers, exported, functions };
+  const branches = kindBranches(module.body, kinds, lineOf);
+  return { specifiers, valueSpecifiers, lazySpecifiers, exported, functions, kindBranches: branches };
 }
 
 /** The src/ file a relative specifier names (`./x.js` is written for `./x.ts`), or undefined. */
@@ -157,17 +241,42 @@ function cliRunnerProblems(file, name, lazySpecifiers, exported) {
   return problems;
 }
 
+/** A value import in src/state/ of anything above the foundations. */
+function stateImportProblems(file, name, valueSpecifiers) {
+  const problems = [];
+  for (const specifier of valueSpecifiers) {
+    const target = resolveLocal(file, specifier);
+    const targetName = target && relative(ROOT, target);
+    if (targetName && !STATE_MAY_IMPORT.some((allowed) => targetName.startsWith(allowed))) {
+      problems.push(
+        `${name}: imports ${specifier} as a value; state/ may import only ${STATE_MAY_IMPORT.join(', ')} (use \`import type\`, or move the shape down)`,
+      );
+    }
+  }
+  return problems;
+}
+
 export function checkStructure() {
   const problems = [];
   const graph = new Map();
   const stats = { files: 0, longest: { lines: 0 }, redisImporters: [] };
   const used = new Set();
   const pending = (entry) => PENDING.has(entry) && used.add(entry);
+  const kinds = jobKinds(problems);
   for (const file of sourceFiles(SRC)) {
     const name = relative(ROOT, file);
-    const { specifiers, lazySpecifiers, exported, functions } = parse(file);
+    const { specifiers, valueSpecifiers, lazySpecifiers, exported, functions, kindBranches: branches } = parse(
+      file,
+      kinds,
+    );
     stats.files++;
     problems.push(...cliRunnerProblems(file, name, lazySpecifiers, exported));
+    if (name.startsWith('src/state/')) problems.push(...stateImportProblems(file, name, valueSpecifiers));
+    if (name !== HANDLER_RECORD) {
+      for (const branch of branches) {
+        problems.push(`${name}:${branch.line}: ${branch.what}; job kinds are told apart only in ${HANDLER_RECORD}`);
+      }
+    }
     const edges = new Set();
     for (const specifier of specifiers) {
       if (specifier === 'ioredis') {
@@ -181,6 +290,9 @@ export function checkStructure() {
       const targetName = relative(ROOT, target);
       if (TEST_FOLDERS.some((folder) => targetName.startsWith(folder))) {
         problems.push(`${name}: imports test code (${specifier})`);
+      }
+      if (name.startsWith('src/history/') && targetName.startsWith('src/watch/')) {
+        problems.push(`${name}: imports ${specifier}; history/ reads what the watch writes through state/ and config/, never watch/`);
       }
       if (target.startsWith(SRC)) edges.add(target);
     }

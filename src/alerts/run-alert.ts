@@ -7,7 +7,7 @@ import type { Evidence } from '../probes/evidence.js';
 import type { AlertJob } from '../queue/job-schemas.js';
 import { textView } from '../report/chat-view.js';
 import type { PlanStore } from '../state/plan-store.js';
-import { reportButtons } from '../worker/report-buttons.js';
+import { reportButtons } from '../answer/report-buttons.js';
 import type { AlertThread, AlertThreads } from '../state/alert-threads.js';
 import { firingView, resolvedView } from './alert-view.js';
 

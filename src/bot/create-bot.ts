@@ -1,11 +1,10 @@
 import type { ChatAdapter, ChatHandlers, IncomingAction, IncomingCommand } from '../chat/adapter.js';
 import { APOLOGY_TEXT } from '../chat/adapter.js';
-import { type ClusterAccess, createClusterAccess } from './cluster-access.js';
+import type { ClusterAccess } from './cluster-access.js';
 import type { ChatCommand, CommandContext } from '../commands/command.js';
 import { type ParsedCommand, parseCommand, usageLines } from '../commands/parse-command.js';
 import type { WatchStatus } from '../watch/watch-status.js';
 import type { DigestService } from '../digest/digest-service.js';
-import type { Doctor } from '../doctor.js';
 import { describeError, isEtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type ChatView, textView } from '../report/chat-view.js';
@@ -15,9 +14,10 @@ import type { JobRequests } from './job-requests.js';
 
 export interface BotDeps {
   chat: ChatAdapter;
-  /** Config lookups only: the chat side never probes a cluster. */
-  doctor: Pick<Doctor, 'cluster' | 'clusterNames'>;
+  /** The clusters a chat may name (bot/cluster-access.ts): config lookups only, never a probe. */
+  clusters: ClusterAccess;
   jobs: JobRequests;
+  /** Button plans, read within the chat's Redis deadline (bot/deadline.ts chatPlans). */
   plans: Pick<PlanStore, 'load'>;
   commands: readonly ChatCommand[];
   logger: Logger;
@@ -39,7 +39,7 @@ export interface Bot {
 
 /** The chat side: words in, a private reply out, jobs queued. Bad input gets words, never silence. */
 export function createBot(deps: BotDeps): Bot {
-  const clusters = createClusterAccess(deps.doctor);
+  const { clusters } = deps;
 
   const answerCommand = async (cmd: IncomingCommand): Promise<ChatView> => {
     const parsed = parseWithOnlyCluster(cmd, deps.commands, clusters);

@@ -1,13 +1,9 @@
 import type { IncomingAction } from '../chat/adapter.js';
 import type { ClusterAccess } from './cluster-access.js';
 import { checkQueuedReply, spaceQueuedReply } from './check-replies.js';
-import { EtcdDoctorError } from '../errors.js';
-import { QUEUE_UNAVAILABLE } from '../queue/job-queue.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import { type ClickDeps, runRemediationClick } from '../remediation/handle-click.js';
 import { parseButtonValue, type PlanStore } from '../state/plan-store.js';
-import { withDeadline } from '../timing.js';
-import { CHAT_REDIS_DEADLINE_MS } from './deadline.js';
 import type { JobRequests } from './job-requests.js';
 
 /** What the remediation click path needs beyond the bot's own clusters. */
@@ -16,6 +12,7 @@ export type RemediationClickDeps = Omit<ClickDeps, 'clusters'>;
 interface ActionDeps {
   clusters: ClusterAccess;
   jobs: JobRequests;
+  /** Bounded by the chat's Redis deadline (bot/deadline.ts chatPlans): a silent Redis is queue_unavailable. */
   plans: Pick<PlanStore, 'load'>;
   remediation?: RemediationClickDeps;
 }
@@ -32,12 +29,7 @@ export async function handleAction(action: IncomingAction, deps: ActionDeps): Pr
   const planId = parseButtonValue(action.value);
   if (!planId)
     return textView('This button was not made by this version of etcd-doctor; nothing was done.', 'warning');
-  const plan = await withDeadline(
-    deps.plans.load(planId),
-    CHAT_REDIS_DEADLINE_MS,
-    () => 'unavailable' as const,
-  );
-  if (plan === 'unavailable') throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE);
+  const plan = await deps.plans.load(planId);
   if (!plan) {
     return textView(
       'This button has expired (buttons last 7 days); nothing was done. Run `/etcd diagnose <cluster>` again.',

@@ -9,7 +9,7 @@ import { BACKEND_COMMIT_P99_LIMIT_S, isSlow, WAL_FSYNC_P99_LIMIT_S } from '../di
 import type { Cause } from '../diagnosis/finding.js';
 import type { Evidence, LatencySummary, MemberEvidence } from '../probes/evidence.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import { COL, type MinuteSample } from '../history/minute-sample.js';
+import { COL, type MinuteSample } from '../state/minute-sample.js';
 import { formatMs } from '../report/format.js';
 import type { ChartPoint, ChartSeries, ChartThreshold, ChartUnit, MemberChart } from './chart-data.js';
 
@@ -30,7 +30,7 @@ interface MetricPick {
   /** Over what time the numbers were measured (the probe window unless the histogram says otherwise). */
   period: (evidence: Evidence) => string;
   read: (member: MemberEvidence, evidence: Evidence) => Reading | undefined;
-  /** The same measure in the minute history, when it keeps one (src/history/minute-sample.ts). */
+  /** The same measure in the minute history, when it keeps one (src/state/minute-sample.ts). */
   history?: HistoryPick;
 }
 

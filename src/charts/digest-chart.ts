@@ -1,5 +1,5 @@
 import { WAL_FSYNC_P99_LIMIT_S } from '../diagnosis/rules/slow-disk.js';
-import type { HistorySample } from '../history/history-sample.js';
+import type { HistorySample } from '../state/history-sample.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { ChartSeries, MemberChart } from './chart-data.js';
 

@@ -2,7 +2,7 @@ import type { ChatAdapter, Destination } from '../chat/adapter.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
-import type { MinuteSample } from '../history/minute-sample.js';
+import type { MinuteSample } from '../state/minute-sample.js';
 import { type HistoryReader, readHistory } from '../history/since-when-report.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { ChartImage } from './chart-data.js';

@@ -2,7 +2,7 @@ import { describeError } from '../errors.js';
 import type { Evidence } from '../probes/evidence.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { createChartRenderer } from './chart-renderer.js';
-import type { MinuteSample } from '../history/minute-sample.js';
+import type { MinuteSample } from '../state/minute-sample.js';
 import { diagnosisChart, windowChart } from './diagnosis-chart.js';
 
 /**

@@ -4,8 +4,8 @@ import type { ConfigFile } from '../config/schema.js';
 import type { CheckDepth } from '../contracts/check-depth.js';
 import { createDoctor } from '../doctor.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import { isWatched } from '../watch/watched-clusters.js';
-import type { MinuteSample } from '../history/minute-sample.js';
+import { isWatched } from '../config/watched.js';
+import type { MinuteSample } from '../state/minute-sample.js';
 import type { Evidence } from '../probes/evidence.js';
 import { renderText } from '../report/render-text.js';
 import { DEFAULT_QUEUE_PREFIX } from '../roles/role-options.js';
@@ -39,7 +39,7 @@ export async function runCheck(
         evidence = e;
       },
     });
-    const { report, samples } = await withHistory(checked, config, options, io);
+    const { report, samples } = await withWatchSince(checked, config, options, io);
     io.stdout(options.json ? JSON.stringify(report, null, 2) : renderText(report));
     // On stderr, so --json output stays one JSON document. Vega and resvg load only for --chart.
     if (options.chart && evidence) {
@@ -54,9 +54,11 @@ export async function runCheck(
 
 /**
  * A diagnosis of a watched cluster says since when, from the watch's minute history in Redis (and
- * its chart spans the history's last hour). Unwatched clusters have none: ioredis is not loaded.
+ * its chart spans the history's last hour), read as doctorFor's `mcp` role reads it
+ * (history/doctor-for.ts), after the run since the chart wants the samples too. Unwatched clusters
+ * have none: ioredis is not loaded.
  */
-async function withHistory(
+async function withWatchSince(
   report: DiagnosisReport,
   config: ConfigFile,
   options: CheckOptions,

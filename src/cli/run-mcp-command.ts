@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { loadConfigFor, requireEnv } from '../config/load-config.js';
 import { createDoctor } from '../doctor.js';
-import { withWatchSinceWhen } from '../history/watch-history.js';
+import { doctorFor } from '../history/doctor-for.js';
 import { createLogger } from '../logger.js';
 import { mcpOfflineAnalysis } from '../offline/mcp-analysis.js';
 import type { OfflineAnalysis } from '../mcp/analyze-tool.js';
@@ -38,7 +38,7 @@ export async function runMcpCommand(options: McpCommandOptions, io: McpCommandIo
   // Diagnoses of watched clusters say since when, from the watch's minute history, as in Slack.
   const place = redisPlaceFromEnv(env, options.queuePrefix);
   const where = { redisUrl: place.target, prefix: place.prefix };
-  const doctor = withWatchSinceWhen(own, config, where);
+  const doctor = doctorFor(own, { role: 'mcp', config, where });
   try {
     await serveMcpStdio({
       doctor,

@@ -5,7 +5,7 @@ import { terminalSafe } from '../report/format.js';
 import { abortableSleep } from '../timing.js';
 import type { EtcdMetricsSnapshot } from '../probes/etcd-metrics.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
-import { watchedClusters } from '../watch/watched-clusters.js';
+import { watchedClusters } from '../config/watched.js';
 
 /** Without a configured interval, the terminal view refreshes this often. */
 export const DEFAULT_CLI_INTERVAL_S = 10;

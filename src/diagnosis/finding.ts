@@ -1,3 +1,5 @@
+import type { ActionId } from '../contracts/action-id.js';
+
 /** The `cause` vocabulary (DESIGN.md). A new cause may be added; its name must explain it. */
 export const CAUSES = [
   'slow-disk',
@@ -64,18 +66,8 @@ export const ETCD_CAUSES: ReadonlySet<Cause> = new Set<Cause>(
 export type Severity = 'critical' | 'warning' | 'info';
 export const SEVERITY_ORDER: Record<Severity, number> = { critical: 0, warning: 1, info: 2 };
 
-/** Remediation action ids; each becomes a button (src/remediation/actions/). */
-export type ActionId =
-  | 'open-ticket'
-  | 'defragment'
-  | 'recover-nospace'
-  | 'restart-static-pod'
-  | 'disk-benchmark'
-  | 'replace-member'
-  | 'promote-learner'
-  | 'rerun'
-  | 'snooze'
-  | 'space';
+/** Remediation action ids; each becomes a button (src/remediation/actions/). The list is a contract (contracts/action-id.ts): stored plans name them. */
+export type { ActionId };
 
 export interface RemediationStep {
   text: string;

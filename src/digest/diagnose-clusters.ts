@@ -1,7 +1,7 @@
 import type { Doctor } from '../doctor.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { describeError } from '../errors.js';
-import type { DayTrends } from '../history/day-trends.js';
+import type { DayTrends } from '../state/day-trends.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
 import type { MinuteHistory } from '../state/minute-history.js';
 import {

@@ -3,8 +3,9 @@ import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { EtcdDoctorError } from '../errors.js';
-import { createHistoryStore, createMemoryHistoryStore, DEFAULT_RETENTION } from '../state/history-store.js';
-import { withHistory } from '../history/recording-doctor.js';
+import { createMemoryHistoryStore } from '../state/history-store.js';
+import { doctorFor } from '../history/doctor-for.js';
+import { historyStoreFor } from '../history/install.js';
 import type { Logger } from '../logger.js';
 import type { ChatView } from '../report/chat-view.js';
 import { renderViewText } from '../report/render-view-text.js';
@@ -30,12 +31,8 @@ export interface DigestNowOptions {
 
 /** `etcd-doctor digest --now`: one digest per channel, now, outside any schedule (no slot, never "late"). */
 export async function runDigestNow(opts: DigestNowOptions): Promise<DigestResult[]> {
-  const retention = opts.config.history?.retentionDays;
   const history = opts.redis
-    ? createHistoryStore(opts.redis, opts.prefix, opts.now, {
-        ...DEFAULT_RETENTION,
-        ...(retention ? { retentionMs: retention * 24 * 3600_000 } : {}),
-      })
+    ? historyStoreFor(opts.redis, opts.prefix, opts.config, opts.now)
     : createMemoryHistoryStore();
   const subscriptions: SubscriptionStore | undefined = opts.redis
     ? createSubscriptionStore(opts.redis, opts.prefix)
@@ -49,7 +46,7 @@ export async function runDigestNow(opts: DigestNowOptions): Promise<DigestResult
     channels.push('stdout');
   }
   const run = createDigestRunner({
-    doctor: withHistory(opts.doctor, history, opts.logger),
+    doctor: doctorFor(opts.doctor, { role: 'digest-now', records: history, logger: opts.logger }),
     history,
     subscriptions: {
       get: async (channel) => subscriptions?.get(channel),

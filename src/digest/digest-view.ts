@@ -1,7 +1,7 @@
 import type { Status } from '../diagnosis/diagnose.js';
-import type { DayTrends } from '../history/day-trends.js';
-import { largestDb, worstTookMs } from '../history/history-sample.js';
-import type { HistorySample } from '../history/history-sample.js';
+import type { DayTrends } from '../state/day-trends.js';
+import { largestDb, worstTookMs } from '../state/history-sample.js';
+import type { HistorySample } from '../state/history-sample.js';
 import {
   baseline,
   type DailySeries,
@@ -23,7 +23,7 @@ export type ClusterOutcome =
       ok: true;
       report: DiagnosisReport;
       samples: HistorySample[];
-      /** The day from the watch's minute history, when the cluster is watched (history/day-trends.ts). */
+      /** The day from the watch's minute history, when the cluster is watched (state/day-trends.ts). */
       day?: DayTrends;
     }
   | { cluster: string; ok: false; reason: string };

@@ -10,7 +10,7 @@ import type { HistoryStore } from '../state/history-store.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createSubscriptionStore } from '../state/subscriptions.js';
 import { createWatchState } from '../state/watch-state.js';
-import type { ExtraJobHandlers } from '../worker/route-jobs.js';
+import type { JobKindHandlers } from '../queue/job-handlers.js';
 import { createDigestService, type DigestService } from './digest-service.js';
 import { channelAllowsByName, createDigestRunner } from './run-digest.js';
 
@@ -27,7 +27,7 @@ export interface DigestFeature {
   /** Subscriptions and their BullMQ schedulers (the bot's `/etcd digest` commands use them). */
   service: DigestService;
   /** The worker's `digest` and `digest-part` job handlers. */
-  jobs(worker: DigestWorkerDeps): Pick<ExtraJobHandlers, 'digest' | 'digestPart'>;
+  jobs(worker: DigestWorkerDeps): Pick<JobKindHandlers, 'digest' | 'digest-part'>;
   close(): Promise<void>;
 }
 
@@ -79,12 +79,14 @@ export function installDigests(opts: {
         ...(lateAfter ? { lateAfterMs: lateAfter * 60_000 } : {}),
       });
       return {
-        digest: (job, info) =>
-          runDigest(job, job.slotMs ?? slotOfSchedulerJob(info.jobId), {
-            jobId: info.jobId,
-            ...(info.children ? { children: info.children } : {}),
-          }),
-        digestPart: (job) => runDigest.runPart(job),
+        digest: {
+          run: (job, info) =>
+            runDigest(job, job.slotMs ?? slotOfSchedulerJob(info.jobId), {
+              jobId: info.jobId,
+              ...(info.children ? { children: info.children } : {}),
+            }),
+        },
+        'digest-part': { run: (job) => runDigest.runPart(job) },
       };
     },
     close: () => schedules.close(),

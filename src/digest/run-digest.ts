@@ -27,8 +27,8 @@ import type { Subscription, SubscriptionStore } from '../state/subscriptions.js'
 
 export interface DigestRunnerDeps {
   /**
-   * A Doctor that records every diagnosis in `history` (withHistory); `cluster` gives member counts
-   * for the budget, `firstScrapes` lets unwatched clusters wait out their windows without connections.
+   * A Doctor that records every diagnosis in `history` (history/doctor-for.ts: the worker's and
+   * `digest --now`'s roles); `cluster` gives member counts for the budget, `firstScrapes` lets unwatched clusters wait out their windows without connections.
    */
   doctor: Pick<Doctor, 'run' | 'clusterNames'> & Partial<Pick<Doctor, 'cluster' | 'firstScrapes'>>;
   history: Pick<HistoryStore, 'samples'>;

@@ -1,6 +1,6 @@
 import type { ConfigFile } from '../config/schema.js';
 import type { Rule } from '../diagnosis/rule.js';
-import type { DayOfChecks } from '../history/history-sample.js';
+import type { DayOfChecks } from '../state/history-sample.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Evidence, ProbeRecord } from '../probes/evidence.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
@@ -34,7 +34,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** A watch check (src/watch/): each member's /metrics is scraped once and compared with the kept scrape. */
   scrapes?: ScrapeMemory;
-  /** The digest read this day of watch checks for the cluster: the history sample keeps it (history/recording-doctor.ts). */
+  /** The digest read this day of watch checks for the cluster: the history sample keeps it (history/doctor-for.ts). */
   dayOfChecks?: DayOfChecks;
   /**
    * Read the cluster's backups (`clusters[].backups`) at any depth, every listed snapshot

@@ -1,10 +1,9 @@
 import type { DiagnosisReport, FindingJson, SinceWhenJson } from '../contracts/report-json.js';
-import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { MinuteHistory } from '../state/minute-history.js';
 import { withDeadline } from '../timing.js';
-import type { MinuteSample } from './minute-sample.js';
+import type { MinuteSample } from '../state/minute-sample.js';
 import { findLastSeen, findSinceWhen, sinceMetric } from './since-when.js';
 
 /** How far back "since when" looks: the full-resolution day (the incidents' lookback too). */
@@ -23,6 +22,11 @@ const PAST_CAUSES = new Set(['slow-disk', 'peer-network']);
 /** The causes whose finding is dated from the history (those with a metric in it). */
 function dated(f: FindingJson): boolean {
   return sinceMetric(f.cause, undefined) !== undefined;
+}
+
+/** Whether any finding of the report could be dated from the minute history. */
+export function sinceWhenDated(report: DiagnosisReport): boolean {
+  return report.findings.some(dated);
 }
 
 /**
@@ -71,25 +75,4 @@ export async function readHistory(
     SINCE_WHEN_READ_MS,
     () => [] as MinuteSample[],
   );
-}
-
-/**
- * The same Doctor, but a diagnosis also says since when each finding with a metric has lasted,
- * from the watch's minute history (src/state/minute-history.ts). Health checks are left alone.
- */
-export function withSinceWhen(
-  doctor: Doctor,
-  history: HistoryReader,
-  logger: Logger,
-  now: () => number,
-): Doctor {
-  return {
-    ...doctor,
-    async run(name, depth, opts = {}) {
-      const report = await doctor.run(name, depth, opts);
-      if (depth !== 'diagnose' || !report.findings.some(dated)) return report;
-      const at = now();
-      return addSinceWhen(report, await readHistory(history, name, at, logger), at);
-    },
-  };
 }

@@ -1,4 +1,4 @@
-import { type HistorySample, worstFsyncMs } from './history-sample.js';
+import { type HistorySample, worstFsyncMs } from '../state/history-sample.js';
 
 const DAY_MS = 24 * 3600_000;
 /** A daily digest runs at the same time each day give or take minutes (or hours, when late). */

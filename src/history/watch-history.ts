@@ -1,11 +1,10 @@
 import { connectOneShot } from '../clients/redis.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import type { Doctor } from '../doctor.js';
 import { redactUrlCredentials } from '../secret.js';
 import { createMinuteHistory } from '../state/minute-history.js';
-import { isWatched } from '../watch/watched-clusters.js';
-import type { MinuteSample } from './minute-sample.js';
+import { isWatched } from '../config/watched.js';
+import type { MinuteSample } from '../state/minute-sample.js';
 import { addSinceWhen, readHistory } from './since-when-report.js';
 import type { RedisTarget } from '../config/redis-target.js';
 
@@ -26,24 +25,6 @@ export async function withWatchHistory(
   if (report.kind !== 'diagnose' || !isWatched(config, report.cluster)) return { report, samples: [] };
   const read = await readCheckHistory(where.redisUrl, where.prefix, report.cluster, now);
   return { ...read, report: addSinceWhen(report, read.samples, now) };
-}
-
-/**
- * The same Doctor, but a diagnosis of a watched cluster says since when, as the worker's does
- * (roles/worker.ts withSinceWhen): for a Doctor of its own outside the worker (the MCP tools).
- */
-export function withWatchSinceWhen(
-  doctor: Doctor,
-  config: ConfigFile,
-  where: { redisUrl: RedisTarget; prefix: string },
-): Doctor {
-  return {
-    ...doctor,
-    async run(name, depth, opts) {
-      const report = await doctor.run(name, depth, opts);
-      return (await withWatchHistory(report, config, where, Date.now())).report;
-    },
-  };
 }
 
 /**

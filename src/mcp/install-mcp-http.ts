@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { HttpRoute } from '../http/route.js';
 import type { ConfigFile } from '../config/schema.js';
 import { createDoctor } from '../doctor.js';
-import { withWatchSinceWhen } from '../history/watch-history.js';
+import { doctorFor } from '../history/doctor-for.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { mcpOfflineAnalysis } from '../offline/mcp-analysis.js';
@@ -55,7 +55,11 @@ export function installMcpHttp(opts: McpHttpOptions): McpHttp {
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
   // Diagnoses of watched clusters say since when, from the watch's minute history, as in Slack.
-  const doctor = withWatchSinceWhen(own, opts.config, { redisUrl: opts.redisUrl, prefix: opts.queuePrefix });
+  const doctor = doctorFor(own, {
+    role: 'mcp',
+    config: opts.config,
+    where: { redisUrl: opts.redisUrl, prefix: opts.queuePrefix },
+  });
   const audit = createRedisAuditReader({ redisUrl: opts.redisUrl, prefix: opts.queuePrefix });
   // Remote callers read files only inside mcp.analyzeRoots: without them there is no etcd_analyze.
   const roots = opts.config.mcp?.analyzeRoots ?? [];

@@ -8,7 +8,7 @@ import type { FailureHow } from '../queue/job-handlers.js';
 import type { AnalyzeJob } from '../queue/job-schemas.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
-import { answerOnce } from '../worker/answer-once.js';
+import { answerOnce } from '../answer/answer-once.js';
 import { analyzeIsolated } from './analyze-isolated.js';
 import { snapshotView } from './snapshot/snapshot-view.js';
 import { SHARE_INSTEAD } from './readers/limits.js';

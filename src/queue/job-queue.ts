@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from '../clients/redis.js';
 import { EtcdDoctorError } from '../errors.js';
-import { deduplicationId, type JobData, jobIdFor } from './job-schemas.js';
+import { deduplicationId, jobIdFor, onAnalyzeQueue } from './job-handlers.js';
+import type { JobData } from './job-schemas.js';
 
 export const DEFAULT_QUEUE_NAME = 'jobs';
 /**
@@ -14,7 +15,7 @@ export const ANALYZE_QUEUE_NAME = 'analyze';
 
 /** The queue a job goes to. */
 export function queueNameFor(data: Pick<JobData, 'kind'>, main = DEFAULT_QUEUE_NAME): string {
-  return data.kind === 'analyze' ? ANALYZE_QUEUE_NAME : main;
+  return onAnalyzeQueue(data) ? ANALYZE_QUEUE_NAME : main;
 }
 
 export interface JobQueueOptions {

@@ -5,8 +5,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { JobState } from '../state/job-state.js';
 import type { HeldLock } from '../state/owned-lock.js';
 import { childJobs, isParked } from './child-jobs.js';
-import { changesCluster, jobDataSchema } from './job-schemas.js';
-import type { JobHandlers } from './job-handlers.js';
+import { changesCluster, type JobHandlers, lockedCluster, minTimeoutMs } from './job-handlers.js';
+import { jobDataSchema } from './job-schemas.js';
 import { isTransient, withTimeout } from './retry-policy.js';
 
 /** Why a forced close aborts a running attempt. */
@@ -17,8 +17,6 @@ const CLUSTER_BUSY_RETRY_MS = 500;
 const CLUSTER_LOCK_TTL_MS = 15_000;
 /** Overall time for one remediation (a defragmentation pauses between members). */
 const DEFAULT_REMEDIATION_TIMEOUT_MS = 30 * 60_000;
-/** A space scan's own time box is at most 600 s (config schema); the job gets that and room for the answer. */
-const SPACE_TIMEOUT_MS = 12 * 60_000;
 
 export type AttemptLocks = Pick<JobState, 'holdClusterLock'>;
 export type AttemptMetrics = Pick<Metrics, 'jobFinished' | 'error'>;
@@ -51,10 +49,8 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
     const started = performance.now();
     const finished = (outcome: string) =>
       opts.metrics?.jobFinished(opts.name, data.kind, outcome, (performance.now() - started) / 1000);
-    // Alert triage holds the cluster lock too, so a resolved notification waits for its firing one;
-    // a watch check too, so its kept scrapes and incident have one writer.
-    const cluster =
-      data.kind === 'check' || data.kind === 'alert' || data.kind === 'watch' ? data.cluster : undefined;
+    // Checks, alert triage and watch checks hold their cluster's lock (job-handlers.ts says which).
+    const cluster = lockedCluster(data);
     // Every line logged while handling this job names it and its cluster.
     const logger = withFields(opts.logger, { jobId, kind: data.kind, ...(cluster ? { cluster } : {}) });
     const lock = cluster ? await holdCluster(opts, cluster, jobId, logger) : undefined;
@@ -89,9 +85,7 @@ export function createAttemptRunner(opts: AttemptOptions): (job: Job, token?: st
       run = watchRun(work, attempt.signal, logger);
       const limitMs = changesCluster(data)
         ? (opts.remediationTimeoutMs ?? DEFAULT_REMEDIATION_TIMEOUT_MS)
-        : data.kind === 'space'
-          ? Math.max(opts.jobTimeoutMs, SPACE_TIMEOUT_MS)
-          : opts.jobTimeoutMs;
+        : Math.max(opts.jobTimeoutMs, minTimeoutMs(data));
       const result = await withTimeout(
         Promise.race([work, letGo]),
         limitMs,

@@ -165,11 +165,14 @@ async function confirm(c: Click, lines: string[]): Promise<ChatView> {
   await c.audit('confirm-shown', lines.join(' '));
   const dry = c.dryRun ? ' (dry run: it plans and reports, nothing changes)' : '';
   const press = choices.length > 1 ? choices.map((ch) => `*${ch.label}*`).join(' or ') : '*Run it*';
+  const buttons = choices.map((choice, i) =>
+    runItButton(shown[i] ?? '', choice.label, plan, c.action, lines),
+  );
   return textView(
     [`*${plan.label}* on *${plan.cluster}*${dry}:`, ...lines, `Press ${press} to start.`],
     'info',
     {
-      buttons: choices.map((choice, i) => runItButton(shown[i] ?? '', choice.label, plan, c.action, lines)),
+      buttons,
     },
   );
 }

@@ -7,7 +7,8 @@ import { EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { parseMaintenanceWindow, windowCronPattern } from '../config/maintenance-window.js';
 import { describeError } from '../errors.js';
-import type { JobData, MaintenanceJob, RemediateJob } from '../queue/job-schemas.js';
+import type { JobKindHandlers } from '../queue/job-handlers.js';
+import type { JobData, RemediateJob } from '../queue/job-schemas.js';
 import { createMaintenanceSchedules, type MaintenanceRepeat } from '../queue/maintenance-schedules.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { createActionClients, preloadKubernetesModules } from './action-clients.js';
@@ -48,7 +49,7 @@ function clusterOf(config: ConfigFile, name: string) {
 
 export interface RemediationFeature {
   /** The worker's `remediate` job handler. */
-  jobs: { remediate: (job: RemediateJob) => Promise<unknown> };
+  jobs: Pick<JobKindHandlers, 'remediate'>;
   /** The bot's click path dependencies (the bot adds its ClusterAccess). */
   clicks: Omit<ClickDeps, 'clusters'>;
 }
@@ -61,12 +62,12 @@ export function installRemediation(w: RemediationOptions): RemediationFeature {
   // With a cluster that has Kubernetes, its client loads now (in the background), not inside an
   // action's lock; without one, never (~60 MiB of RSS a worker does not need).
   if (w.config.clusters.some((c) => c.kubernetes)) preloadKubernetesModules();
-  return { jobs: { remediate: remediationJobHandler(w) }, clicks: clickDeps(w) };
+  return { jobs: { remediate: { run: remediationJobHandler(w) } }, clicks: clickDeps(w) };
 }
 
 export interface MaintenanceFeature {
   /** The worker's `maintenance` job handler. */
-  jobs: { maintenance: (job: MaintenanceJob) => Promise<unknown> };
+  jobs: Pick<JobKindHandlers, 'maintenance'>;
   /** Upserts a scheduler per cluster with a defragmentation window and removes the others; not awaited at startup. */
   reconcile(): Promise<void>;
   close(): Promise<void>;
@@ -90,7 +91,7 @@ export function installMaintenance(w: RemediationOptions): MaintenanceFeature {
     sleep: w.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms))),
   });
   return {
-    jobs: { maintenance: (job) => run(job) },
+    jobs: { maintenance: { run: (job) => run(job) } },
     async reconcile() {
       const windows = maintenanceWindows(w.config, w.maintenanceEveryMs);
       try {

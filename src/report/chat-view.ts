@@ -89,10 +89,6 @@ export const ACTION_LABELS: Record<ActionId, string> = {
   space: 'What fills it?',
 };
 
-export function isActionId(value: string): value is ActionId {
-  return Object.hasOwn(ACTION_LABELS, value);
-}
-
 /** `Restart etcd-2`, `Benchmark the disk of master-1`. */
 export function actionLabel(action: ActionId, args: Record<string, string> = {}): string {
   const base = ACTION_LABELS[action];

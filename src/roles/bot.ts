@@ -1,5 +1,7 @@
 import { commands as defaultCommands } from '../../commands/index.js';
 import { createBot } from '../bot/create-bot.js';
+import { createClusterAccess } from '../bot/cluster-access.js';
+import { chatPlans } from '../bot/deadline.js';
 import { createJobRequests, type JobRequests } from '../bot/job-requests.js';
 import { watchLostJobs } from '../bot/lost-jobs.js';
 import { DEFAULT_DIAGNOSE_LIMITS, limitDiagnoses } from '../commands/diagnose-limits.js';
@@ -69,9 +71,9 @@ export async function startBot(
   });
   const bot = createBot({
     chat: opts.chat,
-    doctor: base.doctor,
+    clusters: createClusterAccess(base.doctor),
     jobs: requests,
-    plans,
+    plans: chatPlans(plans),
     commands: opts.commands ?? defaultCommands,
     logger: opts.logger,
     digests: features.digests.service,

@@ -5,8 +5,9 @@ import { installAlerts } from '../alerts/install.js';
 import { createChartRenderer } from '../charts/chart-renderer.js';
 import { createChartPoster } from '../charts/post-chart.js';
 import type { DigestFeature } from '../digest/install.js';
-import { installHistory } from '../history/install.js';
-import { withSinceWhen } from '../history/since-when-report.js';
+import { doctorFor } from '../history/doctor-for.js';
+import { historyStoreFor } from '../history/install.js';
+import { type JobKindHandlers, noHandler, routeJobs } from '../queue/job-handlers.js';
 import type { JobData } from '../queue/job-schemas.js';
 import { ANALYZE_QUEUE_NAME } from '../queue/job-queue.js';
 import {
@@ -23,10 +24,9 @@ import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { abortableSleep } from '../timing.js';
-import { createJobRunner } from '../worker/create-job-runner.js';
+import { checkJobs } from '../checks/check-jobs.js';
 import { installWatch } from '../watch/install.js';
 import { watchCheckSlots } from '../watch/watched-clusters.js';
-import { routeJobs } from '../worker/route-jobs.js';
 import { pick, type RoleBase } from './role-base.js';
 import { remediationOptions } from './remediation-options.js';
 
@@ -47,19 +47,19 @@ export function startWorker(
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const renderer = createChartRenderer();
 
-  const history = installHistory({ redis, prefix, config, doctor: base.doctor, logger, now });
-  // Diagnoses say since when, from the watch's minute history; its charts span its last hour.
+  const history = historyStoreFor(redis, prefix, config, now);
+  // Diagnoses are recorded, and say since when from the watch's minute history; its charts span its last hour.
   const minutes = createMinuteHistory(redis, prefix, now);
-  const doctor = withSinceWhen(history.doctor, minutes, logger, now);
-  const digests = features.digests.jobs({ doctor, history: history.store, workerId, renderer });
+  const doctor = doctorFor(base.doctor, { role: 'worker', records: history, reads: minutes, logger, now });
+  const digests = features.digests.jobs({ doctor, history, workerId, renderer });
   const alerts = installAlerts({ redis, prefix, config, chat, doctor, plans, renderer, logger, now });
   const remediation = installRemediationJobs(base, redis, features.enqueue);
-  // The plain doctor: watch checks go to the minute history, not the digest's 30-day one.
+  // Watch checks go to the minute history, not the digest's 30-day one.
   const watch = installWatch({
     redis,
     prefix,
     config,
-    doctor: base.doctor,
+    doctor: doctorFor(base.doctor, { role: 'watch' }),
     chat,
     plans,
     renderer,
@@ -73,7 +73,7 @@ export function startWorker(
     logger,
     worker: { state, workerId, sleep: (ms) => abortableSleep(ms) },
   });
-  const runner = createJobRunner({
+  const checks = checkJobs({
     doctor,
     chat,
     state,
@@ -83,14 +83,17 @@ export function startWorker(
     postChart: createChartPoster({ chat, renderer, history: minutes, now }),
     ...pick(tuning, ['progressIntervalMs']),
   });
-  const handlers = routeJobs(runner, {
+  // Every job kind's handler, one record (a kind without one does not compile).
+  const record: JobKindHandlers = {
+    ...checks,
     ...digests,
     ...alerts.jobs,
     ...remediation.jobs,
     ...watch.jobs,
-    analyze: offline.analyzeJob,
-    ...spaceJobs(base, state, workerId),
-  });
+    analyze: offline.analyzeJob ?? noHandler('analyze'),
+    space: spaceJobs(base, state, workerId).space,
+  };
+  const handlers = routeJobs(record, logger);
   const worker = startQueueWorkers(base, { handlers, clusterLocks: state, workerName: workerId });
   return {
     ...worker,

@@ -6,8 +6,8 @@ import { type Logger, withFields } from '../logger.js';
 import type { SpaceJob } from '../queue/job-schemas.js';
 import { type TextView, textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
-import { answerOnce } from '../worker/answer-once.js';
-import { createProgressUpdates } from '../worker/progress-updates.js';
+import { answerOnce } from '../answer/answer-once.js';
+import { createProgressUpdates } from '../answer/progress-updates.js';
 import {
   measureSpace,
   type SpaceDeps,

@@ -1,5 +1,5 @@
 import type { Redis } from '../clients/redis.js';
-import { type HistorySample, historySampleSchema } from '../history/history-sample.js';
+import { type HistorySample, historySampleSchema } from './history-sample.js';
 
 /** Diagnosis summaries per cluster, newest last. */
 export interface HistoryStore {

@@ -1,6 +1,6 @@
 import type { Redis } from '../clients/redis.js';
-import { type DayTrends, foldDayText } from '../history/day-trends.js';
-import { type MinuteSample, minuteSampleSchema, rollUp } from '../history/minute-sample.js';
+import { type DayTrends, foldDayText } from './day-trends.js';
+import { type MinuteSample, minuteSampleSchema, rollUp } from './minute-sample.js';
 
 /**
  * The watch's minute history: every check of a watched cluster at full resolution for a day, and

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from '../clients/redis.js';
 import { z } from 'zod';
-import type { ActionId } from '../diagnosis/finding.js';
-import { isActionId } from '../report/chat-view.js';
+import { type ActionId, isActionId } from '../contracts/action-id.js';
 
 /**
  * A button carries a short reference, `{"v":1,"plan":"<id>"}`, never a command: what the button

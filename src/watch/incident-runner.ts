@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { textView } from '../report/chat-view.js';
 import type { Incident, Incidents } from '../state/incidents.js';
 import type { PlanStore } from '../state/plan-store.js';
-import { reportButtons } from '../worker/report-buttons.js';
+import { reportButtons } from '../answer/report-buttons.js';
 import { decideIncident, type IncidentSubject, type Streak } from './incident-decision.js';
 import { incidentOpenView, incidentResolvedView } from './incident-view.js';
 import type { CheckContext } from './run-watch-check.js';

@@ -14,14 +14,14 @@ import { createMinuteHistory, type MinuteHistory } from '../state/minute-history
 import type { PlanStore } from '../state/plan-store.js';
 import { createIsSnoozed } from '../state/remediation-state.js';
 import { createWatchState, type WatchState } from '../state/watch-state.js';
-import type { ExtraJobHandlers } from '../worker/route-jobs.js';
+import type { JobKindHandlers } from '../queue/job-handlers.js';
 import { createIncidentRunner } from './incident-runner.js';
 import { createWatchCheck } from './run-watch-check.js';
-import { watchedClusters } from './watched-clusters.js';
+import { watchedClusters } from '../config/watched.js';
 
 export interface WatchFeature {
   /** The worker's `watch` job handler. */
-  jobs: Pick<ExtraJobHandlers, 'watch'>;
+  jobs: Pick<JobKindHandlers, 'watch'>;
   history: MinuteHistory;
   state: WatchState;
   /** Upserts a scheduler per watched cluster and removes the others; not awaited at startup. */
@@ -84,7 +84,7 @@ export function installWatch(opts: {
     now: opts.now,
   });
   return {
-    jobs: { watch: (job) => check(job) },
+    jobs: { watch: { run: (job) => check(job) } },
     history,
     state,
     async reconcile() {

@@ -1,6 +1,6 @@
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { Doctor } from '../doctor.js';
-import { summarizeCheck } from '../history/minute-sample.js';
+import { summarizeCheck } from '../state/minute-sample.js';
 import { createClockSampling } from './clock-sampling.js';
 import { nextStreak, rootCauseOf, type Streak } from './incident-decision.js';
 import type { Logger } from '../logger.js';

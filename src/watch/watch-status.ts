@@ -2,7 +2,7 @@ import type { Redis } from '../clients/redis.js';
 import type { ConfigFile } from '../config/schema.js';
 import { createIncidents, type Incident } from '../state/incidents.js';
 import { createWatchState, type LastCheck } from '../state/watch-state.js';
-import { watchedClusters } from './watched-clusters.js';
+import { watchedClusters } from '../config/watched.js';
 
 export interface WatchedCluster {
   cluster: string;

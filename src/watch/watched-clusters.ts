@@ -1,17 +1,5 @@
 import type { ConfigFile } from '../config/schema.js';
-
-/** The clusters to watch and their interval: their own `watch`, else the top-level one; none when neither is set. */
-export function watchedClusters(config: ConfigFile): Array<{ cluster: string; intervalSeconds: number }> {
-  return config.clusters.flatMap((c) => {
-    const intervalSeconds = c.watch?.intervalSeconds ?? config.watch?.intervalSeconds;
-    return intervalSeconds === undefined ? [] : [{ cluster: c.name, intervalSeconds }];
-  });
-}
-
-/** The watch writes minute history only for these clusters (its own interval or the default). */
-export function isWatched(config: ConfigFile, cluster: string): boolean {
-  return watchedClusters(config).some((w) => w.cluster === cluster);
-}
+import { watchedClusters } from '../config/watched.js';
 
 /**
  * A watch check mostly waits: the clock's four GET /version go 45-120 ms apart, and the other

@@ -5,7 +5,7 @@ import { type ConfigFile, configFileSchema } from '../../src/config/schema.js';
 import { runDigestNow } from '../../src/digest/digest-now.js';
 import { clusterCostBytes } from '../../src/digest/memory-budget.js';
 import { createDoctor, type Doctor } from '../../src/doctor.js';
-import { COL, type MinuteSample } from '../../src/history/minute-sample.js';
+import { COL, type MinuteSample } from '../../src/state/minute-sample.js';
 import { silentLogger } from '../../src/logger.js';
 import { createHistoryStore } from '../../src/state/history-store.js';
 import { createMinuteHistory } from '../../src/state/minute-history.js';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import type { HistorySample } from '../../src/history/history-sample.js';
+import type { HistorySample } from '../../src/state/history-sample.js';
 import { createHistoryStore } from '../../src/state/history-store.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 

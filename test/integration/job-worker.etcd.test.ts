@@ -18,8 +18,8 @@ import { createJobWorker, type JobWorker, type JobWorkerOptions } from '../../sr
 import { Secret } from '../../src/secret.js';
 import { createJobState } from '../../src/state/job-state.js';
 import { createPlanStore } from '../../src/state/plan-store.js';
-import { answerOnce } from '../../src/worker/answer-once.js';
-import { createJobRunner } from '../../src/worker/create-job-runner.js';
+import { answerOnce } from '../../src/answer/answer-once.js';
+import { createJobRunner } from '../../src/checks/check-jobs.js';
 import { startFakeSlack } from '../support/slack/fake-slack.js';
 import { waitForJobState } from '../support/redis/job-states.js';
 import { labConfig } from '../support/lab/lab-config.js';

@@ -11,7 +11,7 @@ import type { SlackAdapter } from '../../../src/chat/slack/slack-adapter.js';
 import { type ConfigFile, configFileSchema } from '../../../src/config/schema.js';
 import type { DiagnosisReport } from '../../../src/contracts/report-json.js';
 import { createDoctor } from '../../../src/doctor.js';
-import { summarizeCheck } from '../../../src/history/minute-sample.js';
+import { summarizeCheck } from '../../../src/state/minute-sample.js';
 import { silentLogger } from '../../../src/logger.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';

@@ -8,7 +8,7 @@ import type { CheckJob } from '../../../src/queue/job-schemas.js';
 import { Secret } from '../../../src/secret.js';
 import { createJobState } from '../../../src/state/job-state.js';
 import { createPlanStore } from '../../../src/state/plan-store.js';
-import { createJobRunner } from '../../../src/worker/create-job-runner.js';
+import { createJobRunner } from '../../../src/checks/check-jobs.js';
 import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { labConfig } from '../../support/lab/lab-config.js';

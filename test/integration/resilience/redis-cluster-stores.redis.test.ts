@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRedisConnections, type Redis, type RedisConnections } from '../../../src/clients/redis.js';
 import { runCli } from '../../../src/cli.js';
 import { keyPrefixFor } from '../../../src/config/redis-target.js';
-import type { MinuteSample } from '../../../src/history/minute-sample.js';
+import type { MinuteSample } from '../../../src/state/minute-sample.js';
 import { createAuditLog } from '../../../src/state/audit-log.js';
 import { createIncidents } from '../../../src/state/incidents.js';
 import { createJobState } from '../../../src/state/job-state.js';

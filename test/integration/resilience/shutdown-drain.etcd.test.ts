@@ -15,7 +15,7 @@ import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack
 /**
  * Shutdown with a job that outlives the drain deadline: the worker lets it go instead of holding
  * the process past its grace period, another worker recovers it as stalled, and the user still
- * gets exactly one answer (src/roles/shutdown.ts; src/worker/answer-once.ts).
+ * gets exactly one answer (src/roles/shutdown.ts; src/answer/answer-once.ts).
  */
 
 const CHANNEL = 'C0DRAIN';

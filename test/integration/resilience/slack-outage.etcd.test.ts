@@ -18,7 +18,7 @@ import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack
  * The fake answers every chat.postMessage and chat.update with 429 (Retry-After 2 s) for the first
  * 10 s, then with 503 / 502 for 20 s. The WebClient retries (src/chat/slack/slack-adapter.ts: 5
  * retries, 0.5-10 s apart) run out inside that; the job then fails transiently and BullMQ tries it
- * again (attempts 3), keeping its root message and answering once (src/worker/answer-once.ts).
+ * again (attempts 3), keeping its root message and answering once (src/answer/answer-once.ts).
  */
 
 const CHANNEL = 'C111';

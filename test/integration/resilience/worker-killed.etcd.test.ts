@@ -26,7 +26,7 @@ import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support
  *
  * "Mid-job" means after the worker has recorded its root message in Redis: a worker killed in the
  * millisecond between Slack storing the root and that write leaves a root nobody knows, and the
- * recovered job posts a second one (see rootFor in src/worker/create-job-runner.ts). Killing on the
+ * recovered job posts a second one (see rootFor in src/checks/check-jobs.ts). Killing on the
  * first sight of the root in the fake hit that window under load, once in two CI runs.
  */
 

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { DiagnosisReport, FindingJson } from '../../../src/contracts/report-json.js';
 import { renderViewText } from '../../../src/report/render-view-text.js';
 import { createPlanStore } from '../../../src/state/plan-store.js';
-import { reportButtons } from '../../../src/worker/report-buttons.js';
+import { reportButtons } from '../../../src/answer/report-buttons.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /** The buttons under one answer, stored as real plans in Redis, and how the shell shows them. */

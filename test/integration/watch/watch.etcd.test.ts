@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createMemoryAdapter } from '../../../src/chat/memory/memory-adapter.js';
-import { COL } from '../../../src/history/minute-sample.js';
+import { COL } from '../../../src/state/minute-sample.js';
 import { silentLogger } from '../../../src/logger.js';
 import { createWatchSchedules, watchOffsetMs } from '../../../src/queue/watch-schedules.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';

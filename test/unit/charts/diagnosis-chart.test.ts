@@ -6,7 +6,7 @@ import {
   memberChart,
   windowChart,
 } from '../../../src/charts/diagnosis-chart.js';
-import type { MinuteMember, MinuteSample } from '../../../src/history/minute-sample.js';
+import type { MinuteMember, MinuteSample } from '../../../src/state/minute-sample.js';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { Evidence } from '../../../src/probes/evidence.js';

@@ -7,7 +7,7 @@ import { createMemoryAdapter } from '../../../src/chat/memory/memory-adapter.js'
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { createDigestRunner } from '../../../src/digest/run-digest.js';
-import type { HistorySample } from '../../../src/history/history-sample.js';
+import type { HistorySample } from '../../../src/state/history-sample.js';
 import { createMemoryHistoryStore } from '../../../src/state/history-store.js';
 import { silentLogger } from '../../../src/logger.js';
 import type { Evidence } from '../../../src/probes/evidence.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { digestLine } from '../../../src/digest/digest-view.js';
 import type { DiagnosisReport, MemberRow } from '../../../src/contracts/report-json.js';
-import type { HistorySample } from '../../../src/history/history-sample.js';
+import type { HistorySample } from '../../../src/state/history-sample.js';
 
 function row(name: string, over: Partial<MemberRow> = {}): MemberRow {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { dayTrends } from '../../../src/history/day-trends.js';
-import type { MinuteSample } from '../../../src/history/minute-sample.js';
+import { dayTrends } from '../../../src/state/day-trends.js';
+import type { MinuteSample } from '../../../src/state/minute-sample.js';
 
 const T = Date.parse('2024-05-01T00:00:00Z');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { MinuteSample } from '../../../src/history/minute-sample.js';
+import type { MinuteSample } from '../../../src/state/minute-sample.js';
 import { findLastSeen, findSinceWhen, STALE_HISTORY_MS, sinceWhen } from '../../../src/history/since-when.js';
 import { addSinceWhen } from '../../../src/history/since-when-report.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { HistorySample } from '../../../src/history/history-sample.js';
+import type { HistorySample } from '../../../src/state/history-sample.js';
 import { baseline, dailySeries, sameKind, sparkline, trend } from '../../../src/history/trends.js';
 
 const DAY = 24 * 3600_000;

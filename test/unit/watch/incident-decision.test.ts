@@ -7,7 +7,7 @@ import {
   nextStreak,
   type Streak,
 } from '../../../src/watch/incident-decision.js';
-import { watchedClusters } from '../../../src/watch/watched-clusters.js';
+import { watchedClusters } from '../../../src/config/watched.js';
 import { configFileSchema } from '../../../src/config/schema.js';
 
 function finding(cause: Cause, severity: Severity, summary = `${cause} on etcd-2`): FindingJson {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import { SEVERITY_ORDER } from '../diagnosis/finding.js';
 import type { Evidence } from '../probes/evidence.js';
-import type { Histogram } from '../probes/histogram.js';
+import type { Histogram } from '../quantile.js';
 
 /**
  * One watch check, kept compact: the minute history holds a day of these at full resolution and
@@ -138,6 +137,9 @@ export function mergeBuckets(
     (x, y) => (x[0] ?? Number.POSITIVE_INFINITY) - (y[0] ?? Number.POSITIVE_INFINITY),
   );
 }
+
+/** The stored severities, worst first (the order of diagnosis/finding.ts SEVERITY_ORDER): a store folds them without the rule engine. */
+const SEVERITY_ORDER: Record<MinuteSample['f'][number][1], number> = { critical: 0, warning: 1, info: 2 };
 
 const STATUS_ORDER: Record<MinuteSample['s'], number> = { critical: 0, degraded: 1, unknown: 2, healthy: 3 };
 

@@ -1,4 +1,4 @@
-import { histogramQuantile } from '../probes/histogram.js';
+import { histogramQuantile } from '../quantile.js';
 import { COL, type MinuteSample, toHistogram } from './minute-sample.js';
 
 /**

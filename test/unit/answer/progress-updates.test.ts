@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createProgressUpdates } from '../../../src/worker/progress-updates.js';
+import { createProgressUpdates } from '../../../src/answer/progress-updates.js';
 import { createManualClock, settled } from '../../support/clock/manual-clock.js';
 
 describe('progress updates', () => {

@@ -3,8 +3,8 @@ import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import { type Logger, withFields } from '../logger.js';
 import { countProbes } from '../probes/collect-evidence.js';
-import type { CheckJob, JobData } from '../queue/job-schemas.js';
-import { failedVerdictView, progressView, textView, type VerdictView } from '../report/chat-view.js';
+import type { CheckJob } from '../queue/job-schemas.js';
+import { progressView, textView, type VerdictView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 
 /** A check job's root message: the one progress updates and the verdict replace. */
@@ -51,31 +51,35 @@ export async function rootMessageFor(deps: RootDeps, jobId: string, job: CheckJo
   return ref;
 }
 
-/** A check or status job failed for good: say so, once, in its thread, and set the root's verdict. */
-export async function answerFailedJob(
+/** What a job that failed for good says, and where. */
+export interface Failure {
+  /** Its channel, when it has no root message. */
+  channel: string;
+  cluster?: string;
+  /** `Could not finish <what>: <reason>`. */
+  what: string;
+  /** A job with a root message (a check): the root's verdict once the failure is said in its thread. */
+  rootVerdict?: VerdictView;
+}
+
+/**
+ * A job failed for good: log it, say so once, in its root's thread (else its channel), and set
+ * the root's verdict.
+ */
+export async function answerFailure(
   deps: RootDeps & { logger: Logger },
   once: (jobId: string, deliver: () => Promise<MessageRef>) => Promise<boolean>,
   jobId: string,
-  data: JobData | undefined,
+  failure: Failure,
   reason: string,
 ): Promise<void> {
-  const logger = withFields(deps.logger, {
-    jobId,
-    ...(data && 'cluster' in data ? { cluster: data.cluster } : {}),
-  });
+  const logger = withFields(deps.logger, { jobId, ...(failure.cluster ? { cluster: failure.cluster } : {}) });
   logger.warn({ reason }, 'job failed for good');
-  if (!data || (data.kind !== 'check' && data.kind !== 'status' && data.kind !== 'backups')) return;
-  const root = data.kind === 'check' ? await deps.state.root(jobId) : undefined;
-  const what =
-    data.kind === 'status'
-      ? 'the status check'
-      : data.kind === 'backups'
-        ? `the backup listing of *${data.cluster}*`
-        : `the ${data.depth === 'diagnose' ? 'diagnosis' : 'health check'} of *${data.cluster}*`;
-  const to: Destination = root ? { channel: root.channel, thread: root } : { channel: data.channel };
+  const root = failure.rootVerdict ? await deps.state.root(jobId) : undefined;
+  const to: Destination = root ? { channel: root.channel, thread: root } : { channel: failure.channel };
   const posted = await once(jobId, () =>
-    deps.chat.post(to, textView(`Could not finish ${what}: ${reason}`, 'error')),
+    deps.chat.post(to, textView(`Could not finish ${failure.what}: ${reason}`, 'error')),
   );
-  if (posted && root && data.kind === 'check')
-    await settleRootMessage(deps, jobId, root, failedVerdictView(data.depth, data.cluster, reason), logger);
+  if (posted && root && failure.rootVerdict)
+    await settleRootMessage(deps, jobId, root, failure.rootVerdict, logger);
 }

@@ -46,3 +46,18 @@ export async function answerOnce(
   // Transient on purpose: the queue tries again later, by when the other worker has answered or died.
   throw new Error(`another worker is still answering job ${jobId}`);
 }
+
+/** A job runner's way to answer once: `answerOnce` with its claim settings (a 120 s lease by default). */
+export function answerer(
+  deps: Pick<AnswerOnceOptions, 'state' | 'workerId'> & { answerLeaseMs?: number },
+  sleep: (ms: number) => Promise<void>,
+): (jobId: string, deliver: () => Promise<MessageRef>) => Promise<boolean> {
+  return (jobId, deliver) =>
+    answerOnce(jobId, deliver, {
+      state: deps.state,
+      workerId: deps.workerId,
+      leaseMs: deps.answerLeaseMs ?? 120_000,
+      waitMs: 5000,
+      sleep,
+    });
+}

@@ -10,11 +10,13 @@ import { createMemoryAdapter } from '../src/chat/memory/memory-adapter.js';
 import { configFileSchema } from '../src/config/schema.js';
 import { createDoctor } from '../src/doctor.js';
 import { BUSY_CLOCK_SAMPLES } from '../src/probes/collect-options.js';
+import { AGREED_CLOCK_SAMPLES, CLOCK_FULL_EVERY_MS } from '../src/watch/clock-sampling.js';
 import { silentLogger } from '../src/logger.js';
 import { createPlanStore } from '../src/state/plan-store.js';
 import { installWatch } from '../src/watch/install.js';
 import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis/redis-prefix.js';
+import { recordGoal } from './goals.js';
 import { median, row } from './stats.js';
 
 /**
@@ -23,7 +25,7 @@ import { median, row } from './stats.js';
  * minute history and last-check writes, the incident step) on CLUSTERS clusters that all point at
  * one real 3-member lab, with real Redis. Beside it, in the same rounds, the raw cost of the
  * requests a steady check sends (per member a Range of one key, Status, one GET /metrics read as
- * text and the clock's 4 GET /version; MemberList once) made with etcd3 and undici directly,
+ * text and the clock's GET /version, one while the clocks agree; MemberList once) made with etcd3 and undici directly,
  * on kept connections and on fresh ones. CPU is this process's user + system time (all threads, GC
  * included): wall time on this shared host holds the neighbours' load. WATCH_PROFILE=file writes
  * a V8 CPU profile of the measured checks.
@@ -57,7 +59,7 @@ function rawCheck(lab: EtcdLab, fresh: boolean) {
           await Promise.all([c.get('health').string(), c.maintenance.status()]);
           const metrics = await request(`${lab.metricsUrls[i]}/metrics`, { dispatcher: agent });
           await metrics.body.text();
-          for (let k = 0; k < BUSY_CLOCK_SAMPLES; k++) {
+          for (let k = 0; k < AGREED_CLOCK_SAMPLES; k++) {
             const v = await request(`${lab.endpoints[i]}/version`, { dispatcher: agent });
             await v.body.text();
           }
@@ -171,6 +173,13 @@ export async function benchWatchCheck(): Promise<string> {
   const m = await measureWatchCheck();
   const perCoreSecond = (ms: number) => (1000 / ms).toFixed(0);
   const met = m.checkCpuMs <= CHECK_CPU_GOAL_MS;
+  recordGoal({
+    figure: 'CPU per watched cluster check (3 members, in-process, median of rounds)',
+    measured: `${m.checkCpuMs.toFixed(2)} ms`,
+    goal: `<= ${CHECK_CPU_GOAL_MS} ms`,
+    met,
+    beside: `its raw RPCs and GETs: ${m.rawWarmCpuMs.toFixed(2)} ms on kept connections, ${m.rawFreshCpuMs.toFixed(2)} ms on fresh ones`,
+  });
   return [
     `## CPU of one watch check (3 local members, ${CLUSTERS} clusters on one lab, ${INTERVAL_S} s interval)`,
     '',
@@ -182,7 +191,7 @@ export async function benchWatchCheck(): Promise<string> {
       perCoreSecond(m.checkCpuMs),
     ]),
     row([
-      'raw: its RPCs and GETs (etcd3 + undici: per member Range, Status, GET /metrics, 4 × GET /version; MemberList once), connections kept',
+      `raw: its RPCs and GETs (etcd3 + undici: per member Range, Status, GET /metrics, ${AGREED_CLOCK_SAMPLES} × GET /version; MemberList once), connections kept`,
       `${m.rawWarmCpuMs.toFixed(2)} ms`,
       perCoreSecond(m.rawWarmCpuMs),
     ]),
@@ -200,6 +209,7 @@ export async function benchWatchCheck(): Promise<string> {
         ', ',
       )}. CPU is this process's (user + system, all threads, GC included); Redis and etcd are not in it.`,
     `- Goal (issue 29): ≤ ${CHECK_CPU_GOAL_MS} ms CPU per check (one core watches ${Math.round((INTERVAL_S * 1000) / CHECK_CPU_GOAL_MS).toLocaleString('en-US')} clusters at ${INTERVAL_S} s): ${met ? 'met' : 'NOT met'} (${m.checkCpuMs.toFixed(2)} ms; one core watches ${Math.round((INTERVAL_S * 1000) / m.checkCpuMs).toLocaleString('en-US')} at ${INTERVAL_S} s). The check costs ${(m.checkCpuMs / m.rawWarmCpuMs).toFixed(1)}× its raw requests on kept connections.`,
+    `- The warm-up check of each cluster takes the clock's full ${BUSY_CLOCK_SAMPLES} samples a member; the measured ones, with every clock agreeing, take ${AGREED_CLOCK_SAMPLES} (src/watch/clock-sampling.ts). At ${INTERVAL_S} s one check in ${Math.round(CLOCK_FULL_EVERY_MS / 1000 / INTERVAL_S)} takes the full samples again (about 6-8 ms more of CPU on this host, 2026-12-05).`,
     `- RSS grew ${m.rssGrowthMiB.toFixed(0)} MiB from before the first check to after the last (${CLUSTERS} clusters' kept state, modules and JIT code).`,
     `- Load average (1 min): ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end (2 shared cores).`,
     '',

@@ -37,6 +37,8 @@ export function createClockProbe(timeoutMs: number): Probe<MemberProbeContext, C
         samples.push(await takeSample(ctx, signal));
         tick ??= findTick(samples);
         if (tick && samples.length >= Math.min(MIN_SAMPLES, limit)) break;
+        // No pause after the last sample: nothing follows it.
+        if (i + 1 >= limit) break;
         // Jitter keeps the samples from locking onto the phase of a periodic stall.
         await ctx.sleep(SAMPLE_SPACING_MS / 2 + ((i * 37) % SAMPLE_SPACING_MS), signal);
       }

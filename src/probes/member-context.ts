@@ -18,6 +18,11 @@ export interface ScrapeMemory {
    * two-scrape path does, and a member without a kept scrape is scraped twice around the window.
    */
   firstScrapes?: boolean;
+  /**
+   * A watch check's clock samples per member, at most BUSY_CLOCK_SAMPLES (its default): fewer while
+   * the cluster's recent clocks agreed (src/watch/clock-sampling.ts).
+   */
+  clockSamples?: number;
 }
 
 /** What a per-member probe gets: the member, its own clients, and injected I/O. */

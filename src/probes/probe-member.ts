@@ -84,6 +84,10 @@ export function memberContext(target: MemberTarget, opts: CollectOptions): Membe
     ...(opts.scrapes ? { scrapes: opts.scrapes } : {}),
     // A watch check is cheap by design: few clock samples, as on a busy digest. The digest's first
     // scrapes change only where the window starts, not the clock's samples.
-    clockSamples: opts.busy || isWatchCheck(opts) ? BUSY_CLOCK_SAMPLES : MAX_SAMPLES,
+    clockSamples: isWatchCheck(opts)
+      ? Math.min(BUSY_CLOCK_SAMPLES, opts.scrapes?.clockSamples ?? BUSY_CLOCK_SAMPLES)
+      : opts.busy
+        ? BUSY_CLOCK_SAMPLES
+        : MAX_SAMPLES,
   };
 }

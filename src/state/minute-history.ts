@@ -76,13 +76,9 @@ export function createMinuteHistory(
   const hourly = (cluster: string) => `${prefix}:minutes60:${cluster}`;
   const read = async (key: string, since: number, until: number | string | undefined) =>
     parseAll(await redis.zrangebyscore(key, since, until ?? '+inf'));
-  /**
-   * The hour's roll-up so far. A new one starts from the hour's 5-minute roll-ups already stored
-   * (none, except for the first hour after an upgrade that added hourly roll-ups), so it always
-   * holds every check of its hour.
-   */
-  const hourSoFar = async (cluster: string, hour: number, period: number) => {
-    const [kept] = await read(hourly(cluster), hour, hour);
+  // The hour's roll-up so far: a new one starts from the hour's 5-minute roll-ups already stored
+  // (none, except in the first hour after an upgrade that added hourly ones): every check is in it.
+  const hourSoFar = async (cluster: string, hour: number, period: number, kept: MinuteSample | undefined) => {
     if (kept) return kept;
     let folded: MinuteSample | undefined;
     for (const r of await read(five(cluster), hour, period)) folded = rollUp(folded, r, hour);
@@ -92,10 +88,9 @@ export function createMinuteHistory(
     async record(cluster, sample, also) {
       const period = sample.t - (sample.t % retention.rollupPeriodMs);
       const hour = sample.t - (sample.t % HOUR);
-      const [[previous], hourBefore] = await Promise.all([
-        read(five(cluster), period, period),
-        hourSoFar(cluster, hour, period),
-      ]);
+      const keys: [string, string] = [five(cluster), hourly(cluster)];
+      const { previous, hourKept } = await storedRollups(redis, keys, period, hour);
+      const hourBefore = await hourSoFar(cluster, hour, period, hourKept);
       const rollup = rollUp(previous, sample, period);
       const hourRollup = rollUp(hourBefore, sample, hour);
       const at = now();
@@ -166,6 +161,29 @@ async function readDay(
   const coveredFrom = withScores.length ? `(${withScores[1]}` : '+inf';
   const head = await redis.zrangebyscore(keys.five, sinceMs, coveredFrom);
   return foldDayText([...head, ...hours], latest[0], sinceMs);
+}
+
+/**
+ * The period's roll-up and the hour's, as stored: one pipeline, so a check's history costs two
+ * round trips (this and its MULTI) and two socket writes, not three (a watch writes every
+ * interval for every cluster).
+ */
+async function storedRollups(
+  redis: Redis,
+  [fiveKey, hourlyKey]: [string, string],
+  period: number,
+  hour: number,
+): Promise<{ previous: MinuteSample | undefined; hourKept: MinuteSample | undefined }> {
+  const replies = await redis
+    .pipeline()
+    .zrangebyscore(fiveKey, period, period)
+    .zrangebyscore(hourlyKey, hour, hour)
+    .exec();
+  const [fiveReply, hourReply] = (replies ?? []).map(([err, value]) => {
+    if (err) throw err;
+    return parseAll(value as string[]);
+  });
+  return { previous: fiveReply?.[0], hourKept: hourReply?.[0] };
 }
 
 function parseAll(raw: string[]): MinuteSample[] {

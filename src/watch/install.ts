@@ -81,6 +81,7 @@ export function installWatch(opts: {
     state,
     afterCheck: incidents,
     logger: opts.logger,
+    now: opts.now,
   });
   return {
     jobs: { watch: { run: (job) => check(job) } },

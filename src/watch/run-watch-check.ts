@@ -1,6 +1,7 @@
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { Doctor } from '../doctor.js';
 import { summarizeCheck } from '../state/minute-sample.js';
+import { createClockSampling } from './clock-sampling.js';
 import { nextStreak, rootCauseOf, type Streak } from './incident-decision.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
@@ -59,6 +60,8 @@ export interface WatchCheckDeps {
   logger: Logger;
   /** Default KEPT_CLUSTERS_MAX. */
   keptClustersMax?: number;
+  /** For how long the clocks agreed (clock-sampling.ts); default Date.now. */
+  now?: () => number;
 }
 
 /**
@@ -68,17 +71,20 @@ export interface WatchCheckDeps {
  */
 export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promise<LastCheck> {
   const keep = keptClusters(deps.keptClustersMax ?? KEPT_CLUSTERS_MAX);
+  const clock = createClockSampling(deps.now ?? Date.now);
   return async (job) => {
     const ttlMs = job.intervalSeconds * 1000 * KEEP_INTERVALS + KEEP_GRACE_MS;
     let evidence: Evidence | undefined;
     const state = await deps.state.checkState(job.cluster, ttlMs);
+    const clockSamples = clock.samples(job.cluster);
     const report = await deps.doctor.run(job.cluster, 'diagnose', {
       keepClients: keep(job.cluster, job.intervalSeconds),
-      scrapes: state.scrapes,
+      scrapes: { ...state.scrapes, clockSamples },
       onEvidence: (e) => {
         evidence = e;
       },
     });
+    clock.after(job.cluster, clockSamples, report, evidence);
     const sample = summarizeCheck(report, evidence);
     const previous = state.last;
     const streak = nextStreak(report, previous ?? { bad: 0, good: 0 });

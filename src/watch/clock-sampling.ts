@@ -40,8 +40,15 @@ export function createClockSampling(now: () => number): ClockSampling {
   };
 }
 
-/** Every member's clock was read and no finding is about clocks. */
+/**
+ * An answer this slow sends the next check back to full samples: well under the cpu-starvation
+ * rule's 30 ms stall mean (rules/cpu-starvation.ts), which a lone sample never decides.
+ */
+export const QUICK_ANSWER_MS = 15;
+
+/** Every member's clock was read, each answer was quick, and no finding is about clocks. */
 function clocksAgree(report: DiagnosisReport, evidence: Evidence | undefined): boolean {
-  if (!evidence?.members.length || !evidence.members.every((m) => m.clock.ok)) return false;
-  return !report.findings.some((f) => f.cause.startsWith('clock'));
+  if (!evidence?.members.length) return false;
+  const quick = evidence.members.every((m) => m.clock.ok && m.clock.data.maxRttMs < QUICK_ANSWER_MS);
+  return quick && !report.findings.some((f) => f.cause.startsWith('clock'));
 }

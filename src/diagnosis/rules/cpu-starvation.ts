@@ -26,6 +26,8 @@ export const STALLED_READ_MS = 500;
  */
 export const STALL_MEAN_RTT_MS = 30;
 export const STALL_RATIO = 3;
+/** Fewer GET /version samples than this say nothing of a stall (a mean of one is one answer). */
+export const MIN_STALL_SAMPLES = 2;
 /**
  * strace-injected fdatasync delays of 20-300 ms gave fsync means of 0.5-0.9 × p99 (every fsync is
  * slow); a member stopped 300 ms of every 400 ms gave 0.02 × p99. Between the two: 0.25.
@@ -168,6 +170,10 @@ function stalledAnswers(m: MemberEvidence, all: MemberEvidence[]): string | unde
       ? `${m.clock.failure.message}, though it answers Status`
       : undefined;
   }
+  // One GET is no evidence of a stall: a single answer may wait on our own scheduler or GC (a watch
+  // check takes one sample a member while the clocks agree, src/watch/clock-sampling.ts, and takes
+  // the full samples in its next check once an answer was slow).
+  if (m.clock.data.samples < MIN_STALL_SAMPLES) return undefined;
   const peers = all.flatMap((o) => (o !== m && o.clock.ok ? [o.clock.data.meanRttMs] : []));
   if (peers.length === 0) return undefined;
   const peerWorst = Math.max(...peers);

@@ -313,3 +313,19 @@ describe('cert-expiry', () => {
     );
   });
 });
+
+describe('cpu-starvation from slow GET /version answers', () => {
+  const slowClock = (samples: number) =>
+    ok({ offsetMs: 5, uncertaintyMs: 50, rttMs: 80, maxRttMs: 90, meanRttMs: 80, samples });
+
+  it('a mean of several slow answers against quick peers is a stall', () => {
+    const result = diagnose(clusterEvidence({ 'etcd-2': { clock: slowClock(4) } }), rules, ctx);
+    expect(result.findings.find((f) => f.cause === 'cpu-starvation')).toMatchObject({ members: ['etcd-2'] });
+  });
+
+  it('one slow answer is not: a lone sample may have waited on our own process', () => {
+    const result = diagnose(clusterEvidence({ 'etcd-2': { clock: slowClock(1) } }), rules, ctx);
+    expect(result.findings.map((f) => f.cause)).not.toContain('cpu-starvation');
+    expect(result.status).toBe('healthy');
+  });
+});

@@ -44,3 +44,22 @@ describe('clock samples of a watch check', () => {
     expect(sampling.samples('a')).toBe(BUSY_CLOCK_SAMPLES);
   });
 });
+
+describe('a slow clock answer in a light check', () => {
+  it('sends the next check back to the full samples, so a stall is judged on a mean, not one answer', () => {
+    const sampling = createClockSampling(() => 0);
+    sampling.after('a', BUSY_CLOCK_SAMPLES, report(), clusterEvidence());
+    expect(sampling.samples('a')).toBe(AGREED_CLOCK_SAMPLES);
+    const slow = clusterEvidence({
+      'etcd-3': {
+        clock: {
+          ok: true,
+          data: { offsetMs: 5, uncertaintyMs: 50, rttMs: 40, maxRttMs: 40, meanRttMs: 40, samples: 1 },
+          durationMs: 40,
+        },
+      } as never,
+    });
+    sampling.after('a', AGREED_CLOCK_SAMPLES, report(), slow);
+    expect(sampling.samples('a')).toBe(BUSY_CLOCK_SAMPLES);
+  });
+});

@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/logger.js';
 import { type RunningRoles, startRoles } from '../../src/roles/start-roles.js';
 import { type FakeSlack, startFakeSlack } from '../support/slack/fake-slack.js';
 import { eventsUrl, httpSlackAdapter } from '../support/slack/slack-http.js';
-import { blocksText, postSigned, shown } from '../support/slack/slack-driver.js';
+import { blocksText, sendFileShare, shown } from '../support/slack/slack-driver.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
 /**
@@ -49,26 +49,13 @@ describe('Slack HTTP mode', () => {
   it('acks a message.im file_share event at once and answers in its thread', async () => {
     const file = fake.shareFile({ name: 'etcd-master-2.log', content: await readFile(SLOW_DISK_LOG) });
     const ts = `${Math.floor(Date.now() / 1000)}.000100`;
-    const body = JSON.stringify({
-      token: 'verification-token',
-      team_id: 'T111',
-      api_app_id: 'A111',
-      event: {
-        type: 'message',
-        subtype: 'file_share',
-        channel: DM,
-        channel_type: 'im',
-        user: 'U0HTTP001',
-        text: '',
-        ts,
-        event_ts: ts,
-        files: [file],
-      },
-      type: 'event_callback',
-      event_id: 'Ev0HTTP0001',
-      event_time: Math.floor(Date.now() / 1000),
+    const res = await sendFileShare(eventsUrl(chat), {
+      channel: DM,
+      user: 'U0HTTP001',
+      ts,
+      file,
+      eventId: 'Ev0HTTP0001',
     });
-    const res = await postSigned(eventsUrl(chat), body, { contentType: 'application/json' });
     expect(res.status).toBe(200);
     await fake.waitFor(
       () => fake.messages(DM).some((m) => m.thread_ts === ts && /Root cause/.test(blocksText(m.blocks))),

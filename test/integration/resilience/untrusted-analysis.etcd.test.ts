@@ -13,7 +13,7 @@ import { inspectQueue, waitForQueueSettled } from '../../support/redis/job-state
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { MG_ROOT, mustGatherFiles, writeTarball } from '../../support/offline/offline-fixtures.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
-import { blocksText, buttonsIn, postSigned, sendBlockAction } from '../../support/slack/slack-driver.js';
+import { blocksText, buttonsIn, sendBlockAction, sendFileShare } from '../../support/slack/slack-driver.js';
 import { eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
 import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/process/worker-process.js';
 
@@ -58,26 +58,13 @@ function sentTexts(): string[] {
 /** A file dropped into the DM, as Slack's HTTP events deliver it; resolves with the event's ts. */
 async function dropFile(file: SlackFileObject, n: number): Promise<string> {
   const ts = `${Math.floor(Date.now() / 1000)}.00${String(n).padStart(4, '0')}`;
-  const body = JSON.stringify({
-    token: 'verification-token',
-    team_id: 'T111',
-    api_app_id: 'A111',
-    event: {
-      type: 'message',
-      subtype: 'file_share',
-      channel: DM,
-      channel_type: 'im',
-      user: 'U0STRANGER',
-      text: '',
-      ts,
-      event_ts: ts,
-      files: [file],
-    },
-    type: 'event_callback',
-    event_id: `Ev0UNTRUST${n}`,
-    event_time: Math.floor(Date.now() / 1000),
+  const res = await sendFileShare(eventsUrl(chat), {
+    channel: DM,
+    user: 'U0STRANGER',
+    ts,
+    file,
+    eventId: `Ev0UNTRUST${n}`,
   });
-  const res = await postSigned(eventsUrl(chat), body, { contentType: 'application/json' });
   expect(res.status).toBe(200);
   return ts;
 }

@@ -16,7 +16,7 @@ import {
   blocksText,
   buttonsIn,
   messageText,
-  postSigned,
+  sendFileShare,
   sendBlockAction,
   sendSlashCommand,
   shown,
@@ -217,26 +217,9 @@ describe('what fills etcd, in Slack, on a cluster in NOSPACE', () => {
     const answered = async (name: string, content: Buffer, pattern: RegExp): Promise<string> => {
       const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
       const file = fake.shareFile({ name, content });
-      const body = JSON.stringify({
-        token: 'verification-token',
-        team_id: 'T111',
-        api_app_id: 'A111',
-        event: {
-          type: 'message',
-          subtype: 'file_share',
-          channel: DM,
-          channel_type: 'im',
-          user: 'U0SPACE3',
-          text: '',
-          ts,
-          event_ts: ts,
-          files: [file],
-        },
-        type: 'event_callback',
-        event_id: `Ev${ts.replace('.', '')}`,
-        event_time: Math.floor(Date.now() / 1000),
-      });
-      expect((await postSigned(url, body, { contentType: 'application/json' })).status).toBe(200);
+      const eventId = `Ev${ts.replace('.', '')}`;
+      const res = await sendFileShare(url, { channel: DM, user: 'U0SPACE3', ts, file, eventId });
+      expect(res.status).toBe(200);
       const match = (m: FakeMessage) => m.thread_ts === ts && pattern.test(shown(blocksText(m.blocks)));
       await fake.waitFor(() => fake.messages(DM).some(match), 60_000);
       return shown(blocksText(fake.messages(DM).find(match)?.blocks));

@@ -11,6 +11,8 @@ import {
   slashCommandForm,
 } from './slack-signing.js';
 
+import type { SlackFileObject } from './fake-slack-files.js';
+
 export const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 
 export interface SlackResponse {
@@ -39,6 +41,40 @@ export async function postSigned(
   const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
   const text = await res.text();
   return { status: res.status, text, ms: performance.now() - started };
+}
+
+/** A file dropped into a DM (`message.im`, subtype file_share), as Slack's HTTP events deliver it. */
+export interface FileShareInput {
+  channel: string;
+  user: string;
+  /** The message's ts: the thread the answer goes into. */
+  ts: string;
+  file: SlackFileObject;
+  eventId: string;
+}
+
+/** A signed file_share event to the events URL; resolves with Bolt's answer (200 when acked). */
+export function sendFileShare(url: string, share: FileShareInput): Promise<SlackResponse> {
+  const body = JSON.stringify({
+    token: 'verification-token',
+    team_id: 'T111',
+    api_app_id: 'A111',
+    event: {
+      type: 'message',
+      subtype: 'file_share',
+      channel: share.channel,
+      channel_type: 'im',
+      user: share.user,
+      text: '',
+      ts: share.ts,
+      event_ts: share.ts,
+      files: [share.file],
+    },
+    type: 'event_callback',
+    event_id: share.eventId,
+    event_time: Math.floor(Date.now() / 1000),
+  });
+  return postSigned(url, body, { contentType: 'application/json' });
 }
 
 /** A signed `/etcd <text>`; resolves with Bolt's answer (the ack body). */

@@ -65,6 +65,25 @@ describe('cluster-mismatch, live: a member of another cluster among the endpoint
     expect(report.findings.map((f) => f.cause)).not.toContain('quorum-lost');
   });
 
+  it('the stranger answering MemberList first is still the one named, never a member of this cluster', async () => {
+    // The three real members paused for half a second (under an election timeout): only the stranger
+    // can answer MemberList at first. Its list is of its own cluster (its one member is called etcd-1
+    // too), and taking the first answer named this cluster's members as the strangers.
+    const names = main.members.map((m) => m.name);
+    await Promise.all(names.map((name) => main.stop(name)));
+    let running: Promise<Awaited<ReturnType<Doctor['run']>>> | undefined;
+    try {
+      running = doctor.run('lab', 'diagnose');
+      await new Promise((r) => setTimeout(r, 500));
+    } finally {
+      await Promise.all(names.map((name) => main.cont(name)));
+    }
+    const report = await running;
+    const stranger = other.endpoints[0]?.replace(/^https?:\/\//, '') ?? '';
+    expect(report.findings[0]).toMatchObject({ cause: 'cluster-mismatch', members: [stranger] });
+    expect(report.members.map((m) => m.name).sort()).toEqual(['etcd-1', 'etcd-2', 'etcd-3', stranger].sort());
+  });
+
   it('without the stranger the same cluster is not a mismatch', async () => {
     const config = configFileSchema.parse({
       clusters: [{ name: 'lab', etcd: { endpoints: main.endpoints, metricsUrls: main.metricsUrls } }],

@@ -29,7 +29,7 @@ export async function firstAnswer<T>(
     return await Promise.any(asked);
   } catch (err) {
     const errors = flatten(err);
-    if (errors[0] !== undefined) throw errors.find((e) => !/deadline/i.test(String(e))) ?? errors[0];
+    if (errors[0] !== undefined) throw mostTelling(errors);
     throw err;
   }
 }
@@ -45,6 +45,11 @@ function hedged<T>(first: Promise<T>, others: () => Promise<T>, ms: number): Arr
     first.then(() => clearTimeout(timer), go);
   });
   return [first, rest];
+}
+
+/** Of every member's failure, the one that says most: a refusal or an error before any deadline. */
+export function mostTelling(errors: unknown[]): unknown {
+  return errors.find((e) => !/deadline/i.test(String(e))) ?? errors[0];
 }
 
 function flatten(err: unknown): unknown[] {

@@ -1,5 +1,5 @@
 import type { ClusterProbeContext } from './cluster-context.js';
-import { firstAnswer } from './cluster-context.js';
+import { firstAnswer, mostTelling } from './cluster-context.js';
 import type { MemberInfo } from './evidence.js';
 import { deadline } from './member-context.js';
 import { sameUrl, toHexId } from './member-ids.js';
@@ -69,7 +69,7 @@ function listOfMost<T extends { members: ListedMember[] }>(
       settled += 1;
       if (settled < asked.length) return;
       if (best) resolve(best.res);
-      else reject(errors.find((e) => !/deadline/i.test(String(e))) ?? errors[0]);
+      else reject(mostTelling(errors));
     };
     for (const p of asked) {
       p.then(

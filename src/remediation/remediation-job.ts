@@ -170,9 +170,10 @@ export async function runTimeRefusal(
 const minutes = (ms: number) =>
   ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
 
+/** Audited before the reply: the record exists when the presser reads it, and a failed post loses no record. */
 async function refuseRun(run: Run, summary: string, deps: RemediationRunnerDeps): Promise<RemediationResult> {
-  await deps.chat.post(run.to, textView(summary, 'warning', { actor: run.job.user }));
   await run.audit('refused', summary);
+  await deps.chat.post(run.to, textView(summary, 'warning', { actor: run.job.user }));
   return { status: 'refused', summary };
 }
 

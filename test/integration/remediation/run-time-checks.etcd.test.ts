@@ -100,9 +100,6 @@ describe('remediation at run time', () => {
     await h.chat.waitFor((c) => c.messages.some((m) => /in the queue/.test(m.text)), 20_000);
     const refusal = h.chat.messages.find((m) => /in the queue/.test(m.text))?.text ?? '';
     expect(refusal).toMatch(/this press waited 179 min in the queue \(at most 2 min\).*nothing was done/);
-    // The audit record lands beside the reply: wait for it (bounded) rather than race it.
-    for (let i = 0; i < 50 && (await audited(plan)).length === 0; i++)
-      await new Promise((r) => setTimeout(r, 100));
     expect(await audited(plan)).toEqual(['refused']);
   });
 

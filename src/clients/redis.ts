@@ -8,6 +8,30 @@ import { isClusterTarget, type ClusterTarget, type RedisTarget } from '../config
  */
 export type Redis = SingleRedis | Cluster;
 
+/** How long a record of something done outside Redis waits for a replica; a slow replica only delays it. */
+export const REPLICA_WAIT_MS = 250;
+
+/**
+ * Waits, at most REPLICA_WAIT_MS, until a replica holds this connection's writes so far, on a
+ * Redis Cluster or a Sentinel group. Both fail over to a replica, and replication is
+ * asynchronous: a write the old primary took but had not passed on is gone after the failover.
+ * For the records of what cannot be taken back (a Slack message posted, a remediation started) that
+ * loss means doing it twice: a second root message, a second answer, a second run. `key` routes the
+ * WAIT to the node of its slot. One Redis by URL has no failover to wait for. Errors are left to
+ * the write itself: a primary that died before the WAIT took the write with it or not, and the
+ * caller can do nothing more about it.
+ */
+export async function replicated(redis: Redis, key: string): Promise<void> {
+  const failsOver = redis instanceof Cluster || (redis.options.sentinels?.length ?? 0) > 0;
+  if (!failsOver) return;
+  await redis
+    .pipeline()
+    .exists(key)
+    .wait(1, REPLICA_WAIT_MS)
+    .exec()
+    .catch(() => undefined);
+}
+
 /** Reconnect delay: 100 ms, 200 ms, ... capped at 2 s, for as long as the process runs. */
 const RETRY_CAP_MS = 2000;
 

@@ -1,5 +1,5 @@
 import { CHECK_DEPTHS } from '../contracts/check-depth.js';
-import type { Redis } from '../clients/redis.js';
+import { type Redis, replicated } from '../clients/redis.js';
 import { z } from 'zod';
 import type { MessageRef } from '../chat/adapter.js';
 import type { VerdictView } from '../report/chat-view.js';
@@ -60,6 +60,7 @@ export function createJobState(redis: Redis, prefix: string): JobState {
     },
     async saveRoot(jobId, ref) {
       await redis.set(key('root', jobId), JSON.stringify(ref), 'EX', STATE_TTL_SECONDS);
+      await replicated(redis, key('root', jobId));
     },
     async claimAnswer(jobId, owner, leaseMs) {
       // Re-entrant (a retry of the same claim), and refused once the answer is recorded.
@@ -75,6 +76,7 @@ export function createJobState(redis: Redis, prefix: string): JobState {
         .set(key('answered', jobId), JSON.stringify(ref), 'EX', STATE_TTL_SECONDS)
         .del(key('answer-claim', jobId))
         .exec();
+      await replicated(redis, key('answered', jobId));
     },
     async saveVerdict(jobId, view) {
       await redis.set(key('verdict', jobId), JSON.stringify(view), 'EX', STATE_TTL_SECONDS);

@@ -1,4 +1,4 @@
-import type { Redis } from '../clients/redis.js';
+import { type Redis, replicated } from '../clients/redis.js';
 import { createOwnedLocks, type HeldLock, type HoldOptions } from './owned-lock.js';
 
 /**
@@ -61,7 +61,9 @@ export function createRemediationState(redis: Redis, prefix: string): Remediatio
       await locks.release(key('ran', planId), user);
     },
     async markRunning(planId, user) {
-      return (await locks.acquire(key('ran', planId), user, markMs)) === 'acquired';
+      const acquired = (await locks.acquire(key('ran', planId), user, markMs)) === 'acquired';
+      if (acquired) await replicated(redis, key('ran', planId));
+      return acquired;
     },
     async openConfirmation(planId, holder, ttlMs) {
       const k = key('confirmation', planId);

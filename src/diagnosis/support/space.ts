@@ -89,12 +89,14 @@ function podSpecQuota(evidence: Evidence, member: string): number | undefined {
 
 /**
  * In use at this share of the quota or more, with the history compacted (historyCompacted), a
- * defragmentation leaves the database at least that
- * full: past the critical line (CEOP etcdDatabaseQuotaLowSpace: > 85 % critical, as db-quota.ts),
- * and NOSPACE comes back soon after the alarm is disarmed. Only more room or less data helps then
- * (etcd maintenance guide "Space quota").
+ * defragmentation leaves the database at least that full: past the warning line (CEOP
+ * etcdDatabaseQuotaLowSpace: > 75 % warning, as db-quota.ts), with a quarter of the quota or less
+ * before NOSPACE comes back once the alarm is disarmed. Only more room or less data helps then
+ * (etcd maintenance guide "Space quota"). The critical line (85 %) was the first choice: a quota
+ * filled with 100 KiB values stops at 84-87 % in use (bbolt's free pages are the rest), so the
+ * same full database was told "make room" or "compact" by a coin toss.
  */
-export const FULL_OF_DATA = 0.85;
+export const FULL_OF_DATA = 0.75;
 
 /**
  * The step that leads when the data itself fills the quota (`2.1 GB in use of quota 2.1 GB`):

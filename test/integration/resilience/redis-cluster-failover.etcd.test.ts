@@ -33,6 +33,13 @@ const text = messageText;
 const { roots, replies } = channelThreads(() => fake, CHANNEL);
 const send = (cmd: string) => sendSlashCommand(url, { text: cmd, channel_id: CHANNEL, user_id: 'U111' });
 
+/** Each message of the channel as `ts [in thread_ts]: first line`, for a failure's message. */
+const channelSummary = () =>
+  fake
+    .messages(CHANNEL)
+    .map((m) => `${m.ts}${m.thread_ts ? ` in ${m.thread_ts}` : ''}: ${text(m).split('\n')[0]}`)
+    .join(' | ');
+
 /**
  * The `n`th root message (from 1) has a diagnosis in its thread and shows the verdict: the job is
  * over (a request sent before that joins it, as it should).
@@ -96,8 +103,14 @@ describe('a Redis Cluster loses the master of our slot', () => {
     expect(replies(roots()[1] as FakeMessage)).toHaveLength(0);
     expect(await cluster.waitForFailover(tag, master, 30_000)).not.toBe(master);
 
-    // Its worker follows the slot to the promoted replica by itself and answers, once.
-    await fake.waitFor(() => answered(2), 40_000);
+    // Its worker follows the slot to the promoted replica by itself and answers, once. (Its root
+    // message's record waits for the replica, src/clients/redis.ts replicated(): a root saved
+    // just before the kill is not lost, and the retried job answers under it, not under a new root.)
+    await fake
+      .waitFor(() => answered(2), 40_000)
+      .catch((err: unknown) => {
+        throw new Error(`${String(err)}\nthe channel: ${channelSummary()}`);
+      });
 
     // Until the bot has followed, the ack says the queue is unavailable; then the request is a new
     // job (not joined to the one above), with a root and an answer of its own.

@@ -169,6 +169,42 @@ describe('db-quota levels (CEOP 65/75/85 %)', () => {
   });
 });
 
+describe('db-quota under NOSPACE: make room, or compact', () => {
+  // A 16 MiB quota reached (db at 102 %), 400 live keys and 1 old version: a defragmentation
+  // leaves the data in use. At 80 % in use that is past the warning line, so room comes first.
+  const nospace = (inUseShare: number) => {
+    const quota = 16 * 1024 * 1024;
+    const db = Math.round(quota * 1.02);
+    const inUse = Math.round(quota * inUseShare);
+    const gauges = {
+      ...metricsData().gauges,
+      dbTotalSizeBytes: db,
+      dbInUseSizeBytes: inUse,
+      quotaBackendBytes: quota,
+      keysTotal: 400,
+      compactRevision: -1,
+      currentRevision: 401,
+    };
+    const member = {
+      status: status('a1', { dbSizeBytes: db, dbSizeInUseBytes: inUse }),
+      metrics: ok(metricsData({ gauges })),
+    };
+    const evidence = clusterEvidence({ 'etcd-1': member });
+    evidence.alarms = ok([{ memberId: 'a1', alarm: 'NOSPACE' }]);
+    return diagnose(evidence, rules, ctx).findings[0];
+  };
+
+  it.each([
+    [0.8, /^Make room first: 13\.4 MB of etcd-1's 17\.1 MB database is in use against its 16\.8 MB quota/],
+    [0.76, /^Make room first: /],
+    [0.6, /^Recover: snapshot, compact/],
+  ] as const)('%s of the quota in use -> %s', (share, step) => {
+    const finding = nospace(share);
+    expect(finding).toMatchObject({ cause: 'db-quota', severity: 'critical' });
+    expect(finding?.steps[0]?.text).toMatch(step);
+  });
+});
+
 describe('corruption and slow reads', () => {
   it('a CORRUPT alarm is critical and names the member', () => {
     const evidence = clusterEvidence();

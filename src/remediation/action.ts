@@ -41,6 +41,11 @@ export interface RemediationAction<A> {
    */
   unavailable?(cluster: ClusterConfig, settings: RemediationSettings): string | undefined;
   run(args: A, ctx: ActionContext): Promise<ActionOutcome>;
+  /**
+   * What to check when a run of it was interrupted (its worker died mid-run and the job came back):
+   * the half-done states it can leave and how to finish each by hand. Not run again by itself.
+   */
+  interrupted?(args: A): string;
 }
 
 /** One variant of a confirmation ("Run it, promote when caught up"). */
@@ -151,6 +156,7 @@ export interface RegisteredAction {
         ok: true;
         describe(s: PlanSnapshot, settings: RemediationSettings): string[];
         run(ctx: ActionContext): Promise<ActionOutcome>;
+        interrupted(): string | undefined;
       }
     | { ok: false; error: string };
 }
@@ -176,6 +182,7 @@ export function defineAction<A>(action: RemediationAction<A>): RegisteredAction 
         ok: true,
         describe: (s, settings) => action.describe(args, s, settings),
         run: (ctx) => action.run(args, ctx),
+        interrupted: () => action.interrupted?.(args),
       };
     },
   };

@@ -79,32 +79,59 @@ export function createRemediationRunner(deps: RemediationRunnerDeps) {
       return { status: 'skipped', summary: 'plan gone' };
     }
     const run = runOf(job, plan, deps);
-    if (!(await deps.state.markRunning(run.origin, job.user)))
-      return { status: 'skipped', summary: 'already ran' };
+    // The marker names this job: a job that finds its own marker and no end ran before, here or
+    // on a worker that died mid-run (BullMQ hands a stalled job over), and is not run again.
+    const owner = `${job.user} ${job.plan}`;
+    if (!(await deps.state.markRunning(run.origin, owner))) return alreadyRan(run, owner, deps);
     const parsed = run.action.parse(plan.args);
     if (!parsed.ok) {
       await run.audit('refused', `invalid plan: ${parsed.error}`);
       return { status: 'refused', summary: parsed.error };
     }
-    const stale = await runTimeRefusal(run, now(), deps.chat.groupMembers?.bind(deps.chat));
-    if (stale) return refuseRun(run, stale, deps);
-    const lock = run.mutating ? await holdLock(run, deps) : undefined;
-    if (run.mutating && !lock) {
-      const holder = (await deps.state.lockHolder(plan.cluster)) ?? 'another action';
-      // Refused before anything was touched: the same button may be pressed again later.
-      await deps.state.releaseRun(run.origin, job.user);
-      return refuseRun(
-        run,
-        `another remediation is running on ${plan.cluster} (plan ${holder.split(':')[0]}); one at a time, so nothing was done. Press again when it has finished.`,
-        deps,
-      );
-    }
+    // Every way out below ends the run; only a process that dies mid-run leaves it unended.
     try {
-      return await execute(run, parsed.run, lock, { ...deps, now, sleep });
+      const stale = await runTimeRefusal(run, now(), deps.chat.groupMembers?.bind(deps.chat));
+      if (stale) return await refuseRun(run, stale, deps);
+      const lock = run.mutating ? await holdLock(run, deps) : undefined;
+      if (run.mutating && !lock) {
+        const holder = (await deps.state.lockHolder(plan.cluster)) ?? 'another action';
+        // Refused before anything was touched: the same button may be pressed again later.
+        await deps.state.releaseRun(run.origin, job.user, owner);
+        return await refuseRun(
+          run,
+          `another remediation is running on ${plan.cluster} (plan ${holder.split(':')[0]}); one at a time, so nothing was done. Press again when it has finished.`,
+          deps,
+        );
+      }
+      try {
+        return await execute(run, parsed.run, lock, { ...deps, now, sleep });
+      } finally {
+        await lock?.release();
+      }
     } finally {
-      await lock?.release();
+      await deps.state.markEnded(run.origin).catch(() => undefined);
     }
   };
+}
+
+/**
+ * The plan's run marker is set. Another job of the same origin (a second confirmation), or this
+ * job after its run ended: skipped quietly, the first run answers. This very job with no end: its
+ * worker died mid-run (killed, out of memory, its node lost) and BullMQ handed the job over. A
+ * half-done change is never run again blindly: the thread is told what to check, once.
+ */
+async function alreadyRan(run: Run, owner: string, deps: RemediationRunnerDeps): Promise<RemediationResult> {
+  const skipped: RemediationResult = { status: 'skipped', summary: 'already ran' };
+  if ((await deps.state.runOwner(run.origin)) !== owner || (await deps.state.runEnded(run.origin)))
+    return skipped;
+  await deps.state.markEnded(run.origin);
+  const { plan } = run;
+  const parsed = run.action.parse(plan.args);
+  const hint = parsed.ok ? parsed.interrupted() : undefined;
+  const summary = `${plan.label} on ${plan.cluster} was interrupted: the worker running it stopped before it finished (restarted, killed, or its node lost). It is not run again by itself, as a half-done change must be looked at first; the steps above are what it did. Run \`/etcd diagnose ${plan.cluster}\` to see the cluster as it is now.${hint ? ` ${hint}` : ''}`;
+  await run.audit('failed', `interrupted: ${summary}`);
+  await deps.chat.post(run.to, textView(summary, 'error', { actor: run.job.user }));
+  return { status: 'failed', summary };
 }
 
 function runOf(job: RemediateJob, plan: Plan, deps: RemediationRunnerDeps): Run {

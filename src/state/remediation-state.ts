@@ -11,13 +11,18 @@ export interface RemediationState {
   claimPress(planId: string, user: string): Promise<{ first: true } | { first: false; by: string }>;
   /** Who pressed the plan's run, if anyone did. */
   pressedBy(planId: string): Promise<string | undefined>;
-  /** True once per plan: the worker calls it right before running. */
-  markRunning(planId: string, user: string): Promise<boolean>;
+  /** True once per plan: the worker calls it right before running. `owner`: who runs it. */
+  markRunning(planId: string, owner: string): Promise<boolean>;
+  /** The owner markRunning recorded for the plan, while its marker holds. */
+  runOwner(planId: string): Promise<string | undefined>;
+  /** The plan's run reached its end (an outcome, a refusal or an error), or was told as interrupted. */
+  markEnded(planId: string): Promise<void>;
+  runEnded(planId: string): Promise<boolean>;
   /**
    * Forgets a plan's press and run markers, so its button can be pressed again: only for a run that
    * was refused before it touched anything because another action held the cluster.
    */
-  releaseRun(planId: string, user: string): Promise<void>;
+  releaseRun(planId: string, user: string, owner: string): Promise<void>;
   /**
    * One open confirmation per plan: the first press of a button that needs one gets it (`opened`);
    * while it is open, others get its holder (`<user>:<confirmation plan id>`) back.
@@ -56,14 +61,21 @@ export function createRemediationState(redis: Redis, prefix: string): Remediatio
       return { first: false, by: (await locks.holder(k)) ?? 'someone' };
     },
     pressedBy: (planId) => locks.holder(key('pressed', planId)),
-    async releaseRun(planId, user) {
+    async releaseRun(planId, user, owner) {
       await locks.release(key('pressed', planId), user);
-      await locks.release(key('ran', planId), user);
+      await locks.release(key('ran', planId), owner);
     },
-    async markRunning(planId, user) {
-      const acquired = (await locks.acquire(key('ran', planId), user, markMs)) === 'acquired';
+    async markRunning(planId, owner) {
+      const acquired = (await locks.acquire(key('ran', planId), owner, markMs)) === 'acquired';
       if (acquired) await replicated(redis, key('ran', planId));
       return acquired;
+    },
+    runOwner: (planId) => locks.holder(key('ran', planId)),
+    async markEnded(planId) {
+      await redis.set(key('ended', planId), '1', 'EX', MARK_TTL_SECONDS);
+    },
+    async runEnded(planId) {
+      return (await redis.exists(key('ended', planId))) === 1;
     },
     async openConfirmation(planId, holder, ttlMs) {
       const k = key('confirmation', planId);

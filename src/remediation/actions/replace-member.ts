@@ -76,6 +76,8 @@ export const replaceMember = defineAction({
     const plan = { distribution: where, promote: args.promote ?? 'button' } as const;
     return replace(etcd, found.member, plan, ctx);
   },
+  interrupted: (args) =>
+    `Check \`etcdctl member list\`: if ${args.member} is missing (removed, not added back), add it as a learner with the peer URLs it had (\`etcdctl member add ${args.member} --learner --peer-urls=<its peer URLs>\`) and start it with an empty data dir as the thread says; if it is listed as a learner, start it as posted and press Promote (or \`etcdctl member promote <id>\`) once it has caught up.`,
 });
 
 const isOpenShift = (cluster: ClusterConfig) => cluster.kubernetes?.distribution === 'openshift';

@@ -10,7 +10,12 @@ import { createAuditLog } from '../../../src/state/audit-log.js';
 import { createPlanStore } from '../../../src/state/plan-store.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { labConfig, labConfigYaml } from '../../support/lab/lab-config.js';
-import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/process/worker-process.js';
+import {
+  killWorkers,
+  startWorkerProcess,
+  type WorkerProcess,
+  waitUntil,
+} from '../../support/process/worker-process.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { messageText } from '../../support/slack/slack-driver.js';
@@ -70,8 +75,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const { child } of workers)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  killWorkers(workers);
   await roles?.stop();
   redis?.disconnect();
   await Promise.all([fake?.close(), lab?.destroy()]);

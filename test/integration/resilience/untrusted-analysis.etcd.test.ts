@@ -15,7 +15,13 @@ import { MG_ROOT, mustGatherFiles, writeTarball } from '../../support/offline/of
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { blocksText, buttonsIn, sendBlockAction, sendFileShare } from '../../support/slack/slack-driver.js';
 import { eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
-import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/process/worker-process.js';
+import {
+  isAlive,
+  killWorkers,
+  startWorkerProcess,
+  type WorkerProcess,
+  waitUntil,
+} from '../../support/process/worker-process.js';
 
 /**
  * For real: files anyone may DM the bot never share a worker process's heap or a queue
@@ -45,8 +51,6 @@ function startWorker(): WorkerProcess {
   workers.push(worker);
   return worker;
 }
-
-const alive = (w: WorkerProcess) => w.child.exitCode === null && w.child.signalCode === null;
 
 /** Every text the fake was sent (posts and edits), oldest first. */
 function sentTexts(): string[] {
@@ -107,7 +111,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const w of workers) if (alive(w)) w.child.kill('SIGKILL');
+  killWorkers(workers);
   redis?.disconnect();
   await roles?.stop();
   await Promise.all([fake?.close(), lab?.destroy()]);
@@ -187,7 +191,7 @@ describe('a 53 KB must-gather that expands past the heap, during a defragmentati
 
     const done = sentTexts().find((t) => /ran .*finished in/.test(t)) ?? '';
     expect([...done.matchAll(/(etcd-\d)( \(leader\))?: db /g)]).toHaveLength(3);
-    expect(alive(worker)).toBe(true);
+    expect(isAlive(worker)).toBe(true);
     expect(worker.logged('heap out of memory')).toBe(false);
     // The analysis went to its own queue; the remediation to the jobs queue.
     for (const [name, kind] of [
@@ -207,7 +211,7 @@ describe('a 53 KB must-gather that expands past the heap, during a defragmentati
 
 describe('a worker process that dies in the middle of an analysis', () => {
   it('is not handed to the next worker: the user is told it stopped and what to share instead', async () => {
-    for (const w of workers) if (alive(w)) w.child.kill('SIGKILL');
+    killWorkers(workers);
     const victim = startWorker();
     await waitUntil(victim.started, 30_000, 'the first worker started');
     const log = Buffer.from('{"level":"info","msg":"ready to serve client requests"}\n'.repeat(4000));
@@ -228,6 +232,6 @@ describe('a worker process that dies in the middle of an analysis', () => {
     );
     // Never downloaded (nor run) again, and the worker that found it lives on.
     expect(downloads()).toHaveLength(1);
-    expect(alive(next)).toBe(true);
+    expect(isAlive(next)).toBe(true);
   }, 150_000);
 });

@@ -13,7 +13,12 @@ import { labConfig, labConfigYaml } from '../../support/lab/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { messageText, sendSlashCommand } from '../../support/slack/slack-driver.js';
 import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
-import { startWorkerProcess, type WorkerProcess, waitUntil } from '../../support/process/worker-process.js';
+import {
+  killWorkers,
+  startWorkerProcess,
+  type WorkerProcess,
+  waitUntil,
+} from '../../support/process/worker-process.js';
 
 /**
  * A worker process SIGKILLed in the middle of a diagnosis: the other worker process recovers the job
@@ -87,8 +92,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const { child } of workers)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  killWorkers(workers);
   await roles?.stop();
   await Promise.all([fake?.close(), lab?.destroy()]);
   await purgePrefix(prefix);

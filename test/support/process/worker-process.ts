@@ -47,6 +47,15 @@ export function startWorkerProcess(opts: {
   return { child, log, logged, started: () => logged('etcd-doctor started') };
 }
 
+/** Whether the worker process still runs. */
+export const isAlive = (w: WorkerProcess): boolean =>
+  w.child.exitCode === null && w.child.signalCode === null;
+
+/** SIGKILLs every worker that still runs (a test's afterAll). */
+export function killWorkers(workers: readonly WorkerProcess[]): void {
+  for (const w of workers) if (isAlive(w)) w.child.kill('SIGKILL');
+}
+
 /** Polls `pred` every 50 ms; rejects after `timeoutMs` naming `what`. */
 export async function waitUntil(
   pred: () => boolean | Promise<boolean>,

@@ -13,6 +13,8 @@ export default {
   // The 10-minute soak runs on its own: `npm run test:soak` (jest.soak.config.js).
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/soak/'],
   testTimeout: 60000,
+  // A failed test runs once more, its first failure printed (test/support/retry-once.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/support/retry-once.ts'],
   // Two suites at a time (this machine kind has 2 cores): most of a suite's time is waiting on
   // etcd, /metrics windows and timers. The labs keep their data on tmpfs, so one suite's writes do
   // not slow the other's fsyncs, and diagnoses measure their own event-loop delay (observer load).

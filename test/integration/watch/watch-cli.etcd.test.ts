@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { runCli } from '../../../src/cli.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { labConfigYaml } from '../../support/lab/lab-config.js';
+import { hostLoad, hostStarvesLab } from '../../support/process/host-load.js';
 
 /** `etcd-doctor watch <cluster>` on a real 3-member etcd: a frame per check, one line on Ctrl-C. */
 
@@ -44,14 +45,23 @@ describe('etcd-doctor watch', () => {
     expect(frames).toHaveLength(2);
     // One interval between the two frames, no faster.
     expect(Date.now() - started).toBeGreaterThan(4500);
+    // Healthy: the lab's data is on tmpfs, and etcd-doctor's own load is an info observer-load
+    // finding. Measured, not assumed: on a loaded host (support/process/host-load.ts) the members
+    // share its cores with the suite and are starved of CPU, and cpu-starvation is the one true cause.
+    const starved = hostStarvesLab() && frames.some((f) => /: DEGRADED/.test(f));
     for (const frame of frames) {
-      expect(frame).toMatch(/: HEALTHY \(check \d, every 5 s; Ctrl-C to stop\)/);
+      if (starved) {
+        expect(frame).toMatch(/: (HEALTHY|DEGRADED) \(check \d, every 5 s; Ctrl-C to stop\)/);
+        expect(frame).not.toMatch(/(warning|critical): (?!cpu-starvation on)/);
+      } else
+        expect({ frame, ...hostLoad() }).toMatchObject({
+          frame: expect.stringMatching(/: HEALTHY \(check \d, every 5 s; Ctrl-C to stop\)/),
+        });
       for (const m of lab.members) expect(frame).toContain(m.name);
     }
     expect(out.at(-1)).toBe('Stopped watching local after 2 checks.');
-    // The last check's status, as `diagnose` exits: 0, healthy (the lab's data is on tmpfs, and a
-    // loaded host is an info observer-load finding, which leaves the status healthy).
-    expect(code).toBe(0);
+    // The last check's status, as `diagnose` exits: 0 healthy, 1 degraded.
+    expect(code).toBe(starved && /: DEGRADED/.test(frames.at(-1) ?? '') ? 1 : 0);
   });
 
   it('refuses an interval under 5 s, saying what to pass', async () => {

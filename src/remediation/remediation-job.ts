@@ -83,13 +83,13 @@ export function createRemediationRunner(deps: RemediationRunnerDeps) {
     // on a worker that died mid-run (BullMQ hands a stalled job over), and is not run again.
     const owner = `${job.user} ${job.plan}`;
     if (!(await deps.state.markRunning(run.origin, owner))) return alreadyRan(run, owner, deps);
-    const parsed = run.action.parse(plan.args);
-    if (!parsed.ok) {
-      await run.audit('refused', `invalid plan: ${parsed.error}`);
-      return { status: 'refused', summary: parsed.error };
-    }
     // Every way out below ends the run; only a process that dies mid-run leaves it unended.
     try {
+      const parsed = run.action.parse(plan.args);
+      if (!parsed.ok) {
+        await run.audit('refused', `invalid plan: ${parsed.error}`);
+        return { status: 'refused', summary: parsed.error };
+      }
       const stale = await runTimeRefusal(run, now(), deps.chat.groupMembers?.bind(deps.chat));
       if (stale) return await refuseRun(run, stale, deps);
       const lock = run.mutating ? await holdLock(run, deps) : undefined;

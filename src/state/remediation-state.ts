@@ -67,8 +67,11 @@ export function createRemediationState(redis: Redis, prefix: string): Remediatio
     },
     async markRunning(planId, owner) {
       const acquired = (await locks.acquire(key('ran', planId), owner, markMs)) === 'acquired';
-      if (acquired) await replicated(redis, key('ran', planId));
-      return acquired;
+      if (!acquired) return false;
+      // A run released before it touched anything (another action held the cluster) ended too.
+      await redis.del(key('ended', planId));
+      await replicated(redis, key('ran', planId));
+      return true;
     },
     runOwner: (planId) => locks.holder(key('ran', planId)),
     async markEnded(planId) {

@@ -1,4 +1,4 @@
-import { jest } from '@jest/globals';
+import { expect, jest } from '@jest/globals';
 
 /**
  * Every test file (jest.config.js setupFilesAfterEnv): a failed test runs once more, after the rest
@@ -8,5 +8,11 @@ import { jest } from '@jest/globals';
  * about the code, and each CI run met one or two such tests. A test that fails twice fails, and
  * .ci/run names every test that needed its second run (Jest's `invocations` in the JSON results),
  * so a test that starts needing it often is seen, not hidden.
+ *
+ * Not the suites that wait on watch intervals for minutes (scripts/test.sh WAITING): a second run of
+ * one would hold CI's second Jest process past its time.
  */
-jest.retryTimes(1, { logErrorsBeforeRetry: true });
+const LONG_SUITES =
+  /test\/integration\/(watch\/(quiet|restarts|incident)|history\/since-when)\.etcd\.test\.ts$/;
+
+if (!LONG_SUITES.test(expect.getState().testPath ?? '')) jest.retryTimes(1, { logErrorsBeforeRetry: true });

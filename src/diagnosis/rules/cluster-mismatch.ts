@@ -101,16 +101,17 @@ function removedPeers(evidence: Evidence): MemberSignal[] {
 
 /**
  * The members of the other cluster, from the mismatch lines: when both sides' logs are collected,
- * the members whose own cluster ID (the one their lines call local) is not the one most reporters
- * share; from one side only, the peers its lines name (as names where known).
+ * the members whose own cluster ID (the one their mismatch lines call local, else the one their
+ * other lines name) is not the one most logs share; from one side only, the peers its lines name
+ * (as names where known). Every log counts, not only those that logged the mismatch yet: when only
+ * the leader of three had logged it beside the stranger, one against one named both sides.
  */
 function mismatchPeers(evidence: Evidence): string[] {
-  const scans = scansOf(kubernetesOf(evidence), 'etcd').filter(
-    (s) => (s.signals.clusterIdMismatch?.count ?? 0) > 0,
-  );
+  const all = scansOf(kubernetesOf(evidence), 'etcd');
+  const scans = all.filter((s) => (s.signals.clusterIdMismatch?.count ?? 0) > 0);
   const byCluster = new Map<string, string[]>();
-  for (const s of scans) {
-    const cid = s.signals.clusterIdMismatch?.localCluster;
+  for (const s of all) {
+    const cid = s.signals.clusterIdMismatch?.localCluster ?? s.signals.clusterId;
     if (cid) byCluster.set(cid, [...(byCluster.get(cid) ?? []), memberOfScan(evidence, s)]);
   }
   const ranked = [...byCluster.values()].sort((a, b) => b.length - a.length);

@@ -79,6 +79,12 @@ export interface LogSignals {
   /** A removed member still running, in its own log: `the member has been permanently removed from the cluster`. */
   memberRemoved: CountStat;
   /**
+   * The member's own cluster ID, from the first line that names it (zap `cluster-id`, capnslog
+   * `… in cluster <cid>` / `… to cluster <cid>`): which cluster a log belongs to, also when it
+   * logged no mismatch itself.
+   */
+  clusterId?: string;
+  /**
    * A member refusing a removed peer's stream (3.0–3.4 capnslog `rejected the stream from peer <id>
    * since it was removed`, zap `rejected stream from remote peer because it was removed`): the
    * removed member is the peer named, not the member that logs it.
@@ -130,7 +136,7 @@ export interface UnexplainedError {
 }
 
 type CountKey = {
-  [K in keyof LogSignals]: LogSignals[K] extends CountStat
+  [K in keyof LogSignals]-?: LogSignals[K] extends CountStat
     ? LogSignals[K] extends DurationStat
       ? never
       : K
@@ -246,6 +252,9 @@ const DB_SPACE =
   /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer|due to an alarm\W{1,20}[^"]*alarm:NOSPACE/;
 const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
 const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
+// capnslog: `starting member <id> in cluster <cid>`, `restarting member … in cluster <cid> at …`,
+// `published {Name:…} to cluster <cid>`, `added member <id> [<urls>] to cluster <cid>`.
+const OWN_CLUSTER = /\b(?:in|to) cluster ([0-9a-f]{8,16})\b/;
 // rafthttp (ETCD34/35 http.go, stream.go): both the receiving and the sending side's message.
 const CLUSTER_MISMATCH = /cluster ID mismatch/;
 // etcdserver ErrMemberRemoved (`the member has been permanently removed from the cluster`), which
@@ -291,6 +300,8 @@ const COUNTED: ReadonlyArray<[RegExp, CountKey]> = [
 ];
 
 function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | undefined): void {
+  const own = zap || s.clusterId !== undefined ? undefined : OWN_CLUSTER.exec(line)?.[1];
+  if (own) s.clusterId = own;
   const took = TOOK_TOO_LONG.exec(line) ?? LEGACY_APPLY.exec(line);
   if (took?.[1]) touched.push(addDuration(s.tookTooLong, took[1], line));
   const sync = SYNC_DURATION.exec(line);
@@ -459,6 +470,8 @@ export function parseZap(line: string): ZapEntry | undefined {
 /** zap messages and field names: ETCD34/35 wal.go, util.go, raft.go, probing_status.go, peer_status.go. */
 function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched: Seen[]): void {
   const str = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined);
+  const cid = s.clusterId === undefined ? str('cluster-id') : undefined;
+  if (cid) s.clusterId = cid;
   if (msg === 'slow fdatasync') touched.push(addDuration(s.slowFdatasync, str('took') ?? '', line));
   else if (msg === 'apply request took too long')
     touched.push(addDuration(s.tookTooLong, str('took') ?? '', line));

@@ -235,6 +235,53 @@ describe('the misses reported on real logs, by kind', () => {
     expect(report.findings[0]).toMatchObject({ cause: 'cluster-mismatch', members: ['d7523d07ecd5d55e'] });
   });
 
+  // Seen live under load (the cluster-mismatch lab test on etcd 3.5): only the leader of three had
+  // logged the mismatch when the logs were read, beside the stranger's own log. One reporter per
+  // cluster named both sides; the quiet followers' logs say which cluster they are in.
+  it('both sides logged, only the leader of three yet: the stranger is the one outside the cluster most logs are in', async () => {
+    const MAIN = 'cdf818194e3a8c32';
+    const OTHER = '1b3a2f4c5d6e7f80';
+    const line = (ts: string, level: string, msg: string, fields: string) =>
+      `{"level":"${level}","ts":"2023-04-02T11:00:${ts}Z","caller":"x/y.go:1","msg":"${msg}",${fields}}`;
+    const started = (cid: string, id: string) =>
+      line('00.000', 'info', 'starting local member', `"local-member-id":"${id}","cluster-id":"${cid}"`);
+    const logs: Record<string, string[]> = {
+      'etcd-1': [
+        started(MAIN, 'b366cbcd316c915f'),
+        ...['01.200', '02.200', '03.200'].map((ts) =>
+          line(
+            ts,
+            'warn',
+            'request sent was ignored by remote peer due to cluster ID mismatch',
+            `"remote-peer-id":"d7523d07ecd5d55e","remote-peer-cluster-id":"${OTHER}","local-member-id":"b366cbcd316c915f","local-member-cluster-id":"${MAIN}","error":"cluster ID mismatch"`,
+          ),
+        ),
+      ],
+      'etcd-2': [started(MAIN, 'a1b2c3d4e5f60718')],
+      'etcd-3': [started(MAIN, '8e9e05c52164694d')],
+      stray: [
+        started(OTHER, 'f0e1d2c3b4a59687'),
+        ...['01.100', '02.100', '03.100'].map((ts) =>
+          line(
+            ts,
+            'warn',
+            'request cluster ID mismatch',
+            `"local-member-id":"f0e1d2c3b4a59687","local-member-cluster-id":"${OTHER}","remote-peer-server-name":"b366cbcd316c915f","remote-peer-cluster-id":"${MAIN}"`,
+          ),
+        ),
+      ],
+    };
+    const paths = await Promise.all(
+      Object.entries(logs).map(async ([name, lines]) => {
+        const path = join(tmp, `${name}.log`);
+        await writeFile(path, `${lines.join('\n')}\n`);
+        return path;
+      }),
+    );
+    const { report } = await analyze(...paths);
+    expect(report.findings[0]).toMatchObject({ cause: 'cluster-mismatch', members: ['stray'] });
+  });
+
   it.each([
     // The refused peers, by their remote-addr IP: the host of their peer URL (`added member` lines).
     [

@@ -15,6 +15,24 @@ export async function allocateFreePorts(count: number, host: string): Promise<nu
   }
 }
 
+/** A port found free was bound by another process first (redis-server's and etcd's wording). */
+export function isPortTaken(err: unknown): boolean {
+  return /address already in use/i.test(err instanceof Error ? err.message : String(err));
+}
+
+/**
+ * Runs `start` (which allocates its own ports) once more when a port it found free was taken before
+ * its server bound it: free ports are found, not reserved, and parallel suites start servers too.
+ */
+export async function withFreshPortsOnce<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    if (!isPortTaken(err)) throw err;
+    return start();
+  }
+}
+
 function listenOnFreePort(host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer();

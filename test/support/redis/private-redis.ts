@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { allocateFreePorts } from '../lab/free-ports.js';
+import { allocateFreePorts, withFreshPortsOnce } from '../lab/free-ports.js';
 import { killRedisServer, launchRedisServer } from './redis-server.js';
 
 /**
@@ -24,7 +24,11 @@ export interface PrivateRedis {
   destroy(): Promise<void>;
 }
 
-export async function startPrivateRedis(opts: { persist?: boolean } = {}): Promise<PrivateRedis> {
+export function startPrivateRedis(opts: { persist?: boolean } = {}): Promise<PrivateRedis> {
+  return withFreshPortsOnce(() => startOnce(opts));
+}
+
+async function startOnce(opts: { persist?: boolean }): Promise<PrivateRedis> {
   const [port] = await allocateFreePorts(1, '127.0.0.1');
   if (port === undefined) throw new Error('no free port for a private Redis');
   const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-redis-'));
@@ -34,7 +38,10 @@ export async function startPrivateRedis(opts: { persist?: boolean } = {}): Promi
       : ['--appendonly', 'yes', '--appendfsync', 'always', '--save', ''];
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...persistence];
   const launch = () => launchRedisServer(args, /Ready to accept connections/);
-  let child: ChildProcess | undefined = await launch();
+  let child: ChildProcess | undefined = await launch().catch(async (err: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  });
   const stop = async () => {
     const running = child;
     child = undefined;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ClusterTarget } from '../../../src/config/redis-target.js';
-import { allocateFreePorts } from '../lab/free-ports.js';
+import { allocateFreePorts, withFreshPortsOnce } from '../lab/free-ports.js';
 import { killRedisServer, launchRedisServer, redisCli as cli, waitForRedis } from './redis-server.js';
 
 const run = promisify(execFile);
@@ -34,7 +34,11 @@ export interface RedisClusterGroup {
   destroy(): Promise<void>;
 }
 
-export async function startRedisCluster(opts: { replicas?: 0 | 1 } = {}): Promise<RedisClusterGroup> {
+export function startRedisCluster(opts: { replicas?: 0 | 1 } = {}): Promise<RedisClusterGroup> {
+  return withFreshPortsOnce(() => startClusterOnce(opts));
+}
+
+async function startClusterOnce(opts: { replicas?: 0 | 1 }): Promise<RedisClusterGroup> {
   const replicas = opts.replicas ?? 0;
   const count = MASTERS * (1 + replicas);
   const all = await allocateFreePorts(count * 2, '127.0.0.1');

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SentinelTarget } from '../../../src/config/redis-target.js';
-import { allocateFreePorts } from '../lab/free-ports.js';
+import { allocateFreePorts, withFreshPortsOnce } from '../lab/free-ports.js';
 import {
   killRedisServer as kill,
   launchRedisServer as launch,
@@ -30,7 +30,11 @@ export interface SentinelGroup {
   destroy(): Promise<void>;
 }
 
-export async function startSentinelGroup(): Promise<SentinelGroup> {
+export function startSentinelGroup(): Promise<SentinelGroup> {
+  return withFreshPortsOnce(startGroupOnce);
+}
+
+async function startGroupOnce(): Promise<SentinelGroup> {
   const [primaryPort = 0, replicaPort = 0, ...sentinelPorts] = await allocateFreePorts(5, '127.0.0.1');
   const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-sentinel-'));
   const children: ChildProcess[] = [];

@@ -9,10 +9,11 @@ import { expect, jest } from '@jest/globals';
  * .ci/run names every test that needed its second run (Jest's `invocations` in the JSON results),
  * so a test that starts needing it often is seen, not hidden.
  *
- * Not the suites that wait on watch intervals for minutes (scripts/test.sh WAITING): a second run of
- * one would hold CI's second Jest process past its time.
+ * Not the suites whose one test takes minutes (those that wait on watch intervals, scripts/test.sh
+ * WAITING, and the fault suites that write 12,000 revisions or wait out a fixed fault): a second run
+ * of one would hold CI past its time (a retried compaction-stalled took 214 s).
  */
 const LONG_SUITES =
-  /test\/integration\/(watch\/(quiet|restarts|incident)|history\/since-when)\.etcd\.test\.ts$/;
+  /test\/integration\/(watch\/(quiet|restarts|incident)|history\/since-when|faults\/(compaction-stalled|fault-fixed))\.etcd\.test\.ts$/;
 
 if (!LONG_SUITES.test(expect.getState().testPath ?? '')) jest.retryTimes(1, { logErrorsBeforeRetry: true });

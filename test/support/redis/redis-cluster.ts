@@ -53,12 +53,16 @@ async function startClusterOnce(opts: { replicas?: 0 | 1 }): Promise<RedisCluste
   const alive = () =>
     ports.filter((port) => children.get(port)?.exitCode === null && children.get(port)?.signalCode === null);
   try {
-    const started = await Promise.all(
+    // Every node that started is kept for destroy(), also when another failed (a port taken).
+    const started = await Promise.allSettled(
       ports.map((port, i) =>
         launchRedisServer(nodeArgs(port, busPorts[i] ?? 0, dir), /Ready to accept connections/),
       ),
     );
-    for (const [i, child] of started.entries()) children.set(ports[i] ?? 0, child);
+    for (const [i, r] of started.entries())
+      if (r.status === 'fulfilled') children.set(ports[i] ?? 0, r.value);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
     const addresses = ports.map((port) => `127.0.0.1:${port}`);
     const create = ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas)];
     await run('redis-cli', [...create, '--cluster-yes'], { timeout: CREATE_TIMEOUT_MS });

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createMemoryAdapter } from '../../../src/chat/memory/memory-adapter.js';
+import { configFileSchema } from '../../../src/config/schema.js';
 import { silentLogger } from '../../../src/logger.js';
 import { MEMBER_CHANGE_RETRY_MS } from '../../../src/remediation/actions/member-change.js';
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { createAuditLog } from '../../../src/state/audit-log.js';
 import { createPlanStore } from '../../../src/state/plan-store.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
-import { labConfig, labConfigYaml } from '../../support/lab/lab-config.js';
+import { QUICK_PROBES } from '../../support/lab/lab-config.js';
 import {
   killWorkers,
   startWorkerProcess,
@@ -68,16 +69,23 @@ beforeAll(async () => {
   [lab, fake] = await Promise.all([startEtcdLab(), startFakeSlack()]);
   dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-interrupted-'));
   configPath = join(dir, 'clusters.yaml');
-  const yaml = labConfigYaml(lab).replace(
-    /(\n {4}etcd:)/,
-    `\n    remediation:\n      responders: [${ALICE}]$1`,
-  );
-  await writeFile(configPath, yaml);
+  // The lab as cluster `local`, with ALICE allowed to change it (JSON is YAML for the workers).
+  const config = {
+    clusters: [
+      {
+        name: 'local',
+        etcd: { endpoints: lab.endpoints, metricsUrls: lab.metricsUrls },
+        remediation: { responders: [ALICE] },
+      },
+    ],
+    probes: QUICK_PROBES,
+  };
+  await writeFile(configPath, JSON.stringify(config));
   // The bot side only queues (in this process); the workers are processes.
   roles = await startRoles({
     role: 'bot',
     chat: createMemoryAdapter(),
-    config: labConfig(lab),
+    config: configFileSchema.parse(config),
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
     logger: silentLogger,

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { isRunning } from '../lab/child-registry.js';
 import { REDIS_URL } from '../redis/redis-prefix.js';
 
 /** A real `etcd-doctor worker` process, with what it logged on stderr (pino JSON, level info). */
@@ -48,8 +49,7 @@ export function startWorkerProcess(opts: {
 }
 
 /** Whether the worker process still runs. */
-export const isAlive = (w: WorkerProcess): boolean =>
-  w.child.exitCode === null && w.child.signalCode === null;
+export const isAlive = (w: WorkerProcess): boolean => isRunning(w.child);
 
 /** SIGKILLs every worker that still runs (a test's afterAll). */
 export function killWorkers(workers: readonly WorkerProcess[]): void {

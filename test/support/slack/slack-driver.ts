@@ -3,6 +3,7 @@
  * HTTP, exactly as Slack sends them (shared/reference/slack-contract.md §1-§3), and helpers to read
  * what the fake Web API recorded.
  */
+import type { SlackFileObject } from './fake-slack-files.js';
 import {
   blockActionsForm,
   SLACK_FORM_CONTENT_TYPE,
@@ -10,8 +11,6 @@ import {
   type SlashCommandInput,
   slashCommandForm,
 } from './slack-signing.js';
-
-import type { SlackFileObject } from './fake-slack-files.js';
 
 export const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 

@@ -23,6 +23,7 @@ import { createDigestBudgets, defaultBudgetBytes, type MemoryBudget } from './me
 import type { MinuteHistory } from '../state/minute-history.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
 import { formatTimeOfDay } from './schedule.js';
+import { DEFAULT_PART_SIZE } from './part-slots.js';
 import type { Subscription, SubscriptionStore } from '../state/subscriptions.js';
 
 export interface DigestRunnerDeps {
@@ -93,7 +94,7 @@ const HISTORY_DAYS_MS = 9 * 24 * 3600_000;
 export function createDigestRunner(deps: DigestRunnerDeps) {
   const lateAfterMs = deps.lateAfterMs ?? 10 * 60_000;
 
-  const partSize = deps.partSize ?? 50;
+  const partSize = deps.partSize ?? DEFAULT_PART_SIZE;
   const clusterDeps = clusterDiagnosisDeps(deps);
 
   const diagnose = (names: string[]) => diagnoseClusters(clusterDeps, names);

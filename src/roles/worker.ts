@@ -27,6 +27,7 @@ import { abortableSleep } from '../timing.js';
 import { checkJobs } from '../checks/check-jobs.js';
 import { installWatch } from '../watch/install.js';
 import { watchCheckSlots } from '../watch/watched-clusters.js';
+import { digestPartSlots } from '../digest/part-slots.js';
 import { pick, type RoleBase } from './role-base.js';
 import { remediationOptions } from './remediation-options.js';
 
@@ -151,9 +152,12 @@ function installRemediationJobs(
   };
 }
 
-/** Jobs at once: the tuned count, else 4 plus slots for the watch's checks, which mostly wait on the network. */
+/**
+ * Jobs at once: the tuned count, else 4 plus slots for the watch's checks and for a digest's parts,
+ * which mostly wait on the network and on the digest's memory budget.
+ */
 function jobSlots(tuned: number | undefined, config: RoleBase['opts']['config']): number {
-  return tuned ?? JOB_CONCURRENCY + watchCheckSlots(config);
+  return tuned ?? JOB_CONCURRENCY + watchCheckSlots(config) + digestPartSlots(config);
 }
 
 /** What fills etcd (src/space/): `space` jobs, from `/etcd space` and the "What fills it?" button. */

@@ -5,6 +5,12 @@ import { runCli } from './cli.js';
  * `bin/etcd-doctor.js` imports this file.
  */
 export async function main(): Promise<void> {
+  // A reader that stops early (`etcd-doctor digest --now | head -3`) closes the pipe: end quietly
+  // with the command's code so far, as Unix tools do, not with an unhandled 'error' event's trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? 0);
+  });
   const shutdown = new AbortController();
   const stop = () => shutdown.abort();
   process.exitCode = await runCli({

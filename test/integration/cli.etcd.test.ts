@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +9,7 @@ import { memberColors } from '../../src/charts/member-colors.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { decodePng, drawnTop } from '../support/chat/png-pixels.js';
 import { aboutTheCluster } from '../support/evidence/findings.js';
-import { cliProcess } from '../support/process/cli-process.js';
+import { CLI_BIN, cliProcess } from '../support/process/cli-process.js';
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
   cliProcess(args, { env, timeoutMs: 30_000 });
@@ -174,5 +176,20 @@ describe('etcd-doctor CLI', () => {
     const unknown = await cli(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it('a reader that closed its end early (`| head`) ends the command quietly, not with a stack trace', async () => {
+    // The pipe's read end is closed before the CLI writes, so its first write fails with EPIPE.
+    const child = spawn('node', [CLI_BIN, '--help'], {
+      env: { ...process.env, NODE_OPTIONS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   });
 });

@@ -59,7 +59,9 @@ function line(what: string, runs: ProcessRun[]): string {
 }
 
 /** The performance issue's two CLI goals, judged from this run's medians (and recorded for bench/run.ts). */
-function cliGoals(r: Record<'ours' | 'theirs' | 'documented' | 'npx' | 'raw', ProcessRun[]>): string[] {
+function cliGoals(
+  r: Record<'ours' | 'theirs' | 'documented' | 'npx' | 'raw' | 'gateway' | 'bare', ProcessRun[]>,
+): string[] {
   const wall = (runs: ProcessRun[]) => median(runs.map((x) => x.wallMs));
   const ratio = wall(r.ours) / wall(r.theirs);
   const beside = `etcdctl ${ms(wall(r.theirs))}, raw RPCs ${ms(wall(r.raw))}, npx ${ms(wall(r.npx))}`;
@@ -80,6 +82,7 @@ function cliGoals(r: Record<'ours' | 'theirs' | 'documented' | 'npx' | 'raw', Pr
   });
   return [
     `- Goal: the documented command <= ${DOCUMENTED_GOAL_MS} ms: ${documentedMet ? 'met' : 'not met'} (${ms(wall(r.documented))}); the bin <= ${ETCDCTL_RATIO_GOAL}× etcdctl: ${ratio <= ETCDCTL_RATIO_GOAL ? 'met' : 'not met'} (${ratio.toFixed(1)}×). The raw RPCs in a bare Node process take ${ms(wall(r.raw))} (${(wall(r.raw) / wall(r.theirs)).toFixed(1)}× etcdctl): what Node and grpc-js cost before any of ours; npx adds ${ms(wall(r.npx) - wall(r.documented))} of its own.`,
+    `- Without gRPC: the same requests through etcd's JSON gateway with node:http take ${ms(wall(r.gateway))} (${(wall(r.gateway) / wall(r.theirs)).toFixed(1)}× etcdctl; \`node -e 0\` alone ${(wall(r.bare) / wall(r.theirs)).toFixed(1)}×): the floor of a health check that loads no grpc-js, before its config, rules and output.`,
   ];
 }
 
@@ -104,6 +107,7 @@ export async function benchCliProcess(): Promise<string> {
     const documented: ProcessRun[] = [];
     const npx: ProcessRun[] = [];
     const raw: ProcessRun[] = [];
+    const gateway: ProcessRun[] = [];
     const bare: ProcessRun[] = [];
     const loadBefore = load();
     for (let i = 0; i < RUNS + 2; i++) {
@@ -122,6 +126,7 @@ export async function benchCliProcess(): Promise<string> {
       const e = await timed('npx', ['etcd-doctor', 'health', 'lab', '--config', config], onPath);
       const f = await timed(process.execPath, ['bench/raw-health.mjs', lab.endpoints.join(',')], env);
       const g = await timed(process.execPath, ['-e', '0'], env);
+      const h = await timed(process.execPath, ['bench/raw-health-gateway.cjs', lab.endpoints.join(',')], env);
       // The first two of each warm the page cache; they are not counted.
       if (i < 2) continue;
       ours.push(a);
@@ -131,6 +136,7 @@ export async function benchCliProcess(): Promise<string> {
       npx.push(e);
       raw.push(f);
       bare.push(g);
+      gateway.push(h);
     }
     return [
       '## CLI as a whole process (3 local members)',
@@ -143,6 +149,10 @@ export async function benchCliProcess(): Promise<string> {
       line('`etcd-doctor health lab` on PATH, as after `npm link` (the documented command)', documented),
       line('`npx etcd-doctor health lab` (npm resolves the bin first)', npx),
       line("raw: Node + etcd3, health's RPCs only (bench/raw-health.mjs)", raw),
+      line(
+        "raw: Node + etcd's JSON gateway over node:http, health's requests only (bench/raw-health-gateway.cjs)",
+        gateway,
+      ),
       line('`node -e 0` (Node starting and exiting, nothing else)', bare),
       '',
       `- Load average (1 min) ${loadBefore} before, ${load()} after` +
@@ -150,7 +160,7 @@ export async function benchCliProcess(): Promise<string> {
       `- etcd-doctor / etcdctl wall: ${(median(ours.map((r) => r.wallMs)) / median(theirs.map((r) => r.wallMs))).toFixed(1)}×;` +
         ` code cache / ES module bundle: ${(median(ours.map((r) => r.wallMs)) / median(esm.map((r) => r.wallMs))).toFixed(2)}×.` +
         ` Goal (issue 18): <= 300 ms, <= 100 MiB: ${median(ours.map((r) => r.wallMs)) <= 300 && Math.max(...ours.map((r) => r.peakRssMiB)) <= 100 ? 'met' : 'NOT met'} (median wall, max peak RSS).`,
-      ...cliGoals({ ours, theirs, documented, npx, raw }),
+      ...cliGoals({ ours, theirs, documented, npx, raw, gateway, bare }),
       '',
     ].join('\n');
   } finally {

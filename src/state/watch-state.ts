@@ -113,16 +113,33 @@ export function encodeSnapshot(snapshot: EtcdMetricsSnapshot): string {
 }
 
 export function decodeSnapshot(text: string): EtcdMetricsSnapshot | undefined {
-  const value = safeJson(text, (_key, v) => (v === '+Inf' ? Number.POSITIVE_INFINITY : v));
+  const value = withInfinity(safeJson(text));
   if (typeof value !== 'object' || value === null) return undefined;
   const snap = value as Partial<EtcdMetricsSnapshot>;
   const ok = typeof snap.scrapedAtMs === 'number' && typeof snap.counters === 'object' && snap.gauges;
   return ok ? (snap as EtcdMetricsSnapshot) : undefined;
 }
 
-function safeJson(text: string, reviver?: (key: string, value: unknown) => unknown): unknown {
+/**
+ * Every "+Inf" string of parsed JSON as Infinity, in place: what a JSON.parse reviver would do, at
+ * a fifth of its cost (a reviver is a call from C++ for every value: 140 µs a member's snapshot
+ * against 28 µs for the parse alone, every watch check; bench/watch-check.ts).
+ */
+function withInfinity(value: unknown): unknown {
+  if (value === '+Inf') return Number.POSITIVE_INFINITY;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = withInfinity(value[i]);
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) record[key] = withInfinity(record[key]);
+  return value;
+}
+
+function safeJson(text: string): unknown {
   try {
-    return JSON.parse(text, reviver);
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

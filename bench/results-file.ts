@@ -9,6 +9,7 @@
 export const PREVIOUS = '# Previous run';
 const PREVIOUS_INTRO = 'The run before this one, as it was written, for comparison.';
 const GOALS = '## Goals of the performance issue';
+const SHORTFALLS = '## Shortfalls against the goals';
 
 interface Parts {
   /** Everything before the first `## ` section. */
@@ -94,11 +95,15 @@ export function nextResultsFile(oldFile: string, run: string, partial: boolean, 
   const fresh = splitSections(run, '##');
   const freshGoals = fresh.sections.find((s) => s.startsWith(GOALS));
   const oldGoals = old.sections.find((s) => s.startsWith(GOALS));
-  const results = fresh.sections.filter((s) => s !== freshGoals && !s.startsWith('## Shortfalls'));
+  const freshShortfalls = fresh.sections.find((s) => s.startsWith(SHORTFALLS));
+  const results = fresh.sections.filter((s) => s !== freshGoals && s !== freshShortfalls);
   const replaced = old.sections.filter((s) => results.some((r) => sectionKey(r) === sectionKey(s)));
   const goals = mergeGoals(oldGoals, freshGoals);
   let sections = replaceByKey(old.sections, results, ['goals of the performance issue', 'shortfalls']);
   if (goals) sections = replaceByKey(sections, [goals], ['shortfalls']);
+  // The causes are text of bench/run.ts, not figures of a run: the newest say what the code knows
+  // now (a partial run that kept the old ones left them contradicting its own figures).
+  if (freshShortfalls) sections = replaceByKey(sections, [freshShortfalls]);
   const head = note ? `${old.head.trimEnd()}\n${note}\n\n` : old.head;
   const date = /^- Date: ([^;\s]+)/m.exec(old.head)?.[1];
   const previous = replaceByKey(

@@ -18,7 +18,7 @@ export function createAlarmsProbe(timeoutMs: number): Probe<ClusterProbeContext,
           .forEndpoint(endpoint)
           .maintenance.maintenance.alarm(
             { action: 'Get', memberID: '0', alarm: 'None' },
-            deadline(ctx.now, timeoutMs),
+            deadline(timeoutMs),
           ),
       );
       return res.alarms.flatMap((a) => {

@@ -1,4 +1,5 @@
 import type { MemberClients } from '../clients/etcd-clients.js';
+import { grpcDeadline } from '../clients/grpc-deadline.js';
 import type { HttpGet } from '../clients/http.js';
 import type { EtcdMetricsSnapshot } from './etcd-metrics.js';
 import type { MemberTarget } from './evidence.js';
@@ -46,7 +47,7 @@ export interface MemberProbeContext {
  */
 export const GRPC_DEADLINE_GRACE_MS = 1000;
 
-/** gRPC deadline for a call of a probe with this timeout. */
-export function deadline(now: () => number, timeoutMs: number): { deadline: Date } {
-  return { deadline: new Date(now() + timeoutMs + GRPC_DEADLINE_GRACE_MS) };
+/** gRPC deadline for a call of a probe with this timeout (on the wall clock: clients/grpc-deadline.ts). */
+export function deadline(timeoutMs: number): { deadline: Date } {
+  return grpcDeadline(timeoutMs + GRPC_DEADLINE_GRACE_MS);
 }

@@ -40,11 +40,7 @@ async function timedRead(
 ): Promise<HealthData> {
   const started = performance.now();
   try {
-    await ctx.clients.kv
-      .get('health')
-      .serializable(serializable)
-      .options(deadline(ctx.now, timeoutMs))
-      .string();
+    await ctx.clients.kv.get('health').serializable(serializable).options(deadline(timeoutMs)).string();
   } catch (err) {
     if (!/permission denied/i.test(String(err))) throw err;
   }
@@ -65,7 +61,7 @@ const warmed = new WeakSet<object>();
 
 async function warmUp(ctx: MemberProbeContext, timeoutMs: number): Promise<void> {
   try {
-    await ctx.clients.kv.get('health').serializable(true).options(deadline(ctx.now, timeoutMs)).string();
+    await ctx.clients.kv.get('health').serializable(true).options(deadline(timeoutMs)).string();
   } catch (err) {
     if (!/permission denied/i.test(String(err))) throw err;
   }

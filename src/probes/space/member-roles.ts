@@ -1,5 +1,6 @@
 import type { MemberClients } from '../../clients/etcd-clients.js';
 import { toHexId } from '../member-ids.js';
+import { grpcDeadline } from '../../clients/grpc-deadline.js';
 
 /** One member as its own Status says (or why it did not answer). */
 export type MemberRole =
@@ -26,7 +27,7 @@ export async function readMemberRoles(
   return Promise.all(
     members.map(async (m): Promise<MemberRole> => {
       try {
-        const res = await m.maintenance.maintenance.status({ deadline: new Date(Date.now() + timeoutMs) });
+        const res = await m.maintenance.maintenance.status(grpcDeadline(timeoutMs));
         const id = toHexId(res.header.member_id);
         return {
           endpoint: m.endpoint,
@@ -64,10 +65,7 @@ export async function readMemberNames(
   timeoutMs: number,
 ): Promise<Map<string, string>> {
   try {
-    const res = await member.maintenance.cluster.memberList(
-      {},
-      { deadline: new Date(Date.now() + timeoutMs) },
-    );
+    const res = await member.maintenance.cluster.memberList({}, grpcDeadline(timeoutMs));
     return new Map(res.members.map((m) => [toHexId(m.ID), m.name]));
   } catch {
     return new Map();

@@ -1,4 +1,5 @@
 import { type Etcd3, GRPCResourceExhastedError } from 'etcd3';
+import { grpcDeadline } from '../../clients/grpc-deadline.js';
 
 /** Where a read of the keyspace got to, and why it stopped short if it did. */
 export interface KeyspaceRead {
@@ -158,7 +159,7 @@ async function rangePage(
         serializable: true,
         keys_only: ask.keysOnly,
       },
-      { deadline: new Date(Math.min(deadlineAt, now() + RANGE_TIMEOUT_MS) + 1000) },
+      grpcDeadline(Math.min(deadlineAt - now(), RANGE_TIMEOUT_MS) + 1000),
     );
     return { kind: 'page', kvs: res.kvs, more: res.more };
   } catch (err) {
@@ -182,7 +183,7 @@ export async function countKeys(
 ): Promise<{ count: number; revision: number }> {
   const res = await kv.kv.range(
     { key: Buffer.from([0]), range_end: Buffer.from([0]), count_only: true, serializable: true, revision },
-    { deadline: new Date(Date.now() + timeoutMs) },
+    grpcDeadline(timeoutMs),
   );
   return { count: Number(res.count), revision: Number(res.header.revision) };
 }
@@ -211,7 +212,7 @@ export async function findCompactRevision(
           serializable: true,
           count_only: true,
         },
-        { deadline: new Date(Date.now() + timeoutMs) },
+        grpcDeadline(timeoutMs),
       );
       return true;
     } catch (err) {

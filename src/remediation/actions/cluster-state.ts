@@ -1,6 +1,7 @@
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import { quorumOf, votersAmong } from '../../diagnosis/support/quorum.js';
 import type { ActionContext } from '../action.js';
+import { grpcDeadline, ownDeadlineProblem } from '../../clients/grpc-deadline.js';
 
 /** One member as a remediation step sees it right now (Maintenance.Status, answered locally). */
 export interface MemberState {
@@ -23,6 +24,11 @@ export interface MemberState {
   /** Status' errors, e.g. `memberID:… alarm:NOSPACE`. */
   errors: string[];
   problem: string | undefined;
+  /**
+   * Set when etcd-doctor could not ask this member at all (its own deadline had passed: clients/
+   * grpc-deadline.ts ownDeadlineProblem): nothing is known of the member, and no guard may count it.
+   */
+  notAsked?: string;
 }
 
 export interface ClusterState {
@@ -35,24 +41,22 @@ export interface ClusterState {
 }
 
 const hex = (id: string | number | bigint): string => BigInt(id).toString(16);
-export const callOpts = (ctx: Pick<ActionContext, 'now' | 'settings'>) => ({
-  deadline: new Date(ctx.now() + ctx.settings.etcdCallTimeoutMs),
-});
-export const shortOpts = (ctx: Pick<ActionContext, 'now'>) => ({ deadline: new Date(ctx.now() + 3000) });
+export const callOpts = (ctx: Pick<ActionContext, 'settings'>) =>
+  grpcDeadline(ctx.settings.etcdCallTimeoutMs);
+/** Member list and Status: answered locally, so a member that takes longer is not well. */
+const SHORT_CALL_MS = 3000;
+export const shortOpts = () => grpcDeadline(SHORT_CALL_MS);
 
 /**
  * Member list (from the first member that answers, linearizable on etcd >= 3.5, which reads it
  * through raft; older servers ignore the flag) joined with every member's Status. When no member
  * answers the list, members are named by their URL and carry no id.
  */
-export async function readClusterState(
-  etcd: EtcdClients,
-  ctx: Pick<ActionContext, 'now' | 'settings'>,
-): Promise<ClusterState> {
+export async function readClusterState(etcd: EtcdClients): Promise<ClusterState> {
   let listed: ListedMember[] | undefined;
   for (const m of etcd.members) {
     try {
-      const res = await m.maintenance.cluster.memberList({ linearizable: true }, shortOpts(ctx));
+      const res = await m.maintenance.cluster.memberList({ linearizable: true }, shortOpts());
       listed = res.members.map((member) => {
         const urls = member.clientURLs ?? [];
         const configured = etcd.members.find((c) => urls.includes(c.endpoint))?.endpoint;
@@ -73,7 +77,7 @@ export async function readClusterState(
   }
   const base =
     listed ?? etcd.members.map((m) => ({ id: '', name: m.endpoint, endpoint: m.endpoint, isLearner: false }));
-  const members = await Promise.all(base.map((m) => readMember(etcd, m, ctx)));
+  const members = await Promise.all(base.map((m) => readMember(etcd, m)));
   const voting = votersAmong(members);
   return {
     members,
@@ -92,11 +96,7 @@ interface ListedMember {
   started?: boolean;
 }
 
-async function readMember(
-  etcd: EtcdClients,
-  m: ListedMember,
-  ctx: Pick<ActionContext, 'now'>,
-): Promise<MemberState> {
+async function readMember(etcd: EtcdClients, m: ListedMember): Promise<MemberState> {
   const state: MemberState = {
     ...m,
     reachable: false,
@@ -110,8 +110,9 @@ async function readMember(
   };
   if (!m.endpoint)
     return { ...state, problem: m.started === false ? 'has not started' : 'lists no client URL' };
+  const started = performance.now();
   try {
-    const res = await etcd.forEndpoint(m.endpoint).maintenance.maintenance.status(shortOpts(ctx));
+    const res = await etcd.forEndpoint(m.endpoint).maintenance.maintenance.status(shortOpts());
     const id = hex(res.header.member_id);
     return {
       ...state,
@@ -127,6 +128,8 @@ async function readMember(
       problem: res.leader === '0' || !res.leader ? 'knows no leader' : undefined,
     };
   } catch (err) {
+    const notAsked = ownDeadlineProblem(err, performance.now() - started, SHORT_CALL_MS);
+    if (notAsked) return { ...state, notAsked, problem: 'was not asked' };
     return {
       ...state,
       problem: `did not answer Status: ${err instanceof Error ? err.message : String(err)}`,
@@ -145,6 +148,9 @@ export function isHealthy(m: MemberState): boolean {
  * (CEOP IsQuorumFaultTolerant: `healthyMembers-quorum < 1`).
  */
 export function quorumGuard(state: ClusterState, what: string): string | undefined {
+  const notAsked = state.members.find((m) => m.notAsked);
+  if (notAsked)
+    return `refusing to ${what}: etcd-doctor could not read the cluster's state (${notAsked.name}: ${notAsked.notAsked}); this says nothing about the cluster's health: check the worker's clock and run it again`;
   const sick = state.members.filter((m) => !isHealthy(m));
   const margin = state.healthyVoting - state.quorum;
   if (margin < 1) {

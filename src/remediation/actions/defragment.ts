@@ -74,7 +74,7 @@ export async function runDefragment(
   opts: Pick<DefragOptions, 'stopAtMs'> = {},
 ): Promise<ActionOutcome> {
   const etcd: EtcdClients = await ctx.clients.etcd();
-  const state = await readClusterState(etcd, ctx);
+  const state = await readClusterState(etcd);
   const problem = quorumGuard(state, 'defragment');
   if (problem) return refused(problem);
   const result = await defragmentInOrder(etcd, state, ctx, {

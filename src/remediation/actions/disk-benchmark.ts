@@ -203,7 +203,7 @@ async function benchmarkRefusal(
   onLeader: boolean,
   ctx: ActionContext,
 ): Promise<ActionOutcome | undefined> {
-  const state = await readClusterState(await ctx.clients.etcd(), ctx);
+  const state = await readClusterState(await ctx.clients.etcd());
   const problem = quorumGuard(state, `benchmark the disk of ${node}`);
   if (problem) return refused(problem);
   if (onLeader) return undefined;

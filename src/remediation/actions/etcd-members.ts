@@ -76,7 +76,7 @@ export async function defragmentInOrder(
     progress(line);
   };
   for (const [i, planned] of order.entries()) {
-    const fresh = i === 0 ? state : await readClusterState(etcd, ctx);
+    const fresh = i === 0 ? state : await readClusterState(etcd);
     const m = fresh.members.find((x) => x.name === planned.name) ?? planned;
     if (opts.stopAtMs !== undefined && ctx.now() >= opts.stopAtMs)
       return stop(
@@ -129,7 +129,7 @@ async function defragmentOne(
   if (ctx.dryRun)
     return { ok: true, line: `${planned.name}: would defragment (db ${size(planned.dbSizeBytes)}${frees})` };
   progress(`defragmenting ${planned.name} (${position})…`);
-  const state = await readClusterState(etcd, ctx);
+  const state = await readClusterState(etcd);
   const problem = quorumGuard(state, `defragment ${planned.name}`);
   if (problem) return { ok: false, line: problem };
   await ctx.safePoint(`defragmenting ${planned.name}`);
@@ -138,16 +138,16 @@ async function defragmentOne(
   const started = performance.now();
   await clients.maintenance.maintenance.defragment(callOpts(ctx));
   const tookMs = performance.now() - started;
-  const after = await dbSize(clients, ctx);
+  const after = await dbSize(clients);
   return {
     ok: true,
     line: `${m.name}${m.isLeader ? ' (leader)' : ''}: db ${size(m.dbSizeBytes)} → ${size(after)} in ${(tookMs / 1000).toFixed(1)} s`,
   };
 }
 
-async function dbSize(clients: MemberClients, ctx: Pick<ActionContext, 'now'>): Promise<number | undefined> {
+async function dbSize(clients: MemberClients): Promise<number | undefined> {
   try {
-    return Number((await clients.maintenance.maintenance.status(shortOpts(ctx))).dbSize);
+    return Number((await clients.maintenance.maintenance.status(shortOpts())).dbSize);
   } catch {
     return undefined;
   }

@@ -76,7 +76,7 @@ async function waitFor(
   let state: ClusterState | undefined;
   let last = 'not read yet';
   for (let round = 0; round <= Math.ceil(limitMs / pollMs) + 1; round += 1) {
-    state = await readClusterState(etcd, ctx);
+    state = await readClusterState(etcd);
     // A member list nobody answered says nothing about the learner: wait for the next read.
     const member = state.listed === false ? undefined : state.members.find((m) => m.id === target.id);
     if (state.listed !== false && !member) return { kind: 'gone', state };

@@ -45,7 +45,7 @@ export async function waitMemberReady(
   const limitMs = ctx.settings.defragPauseMs + ctx.settings.healthWaitMs;
   let why = 'was not checked';
   for (let round = 0; round < Math.ceil(limitMs / READY_POLL_MS) + 2; round += 1) {
-    const state = await readClusterState(etcd, ctx);
+    const state = await readClusterState(etcd);
     const reason = notReady(
       state.members.find((m) => m.name === name),
       state.members,

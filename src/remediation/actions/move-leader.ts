@@ -2,6 +2,7 @@ import type { EtcdClients } from '../../clients/etcd-clients.js';
 import type { ActionContext } from '../action.js';
 import { type ClusterState, isHealthy, type MemberState, readClusterState } from './cluster-state.js';
 import { APPLIED_INDEX_LAG_MAX } from './member-ready.js';
+import { grpcDeadline } from '../../clients/grpc-deadline.js';
 
 /**
  * etcd's MoveLeader returns once the old leader has seen the new one take over (etcdserver
@@ -69,7 +70,7 @@ export async function moveLeadership(
       .forEndpoint(leader.endpoint)
       .maintenance.maintenance.moveLeader(
         { targetID: BigInt(`0x${target.id}`).toString() },
-        { deadline: new Date(ctx.now() + MOVE_LEADER_TIMEOUT_MS) },
+        grpcDeadline(MOVE_LEADER_TIMEOUT_MS),
       );
   } catch (err) {
     const why = `MoveLeader to ${target.name} failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -97,7 +98,7 @@ async function waitLeaderNot(
   const started = ctx.now();
   let why = 'no member named a leader';
   for (let round = 0; round < Math.ceil(SETTLE_MS / SETTLE_POLL_MS) + 1; round += 1) {
-    const state = await readClusterState(etcd, ctx);
+    const state = await readClusterState(etcd);
     const leader = state.members.find((m) => m.isLeader);
     if (leader && leader.name !== old) return { ok: true, leader: leader.name };
     why = leader ? `${old} is still the leader` : 'no member named a leader';

@@ -26,12 +26,12 @@ export const promoteLearner = defineAction({
   },
   async run(args, ctx) {
     const etcd = await ctx.clients.etcd();
-    const state = await readClusterState(etcd, ctx);
+    const state = await readClusterState(etcd);
     const why = promoteRefusal(state, args.member);
     if (why) return refused(why, [memberListLine(state)]);
     if (ctx.dryRun) return done(`would promote ${args.member}`, [memberListLine(state)]);
     const promoted = await promoteInPlace(etcd, args.member, ctx);
-    const list = memberListLine(await readClusterState(etcd, ctx));
+    const list = memberListLine(await readClusterState(etcd));
     if (!promoted.ok) return (promoted.refused ? refused : failed)(promoted.line, [list]);
     return done(promoted.line, [list]);
   },
@@ -47,7 +47,7 @@ export async function promoteInPlace(
   name: string,
   ctx: ActionContext,
 ): Promise<{ ok: boolean; refused: boolean; line: string }> {
-  const before = await readClusterState(etcd, ctx);
+  const before = await readClusterState(etcd);
   const found = findMember(before, name, 'promote');
   if ('why' in found) return { ok: false, refused: true, line: found.why };
   const id = found.member.id;

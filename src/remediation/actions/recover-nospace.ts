@@ -10,6 +10,7 @@ import { formatBytes } from '../../report/format.js';
 import { type ActionContext, done, failed, refused, defineAction } from '../action.js';
 import { type ClusterState, callOpts, isHealthy, quorumGuard, readClusterState } from './cluster-state.js';
 import { defragmentInOrder, orderText } from './etcd-members.js';
+import { grpcDeadline } from '../../clients/grpc-deadline.js';
 
 /**
  * KB R4 (etcd FAQ, maintenance guide "Space quota"), with R1 first: snapshot, compact to the
@@ -40,7 +41,7 @@ export const recoverNospace = defineAction({
   },
   async run(_args, ctx) {
     const etcd = await ctx.clients.etcd();
-    const state = await readClusterState(etcd, ctx);
+    const state = await readClusterState(etcd);
     const problem = quorumGuard(state, 'recover from NOSPACE');
     if (problem) return refused(problem);
     const lines: string[] = [];
@@ -60,7 +61,7 @@ export const recoverNospace = defineAction({
       await ctx.safePoint(`compacting to revision ${revision}`);
       await step(await compact(etcd, source.endpoint, revision, ctx));
     }
-    const defrag = await defragmentInOrder(etcd, await readClusterState(etcd, ctx), ctx);
+    const defrag = await defragmentInOrder(etcd, await readClusterState(etcd), ctx);
     lines.push(...defrag.lines);
     if (!defrag.ok) return failed(defrag.stopped ?? 'defragmentation stopped', lines);
     if (ctx.dryRun) {
@@ -68,7 +69,7 @@ export const recoverNospace = defineAction({
       return done(`would recover ${ctx.cluster.name} from NOSPACE`, lines);
     }
     await ctx.safePoint('disarming NOSPACE');
-    await step(await disarm(etcd, source.endpoint, ctx));
+    await step(await disarm(etcd, source.endpoint));
     const write = await checkWrite(etcd, ctx);
     await step(write.line);
     if (!write.ok) return failed('the alarm is disarmed but a write still fails', lines);
@@ -86,7 +87,7 @@ async function snapshot(etcd: EtcdClients, endpoint: string, ctx: ActionContext)
   const file = join(dir, `${ctx.cluster.name}-${stamp}.db`);
   const stream = await etcd
     .forEndpoint(endpoint)
-    .maintenance.maintenance.snapshot({ deadline: new Date(ctx.now() + ctx.settings.etcdCallTimeoutMs) });
+    .maintenance.maintenance.snapshot(grpcDeadline(ctx.settings.etcdCallTimeoutMs));
   await pipeline(
     Readable.from(snapshotChunks(stream)),
     createWriteStream(file, { flags: 'wx', mode: SNAPSHOT_MODE }),
@@ -181,7 +182,7 @@ async function compact(
       .forEndpoint(endpoint)
       .maintenance.kv.compact(
         { revision: String(revision), physical: true },
-        { deadline: new Date(ctx.now() + ctx.settings.etcdCallTimeoutMs) },
+        grpcDeadline(ctx.settings.etcdCallTimeoutMs),
       );
     return `compacted to revision ${revision}`;
   } catch (err) {
@@ -191,9 +192,9 @@ async function compact(
   }
 }
 
-async function disarm(etcd: EtcdClients, endpoint: string, ctx: ActionContext): Promise<string> {
+async function disarm(etcd: EtcdClients, endpoint: string): Promise<string> {
   const m = etcd.forEndpoint(endpoint).maintenance.maintenance;
-  const opts = () => ({ deadline: new Date(ctx.now() + 5000) });
+  const opts = () => grpcDeadline(5000);
   const listed = await m.alarm({ action: 'Get', memberID: '0', alarm: 'None' }, opts());
   const nospace = listed.alarms.filter(
     (a) => String(a.alarm as unknown) === 'Nospace' || Number(a.alarm) === 1,
@@ -206,7 +207,7 @@ async function disarm(etcd: EtcdClients, endpoint: string, ctx: ActionContext): 
 /** The put and delete that prove writes work, each with the action's deadline: a hung leader ends it. */
 async function checkWrite(etcd: EtcdClients, ctx: ActionContext): Promise<{ ok: boolean; line: string }> {
   const key = `etcd-doctor/remediation-check/${ctx.planId}`;
-  const state: ClusterState = await readClusterState(etcd, ctx);
+  const state: ClusterState = await readClusterState(etcd);
   const leader = state.members.find((m) => m.isLeader) ?? state.members.find(isHealthy);
   if (!leader) return { ok: false, line: 'no member answers to check a write' };
   const client = etcd.forEndpoint(leader.endpoint).maintenance;

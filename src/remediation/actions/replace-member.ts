@@ -63,7 +63,7 @@ export const replaceMember = defineAction({
       };
     if (typeof where !== 'string') return refused(where.why);
     const etcd = await ctx.clients.etcd();
-    const state = await readClusterState(etcd, ctx);
+    const state = await readClusterState(etcd);
     const why = replaceRefusal(state, args.member);
     if (why) return refused(why, [memberListLine(state)]);
     const found = findMember(state, args.member, 'replace');
@@ -128,7 +128,7 @@ async function replace(
     },
     (client, opts) => client.cluster.memberRemove({ ID: decimalId(target.id) }, opts).then(() => 'removed'),
   );
-  if (!removed.ok) return (removed.refused ? refused : failed)(removed.why, await endLines(etcd, lines, ctx));
+  if (!removed.ok) return (removed.refused ? refused : failed)(removed.why, await endLines(etcd, lines));
   step(`removed ${name} (id ${target.id}) from the member list`);
   const added = await guardedMemberCall(
     etcd,
@@ -148,7 +148,7 @@ async function replace(
     return failed(`removed ${name}, but adding it back as a learner failed: ${added.why}`, [
       ...lines,
       `add it by hand once the cluster is healthy: etcdctl member add ${name} --learner --peer-urls=${peerUrls.join(',')}`,
-      ...(await endLines(etcd, [], ctx)),
+      ...(await endLines(etcd, [])),
     ]);
   const id = BigInt(added.value.id).toString(16);
   step(`added ${name} back as a learner (id ${id}) with peer URLs ${peerUrls.join(', ')}`);
@@ -213,9 +213,9 @@ async function afterAdd(
   const watched = await watchLearner(etcd, target, ctx, (line) => void ctx.progress(line));
   lines.push(...watched.lines);
   if (!watched.ok)
-    return failed(watched.lines.at(-1) ?? 'the learner was not ready', await endLines(etcd, lines, ctx));
+    return failed(watched.lines.at(-1) ?? 'the learner was not ready', await endLines(etcd, lines));
   if (watched.promotedElsewhere)
-    return done(`replaced ${target.name}: it is a voting member again`, await endLines(etcd, lines, ctx));
+    return done(`replaced ${target.name}: it is a voting member again`, await endLines(etcd, lines));
   // The name it was started with (by the ID MemberAdd gave it): a Promote finds it by that name.
   const name = watched.state.members.find((m) => m.id === target.id)?.name ?? target.name;
   if (name !== target.name) lines.push(`note: ${target.name} was started with --name ${name}`);
@@ -223,17 +223,17 @@ async function afterAdd(
     const button = await ctx.followUp('promote-learner', { member: name }, `Promote ${name}`);
     return done(
       `replaced ${target.name}: it has caught up as a learner; a responder may press Promote ${name} now`,
-      await endLines(etcd, lines, ctx),
+      await endLines(etcd, lines),
       { buttons: [button] },
     );
   }
   const promoted = await promoteInPlace(etcd, name, ctx);
   lines.push(promoted.line);
-  if (!promoted.ok) return failed(promoted.line, await endLines(etcd, lines, ctx));
-  return done(`replaced ${target.name}: it is a voting member again`, await endLines(etcd, lines, ctx));
+  if (!promoted.ok) return failed(promoted.line, await endLines(etcd, lines));
+  return done(`replaced ${target.name}: it is a voting member again`, await endLines(etcd, lines));
 }
 
 /** The steps so far and, last, the member list as it is now. */
-async function endLines(etcd: EtcdClients, lines: string[], ctx: ActionContext): Promise<string[]> {
-  return [...lines, memberListLine(await readClusterState(etcd, ctx))];
+async function endLines(etcd: EtcdClients, lines: string[]): Promise<string[]> {
+  return [...lines, memberListLine(await readClusterState(etcd))];
 }

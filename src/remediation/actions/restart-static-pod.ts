@@ -105,7 +105,7 @@ export const restartStaticPod = defineAction({
 
 /** KB R2: the restart takes one member out; the rest must still be quorum. Read fresh each time. */
 async function etcdRestartGuard(node: string, ctx: ActionContext): Promise<string | undefined> {
-  return etcdRestartRefusal(await readClusterState(await ctx.clients.etcd(), ctx), node);
+  return etcdRestartRefusal(await readClusterState(await ctx.clients.etcd()), node);
 }
 
 /**
@@ -258,7 +258,8 @@ async function restartKubeadm(
     image: ctx.settings.helperImage,
     holdSeconds: ctx.settings.manifestHoldSeconds,
     planId: ctx.planId,
-    notAfterSeconds: Math.floor(ctx.now() / 1000) + HELPER_START_DEADLINE_SECONDS,
+    // The node compares it with its own clock (`date +%s`): the wall clock, never the role's `now`.
+    notAfterSeconds: Math.floor(Date.now() / 1000) + HELPER_START_DEADLINE_SECONDS,
   });
   await ctx.progress(
     `moving ${component}.yaml out of ${MANIFESTS_DIR} on ${node} (pod ${namespace}/${name}; it must start within ${HELPER_START_DEADLINE_SECONDS} s of the quorum check)…`,

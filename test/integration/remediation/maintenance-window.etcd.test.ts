@@ -7,7 +7,13 @@ import { readStatus } from '../../support/lab/etcd-ops.js';
 import { REDIS_URL } from '../../support/redis/redis-prefix.js';
 import { ALICE, type Harness, labCluster, startHarness } from '../../support/chat/remediation-harness.js';
 
-/** Sunday 2026-12-06 02:30 UTC: inside `sun 02:00-04:00`. The roles' clock runs from there. */
+/**
+ * Sunday 2026-12-06 02:30 UTC: inside `sun 02:00-04:00`. The roles' clock runs from there, a date
+ * that is past on the day this runs (or any day after): the injected clock decides the window only,
+ * and every etcd call takes its deadline from the wall clock (clients/grpc-deadline.ts). Built on the
+ * injected clock, each deadline was `04:00` of that day, so from that day on every Status failed at
+ * once and the run was refused as "0 healthy members".
+ */
 const IN_WINDOW = Date.parse('2026-12-06T02:30:00Z');
 const CHANNEL = 'C0MAINT';
 

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { boundedMessage } from '../untrusted-text.js';
 import {
   CONTROL_PLANE_COMPONENTS,
   type ControlPlaneComponent,
@@ -107,7 +108,8 @@ export function createOfflineSink(opts: { maxLineChars: number; signal?: AbortSi
       c.etcdInfo[name] = json;
     },
     skipped(source, reason) {
-      if (c.skipped.length < MAX_SKIPPED_NOTES) c.skipped.push(`${source}: ${reason}`);
+      // An entry's path is the file's: cut, as any untrusted text in a message (untrusted-text.ts).
+      if (c.skipped.length < MAX_SKIPPED_NOTES) c.skipped.push(boundedMessage(`${source}: ${reason}`, 400));
     },
     collected: () => c,
   };

@@ -29,6 +29,18 @@ export class EtcdDoctorError extends Error {
   }
 }
 
+/**
+ * Input etcd-doctor cannot analyse, said so a human can act: a corrupt tarball, an unsupported
+ * archive, a file over the limit, an empty file. `message` is the whole answer (describeError
+ * passes it through as it is).
+ */
+export class OfflineInputError extends EtcdDoctorError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('command_invalid', message, options);
+    this.name = 'OfflineInputError';
+  }
+}
+
 export function isEtcdDoctorError(err: unknown): err is EtcdDoctorError {
   return err instanceof EtcdDoctorError;
 }

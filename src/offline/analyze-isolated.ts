@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { OfflineReport } from './analyze.js';
 import type { SnapshotReport } from './snapshot/analyze-snapshot.js';
-import { OfflineInputError, type ReadLimits } from './collection.js';
+import type { ReadLimits } from './collection.js';
+import { OfflineInputError } from '../errors.js';
 import { formatBytes } from './readers/limits.js';
 
 /** The heap one analysis of shared files may use (V8 old generation), apart from the worker's own. */

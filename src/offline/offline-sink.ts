@@ -19,13 +19,8 @@ import {
   plainWarningEvent,
 } from '../probes/kubernetes/plain-objects.js';
 import { parseEtcdOperator } from '../probes/kubernetes/static-pod-summary.js';
-import {
-  type CollectionSink,
-  type EtcdInfoName,
-  type KubeObject,
-  type LogStreamMeta,
-  OfflineInputError,
-} from './collection.js';
+import type { CollectionSink, EtcdInfoName, KubeObject, LogStreamMeta } from './collection.js';
+import { OfflineInputError } from '../errors.js';
 import { SHARE_INSTEAD } from './readers/limits.js';
 import { scanLogStream, type WriterLog } from './log-stream.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { describeError, EtcdDoctorError, MAX_MESSAGE_CHARS } from '../../src/errors.js';
 import { withoutDir } from '../../src/offline/analyze-job.js';
-import { OfflineInputError } from '../../src/offline/collection.js';
+import { OfflineInputError } from '../../src/errors.js';
 import { redactUrlCredentials } from '../../src/secret.js';
 import { cutLongRuns, cutText } from '../../src/untrusted-text.js';
 import { cliInProcess } from '../support/process/cli-in-process.js';

@@ -1,4 +1,5 @@
-import { OfflineInputError, type ReadLimits } from '../collection.js';
+import type { ReadLimits } from '../collection.js';
+import { OfflineInputError } from '../../errors.js';
 
 /** `8 GiB`, `64 MiB`: the cap as a human reads it. */
 export function formatBytes(bytes: number): string {

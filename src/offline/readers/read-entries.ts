@@ -4,9 +4,9 @@ import {
   type CollectionSink,
   DEFAULT_MAX_ENTRIES,
   type LogStreamMeta,
-  OfflineInputError,
   type ReadLimits,
 } from '../collection.js';
+import { OfflineInputError } from '../../errors.js';
 import { readSections } from './cluster-info-dump.js';
 import {
   DocumentLimitError,

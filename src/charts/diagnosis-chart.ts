@@ -10,7 +10,7 @@ import type { Cause } from '../diagnosis/finding.js';
 import type { Evidence, LatencySummary, MemberEvidence } from '../probes/evidence.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { COL, type MinuteSample } from '../state/minute-sample.js';
-import { formatMs } from '../report/format.js';
+import { formatMs } from '../format.js';
 import type { ChartPoint, ChartSeries, ChartThreshold, ChartUnit, MemberChart } from './chart-data.js';
 
 /** The causes whose metric shows the problem member by member. */

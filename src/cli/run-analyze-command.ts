@@ -1,4 +1,4 @@
-import { terminalSafe } from '../report/format.js';
+import { terminalSafe } from '../format.js';
 import { renderText } from '../report/render-text.js';
 import type { AnalyzeOptions, OfflineReport } from '../offline/analyze.js';
 import { analyzeInputs } from '../offline/analyze-input.js';

@@ -5,7 +5,7 @@ import type { OfflineReport } from './analyze.js';
 import type { SnapshotReport } from './snapshot/analyze-snapshot.js';
 import type { ReadLimits } from './collection.js';
 import { OfflineInputError } from '../errors.js';
-import { formatBytes } from './readers/limits.js';
+import { formatBytes } from '../format.js';
 
 /** The heap one analysis of shared files may use (V8 old generation), apart from the worker's own. */
 export const DEFAULT_ANALYSIS_MEMORY_MB = 192;
@@ -83,7 +83,7 @@ function died(paths: readonly string[], memoryMb: number, err: Error & { code?: 
   const what = paths.map((p) => p.split('/').pop()).join(', ');
   if (err.code === 'ERR_WORKER_OUT_OF_MEMORY')
     return new OfflineInputError(
-      `${what} needs more than the ${formatBytes(memoryMb * 1024 ** 2)} memory limit for one analysis: ` +
+      `${what} needs more than the ${formatBytes(memoryMb * 1024 ** 2, 'binary')} memory limit for one analysis: ` +
         'share the etcd parts only (namespaces/openshift-etcd, etcd_info/ and the nodes of a must-gather) or the etcd logs themselves',
       { cause: err },
     );

@@ -23,7 +23,7 @@ import { ByteBudget } from './readers/limits.js';
 import { splitLines } from './readers/lines.js';
 import { gunzipCounted } from './readers/read-entries.js';
 import { readHead } from './readers/sniff.js';
-import { hasBboltMagic } from './snapshot/bbolt-file.js';
+import { hasBboltMagic } from '../etcd/snapshot/bbolt-file.js';
 import { buildTimeline } from './timeline.js';
 
 export type { TimelineEntry } from '../contracts/report-json.js';

@@ -1,7 +1,7 @@
 import type { RemediationStep } from '../diagnosis/finding.js';
 import type { ChatView, NotOffered, ViewButton } from './chat-view.js';
 import { actionLabel, progressText, STATUS_WORD } from './chat-view.js';
-import { terminalSafe } from './format.js';
+import { terminalSafe } from '../format.js';
 import { renderText } from './render-text.js';
 
 export interface TextRenderOptions {

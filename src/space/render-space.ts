@@ -1,4 +1,4 @@
-import { formatBytes, formatMs, formatPercent } from '../report/format.js';
+import { formatBytes, formatMs, formatPercent } from '../format.js';
 import type { LargestObject, ResourceSpace } from './space-breakdown.js';
 import type { SpaceProgress, SpaceReport } from './space-report.js';
 

@@ -1,5 +1,5 @@
 import type { MemberEvidence } from '../../probes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatAge, formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule, RuleContext } from '../rule.js';
 import { answered, participating } from '../support/members.js';
@@ -64,7 +64,7 @@ export const leaderChurnRule: Rule = {
           .filter((r) => r.churnInWindow || r.perPeriod >= LEADER_CHANGES_LIMIT)
           .map(
             (r) =>
-              `${r.name}: ${r.inWindow} leader changes in the probe window, ${r.sinceStart} since it started ${formatAge(r.uptimeS)} ago (alert etcdHighNumberOfLeaderChanges: >= 4 in 15 min)`,
+              `${r.name}: ${r.inWindow} leader changes in the probe window, ${r.sinceStart} since it started ${ageOf(r.uptimeS)} ago (alert etcdHighNumberOfLeaderChanges: >= 4 in 15 min)`,
           ),
         ...(terms ? [terms] : []),
       ],
@@ -110,9 +110,6 @@ function termsOf(members: MemberEvidence[]): string | undefined {
   return terms.length ? `raft terms: ${formatList(terms)}` : undefined;
 }
 
-function formatAge(seconds: number | undefined): string {
-  if (seconds === undefined) return 'an unknown time';
-  if (seconds < 120) return `${Math.round(seconds)} s`;
-  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
-  return `${Math.round(seconds / 3600)} h`;
+function ageOf(seconds: number | undefined): string {
+  return seconds === undefined ? 'an unknown time' : formatAge(seconds * 1000);
 }

@@ -1,8 +1,8 @@
 import { DEFAULT_MIN_FSYNC_SAMPLES } from '../../probes/etcd-metrics.js';
-import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from '../../probes/latency-limits.js';
+import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from '../../etcd/latency-limits.js';
 import type { Evidence, LatencySummary, MemberEvidence, MetricsData } from '../../probes/evidence.js';
-import type { Histogram } from '../../probes/histogram.js';
-import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
+import type { Histogram } from '../../etcd/histogram.js';
+import { formatList, formatMs, formatSecondsAsMs } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessVantage } from '../vantage.js';

@@ -11,8 +11,11 @@ cd "$(dirname "$0")/.."
 setup_args=(--need-redis)
 results=.etcd-doctor/jest-results.json
 case "${ETCD_VERSION:-}" in
-  '' | 3.4) ;;
+  '') ;;
+  3.4) export ETCD_DOCTOR_LAB_ETCD=3.4 ;;
   3.5)
+    # Every lab of this run checks that it runs etcd 3.5 (test/support/lab/binaries.ts checkLaneVersion).
+    export ETCD_DOCTOR_LAB_ETCD=3.5
     setup_args+=(--etcd-3.5)
     export PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH"
     results=.etcd-doctor/jest-results-etcd-3.5.json
@@ -64,7 +67,7 @@ if [ $# -eq 0 ]; then
     if [ "$lane35" = 1 ]; then
       echo "--- the real-fault suites on etcd 3.5, after the waiting suites:"
       PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH" etcd --version | head -1
-      PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH" NODE_OPTIONS=--experimental-vm-modules npx jest --json \
+      ETCD_DOCTOR_LAB_ETCD=3.5 PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH" NODE_OPTIONS=--experimental-vm-modules npx jest --json \
         --outputFile=.etcd-doctor/jest-results-etcd-3.5.json --maxWorkers=1 "${FAULT_SUITES[@]}" || waiting_status=1
     fi
     exit $waiting_status

@@ -3,7 +3,7 @@
 # (scripts/check-structure.mjs) and runs every Jest suite.
 # Extra arguments go to Jest (e.g. `npm test -- test/unit`).
 # Writes Jest's JSON results to .etcd-doctor/jest-results.json for .ci/run.
-# ETCD_VERSION=3.5 runs against etcd 3.5 (Debian trixie's, unpacked by setup into
+# ETCD_VERSION=3.5 runs against etcd 3.5 (Debian sid's 3.5.30, unpacked by setup into
 # .etcd-doctor/etcd-3.5/ and put first on PATH) and writes .etcd-doctor/jest-results-etcd-3.5.json.
 # Every step runs even when an earlier one fails, so one run shows everything that is wrong.
 set -uo pipefail
@@ -20,7 +20,7 @@ case "${ETCD_VERSION:-}" in
     export PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH"
     results=.etcd-doctor/jest-results-etcd-3.5.json
     ;;
-  *) echo "ETCD_VERSION must be 3.4 (Debian bookworm's) or 3.5 (trixie's), not ${ETCD_VERSION}" >&2; exit 2 ;;
+  *) echo "ETCD_VERSION must be 3.4 (Debian bookworm's) or 3.5 (sid's 3.5.30), not ${ETCD_VERSION}" >&2; exit 2 ;;
 esac
 # TEST_ETCD35_LANE=1 (.ci/run): a whole run also runs the real-fault suites on etcd 3.5, in the
 # second Jest process after the suites that wait on watch intervals (it would otherwise idle while

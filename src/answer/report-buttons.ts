@@ -41,8 +41,10 @@ export async function reportButtons(
   const seen = new Set<string>();
   report.findings.forEach((finding, index) => {
     for (const step of finding.steps) {
-      // The report's own re-run (below) serves every step that says to run it again.
-      if (!step.action || step.action === 'rerun') continue;
+      // The report's own re-run (below) serves every step that says to run it again; a step that
+      // asks for the other depth (a health check's "run a diagnosis") is a button of its own.
+      if (!step.action || (step.action === 'rerun' && (step.args?.depth ?? report.kind) === report.kind))
+        continue;
       const args = step.args ?? {};
       const key = `${step.action}:${JSON.stringify(args)}`;
       if (seen.has(key)) continue;
@@ -67,7 +69,9 @@ export async function reportButtons(
       const label =
         spec.action === 'rerun' && spec.finding === null && report.kind === 'health'
           ? 'Check again'
-          : actionLabel(spec.action, spec.args);
+          : spec.action === 'rerun' && spec.args.depth === 'diagnose' && report.kind === 'health'
+            ? 'Diagnose'
+            : actionLabel(spec.action, spec.args);
       const id = await plans.save({
         action: spec.action,
         cluster: report.cluster,

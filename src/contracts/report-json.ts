@@ -63,6 +63,11 @@ export interface FindingJson {
    * history (the cluster is not watched, or Redis did not answer in time): never invented.
    */
   since?: SinceWhenJson[];
+  /**
+   * A symptom whose possible causes were not checked (their evidence was not read, as in a health
+   * check): those causes. Absent when it was judged with them (the contract only grows).
+   */
+  uncheckedCauses?: Cause[];
 }
 
 /** `etcd-2 wal fsync p99 above 10 ms since 02:13 (47 min; 14:00-02:12 it was 2-4 ms)`, with its parts. */

@@ -30,6 +30,7 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
   const vantage = ctx.vantage ?? assessVantage(evidence);
   const ruleCtx: RuleContext = { ...ctx, vantage };
   const fired: Array<{ rule: Rule; finding: Finding }> = [];
+  const lackingEvidence = new Set<string>();
   const trace: RuleTrace[] = rules.map((rule) => {
     if (ctx.offline && rule.live) {
       const explain = [`not evaluated: offline (it needs ${rule.live})`];
@@ -41,6 +42,7 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
     }
     const missing = lacksEvidence(evidence, rule.needs);
     if (missing) {
+      lackingEvidence.add(rule.name);
       // Without --explain nobody reads why: the reason is not written (a health check skips 13 rules).
       const explain = ctx.explain === false ? [] : [missingEvidence(evidence, rule.needs) ?? ''];
       return { rule: rule.name, fired: false, skipped: true, explain };
@@ -54,6 +56,7 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
     return { rule: rule.name, fired: Boolean(result.finding), skipped: false, explain: result.explain };
   });
   linkCauses(fired);
+  markUnchecked(fired, rules, lackingEvidence);
   for (const { rule, finding } of fired)
     if (finding.causedBy && rule.stepsWhenExplained)
       finding.steps = rule.stepsWhenExplained(finding.causedBy);
@@ -106,6 +109,28 @@ function whyMissing(evidence: Evidence, kind: EvidenceKind): string {
   }
   const first = evidence.members.map((m) => m[kind]).find((o) => !o.ok);
   return first && !first.ok ? first.failure.message : 'no members';
+}
+
+/**
+ * A symptom no fired cause explains, when causes that could explain it went unjudged for want of
+ * their evidence (every rule naming that cause skipped so; not offline, not for etcd-doctor's own
+ * load): the report calls it a symptom and names those causes, never a root cause (issue 42: a
+ * health check called slow reads the root cause of a slow disk it reads nothing of). Causes whose
+ * rules ran and stayed quiet are ruled out, not listed.
+ */
+function markUnchecked(
+  fired: Array<{ rule: Rule; finding: Finding }>,
+  rules: readonly Rule[],
+  skippedForEvidence: ReadonlySet<string>,
+): void {
+  for (const { finding } of fired) {
+    if (finding.causedBy) continue;
+    const explainers = rules.filter((r) => r.scope !== 'vantage' && r.explains?.includes(finding.cause));
+    const unchecked = [...new Set(explainers.map((r) => r.cause))].filter((cause) =>
+      explainers.filter((r) => r.cause === cause).every((r) => skippedForEvidence.has(r.name)),
+    );
+    if (unchecked.length > 0) finding.uncheckedCauses = unchecked;
+  }
 }
 
 /**

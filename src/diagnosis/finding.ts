@@ -92,4 +92,10 @@ export interface Finding {
   /** Evidence the rule wanted but could not get, said plainly (lowers confidence). */
   unknowns: string[];
   causedBy?: Cause;
+  /**
+   * Set by the engine on a symptom no cause explains because every rule that could explain it went
+   * unevaluated for want of its evidence (a health check reads no /metrics): those causes, which a
+   * report shows as not looked for, never calling the symptom a root cause.
+   */
+  uncheckedCauses?: Cause[];
 }

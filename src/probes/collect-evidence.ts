@@ -48,8 +48,11 @@ export async function collectEtcdEvidence(opts: CollectOptions): Promise<Evidenc
   }
 }
 
-async function collect(opts: CollectOptions): Promise<Evidence> {
-  const collectedAt = opts.now();
+/**
+ * The run's probe records and its progress: each probe recorded as it ends, and the first note a
+ * probe gives (a widened window), which stays on the progress until the run ends.
+ */
+function createRunProgress(opts: CollectOptions) {
   const records: ProbeRecord[] = [];
   // A member list read moments ago (the warm path) is reused, not probed: one probe fewer, or the
   // progress would end at 13 of 14.
@@ -57,24 +60,35 @@ async function collect(opts: CollectOptions): Promise<Evidence> {
     countProbes(opts.depth, opts.cluster.etcd.endpoints.length) -
     (opts.recentMemberList ? 1 : 0) -
     (opts.depth !== 'health' && isWatchCheck(opts) ? 1 : 0);
-  const record = (name: string, outcome: Outcome<unknown>): ProbeRecord => {
-    const probe = {
-      name,
-      ok: outcome.ok,
-      durationMs: Math.round(outcome.durationMs),
-      error: outcome.ok ? null : outcome.failure.message,
-    };
-    records.push(probe);
-    opts.onProgress?.({ done: records.length, total, probe, ...(note ? { note } : {}) });
-    return probe;
-  };
-  // The first note a probe gives (a widened window) stays on the progress until the run ends.
   let note: string | undefined;
-  const noted = (text: string) => {
-    if (note) return;
-    note = text;
-    opts.onProgress?.({ done: records.length, total, note });
+  return {
+    records,
+    add(probes: number) {
+      total += probes;
+    },
+    record(name: string, outcome: Outcome<unknown>): ProbeRecord {
+      const probe = {
+        name,
+        ok: outcome.ok,
+        durationMs: Math.round(outcome.durationMs),
+        error: outcome.ok ? null : outcome.failure.message,
+      };
+      records.push(probe);
+      opts.onProgress?.({ done: records.length, total, probe, ...(note ? { note } : {}) });
+      return probe;
+    },
+    noted(text: string) {
+      if (note) return;
+      note = text;
+      opts.onProgress?.({ done: records.length, total, note });
+    },
   };
+}
+
+async function collect(opts: CollectOptions): Promise<Evidence> {
+  const collectedAt = opts.now();
+  const progress = createRunProgress(opts);
+  const { records, record, noted } = progress;
   const clusterCtx: ClusterProbeContext = {
     clients: opts.clients,
     httpGet: opts.httpGet,
@@ -112,12 +126,12 @@ async function collect(opts: CollectOptions): Promise<Evidence> {
 
   const memberList = await memberListP;
   const discovered = memberList.ok ? discoverTargets(memberList.data, configured, opts.cluster) : [];
-  total += countProbes(opts.depth, discovered.length) - countProbes(opts.depth, 0);
+  progress.add(countProbes(opts.depth, discovered.length) - countProbes(opts.depth, 0));
   const discoveredP = discovered.map((target) => probeMember(target, noting, probes, record, memberListP));
   const answered = await Promise.all([...configuredP, ...discoveredP]);
   const { members, election } = await awaitElection(answered, electionOptions(opts, probes, memberList));
   if (election) {
-    total += 1;
+    progress.add(1);
     record('election', electionOutcome(election));
   }
   const notStarted = memberList.ok ? notStartedMembers(memberList.data, opts.depth) : [];

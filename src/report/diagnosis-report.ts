@@ -87,5 +87,6 @@ function findingJson(f: Finding): FindingJson {
     causedBy: f.causedBy ?? null,
     steps: f.steps,
     unknowns: f.unknowns,
+    ...(f.uncheckedCauses?.length ? { uncheckedCauses: f.uncheckedCauses } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import type { DiagnosisReport, MemberRow } from '../contracts/report-json.js';
 import { type RemediationStep, VIEW_CAUSES } from '../diagnosis/finding.js';
-import { formatBytes, formatMs, terminalSafe } from '../format.js';
+import { formatBytes, formatList, formatMs, terminalSafe } from '../format.js';
 import { timelineLines } from './timeline.js';
 
 const TITLE: Record<DiagnosisReport['kind'], string> = {
@@ -44,16 +44,22 @@ export function renderText(report: DiagnosisReport, opts: ReportTextOptions = {}
       ? "etcd-doctor's view"
       : f.cause === 'unexplained-errors'
         ? 'Not explained'
-        : i === 0 && !f.causedBy
-          ? 'Root cause'
-          : f.causedBy
-            ? `Symptom (caused by ${f.causedBy})`
-            : 'Also';
+        : f.uncheckedCauses?.length && !f.causedBy
+          ? 'Symptom'
+          : i === 0 && !f.causedBy
+            ? 'Root cause'
+            : f.causedBy
+              ? `Symptom (caused by ${f.causedBy})`
+              : 'Also';
     lines.push(
       '',
       `${label}: ${f.cause} [${f.severity}]${f.members.length ? ` on ${f.members.join(', ')}` : ''}`,
     );
     lines.push(`  ${f.summary}`);
+    if (f.uncheckedCauses?.length && !f.causedBy)
+      lines.push(
+        `  What could cause it was not checked: ${formatList(f.uncheckedCauses)} (their evidence was not read)`,
+      );
     // Since when, from the watch's minute history (src/history/since-when.ts).
     for (const since of f.since ?? []) lines.push(`  History: ${since.text}`);
     for (const e of f.evidence) lines.push(`  - ${e}`);

@@ -64,8 +64,13 @@ export function notOfferedLine(notOffered: readonly NotOffered[]): string {
   return `Not offered: ${notOffered.map((n) => `${n.label} (${n.why})`).join('; ')}`;
 }
 
-/** The button that performs a step: the same action on the same target (one re-run for all). */
+/**
+ * The button that performs a step: the same action on the same target. One re-run (the report's
+ * own, about no finding) serves every step that says run it again; a step that asks for the other
+ * depth (a health check's "run a diagnosis") has its own button, made for its finding.
+ */
 function performs(button: ViewButton, step: RemediationStep): boolean {
   if (button.action !== step.action) return false;
-  return step.action === 'rerun' || button.label === actionLabel(step.action, step.args);
+  if (step.action === 'rerun') return step.args?.depth ? button.finding !== null : button.finding === null;
+  return button.label === actionLabel(step.action, step.args);
 }

@@ -281,16 +281,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     async update(ref, view) {
       // Progress ticks would flood a transcript; a terminal shows them as they come.
       if (view.kind === 'progress' && !opts.interactive) return;
-      const text = buttons.render(view, ref);
-      // A message that grew by lines (an action's steps) while it was the last thing shown: only the
-      // new lines, under it. One whose first line changed (its outcome) over lines already shown: the
-      // new first line and only the lines not shown yet (issue 42: a recovery's 13 steps printed
-      // twice). Otherwise the whole message again, marked as updated.
-      const shown = screen.lastBlock(ref.ts);
-      const before = screen.shownText(ref.ts);
-      if (shown !== undefined && text.startsWith(`${shown}\n`))
-        print(text.slice(shown.length + 1), { ts: ref.ts, text });
-      else print(`#${ref.ts} (updated) ${newPart(before, text)}`, { ts: ref.ts, text });
+      printUpdate(screen, ref, buttons.render(view, ref));
     },
     async ephemeral(_to, _user, view) {
       print(buttons.render(view));
@@ -304,6 +295,19 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       print(`(file${to.thread ? `, reply to #${to.thread.ts}` : ''}) ${file.title}: ${path}`);
     },
   };
+}
+
+/**
+ * A message updated. One that grew by lines (an action's steps) while it was the last thing shown:
+ * only the new lines, under it. One whose first line changed (its outcome) over lines already
+ * shown: the new first line and only the lines not shown yet (issue 42: a recovery's 13 steps
+ * printed twice). Otherwise the whole message again, marked as updated.
+ */
+function printUpdate(screen: Screen, ref: MessageRef, text: string): void {
+  const shown = screen.lastBlock(ref.ts);
+  if (shown !== undefined && text.startsWith(`${shown}\n`))
+    screen.print(text.slice(shown.length + 1), { ts: ref.ts, text });
+  else screen.print(`#${ref.ts} (updated) ${newPart(screen.shownText(ref.ts), text)}`, { ts: ref.ts, text });
 }
 
 /** Messages whose last printed text the screen remembers (a session's recent answers). */

@@ -167,7 +167,13 @@ function findingsBlocks(
       blocks.push(
         ...findingBlocks(
           f,
-          f.cause === 'unexplained-errors' ? 'Not explained' : root.causedBy ? 'Most likely' : 'Root cause',
+          f.cause === 'unexplained-errors'
+            ? 'Not explained'
+            : root.causedBy
+              ? 'Most likely'
+              : f.uncheckedCauses?.length
+                ? `Symptom (not checked: ${f.uncheckedCauses.join(', ')})`
+                : 'Root cause',
           forFinding(0),
         ),
       );

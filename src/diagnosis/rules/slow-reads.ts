@@ -73,6 +73,16 @@ export const slowReadsRule: Rule = {
  * left to look at is the host itself (KB §1.1 F5).
  */
 function stepAlone(members: MemberEvidence[], names: string[], all: boolean): RemediationStep {
+  // A health check asks for no /metrics at all: the step is the diagnosis, which reads them.
+  const notAsked = members.filter(
+    (m) => names.includes(m.target.name) && !m.metrics.ok && m.metrics.failure.kind === 'skipped',
+  );
+  if (notAsked.length > 0)
+    return {
+      text: 'Run a diagnosis: a health check reads no /metrics, and the diagnosis reads them to see whether the disk, the network or the CPU is behind the slow reads',
+      action: 'rerun',
+      args: { depth: 'diagnose' },
+    };
   const unread = members
     .filter((m) => names.includes(m.target.name) && !m.metrics.ok)
     .map((m) => m.target.name);

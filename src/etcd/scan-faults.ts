@@ -90,6 +90,13 @@ export interface CrashStat extends CountStat {
   lastCause?: string;
 }
 
+export interface CampaignStat extends CountStat {
+  /** Peers (member ids) a campaign asked for votes (`sent MsgVote request to <id>`), at most 9. */
+  askedPeers: string[];
+  /** Peers that answered a campaign, granted or rejected (`received MsgVoteResp [rejection] from <id>`): reachable. */
+  answeredBy: string[];
+}
+
 export interface FaultSignals {
   /** Go's EMFILE text `too many open files` on accept, dial or open. */
   fdExhausted: CountStat;
@@ -112,6 +119,8 @@ export interface FaultSignals {
   certExpired: CertExpiredStat;
   /** Panics and Go runtime fatal errors. */
   crashes: CrashStat;
+  /** raft's vote requests and the peers that answered them: whom a campaigning member reaches. */
+  campaign: CampaignStat;
   /** The etcd version the log's start says (`etcd Version: 3.4.13`, zap `etcd-version`). */
   etcdVersion?: string;
 }
@@ -136,6 +145,7 @@ export function emptyFaultSignals(): FaultSignals {
     slowAuth: { ...count(), maxSeconds: undefined, users: [], seconds: [] },
     certExpired: { ...count(), from: [], peers: [], endpoints: [], reasons: [] },
     crashes: { ...count(), events: [], framesLeft: 0, sinceCause: Number.POSITIVE_INFINITY },
+    campaign: { ...count(), askedPeers: [], answeredBy: [] },
   };
 }
 
@@ -162,6 +172,7 @@ export function scanFaults(
   scanDataDir(line, zap, s, touched);
   scanSnapshots(line, zap, s, touched);
   scanAuth(line, zap, s, touched);
+  scanCampaign(line, s);
   readVersion(line, zap, s);
   const cause = outsideCauseOf(s, touched);
   const crashes = s.crashes;
@@ -193,7 +204,8 @@ const OUT_OF_MEMORY = /fatal error: (?:runtime: )?out of memory\b/;
 // and `could not resolve host <host:port>`, ETCD34/35/36 zap `failed to resolve URL Host` with `host`.
 const LOOKUP_FAILED =
   /\blookup ([\w.-]{1,253})(?: on \S{1,64}?)?: (no such host|server misbehaving|Temporary failure in name resolution|[^"]{0,80}?i\/o timeout)/;
-const RESOLVE_AT_START = /failed resolving host ([\w.-]{1,253})(?::\d+)? \(|could not resolve host ([\w.-]{1,253})/;
+const RESOLVE_AT_START =
+  /failed resolving host ([\w.-]{1,253})(?::\d+)? \(|could not resolve host ([\w.-]{1,253})/;
 
 function scanResources(line: string, zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
   if (TOO_MANY_FILES.test(line)) touched.push(addCount(s.fdExhausted, line));
@@ -209,6 +221,11 @@ function scanResources(line: string, zap: ZapLike | undefined, s: FaultSignals, 
   if (NO_SPACE.test(line)) touched.push(addPlace(s.diskFull, diskPlace(line), line));
   if (OUT_OF_MEMORY.test(line)) touched.push(addCount(s.outOfMemory, line));
   scanDns(line, zap, s, touched);
+}
+
+/** A dial or resolution error that is a name lookup failing (`dial tcp: lookup etcd-1.etcd …: no such host`). */
+export function isDnsFailure(error: string): boolean {
+  return LOOKUP_FAILED.test(error);
 }
 
 function scanDns(line: string, zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
@@ -251,7 +268,8 @@ const SNAP_DB_MISSING = /snap: snapshot file doesn't exist|failed to find \[SNAP
 const WAL_MISSING = /wal: file not found/;
 // storage.go: zap `failed to read WAL, cannot be repaired`, capnslog `read wal error (<err>) and
 // cannot be repaired`, `WAL error (<err>) cannot be repaired`.
-const WAL_BROKEN = /failed to read WAL, cannot be repaired|wal error \(.{0,200}?\)(?: and)? cannot be repaired/i;
+const WAL_BROKEN =
+  /failed to read WAL, cannot be repaired|wal error \(.{0,200}?\)(?: and)? cannot be repaired/i;
 
 function scanDataDir(line: string, _zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
   const what = SNAP_DB_MISSING.test(line)
@@ -276,7 +294,8 @@ const SNAP_FAILED = /database snapshot \[index: \d+, to: ([0-9a-f]+)\] failed to
 const SNAP_RECEIVING = /receiving database snapshot \[index: \d+, from/;
 
 function scanSnapshots(line: string, zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
-  const str = (key: string) => (typeof zap?.fields[key] === 'string' ? (zap.fields[key] as string) : undefined);
+  const str = (key: string) =>
+    typeof zap?.fields[key] === 'string' ? (zap.fields[key] as string) : undefined;
   if (zap) {
     const peer = str('remote-peer-id');
     if (zap.msg === 'sending database snapshot' && peer)
@@ -468,7 +487,12 @@ function samePanic(event: CrashEvent, message: string): boolean {
   return a.startsWith(b) || b.startsWith(a);
 }
 
-function addCrash(stat: CrashStat, message: string, line: string, explainedBy: string | undefined): CrashEvent {
+function addCrash(
+  stat: CrashStat,
+  message: string,
+  line: string,
+  explainedBy: string | undefined,
+): CrashEvent {
   let event = stat.events.find((e) => e.message === message);
   if (!event) {
     event = { message, count: 0, frames: [], example: line.slice(0, EXAMPLE_CHARS) };
@@ -506,6 +530,30 @@ function addFrame(event: CrashEvent, text: string): boolean {
   if (!NOT_ETCD_FRAME.test(frame) && event.frames.length < MAX_FRAMES && !event.frames.includes(frame))
     event.frames.push(frame);
   return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whom a campaign reaches
+
+// raft/raft.go (ETCD32–36, and etcd-io/raft): `%x [logterm: %d, index: %d] sent %s request to %x at
+// term %d` and `%x received %s [rejection ]from %x at term %d` (MsgVote, MsgPreVote and their responses).
+const VOTE_ASKED =
+  /[0-9a-f]+ \[logterm: \d+, index: \d+\] sent Msg(?:Pre)?Vote request to ([0-9a-f]+) at term/;
+const VOTE_ANSWERED = /([0-9a-f]+) received Msg(?:Pre)?VoteResp(?: rejection)? from ([0-9a-f]+) at term/;
+
+function scanCampaign(line: string, s: FaultSignals): void {
+  const stat = s.campaign;
+  const asked = VOTE_ASKED.exec(line)?.[1];
+  if (asked) {
+    stat.count++;
+    if (stat.askedPeers.length < 9 && !stat.askedPeers.includes(asked)) stat.askedPeers.push(asked);
+    return;
+  }
+  const answer = VOTE_ANSWERED.exec(line);
+  // A member counts its own vote as an answer from itself.
+  const from = answer?.[2];
+  if (from && from !== answer?.[1] && stat.answeredBy.length < 9 && !stat.answeredBy.includes(from))
+    stat.answeredBy.push(from);
 }
 
 // ---------------------------------------------------------------------------------------------

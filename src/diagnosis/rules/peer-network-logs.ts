@@ -1,4 +1,5 @@
 import type { Evidence } from '../../probes/evidence.js';
+import { isDnsFailure } from '../../etcd/scan-faults.js';
 import { formatAge, formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
@@ -29,14 +30,17 @@ export interface PeerFailureReport {
 /** Every `could not connect` / `prober detected unhealthy status` / `peer became inactive` line, per reporter and peer. */
 export function peerFailureReports(evidence: Evidence): PeerFailureReport[] {
   return peerWitnesses(scansOf(kubernetesOf(evidence), 'etcd')).flatMap((scan) =>
-    scan.signals.peerUnreachable.map((p) => ({
-      reporter: memberOfScan(evidence, scan),
-      peer: nameOfPeer(evidence, p.peerId, p.address),
-      address: p.address,
-      count: p.count,
-      lastError: p.lastError,
-      lastSeenAt: p.lastSeenAt,
-    })),
+    // A dial that fails on its name lookup never left the node: dns-resolution reports it.
+    scan.signals.peerUnreachable
+      .filter((p) => !isDnsFailure(p.lastError ?? ''))
+      .map((p) => ({
+        reporter: memberOfScan(evidence, scan),
+        peer: nameOfPeer(evidence, p.peerId, p.address),
+        address: p.address,
+        count: p.count,
+        lastError: p.lastError,
+        lastSeenAt: p.lastSeenAt,
+      })),
   );
 }
 

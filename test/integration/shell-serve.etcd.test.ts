@@ -140,15 +140,23 @@ describe('etcd-doctor serve with piped commands (shell adapter)', () => {
 
   it('answers every piped line, presses a numbered button, and explains bad input', async () => {
     const run = await serve(
-      ['/etcd diagnose nope', '/etcd frobnicate', 'health local', '1', '/help', '7', 'help'].join('\n'),
+      ['/etcd diagnose nope', '/etcd frobnicate', 'health local', '1', '/help', '7', 'help', 'helth'].join(
+        '\n',
+      ),
     );
+    // A typo: the command it most likely meant and that command's usage, not the whole help; the
+    // shell shows words, not Slack's backticks.
+    expect(run.stdout).toContain(
+      '> helth\nSorry: unknown command "helth": did you mean health?\nUsage: /etcd health <cluster>',
+    );
+    expect(run.stdout).not.toMatch(/`/);
     // help lists offline analysis too, which is no command of its own.
-    expect(run.stdout).toContain('`analyze <path...>` (in a terminal), or a file dropped here');
+    expect(run.stdout).toContain('analyze <path...> (in a terminal), or a file dropped here');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('unknown cluster "nope"; known clusters: local');
     expect(run.stdout).toContain('Sorry: unknown command "frobnicate"');
     // Another slash command, and a button that does not exist.
-    expect(run.stdout).toContain('> /help\nType /etcd help for the commands');
+    expect(run.stdout).toContain('> /help\nType help for the commands');
     expect(run.stdout).toContain('There is no button [7]');
     // `health local` needs no /etcd prefix in a terminal. Button [1] "Check again" of its report
     // queues another health check, answered before exit.

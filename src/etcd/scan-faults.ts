@@ -95,6 +95,8 @@ export interface CampaignStat extends CountStat {
   askedPeers: string[];
   /** Peers that answered a campaign, granted or rejected (`received MsgVoteResp [rejection] from <id>`): reachable. */
   answeredBy: string[];
+  /** `became pre-candidate at term N` lines: with pre-vote (3.5's default) a cut-off member's term does not rise. */
+  preCandidacies: number;
 }
 
 export interface FaultSignals {
@@ -145,7 +147,7 @@ export function emptyFaultSignals(): FaultSignals {
     slowAuth: { ...count(), maxSeconds: undefined, users: [], seconds: [] },
     certExpired: { ...count(), from: [], peers: [], endpoints: [], reasons: [] },
     crashes: { ...count(), events: [], framesLeft: 0, sinceCause: Number.POSITIVE_INFINITY },
-    campaign: { ...count(), askedPeers: [], answeredBy: [] },
+    campaign: { ...count(), askedPeers: [], answeredBy: [], preCandidacies: 0 },
   };
 }
 
@@ -223,9 +225,12 @@ function scanResources(line: string, zap: ZapLike | undefined, s: FaultSignals, 
   scanDns(line, zap, s, touched);
 }
 
-/** A dial or resolution error that is a name lookup failing (`dial tcp: lookup etcd-1.etcd …: no such host`). */
-export function isDnsFailure(error: string): boolean {
-  return LOOKUP_FAILED.test(error);
+/**
+ * A dial that failed before it left the member's node: its name did not resolve (`dial tcp: lookup
+ * etcd-1.etcd …: no such host`) or it had no descriptor for a socket (`socket: too many open files`).
+ */
+export function isLocalDialFailure(error: string): boolean {
+  return LOOKUP_FAILED.test(error) || TOO_MANY_FILES.test(error);
 }
 
 function scanDns(line: string, zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
@@ -455,9 +460,10 @@ function scanCrash(
   // An operating-system error with no cause of ours: the line stays an error line, quoted as such.
   if (explainedBy && !OUTSIDE.includes(explainedBy as never)) return true;
   const last = stat.events.at(-1);
-  // zap's panic entry, then Go's `panic: <same message>`: one crash.
+  // zap's panic entry, a scheduler's `execute job failed` with it as `panic`, then Go's `panic: <same
+  // message>`: one crash.
   const repeat =
-    !zap && last !== undefined && stat.framesLeft > FRAME_LINES - CAUSE_LINES && samePanic(last, message);
+    last !== undefined && stat.framesLeft > FRAME_LINES - CAUSE_LINES && samePanic(last, message);
   const event = repeat && last ? last : addCrash(stat, message, text, explainedBy);
   if (!repeat) addCount(stat, text);
   touched.push(stat, event);
@@ -473,7 +479,9 @@ function crashMessage(text: string, zap: ZapLike | undefined): string | undefine
   if (zap) {
     const level = zap.fields.level;
     if (typeof level !== 'string' || !ZAP_PANIC_LEVELS.has(level)) return undefined;
-    const error = typeof zap.fields.error === 'string' ? `: ${zap.fields.error}` : '';
+    // zap's `error`, or the recovered panic a scheduler logs (ETCD36 schedule.go `execute job failed`, `panic`).
+    const cause = zap.fields.error ?? zap.fields.panic;
+    const error = typeof cause === 'string' ? `: ${cause}` : '';
     return `${zap.msg}${error}`.slice(0, 200);
   }
   const first = text.split('\n', 1)[0] ?? '';
@@ -484,7 +492,7 @@ function crashMessage(text: string, zap: ZapLike | undefined): string | undefine
 function samePanic(event: CrashEvent, message: string): boolean {
   const a = event.message.slice(0, 40);
   const b = message.slice(0, 40);
-  return a.startsWith(b) || b.startsWith(a);
+  return event.message.includes(b) || message.includes(a);
 }
 
 function addCrash(
@@ -507,7 +515,8 @@ function addCrash(
 // `go.etcd.io/etcd/server/v3/embed.(*serveCtx).serve(0xc000…)`, `main.main()`, zap's stacktrace
 // field without the arguments: `go.etcd.io/etcd/server/v3/etcdserver.recoverSnapshot`.
 const FRAME = /^([\w.~/-]+(?:\.\(\*?[\w]+\))?\.[\w.-]+)(?:\(.*\))?$/;
-const TRACE_LINE = /^(?:\s+\/|\s*\/.*\.go:\d+|goroutine \d+ \[|\[signal |runtime stack:|created by |\s*$)/;
+const TRACE_LINE =
+  /^(?:\s+\/|\s*\/.*\.go:\d+|\s*[\w.@/-]+\.go:\d+|goroutine \d+ \[|\[signal |runtime stack:|created by |\s+panic: |\s*$)/;
 /** Frames that say where Go or the logger is, not where etcd failed. */
 const NOT_ETCD_FRAME = /^(?:runtime\.|panic$|go\.uber\.org\/zap|log\.|main\.main$)/;
 
@@ -536,13 +545,17 @@ function addFrame(event: CrashEvent, text: string): boolean {
 // Whom a campaign reaches
 
 // raft/raft.go (ETCD32–36, and etcd-io/raft): `%x [logterm: %d, index: %d] sent %s request to %x at
-// term %d` and `%x received %s [rejection ]from %x at term %d` (MsgVote, MsgPreVote and their responses).
+// term %d` and `%x received %s [rejection ]from %x at term %d` (MsgVote, MsgPreVote and their
+// responses); etcd 2.x–3.1 wrote `sent vote request to` and `received vote [rejection ]from`.
 const VOTE_ASKED =
-  /[0-9a-f]+ \[logterm: \d+, index: \d+\] sent Msg(?:Pre)?Vote request to ([0-9a-f]+) at term/;
-const VOTE_ANSWERED = /([0-9a-f]+) received Msg(?:Pre)?VoteResp(?: rejection)? from ([0-9a-f]+) at term/;
+  /[0-9a-f]+ \[logterm: \d+, index: \d+\] sent (?:Msg(?:Pre)?Vote|vote) request to ([0-9a-f]+) at term/;
+const VOTE_ANSWERED =
+  /([0-9a-f]+) received (?:Msg(?:Pre)?VoteResp|vote)(?: rejection)? from ([0-9a-f]+) at term/;
+const PRE_CANDIDATE = /[0-9a-f]+ became pre-candidate at term \d+/;
 
 function scanCampaign(line: string, s: FaultSignals): void {
   const stat = s.campaign;
+  if (PRE_CANDIDATE.test(line)) stat.preCandidacies++;
   const asked = VOTE_ASKED.exec(line)?.[1];
   if (asked) {
     stat.count++;

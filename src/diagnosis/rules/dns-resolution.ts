@@ -13,9 +13,6 @@ import {
 } from '../support/kubernetes.js';
 import { describeSignal, etcdSignalByMember } from '../support/logs.js';
 
-/** Lookups failing this often are no passing hiccup of the resolver (inference). */
-export const DNS_FAILURES_CRITICAL = 3;
-
 /**
  * Peer or client URLs whose host names do not resolve. etcd resolves its URLs at start and retries
  * every second until they do (pkg/netutil resolveURL: ETCD33 capnslog `failed resolving host
@@ -41,8 +38,8 @@ export const dnsResolutionRule: Rule = {
     const reporters = failing.map((s) => s.member);
     const named = unique(hosts.flatMap((h) => memberOfHost(evidence, h) ?? []));
     const members = unique([...reporters, ...named]);
-    const total = failing.reduce((n, s) => n + s.count, 0);
-    const severity: Severity = atStart > 0 || total >= DNS_FAILURES_CRITICAL ? 'critical' : 'warning';
+    // A member that cannot resolve its own cluster's URLs does not start; a peer it cannot resolve is one link.
+    const severity: Severity = atStart > 0 ? 'critical' : 'warning';
     const finding: Finding = {
       cause: 'dns-resolution',
       severity,

@@ -1,5 +1,5 @@
 import type { Evidence } from '../../probes/evidence.js';
-import { isDnsFailure } from '../../etcd/scan-faults.js';
+import { isLocalDialFailure } from '../../etcd/scan-faults.js';
 import { formatAge, formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
@@ -30,9 +30,10 @@ export interface PeerFailureReport {
 /** Every `could not connect` / `prober detected unhealthy status` / `peer became inactive` line, per reporter and peer. */
 export function peerFailureReports(evidence: Evidence): PeerFailureReport[] {
   return peerWitnesses(scansOf(kubernetesOf(evidence), 'etcd')).flatMap((scan) =>
-    // A dial that fails on its name lookup never left the node: dns-resolution reports it.
+    // A dial that failed on its name lookup or for want of a descriptor never left the node:
+    // dns-resolution and fd-exhaustion report it.
     scan.signals.peerUnreachable
-      .filter((p) => !isDnsFailure(p.lastError ?? ''))
+      .filter((p) => !isLocalDialFailure(p.lastError ?? ''))
       .map((p) => ({
         reporter: memberOfScan(evidence, scan),
         peer: nameOfPeer(evidence, p.peerId, p.address),

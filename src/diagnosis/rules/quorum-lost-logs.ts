@@ -9,12 +9,13 @@ import { formatSpan, peerWitnesses } from '../support/logs.js';
 import { memberNameById, participating } from '../support/members.js';
 
 /**
- * Campaigns at a higher term than the last, in a row, before a member's view counts as no quorum: a
- * member cut off from its peers starts an election every election timeout (1 s by default) at a
- * rising term (etcd-fault-signatures.md: "it logs `is starting a new election` every second or so");
- * one or two are an ordinary election (inference).
+ * Campaigns at rising terms before a member's view counts as no quorum: one campaign that did not
+ * win, then another at a higher term. A member cut off from its peers starts an election every
+ * election timeout (1 s by default) at a rising term (etcd-fault-signatures.md: "it logs `is starting
+ * a new election` every second or so"). With every peer it needs unreachable and none answering its
+ * votes, a second campaign is enough; one alone is an ordinary election (inference).
  */
-export const CAMPAIGNS_MIN = 3;
+export const CAMPAIGNS_MIN = 2;
 
 interface View {
   member: string;
@@ -50,10 +51,10 @@ export const quorumLostLogsRule: Rule = {
         ? views
             .map(
               (v) =>
-                `${v.member}: reaches ${v.size - 1 - v.unreachable.length} of ${v.size - 1} peers, ${v.campaigns} campaigns at a rising term`,
+                `${v.member}: reaches ${v.size - 1 - v.unreachable.length} of ${v.size - 1} peers, ${v.campaigns} campaigns`,
             )
             .join('; ')
-        : `no member's log shows it campaigning ${CAMPAIGNS_MIN} times at a rising term while it reaches too few peers`,
+        : `no member's log shows it campaigning ${CAMPAIGNS_MIN} times without a leader while it reaches too few peers`,
     ];
     const led = ledElsewhere(evidence, views);
     if (views.length === 0 || led) return { explain: led ? [...explain, led] : explain };
@@ -69,8 +70,8 @@ export const quorumLostLogsRule: Rule = {
       members,
       nodes: [],
       summary: all
-        ? `Quorum is lost: ${formatList(members)} reach${members.length === 1 ? 'es' : ''} too few peers to elect a leader and keep campaigning at rising terms (etcd logs)`
-        : `Quorum is lost as ${first.member} sees it: it cannot reach ${formatList(first.unreachable)} and campaigned ${first.campaigns} times at a rising term (to ${first.maxTerm}) without a leader. This is one member's view: if the other members reach each other they have a leader and only ${first.member} is cut off`,
+        ? `Quorum is lost: ${formatList(members)} reach${members.length === 1 ? 'es' : ''} too few peers to elect a leader and keep campaigning without one (etcd logs)`
+        : `Quorum is lost as ${first.member} sees it: it cannot reach ${formatList(first.unreachable)} and campaigned ${first.campaigns} times without a leader (term ${first.maxTerm}). This is one member's view: if the other members reach each other they have a leader and only ${first.member} is cut off`,
       evidence: views.map(describe),
       steps: [
         {
@@ -92,14 +93,20 @@ function isolatedViews(evidence: Evidence): View[] {
   const listed = evidence.memberList.ok ? evidence.memberList.data.filter((m) => !m.isLearner).length : 0;
   return peerWitnesses(scansOf(kubernetesOf(evidence), 'etcd')).flatMap((scan): View[] => {
     const s = scan.signals;
-    const campaigns = s.candidacies?.risingTerms ?? 0;
+    // The first candidacy and each one at a higher term than the last; with pre-vote the term
+    // stays, and each `became pre-candidate` is a campaign.
+    const rising = s.candidacies && s.candidacies.count > 0 ? s.candidacies.risingTerms + 1 : 0;
+    const campaigns = Math.max(rising, s.campaign?.preCandidacies ?? 0);
     if (campaigns < CAMPAIGNS_MIN) return [];
     const answered = s.campaign?.answeredBy ?? [];
-    const unreachable = unique(
-      s.peerUnreachable
+    // Unreachable: a peer its probes and streams lost and never found again, or one it asked for
+    // votes in every campaign and that never answered.
+    const unreachable = unique([
+      ...s.peerUnreachable
         .filter((p) => !(p.lastActiveAt && p.lastSeenAt && p.lastActiveAt >= p.lastSeenAt))
         .map((p) => p.peerId),
-    ).filter((id) => !answered.includes(id));
+      ...(s.campaign?.askedPeers ?? []),
+    ]).filter((id) => !answered.includes(id));
     const peers = unique([
       ...(s.campaign?.askedPeers ?? []),
       ...s.peerUnreachable.map((p) => p.peerId),
@@ -123,7 +130,10 @@ function leaderAfterCampaigns(scan: ContainerLogScan): boolean {
   return s.leaderElected.count > s.startingMember.count + s.restartingMember.count;
 }
 
-/** Another member's log saw a leader elected while this one campaigned: the others have quorum. */
+/**
+ * Another member had a leader while this one campaigned: it logged a leader elected and did not
+ * lose it after, and its log goes on past the first campaign. Then the others keep quorum.
+ */
 function ledElsewhere(evidence: Evidence, views: View[]): string | undefined {
   const isolated = new Set(views.map((v) => v.member));
   const from = views
@@ -132,16 +142,20 @@ function ledElsewhere(evidence: Evidence, views: View[]): string | undefined {
     .sort()[0];
   const other = scansOf(kubernetesOf(evidence), 'etcd').find((scan) => {
     if (isolated.has(memberOfScan(evidence, scan))) return false;
-    const elected = scan.signals.leaderElected;
-    return elected.count > 0 && (!from || !elected.lastSeenAt || elected.lastSeenAt >= from);
+    const { leaderElected: elected, leaderLost: lost } = scan.signals;
+    if (elected.count === 0) return false;
+    const keptLeader = lost.count === 0 || (lost.lastSeenAt ?? '') < (elected.lastSeenAt ?? '');
+    const electedSince = from !== undefined && elected.lastSeenAt !== undefined && elected.lastSeenAt >= from;
+    const logsOn = !from || !scan.lastLineAt || scan.lastLineAt >= from;
+    return (keptLeader && logsOn) || electedSince;
   });
   return other
-    ? `${memberOfScan(evidence, other)}'s log has a leader elected meanwhile: the others keep quorum`
+    ? `${memberOfScan(evidence, other)}'s log has a leader meanwhile: the others keep quorum`
     : undefined;
 }
 
 function describe(v: View): string {
   const c = v.scan.signals.candidacies;
   const span = formatSpan(c?.firstSeenAt, c?.lastSeenAt);
-  return `${v.member}: ${v.campaigns} campaigns at a rising term (to ${v.maxTerm})${span ? `, ${span}` : ''}; cannot reach ${formatList(v.unreachable)} (${v.size} voting members, quorum ${quorumOf(v.size)})`;
+  return `${v.member}: ${v.campaigns} campaigns without a leader (term ${v.maxTerm})${span ? `, ${span}` : ''}; cannot reach ${formatList(v.unreachable)} (${v.size} voting members, quorum ${quorumOf(v.size)})`;
 }

@@ -13,7 +13,9 @@ describe('out-of-memory from the Pod: the etcd container was OOMKilled', () => {
   const run = useScenario('oom-killed');
 
   it("names master-2 and its node from the container's last state, with nothing in its log", () => {
-    const result = diagnose(withKubernetes(etcdPart(KUBEADM_MEMBERS), run.kubernetes), rules, { now: run.now });
+    const result = diagnose(withKubernetes(etcdPart(KUBEADM_MEMBERS), run.kubernetes), rules, {
+      now: run.now,
+    });
     const [first] = result.findings;
     expect(first).toMatchObject({
       cause: 'out-of-memory',
@@ -34,7 +36,9 @@ describe('fd-exhaustion from the Pod and its previous log', () => {
   const run = useScenario('fd-exhaustion');
 
   it('names master-1 from its previous container: the 80 % warnings, the refused dials, the exit message', () => {
-    const result = diagnose(withKubernetes(etcdPart(KUBEADM_MEMBERS), run.kubernetes), rules, { now: run.now });
+    const result = diagnose(withKubernetes(etcdPart(KUBEADM_MEMBERS), run.kubernetes), rules, {
+      now: run.now,
+    });
     const [first] = result.findings;
     expect(first).toMatchObject({ cause: 'fd-exhaustion', severity: 'critical', members: ['master-1'] });
     expect(first?.evidence).toEqual(

@@ -168,23 +168,31 @@ export function scanFaults(
   s: FaultSignals & OutsideCauseSignals,
   touched: Seen[],
 ): void {
-  const text = zap ? line : line.replace(KUBECTL_TIMESTAMP, '');
   const before = touched.length;
-  scanResources(line, zap, s, touched);
-  scanDataDir(line, zap, s, touched);
-  scanSnapshots(line, zap, s, touched);
-  scanAuth(line, zap, s, touched);
-  scanCampaign(line, s);
-  readVersion(line, zap, s);
-  const cause = outsideCauseOf(s, touched);
+  // Each family is looked for only on a line holding its fixed words: the scan runs on every line.
+  if (MAYBE_RESOURCE.test(line)) scanResources(line, zap, s, touched);
+  if (MAYBE_DATA_DIR.test(line)) scanDataDir(line, zap, s, touched);
+  if (line.includes('database snapshot')) scanSnapshots(line, zap, s, touched);
+  if (line.includes('authenticate:<')) scanAuth(line, zap, s, touched);
+  if (MAYBE_CAMPAIGN.test(line)) scanCampaign(line, s);
+  if (line.includes('ersion')) readVersion(line, zap, s);
   const crashes = s.crashes;
   crashes.sinceCause++;
+  const cause = touched.length > 0 ? outsideCauseOf(s, touched) : undefined;
   if (cause) {
     crashes.lastCause = cause;
     crashes.sinceCause = 0;
   }
-  if (!scanCrash(text, zap, s, touched) && touched.length === before) readFrame(text, crashes);
+  const crashLine = zap ? isZapPanic(zap) : MAYBE_CRASH.test(line);
+  if (!crashLine && crashes.framesLeft <= 0) return;
+  const text = zap ? line : line.replace(KUBECTL_TIMESTAMP, '');
+  if (!(crashLine && scanCrash(text, zap, s, touched)) && touched.length === before) readFrame(text, crashes);
 }
+
+const MAYBE_RESOURCE = /too many open|file descriptor|no space left|out of memory|lookup |resolv/;
+const MAYBE_DATA_DIR = /snapshot file doesn|SNAPSHOT-INDEX|wal: file not found|cannot be repaired/;
+const MAYBE_CAMPAIGN = /[Vv]ote|pre-candidate/;
+const MAYBE_CRASH = /(?:^|\s)(?:panic|fatal error): /;
 
 // ---------------------------------------------------------------------------------------------
 // File descriptors, disk space, memory, name resolution
@@ -473,6 +481,11 @@ function scanCrash(
   addFrames(event, text.split('\n').slice(1));
   stat.framesLeft = FRAME_LINES;
   return true;
+}
+
+function isZapPanic(zap: ZapLike): boolean {
+  const level = zap.fields.level;
+  return typeof level === 'string' && ZAP_PANIC_LEVELS.has(level);
 }
 
 function crashMessage(text: string, zap: ZapLike | undefined): string | undefined {

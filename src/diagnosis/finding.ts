@@ -30,6 +30,18 @@ export const CAUSES = [
   'compaction-stalled',
   // A learner (non-voting member) not promoted yet: caught up and waiting, or behind for long.
   'learner-not-promoted',
+  // A member out of file descriptors (`too many open files`): it refuses connections, cannot open files.
+  'fd-exhaustion',
+  // The filesystem under the WAL, the snapshots or the database is full (ENOSPC), not the quota.
+  'disk-full',
+  // etcd ran out of memory: Go's `fatal error: runtime: out of memory`, or its container OOMKilled.
+  'out-of-memory',
+  // Peer or client URLs whose host names do not resolve (`lookup … no such host`).
+  'dns-resolution',
+  // etcd panicked or hit a fatal runtime error with no outside cause in its log: its own failure.
+  'etcd-crash',
+  // A follower that never catches up: the leader sends it the whole database again and again.
+  'follower-behind',
   // Error-level log lines that no rule explains, quoted with counts and times (never hidden).
   'unexplained-errors',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are

@@ -4,21 +4,16 @@
  * timestamp: under journald (and crictl, and `kubectl logs --timestamps`) those differ or vanish.
  */
 
-export interface CountStat {
-  count: number;
-  /** The last matching line, cut to 240 characters. */
-  example: string | undefined;
-  /**
-   * When the first and last matching lines were written (ISO 8601), from the line's own timestamp
-   * (zap `ts`, capnslog, raft's logger) or the `kubectl logs --timestamps` prefix, when it has one.
-   */
-  firstSeenAt?: string;
-  lastSeenAt?: string;
-}
+import { type CountStat, type DurationStat, EXAMPLE_CHARS, parseGoDuration, type Seen } from './log-stat.js';
+import {
+  addCertExpired,
+  emptyFaultSignals,
+  type FaultSignals,
+  isExpiredCertificate,
+  scanFaults,
+} from './scan-faults.js';
 
-export interface DurationStat extends CountStat {
-  maxSeconds: number | undefined;
-}
+export { type CountStat, type DurationStat, parseGoDuration } from './log-stat.js';
 
 export interface ClockDriftStat {
   peerId: string;
@@ -43,7 +38,8 @@ export interface PeerUnreachableStat {
   lastActiveAt?: string;
 }
 
-export interface LogSignals {
+/** What the scan counts: the signals below, and the faults of scan-faults.ts (resources, crashes). */
+export interface LogSignals extends FaultSignals {
   /** capnslog `... took too long (1.2s) to execute`, zap `apply request took too long`. */
   tookTooLong: DurationStat;
   /** zap `slow fdatasync`, capnslog `sync duration of 1.3s, expected less than 1s`. */
@@ -143,8 +139,6 @@ type CountKey = {
     : never;
 }[keyof LogSignals];
 
-const EXAMPLE_CHARS = 240;
-
 export function emptySignals(): LogSignals {
   const count = (): CountStat => ({ count: 0, example: undefined });
   const duration = (): DurationStat => ({ count: 0, example: undefined, maxSeconds: undefined });
@@ -174,6 +168,7 @@ export function emptySignals(): LogSignals {
     quota: count(),
     unexplainedErrors: [],
     compactions: { ...count(), lastRevision: undefined },
+    ...emptyFaultSignals(),
   };
 }
 
@@ -188,11 +183,14 @@ export function scanLogText(text: string): LogSignals {
 }
 
 /** Adds one line's matches to `signals`. */
-export function scanLine(line: string, signals: LogSignals): void {
+export function scanLine(raw: string, signals: LogSignals): void {
+  // etcd 3.2–3.5 print an authenticate request's simple token: it never reaches an example.
+  const line = raw.includes('simple_token:') ? raw.replace(SIMPLE_TOKEN, '$1[redacted]') : raw;
   const zap = parseZap(line);
   const touched: Seen[] = [];
   if (zap) scanZap(zap, line, signals, touched);
   scanText(line, signals, touched, zap);
+  scanFaults(line, zap, signals, touched);
   if (touched.length === 0 && isErrorLine(line, zap) && !PEER_DEACTIVATED.test(line))
     touched.push(addUnexplained(signals, line, zap));
   // Only a line that matched needs its time: stamp the stats it just counted.
@@ -204,8 +202,7 @@ export function scanLine(line: string, signals: LogSignals): void {
   }
 }
 
-type Seen = { count: number; firstSeenAt?: string; lastSeenAt?: string };
-
+const SIMPLE_TOKEN = /(simple_token:)(?!<redacted>|\[redacted\])[^\s>"\\]+/g;
 const KUBECTL_TIMESTAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) /;
 const CAPNSLOG_TIMESTAMP = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?) /;
 const RAFT_TIMESTAMP = /^raft(\d{4})\/(\d\d)\/(\d\d) (\d\d:\d\d:\d\d)/;
@@ -249,7 +246,7 @@ const RENEW_FAILED = /failed to renew lease(?: ([^\s:]+):|"[^\n]*?\block="([^"]+
 // alarm` with `alarm:NOSPACE` on every /health), and `etcdserver: no space` by each refused apply;
 // the quota message only where an apply hit it.
 const DB_SPACE =
-  /database space exceeded|exceeded backend quota|etcdserver: no space|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer|due to an alarm\W{1,20}[^"]*alarm:NOSPACE/;
+  /database space exceeded|exceeded backend quota|etcdserver: no space(?! left on device)|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer|due to an alarm\W{1,20}[^"]*alarm:NOSPACE/;
 const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
 const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
 // capnslog: `starting member <id> in cluster <cid>`, `restarting member … in cluster <cid> at …`,
@@ -329,8 +326,14 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   const rejected = rejectedLine?.[2]?.replace(/\\(.)/g, '$1');
   const tls = zap ? undefined : rejected && TLS_ERROR.test(rejected) ? rejected : PEER_X509.exec(line)?.[1];
   const dialed = rejected ? undefined : TEXT_PEER.exec(line)?.[1];
-  if (tls && !NOT_A_PEER.test(tls))
-    touched.push(addTls(s, tls.trim(), line, rejected ? rejectedLine?.[1] : undefined, dialed));
+  if (tls && !NOT_A_PEER.test(tls)) {
+    const remoteAddr = rejected ? rejectedLine?.[1] : undefined;
+    touched.push(
+      isExpiredCertificate(tls)
+        ? addCertExpired(s, tls.trim(), line, { remoteAddr, peerId: dialed })
+        : addTls(s, tls.trim(), line, remoteAddr, dialed),
+    );
+  }
   const term = CANDIDATE.exec(line)?.[1];
   if (term) touched.push(addCandidacy(s, Number(term), line));
   const compacted = COMPACTED.exec(line)?.[1];
@@ -411,6 +414,8 @@ function addCandidacy(s: LogSignals, term: number, line: string): Seen {
 const PEER_DEACTIVATED = /\bfailed to \w+ [0-9a-f]+ on (?:stream|pipeline|snapshot)\b/;
 const CAPNSLOG_ERROR = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [EC] \| /;
 const KLOG_ERROR = /^[EF]\d{4} \d\d:\d\d:\d\d\.\d+ /;
+// Go's runtime writes a panic or fatal error to stderr without a logger: `panic: …`, `fatal error: …`.
+const GO_CRASH = /^(?:panic|fatal error): /;
 const ZAP_ERROR_LEVELS = new Set(['error', 'fatal', 'panic', 'dpanic']);
 const MAX_UNEXPLAINED = 20;
 
@@ -418,7 +423,7 @@ const MAX_UNEXPLAINED = 20;
 function isErrorLine(line: string, zap: ZapEntry | undefined): boolean {
   if (zap) return typeof zap.fields.level === 'string' && ZAP_ERROR_LEVELS.has(zap.fields.level);
   const text = line.replace(KUBECTL_TIMESTAMP, '');
-  return CAPNSLOG_ERROR.test(text) || KLOG_ERROR.test(text);
+  return CAPNSLOG_ERROR.test(text) || KLOG_ERROR.test(text) || GO_CRASH.test(text);
 }
 
 /** The message with what varies folded: `failed to dial <id> on stream MsgApp v2 (<error>)`. */
@@ -497,7 +502,17 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   // endpoint`, and a client refused is no peer problem) and any peer line failing on a certificate.
   const error = str('error');
   const peerRejection = msg === 'rejected connection' || msg === 'rejected connection on peer endpoint';
-  if (
+  const rejection = peerRejection || msg === 'rejected connection on client endpoint';
+  // An expired certificate is cert-expiry's, a client's (3.6 `on client endpoint`) as a peer's.
+  if (error && !NOT_A_PEER.test(error) && isExpiredCertificate(error) && (rejection || PEER_X509.test(error)))
+    touched.push(
+      addCertExpired(s, error, line, {
+        remoteAddr: rejection ? str('remote-addr') : undefined,
+        peerId: rejection ? undefined : (str('remote-peer-id') ?? str('peer-id')),
+        endpoint: /on (client|peer) endpoint$/.exec(msg)?.[1],
+      }),
+    );
+  else if (
     error &&
     TLS_ERROR.test(error) &&
     !NOT_A_PEER.test(error) &&
@@ -594,34 +609,4 @@ function markPeerActive(s: LogSignals, peerId: string, line: string): void {
   const stat = s.peerUnreachable.find((p) => p.peerId === peerId);
   const at = stat ? lineTimestamp(line) : undefined;
   if (stat && at) stat.lastActiveAt = at;
-}
-
-// µs (micro sign) and μs (Greek mu) escaped: the CLI bundle stays ASCII (scripts/build-cli.mjs).
-const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/g;
-const UNIT_SECONDS: Record<string, number> = {
-  ns: 1e-9,
-  us: 1e-6,
-  µs: 1e-6,
-  μs: 1e-6,
-  ms: 1e-3,
-  s: 1,
-  m: 60,
-  h: 3600,
-};
-
-/** Go's `time.Duration.String()` form (`1.328471093s`, `512.3ms`, `1m2.5s`) in seconds. */
-export function parseGoDuration(text: string): number | undefined {
-  const trimmed = text.trim();
-  if (trimmed === '0') return 0;
-  const sign = trimmed.startsWith('-') ? -1 : 1;
-  const body = trimmed.replace(/^[-+]/, '');
-  let total = 0;
-  let consumed = 0;
-  for (const match of body.matchAll(DURATION_PART)) {
-    if (match.index !== consumed) return undefined;
-    total += Number(match[1]) * (UNIT_SECONDS[match[2] ?? ''] ?? Number.NaN);
-    consumed += match[0].length;
-  }
-  if (consumed === 0 || consumed !== body.length || Number.isNaN(total)) return undefined;
-  return sign * total;
 }

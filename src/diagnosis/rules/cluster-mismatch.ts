@@ -22,7 +22,14 @@ export const clusterMismatchRule: Rule = {
   needs: [],
   // After non-durable-storage (8): a data dir lost on tmpfs is what makes a member start a new cluster.
   rank: 9,
-  explains: ['leader-churn', 'peer-network', 'member-down', 'control-plane-restarts', 'apiserver-latency'],
+  explains: [
+    'leader-churn',
+    'peer-network',
+    'member-down',
+    'quorum-lost',
+    'control-plane-restarts',
+    'apiserver-latency',
+  ],
   evaluate(evidence) {
     const odd = oddClusterIds(evidence);
     const mismatch = etcdSignalByMember(evidence, (s) => s.signals.clusterIdMismatch ?? none);

@@ -2,6 +2,16 @@ import type { Rule } from '../rule.js';
 import { apiserverLatencyRule } from './apiserver-latency.js';
 import { backupStaleRule } from './backup-stale.js';
 import { certExpiryRule } from './cert-expiry.js';
+import { certExpiryLogsRule } from './cert-expiry-logs.js';
+import { corruptionLogsRule } from './corruption-logs.js';
+import { cpuStarvationLogsRule } from './cpu-starvation-logs.js';
+import { diskFullRule } from './disk-full.js';
+import { dnsResolutionRule } from './dns-resolution.js';
+import { etcdCrashRule } from './etcd-crash.js';
+import { fdExhaustionRule } from './fd-exhaustion.js';
+import { followerBehindRule } from './follower-behind.js';
+import { outOfMemoryRule } from './out-of-memory.js';
+import { quorumLostLogsRule } from './quorum-lost-logs.js';
 import { clockSkewRule } from './clock-skew.js';
 import { clockSkewLogsRule } from './clock-skew-logs.js';
 import { clusterMismatchRule } from './cluster-mismatch.js';
@@ -58,6 +68,17 @@ export const rules: readonly Rule[] = [
   controlPlaneRestartsRule,
   certExpiryRule,
   backupStaleRule,
+  // Read from the etcd logs, live (the pods' logs) and offline alike (issue 37).
+  quorumLostLogsRule,
+  corruptionLogsRule,
+  diskFullRule,
+  outOfMemoryRule,
+  fdExhaustionRule,
+  dnsResolutionRule,
+  etcdCrashRule,
+  certExpiryLogsRule,
+  cpuStarvationLogsRule,
+  followerBehindRule,
   unexplainedErrorsRule,
   noAccessRule,
   unreachableFromHereRule,

@@ -1,4 +1,5 @@
 import type { Evidence } from '../../probes/evidence.js';
+import { isLocalDialFailure } from '../../etcd/scan-faults.js';
 import { formatAge, formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
@@ -29,14 +30,18 @@ export interface PeerFailureReport {
 /** Every `could not connect` / `prober detected unhealthy status` / `peer became inactive` line, per reporter and peer. */
 export function peerFailureReports(evidence: Evidence): PeerFailureReport[] {
   return peerWitnesses(scansOf(kubernetesOf(evidence), 'etcd')).flatMap((scan) =>
-    scan.signals.peerUnreachable.map((p) => ({
-      reporter: memberOfScan(evidence, scan),
-      peer: nameOfPeer(evidence, p.peerId, p.address),
-      address: p.address,
-      count: p.count,
-      lastError: p.lastError,
-      lastSeenAt: p.lastSeenAt,
-    })),
+    // A dial that failed on its name lookup or for want of a descriptor never left the node:
+    // dns-resolution and fd-exhaustion report it.
+    scan.signals.peerUnreachable
+      .filter((p) => !isLocalDialFailure(p.lastError ?? ''))
+      .map((p) => ({
+        reporter: memberOfScan(evidence, scan),
+        peer: nameOfPeer(evidence, p.peerId, p.address),
+        address: p.address,
+        count: p.count,
+        lastError: p.lastError,
+        lastSeenAt: p.lastSeenAt,
+      })),
   );
 }
 

@@ -17,7 +17,14 @@ export const peerTlsRule: Rule = {
   cause: 'peer-tls',
   needs: ['kubernetes'],
   rank: 18,
-  explains: ['leader-churn', 'peer-network', 'member-down', 'control-plane-restarts', 'apiserver-latency'],
+  explains: [
+    'leader-churn',
+    'peer-network',
+    'member-down',
+    'quorum-lost',
+    'control-plane-restarts',
+    'apiserver-latency',
+  ],
   evaluate(evidence) {
     const refused = etcdSignalByMember(
       evidence,

@@ -1,0 +1,71 @@
+import type { Evidence } from '../../probes/evidence.js';
+import { formatList } from '../../format.js';
+import type { Finding } from '../finding.js';
+import type { Rule } from '../rule.js';
+import { NO_STAT } from '../support/faults.js';
+import { kubernetesOf, memberOfScan, nodesOfMembers, scansOf, unique } from '../support/kubernetes.js';
+import { describeSignal, etcdSignalByMember } from '../support/logs.js';
+
+const MISSING: Record<string, string> = {
+  'snapshot database': 'lost its snapshot database (the <index>.snap.db its WAL points at is gone)',
+  WAL: 'lost its WAL (wal: file not found)',
+  'WAL unreadable': 'holds a WAL etcd cannot read (cannot be repaired)',
+};
+
+/**
+ * A data dir that lost its snapshot database or its WAL, or whose WAL cannot be read: after a
+ * restart (a power loss, a reboot, files removed by hand) etcd panics at start with `failed to
+ * recover v3 backend from snapshot` / `failed to find database snapshot file (snap: snapshot file
+ * doesn't exist)` (ETCD34/35/36 zap; ETCD33/34 capnslog `recovering backend from snapshot error:
+ * database snapshot file path error: snap: snapshot file doesn't exist`; kubernetes/kubernetes#88574,
+ * etcd-io/etcd#11949, #12492), or stops on `wal: file not found` / `read wal error (…) and cannot be
+ * repaired` (storage.go). The member's data is damaged: it is replaced, never repaired by copying
+ * files from another member (WEB runtime-configuration.md "Replace a failed machine"). The CORRUPT
+ * alarm is the live corruption rule's.
+ */
+export const corruptionLogsRule: Rule = {
+  name: 'corruption-logs',
+  cause: 'corruption',
+  needs: ['kubernetes'],
+  rank: 1,
+  explains: ['member-down', 'leader-churn', 'etcd-crash', 'peer-network', 'control-plane-restarts'],
+  evaluate(evidence) {
+    const damaged = etcdSignalByMember(evidence, (s) => s.signals.dataDirDamaged ?? NO_STAT);
+    const explain = [
+      `damaged data dirs in the etcd logs: ${damaged.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}`,
+    ];
+    if (damaged.length === 0) return { explain };
+    const members = damaged.map((s) => s.member);
+    const what = missingOf(evidence, members);
+    const finding: Finding = {
+      cause: 'corruption',
+      severity: 'critical',
+      members,
+      nodes: nodesOfMembers(evidence, members),
+      summary: `${formatList(members)}'s data dir is damaged: it ${what}, so etcd cannot start from it`,
+      evidence: [
+        ...damaged.map((s) => `${s.member}: ${describeSignal(s, 'data dir damaged')}`),
+        ...damaged.slice(0, 1).flatMap((s) => (s.example ? [`e.g. ${s.example}`] : [])),
+      ],
+      steps: [
+        {
+          text: `Replace ${formatList(members)} (runtime-configuration "Replace a failed machine"), one member at a time and only while the others keep quorum: \`etcdctl member remove <id>\`, move its data dir aside (keep it), \`etcdctl member add <name> --peer-urls=<its peer URL>\`, and start it with an empty data dir and --initial-cluster-state existing: it syncs from the leader`,
+        },
+        {
+          text: 'Do not copy WAL or snap files from another member into it. If most members lost their data, quorum is gone: restore from a snapshot instead (`etcd-doctor recover`, the disaster recovery guide)',
+        },
+      ],
+      unknowns: [],
+    };
+    return { finding, explain: [...explain, `fired: ${formatList(members)}`] };
+  },
+};
+
+function missingOf(evidence: Evidence, members: string[]): string {
+  const what = unique(
+    scansOf(kubernetesOf(evidence), 'etcd')
+      .filter((s) => members.includes(memberOfScan(evidence, s)))
+      .flatMap((s) => s.signals.dataDirDamaged?.where ?? []),
+  ).map((w) => MISSING[w] ?? w);
+  return what.length > 0 ? formatList(what) : 'lost files it needs';
+}

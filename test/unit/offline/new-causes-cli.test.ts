@@ -1,0 +1,374 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { cliInProcess } from '../../support/process/cli-in-process.js';
+
+/**
+ * The causes issue 37 adds, through `etcd-doctor analyze --json` as a user pastes a log: the cause,
+ * its severity and member, and that it comes first before the symptoms it explains. Logs from
+ * public reports come from the real-log corpus (test/fixtures/real-logs/, source in
+ * expected.json); the rest (test/fixtures/offline/logs/causes/, README.md there) are real lines
+ * where a report has them and otherwise lines of the shape etcd writes at the release tag named.
+ */
+const REAL = join(import.meta.dirname, '../../fixtures/real-logs');
+const CAUSES = join(import.meta.dirname, '../../fixtures/offline/logs/causes');
+
+interface Finding {
+  cause: string;
+  severity: string;
+  members: string[];
+  summary: string;
+  causedBy: string | null;
+  evidence: string[];
+  remediation: string[];
+}
+
+async function analyze(...paths: string[]): Promise<{ code: number; findings: Finding[] }> {
+  const r = await cliInProcess(['analyze', ...paths, '--json']);
+  if (r.stderr) throw new Error(r.stderr);
+  const report = JSON.parse(r.stdout) as { findings: Finding[] };
+  return { code: r.code, findings: report.findings };
+}
+
+const real = (file: string) => join(REAL, file);
+const fixture = (...parts: string[]) => join(CAUSES, ...parts);
+const causes = (findings: Finding[]) => findings.map((f) => f.cause);
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'etcd-doctor-causes-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe('fd-exhaustion', () => {
+  it('etcd 0.4 under journald, accept on the peer and client ports (deis/deis#1240): critical', async () => {
+    const { code, findings } = await analyze(real('deis-1240.log'));
+    expect(code).toBe(1);
+    expect(findings[0]).toMatchObject({
+      cause: 'fd-exhaustion',
+      severity: 'critical',
+      members: ['deis-1240'],
+    });
+    expect(findings[0]?.evidence[0]).toMatch(/^deis-1240: 3 × too many open files/);
+  });
+
+  it('zap 3.5: the 80 % warnings, then EMFILE on peer dials and the WAL purge; the dials are no peer-network', async () => {
+    const { findings } = await analyze(fixture('fd-zap-3.5', 'etcd-1.log'));
+    expect(findings[0]).toMatchObject({ cause: 'fd-exhaustion', severity: 'critical', members: ['etcd-1'] });
+    expect(findings[0]?.evidence).toContain("etcd's last count: etcd-1: 88863 of 102400 in use");
+    expect(findings[0]?.remediation[0]).toMatch(/ls \/proc\/\$\(pidof etcd\)\/fd/);
+    // The failed dials never left etcd-1: its peers are not blamed, and the fatal is not unexplained.
+    expect(causes(findings)).toEqual(['fd-exhaustion']);
+  });
+
+  it("capnslog 3.4: etcd's 80 % warning alone is a warning, with its counts", async () => {
+    const log = join(tmp, 'etcd-2.log');
+    await writeFile(
+      log,
+      [
+        '2021-03-08 10:00:00.000000 I | etcdmain: etcd Version: 3.4.14',
+        '2021-03-08 10:00:00.200000 I | etcdserver: restarting member d7523d07ecd5d55e in cluster cdf818194e3a8c32 at commit index 88231',
+        // The line of the jianshu report (wsa.jianshu.io/p/e09264aeb3f3), in 3.4 capnslog.
+        '2021-03-08 10:10:00.000000 W | etcdserver: 80% of the file descriptor limit is used [used = 88863, limit = 102400]',
+        '2021-03-08 10:20:00.000000 W | etcdserver: 80% of the file descriptor limit is used [used = 91022, limit = 102400]',
+        '',
+      ].join('\n'),
+    );
+    const { findings } = await analyze(log);
+    expect(findings[0]).toMatchObject({ cause: 'fd-exhaustion', severity: 'warning', members: ['etcd-2'] });
+    expect(findings[0]?.summary).toBe(
+      'etcd-2 has used 80 % of its file descriptors (etcd-2: 91022 of 102400 in use): at the limit new connections are refused',
+    );
+  });
+});
+
+describe('disk-full', () => {
+  it('capnslog 3.2, `create wal error: no space left on device` (etcd-io/etcd#8330)', async () => {
+    const { findings } = await analyze(real('etcd-8330.log'));
+    expect(findings[0]).toMatchObject({ cause: 'disk-full', severity: 'critical', members: ['etcd-8330'] });
+    expect(findings[0]?.summary).toMatch(/\(no space left on device writing the WAL\)/);
+    expect(findings[0]?.remediation[0]).toMatch(/never delete files under member\/wal or member\/snap/);
+  });
+
+  it('zap 3.5: the WAL write fails on etcd-1, etcd-2 loses it; disk-full comes first, member-down is its symptom', async () => {
+    const { findings } = await analyze(
+      fixture('disk-zap-3.5', 'etcd-1.log'),
+      fixture('disk-zap-3.5', 'etcd-2.log'),
+    );
+    expect(findings.map((f) => [f.cause, f.severity, f.members, f.causedBy])).toEqual([
+      ['disk-full', 'critical', ['etcd-1'], null],
+      ['member-down', 'critical', ['etcd-1'], 'disk-full'],
+    ]);
+  });
+
+  it('not the quota: NOSPACE stays db-quota, and no disk-full beside it', async () => {
+    const { findings } = await analyze(
+      join(import.meta.dirname, '../../fixtures/offline/logs/cri-etcd-3.log'),
+    );
+    expect(findings[0]?.cause).toBe('db-quota');
+    expect(causes(findings)).not.toContain('disk-full');
+  });
+});
+
+describe('out-of-memory', () => {
+  it("zap 3.5 then Go's `fatal error: runtime: out of memory`: out-of-memory, not a crash of etcd's own", async () => {
+    const { findings } = await analyze(fixture('oom-zap-3.5', 'etcd-2.log'));
+    expect(findings[0]).toMatchObject({ cause: 'out-of-memory', severity: 'critical', members: ['etcd-2'] });
+    expect(findings[0]?.summary).toMatch(/\(Go: fatal error: runtime: out of memory\)/);
+    expect(causes(findings)).not.toContain('etcd-crash');
+    expect(causes(findings)).not.toContain('unexplained-errors');
+  });
+});
+
+describe('dns-resolution', () => {
+  it.each([
+    [
+      'etcd-7798.log',
+      'capnslog 3.x, `server misbehaving` (etcd-io/etcd#7798)',
+      'etcd2.etcd',
+      'server misbehaving',
+    ],
+    ['etcd-11654.log', 'capnslog 3.3, `no such host` (etcd-io/etcd#11654)', 'etcd-0.etcd', 'no such host'],
+  ])('%s (%s): critical, etcd cannot start', async (file, _what, host, reason) => {
+    const member = file.replace(/\.log$/, '');
+    const { findings } = await analyze(real(file));
+    expect(findings[0]).toMatchObject({ cause: 'dns-resolution', severity: 'critical', members: [member] });
+    expect(findings[0]?.summary).toBe(
+      `${member} cannot resolve ${host} (${reason}): etcd retries until its peer URLs resolve and does not start before`,
+    );
+  });
+
+  it('zap 3.5 `failed to resolve URL Host` (apecloud/kubeblocks#5702): its own name, with the fix for a StatefulSet', async () => {
+    const { findings } = await analyze(fixture('dns-zap-3.5', 'milvus-cluster-etcd-0.log'));
+    expect(findings[0]).toMatchObject({
+      cause: 'dns-resolution',
+      severity: 'critical',
+      members: ['milvus-cluster-etcd-0'],
+    });
+    expect(findings[0]?.remediation[1]).toMatch(/publishNotReadyAddresses: true/);
+  });
+
+  it('zap 3.5 peer dials that fail on the lookup: one peer link, a warning, and no peer-network', async () => {
+    const { findings } = await analyze(fixture('dns-dial-zap-3.5', 'etcd-1.log'));
+    expect(findings[0]).toMatchObject({ cause: 'dns-resolution', severity: 'warning', members: ['etcd-1'] });
+    expect(findings[0]?.summary).toMatch(
+      /cannot resolve etcd-3\.etcd-headless\.default\.svc\.cluster\.local/,
+    );
+    expect(causes(findings)).not.toContain('peer-network');
+  });
+});
+
+describe('etcd-crash', () => {
+  it('capnslog 3.4.20 then a nil pointer panic (etcd-io/etcd#14402): the message, the first frame, the known issue; first before peer-network', async () => {
+    const { findings } = await analyze(real('etcd-14402.log'));
+    expect(findings[0]).toMatchObject({ cause: 'etcd-crash', severity: 'critical', members: ['etcd-14402'] });
+    expect(findings[0]?.summary).toMatch(
+      /^etcd crashed on etcd-14402: "runtime error: invalid memory address or nil pointer dereference", a known bug: .*\(https:\/\/github\.com\/etcd-io\/etcd\/issues\/14402\)$/,
+    );
+    expect(findings[0]?.evidence).toContain(
+      'etcd-14402: first frames: go.etcd.io/etcd/etcdserver.(*EtcdServer).requestCurrentIndex',
+    );
+    expect(findings[0]?.remediation).toEqual([expect.stringMatching(/upgrade to 3\.4\.21 or later/)]);
+    expect(causes(findings)).toContain('peer-network');
+  });
+
+  it('zap 3.6, a recovered panic logged as `execute job failed` (etcd-io/etcd#21850): the version and the known issue', async () => {
+    const { findings } = await analyze(fixture('crash-zap-3.6', 'etcd-1.log'));
+    expect(findings[0]).toMatchObject({ cause: 'etcd-crash', severity: 'critical', members: ['etcd-1'] });
+    expect(findings[0]?.summary).toMatch(
+      /^etcd crashed on etcd-1 \(etcd 3\.6\.11\): "execute job failed: detected disallowed v2 WAL for stage --v2-deprecation=write-only", a known bug/,
+    );
+    expect(findings[0]?.evidence).toContain(
+      'etcd-1: first frames: go.etcd.io/etcd/pkg/v3/schedule.(*fifo).executeJob.func1 < go.etcd.io/etcd/server/v3/etcdserver.v2ToV3Request < go.etcd.io/etcd/server/v3/etcdserver.(*EtcdServer).applyEntryNormal',
+    );
+    expect(findings[0]?.remediation[0]).toMatch(/etcdutl check v2store/);
+  });
+
+  it('an unknown panic says so and how to report it', async () => {
+    const log = join(tmp, 'etcd-3.log');
+    await writeFile(
+      log,
+      [
+        '2024-03-01 10:00:00.000000 I | etcdmain: etcd Version: 3.4.27',
+        '2024-03-01 10:05:00.000000 W | etcdserver: read-only range request "key:\\"/registry/pods\\" " with result "range_response_count:1 size:4410" took too long (132.3ms) to execute',
+        'panic: runtime error: index out of range [3] with length 3',
+        '',
+        'goroutine 212 [running]:',
+        'go.etcd.io/etcd/mvcc.(*treeIndex).Range(0xc0001a2000, 0xc0003c8000, 0x12, 0x18)',
+        '\t/go/src/go.etcd.io/etcd/mvcc/index.go:102 +0x3a5',
+        'created by go.etcd.io/etcd/etcdserver.(*EtcdServer).run',
+        '',
+      ].join('\n'),
+    );
+    const { findings } = await analyze(log);
+    expect(findings[0]).toMatchObject({ cause: 'etcd-crash', severity: 'critical', members: ['etcd-3'] });
+    expect(findings[0]?.summary).toBe(
+      'etcd crashed on etcd-3 (etcd 3.4.27): "runtime error: index out of range [3] with length 3", with no outside cause in its log',
+    );
+    expect(findings[0]?.evidence).toContain('etcd-3: first frames: go.etcd.io/etcd/mvcc.(*treeIndex).Range');
+    expect(findings[0]?.remediation[0]).toMatch(/search etcd's issues for the message and the first frames/);
+  });
+});
+
+describe('corruption: a data dir without its snapshot database', () => {
+  it.each([
+    ['capnslog 3.x, kubectl logs (etcd-io/etcd#12492)', [real('etcd-12492.log')], 'etcd-12492'],
+    [
+      'zap 3.4 under kubectl --timestamps (kubernetes/kubernetes#88574)',
+      [fixture('corruption-zap-3.4', 'master-0.log')],
+      'master-0',
+    ],
+  ])('%s: critical, remove the member and add it back empty', async (_what, paths, member) => {
+    const { findings } = await analyze(...paths);
+    expect(findings[0]).toMatchObject({ cause: 'corruption', severity: 'critical', members: [member] });
+    expect(findings[0]?.summary).toBe(
+      `${member}'s data dir is damaged: it lost its snapshot database (the <index>.snap.db its WAL points at is gone), so etcd cannot start from it`,
+    );
+    expect(findings[0]?.remediation[0]).toMatch(
+      /etcdctl member remove <id>.*etcdctl member add .*empty data dir/,
+    );
+    // The panic that follows is the damage's, never a crash of etcd's own.
+    expect(causes(findings)).not.toContain('etcd-crash');
+  });
+});
+
+describe('quorum-lost as one member sees it', () => {
+  it('capnslog 3.x in /var/log/messages, both peers time out (etcd-io/etcd#10721): first, before peer-network', async () => {
+    const { findings } = await analyze(real('etcd-10721.log'));
+    expect(findings.map((f) => [f.cause, f.severity, f.members])).toEqual([
+      ['quorum-lost', 'warning', ['etcd-10721']],
+      ['peer-network', 'warning', ['18c54abf5eae5036', 'd3a39059afc42461']],
+    ]);
+    expect(findings[0]?.summary).toMatch(
+      /^Quorum is lost as etcd-10721 sees it: .*This is one member's view/,
+    );
+  });
+
+  it('capnslog 3.3 under journald, its only peer never answers a vote at term 1.28 million (etcd-io/etcd#11307)', async () => {
+    const { findings } = await analyze(real('etcd-11307.log'));
+    expect(findings[0]).toMatchObject({ cause: 'quorum-lost', severity: 'warning', members: ['etcd-11307'] });
+    expect(findings[0]?.summary).toMatch(/cannot reach f0a5010c8c14209b/);
+  });
+
+  it('zap 3.5 with pre-vote: the term does not rise, each pre-candidacy counts', async () => {
+    const { findings } = await analyze(fixture('quorum-prevote-zap-3.5', 'etcd-3.log'));
+    expect(findings[0]).toMatchObject({ cause: 'quorum-lost', severity: 'warning', members: ['etcd-3'] });
+    expect(findings[0]?.summary).toMatch(/campaigned 4 times without a leader \(term 9\)/);
+  });
+
+  it("beside another member's log that keeps its leader: one member cut off, no quorum-lost", async () => {
+    const dir = 'quorum-led-elsewhere';
+    const { findings } = await analyze(fixture(dir, 'etcd-3.log'), fixture(dir, 'etcd-1.log'));
+    expect(causes(findings)).not.toContain('quorum-lost');
+  });
+});
+
+describe('follower-behind: the whole database again and again to one follower', () => {
+  it('capnslog 3.1 (etcd-io/etcd#7944): the follower named, the send error quoted', async () => {
+    const { findings } = await analyze(fixture('snapshots-capnslog-3.1', 'coreos01.log'));
+    expect(findings[0]).toMatchObject({
+      cause: 'follower-behind',
+      severity: 'warning',
+      members: ['864e9ff97f31db34'],
+    });
+    expect(findings[0]?.summary).toMatch(
+      /^864e9ff97f31db34 never catches up: coreos01 sent it the whole database 3 times, 15:08:20–15:12:55, and sends failed \(unexpected http status Internal Server Error/,
+    );
+  });
+
+  it("zap 3.5, the follower's disk is full: disk-full first, follower-behind its symptom", async () => {
+    const dir = 'snapshots-zap-3.5';
+    const { findings } = await analyze(fixture(dir, 'etcd-1.log'), fixture(dir, 'etcd-3.log'));
+    expect(findings.map((f) => [f.cause, f.members, f.causedBy])).toEqual([
+      ['disk-full', ['etcd-3'], null],
+      ['follower-behind', ['etcd-3'], 'disk-full'],
+    ]);
+  });
+});
+
+describe('cert-expiry from the logs: who is refused, since when', () => {
+  it('zap 3.5, clients refused (etcd-io/etcd#15740): cert-expiry, not peer-tls', async () => {
+    const { findings } = await analyze(real('etcd-15740.log'));
+    expect(findings[0]).toMatchObject({
+      cause: 'cert-expiry',
+      severity: 'critical',
+      members: ['etcd-15740'],
+    });
+    expect(findings[0]?.summary).toBe(
+      'etcd-15740 refuses clients from 127.168.22.126, 127.168.211.110 and 127.117.148.205: the certificate has expired (at 2023-04-18 07:04:06 UTC); refused since 2023-04-18 07:04:23 UTC',
+    );
+    expect(findings[0]?.remediation[0]).toMatch(/kubeadm certs renew apiserver-etcd-client/);
+    expect(causes(findings)).not.toContain('peer-tls');
+  });
+
+  it('zap 3.5 behind CRI (gardener/gardener#7146)', async () => {
+    const { findings } = await analyze(real('gardener-pr-7146.log'));
+    expect(findings[0]).toMatchObject({ cause: 'cert-expiry', severity: 'critical' });
+    expect(findings[0]?.summary).toMatch(/expired \(at 2022-12-03 06:11:00 UTC\)/);
+  });
+
+  it('capnslog 3.4 under journald: the refused IPs are peers, named by their peer URLs', async () => {
+    const { findings } = await analyze(fixture('cert-peers-capnslog-3.4', 'node132.log'));
+    expect(findings[0]).toMatchObject({
+      cause: 'cert-expiry',
+      severity: 'critical',
+      members: ['4f48c2053c5c767f', '43e008b8be62b224'],
+    });
+    expect(findings[0]?.summary).toBe(
+      'node132 refuses peers 4f48c2053c5c767f and 43e008b8be62b224: their certificate has expired',
+    );
+    expect(findings[0]?.remediation[0]).toMatch(/kubeadm certs renew etcd-peer/);
+    expect(causes(findings)).not.toContain('peer-tls');
+  });
+
+  it('zap 3.6 `rejected connection on client endpoint`: a client expired is cert-expiry too', async () => {
+    const { findings } = await analyze(fixture('cert-client-zap-3.6', 'etcd-1.log'));
+    expect(findings[0]).toMatchObject({ cause: 'cert-expiry', members: ['etcd-1'] });
+    expect(findings[0]?.summary).toMatch(
+      /^etcd-1 refuses clients from 127\.0\.0\.21: .* \(at 2026-03-01 23:59:59 UTC\)/,
+    );
+  });
+});
+
+describe('cpu-starvation: late heartbeats beside slow authentication', () => {
+  it('zap 3.4: authenticate requests of 300 ms and more, the user named; the late heartbeats are its symptom', async () => {
+    const { findings } = await analyze(fixture('auth-zap-3.4', 'etcd-1.log'));
+    expect(findings.map((f) => [f.cause, f.severity, f.members, f.causedBy])).toEqual([
+      ['cpu-starvation', 'warning', ['etcd-1'], null],
+      ['slow-disk', 'warning', ['etcd-1'], 'cpu-starvation'],
+    ]);
+    expect(findings[0]?.summary).toBe(
+      'etcd-1 is starved of CPU by authentication: 12 authenticate requests (user root) took 300 ms or more (up to 402 ms) while heartbeats went out late',
+    );
+    // The simple token etcd prints never reaches the report.
+    expect(JSON.stringify(findings)).not.toMatch(/simple_token:Ex/);
+  });
+
+  it('with slow fdatasync on the same member, the disk explains it: no cpu-starvation', async () => {
+    const log = join(tmp, 'etcd-1.log');
+    const { readFile } = await import('node:fs/promises');
+    const lines = (await readFile(fixture('auth-zap-3.4', 'etcd-1.log'), 'utf8')).trimEnd().split('\n');
+    lines.push(
+      '{"level":"warn","ts":"2022-04-19T09:21:00.000Z","caller":"wal/wal.go:802","msg":"slow fdatasync","took":"1.328471093s","expected-duration":"1s"}',
+    );
+    await writeFile(log, `${lines.join('\n')}\n`);
+    const { findings } = await analyze(log);
+    expect(findings[0]?.cause).toBe('slow-disk');
+    expect(causes(findings)).not.toContain('cpu-starvation');
+  });
+});
+
+describe('healthy logs stay healthy', () => {
+  it.each([
+    join(import.meta.dirname, '../../fixtures/offline/logs/quiet-etcd-1.log'),
+    real('rke-557.log'),
+    real('kubernetes-111102.log'),
+    real('minikube-8207.log'),
+  ])('%s', async (path) => {
+    const { findings } = await analyze(path);
+    expect(findings.filter((f) => f.severity !== 'info')).toEqual([]);
+  });
+});

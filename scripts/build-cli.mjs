@@ -58,6 +58,7 @@ export const BUNDLED = [
   'bignumber.js',
   'shallow-equal',
   'parse-prometheus-text-format',
+  'fastest-levenshtein',
 ];
 
 /** `@grpc/grpc-js/build/src/x.js` -> `@grpc/grpc-js`; undefined for a relative or absolute path. */

@@ -13,6 +13,8 @@
 //     (STATE_MAY_IMPORT): the stores keep the shapes they store, and features (history/, watch/,
 //     digest/, ...) depend on state/, never the reverse; and src/history/ importing src/watch/ (the
 //     watch writes the minute history that history/ reads: which clusters it watches is config/'s);
+//   - a file in a layer importing a layer above it (LAYERS: today src/etcd/, the foundation of what
+//     etcd is and writes, imports only itself and the foundations beside it), type imports included;
 //   - a branch on a job's kind outside the handler record (src/queue/job-handlers.ts): a `switch`
 //     on, or a comparison of, a job's `.kind` or `.name` (`data`, `job`, `….data`) with a job kind
 //     literal. The kinds are the keys of that module's JOB_KINDS record.
@@ -42,8 +44,18 @@ const STATE_MAY_IMPORT = [
   'src/logger.ts',
   'src/timing.ts',
   'src/secret.ts',
-  'src/quantile.ts',
+  'src/untrusted-text.ts',
+  'src/format.ts',
+  'src/etcd/',
 ];
+/**
+ * The folder order, bottom up: a file under a key may import (values and types) only what its list
+ * names. src/etcd/ holds etcd's own facts (the log signatures, histograms, member ids, quorum, the
+ * bbolt snapshot reader), so every layer above may use them and they depend on none.
+ */
+const LAYERS = {
+  'src/etcd/': ['src/etcd/', 'src/format.ts', 'src/errors.ts', 'src/secret.ts', 'src/untrusted-text.ts'],
+};
 /** The one module that may branch on a job's kind: the handler record. */
 const HANDLER_RECORD = 'src/queue/job-handlers.ts';
 /** Names a job's payload goes by (`data.kind`, `job.kind`, `job.data.kind`, `job.name`). */
@@ -290,6 +302,10 @@ export function checkStructure() {
       const targetName = relative(ROOT, target);
       if (TEST_FOLDERS.some((folder) => targetName.startsWith(folder))) {
         problems.push(`${name}: imports test code (${specifier})`);
+      }
+      const layer = Object.keys(LAYERS).find((folder) => name.startsWith(folder));
+      if (layer && target.startsWith(SRC) && !LAYERS[layer].some((allowed) => targetName.startsWith(allowed))) {
+        problems.push(`${name}: imports ${specifier}; ${layer} imports only ${LAYERS[layer].join(', ')}`);
       }
       if (name.startsWith('src/history/') && targetName.startsWith('src/watch/')) {
         problems.push(`${name}: imports ${specifier}; history/ reads what the watch writes through state/ and config/, never watch/`);

@@ -3,7 +3,7 @@
 #   - node_modules (npm ci)
 #   - etcd, etcdctl, strace, cpulimit, openssl from Debian (when root; otherwise prints the command)
 #   - Redis on 127.0.0.1:6379 (started if nothing answers; installed from Debian when root)
-#   - with --etcd-3.5: etcd 3.5 from Debian trixie, unpacked (not installed) into .etcd-doctor/etcd-3.5/
+#   - with --etcd-3.5: etcd 3.5 (3.5.30, the newest Debian ships) from Debian sid, unpacked (not installed) into .etcd-doctor/etcd-3.5/
 # Usage: scripts/setup.sh [--need-redis] [--etcd-3.5] [--quiet]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,10 +77,13 @@ if [ "$need_redis" = 1 ]; then
   fi
 fi
 
-# etcd 3.5 (recent Kubernetes ships it; bookworm has 3.4 only): trixie's etcd-server and etcd-client
-# packages, fetched with a private sources list (no change to the system's apt state, no mixing of
-# suites) and unpacked with dpkg-deb -x. Put .etcd-doctor/etcd-3.5/root/usr/bin first on PATH to use it.
+# etcd 3.5 (bookworm has 3.4 only): sid's etcd-server and etcd-client packages (3.5.30, the newest
+# 3.5 Debian ships; trixie has 3.5.16), fetched with a private sources list (no change to the system's
+# apt state, no mixing of suites) and unpacked with dpkg-deb -x. Put .etcd-doctor/etcd-3.5/root/usr/bin
+# first on PATH to use it. No etcd 3.6 or 3.7 is packaged anywhere reachable here (docs/development.md).
 ETCD35_DIR=.etcd-doctor/etcd-3.5
+ETCD35_SUITE=sid
+ETCD35_VERSION=3.5.30
 # The whole `etcd --version` output is read first: piped into `head` or `grep -q`, etcd can die of
 # SIGPIPE and, under pipefail, a good binary would look broken.
 etcd_version_of() {
@@ -90,17 +93,17 @@ etcd_version_of() {
 }
 fetch_etcd35() {
   local dir=$ETCD35_DIR mirror sources
-  if [ -x "$dir/root/usr/bin/etcd" ] && [[ "$(etcd_version_of "$dir/root/usr/bin/etcd")" == 3.5.* ]]; then
+  if [ -x "$dir/root/usr/bin/etcd" ] && [ "$(etcd_version_of "$dir/root/usr/bin/etcd")" = "$ETCD35_VERSION" ]; then
     return 0
   fi
   sources=/etc/apt/sources.list.d/debian.sources
   mirror=$( (awk '/^URIs:/ { print $2; exit }' "$sources" 2>/dev/null) || true)
   [ -n "$mirror" ] || mirror=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }' /etc/apt/sources.list 2>/dev/null || true)
   [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
-  say "fetching etcd 3.5 from Debian trixie ($mirror) into $dir"
+  say "fetching etcd $ETCD35_VERSION from Debian $ETCD35_SUITE ($mirror) into $dir"
   rm -rf "$dir"
   mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial" "$dir/debs" "$dir/root"
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" >"$dir/apt/sources.list"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $ETCD35_SUITE main" >"$dir/apt/sources.list"
   local opts=(-q -o "Dir::Etc::sourcelist=$PWD/$dir/apt/sources.list" -o Dir::Etc::sourceparts=-
     -o "Dir::State::Lists=$PWD/$dir/apt/lists" -o "Dir::Cache=$PWD/$dir/apt/cache" -o APT::Get::List-Cleanup=0)
   [ "$(id -u)" != "0" ] || opts+=(-o APT::Sandbox::User=root)
@@ -110,9 +113,11 @@ fetch_etcd35() {
   rm -rf "$dir/apt"
   local version
   version=$(etcd_version_of "$dir/root/usr/bin/etcd") || return 1
-  [[ "$version" == 3.5.* ]] || return 1
+  # sid moves on: a newer 3.5 patch is taken (and said), never another minor.
+  [[ "$version" == 3.5.* ]] || { say "Debian $ETCD35_SUITE ships etcd $version, not 3.5"; return 1; }
+  [ "$version" = "$ETCD35_VERSION" ] || say "note: Debian $ETCD35_SUITE now ships etcd $version (this lane expects $ETCD35_VERSION)"
   say "etcd $version unpacked into $dir"
 }
 if [ "$need_etcd35" = 1 ]; then
-  fetch_etcd35 || { say "could not fetch etcd 3.5 from Debian trixie"; exit 1; }
+  fetch_etcd35 || { say "could not fetch etcd 3.5 from Debian $ETCD35_SUITE"; exit 1; }
 fi

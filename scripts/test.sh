@@ -3,7 +3,7 @@
 # (scripts/check-structure.mjs) and runs every Jest suite.
 # Extra arguments go to Jest (e.g. `npm test -- test/unit`).
 # Writes Jest's JSON results to .etcd-doctor/jest-results.json for .ci/run.
-# ETCD_VERSION=3.5 runs against etcd 3.5 (Debian trixie's, unpacked by setup into
+# ETCD_VERSION=3.5 runs against etcd 3.5 (Debian sid's 3.5.30, unpacked by setup into
 # .etcd-doctor/etcd-3.5/ and put first on PATH) and writes .etcd-doctor/jest-results-etcd-3.5.json.
 # Every step runs even when an earlier one fails, so one run shows everything that is wrong.
 set -uo pipefail
@@ -11,13 +11,16 @@ cd "$(dirname "$0")/.."
 setup_args=(--need-redis)
 results=.etcd-doctor/jest-results.json
 case "${ETCD_VERSION:-}" in
-  '' | 3.4) ;;
+  '') ;;
+  3.4) export ETCD_DOCTOR_LAB_ETCD=3.4 ;;
   3.5)
+    # Every lab of this run checks that it runs etcd 3.5 (test/support/lab/binaries.ts checkLaneVersion).
+    export ETCD_DOCTOR_LAB_ETCD=3.5
     setup_args+=(--etcd-3.5)
     export PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH"
     results=.etcd-doctor/jest-results-etcd-3.5.json
     ;;
-  *) echo "ETCD_VERSION must be 3.4 (Debian bookworm's) or 3.5 (trixie's), not ${ETCD_VERSION}" >&2; exit 2 ;;
+  *) echo "ETCD_VERSION must be 3.4 (Debian bookworm's) or 3.5 (sid's 3.5.30), not ${ETCD_VERSION}" >&2; exit 2 ;;
 esac
 # TEST_ETCD35_LANE=1 (.ci/run): a whole run also runs the real-fault suites on etcd 3.5, in the
 # second Jest process after the suites that wait on watch intervals (it would otherwise idle while
@@ -64,7 +67,7 @@ if [ $# -eq 0 ]; then
     if [ "$lane35" = 1 ]; then
       echo "--- the real-fault suites on etcd 3.5, after the waiting suites:"
       PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH" etcd --version | head -1
-      PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH" NODE_OPTIONS=--experimental-vm-modules npx jest --json \
+      ETCD_DOCTOR_LAB_ETCD=3.5 PATH="$PWD/.etcd-doctor/etcd-3.5/root/usr/bin:$PATH" NODE_OPTIONS=--experimental-vm-modules npx jest --json \
         --outputFile=.etcd-doctor/jest-results-etcd-3.5.json --maxWorkers=1 "${FAULT_SUITES[@]}" || waiting_status=1
     fi
     exit $waiting_status

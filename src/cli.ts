@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { VERSION } from './version.js';
 import { DEFAULT_CONFIG_PATH, requireEnv } from './config/load-config.js';
 import type { CheckDepth } from './contracts/check-depth.js';
 import { describeError, isEtcdDoctorError } from './errors.js';
@@ -216,6 +217,7 @@ function addToolCommands(program: Command, io: CliIo, setExit: (code: number) =>
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('etcd-doctor')
     .description('Names the root cause of etcd and Kubernetes control-plane incidents.')
+    .version(`etcd-doctor ${VERSION}`, '-V, --version', 'print the version and exit')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s.trimEnd()), writeErr: (s) => io.stderr(s.trimEnd()) })
     .showHelpAfterError('(run etcd-doctor --help for usage)');

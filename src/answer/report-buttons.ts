@@ -1,4 +1,4 @@
-import type { ActionId } from '../diagnosis/finding.js';
+import { type ActionId, VIEW_CAUSES } from '../diagnosis/finding.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { actionLabel, type NotOffered, type ViewButton } from '../report/chat-view.js';
 import type { MessageRef } from '../chat/adapter.js';
@@ -53,10 +53,13 @@ export async function reportButtons(
     }
   });
   // A diagnosis that found something can become a ticket, or be snoozed (src/remediation/actions/).
+  // Snoozing silences the cluster's alerting: offered only for a finding about the cluster, never
+  // for one about etcd-doctor's own view alone (its access, its network path, its own load).
   if (report.findings.length > 0) {
     if (opts.tickets && !seen.has('open-ticket:{}'))
       specs.push({ action: 'open-ticket', args: {}, finding: null });
-    specs.push({ action: 'snooze', args: { hours: '4' }, finding: null });
+    if (report.findings.some((f) => !VIEW_CAUSES.has(f.cause)))
+      specs.push({ action: 'snooze', args: { hours: '4' }, finding: null });
   }
   specs.push({ action: 'rerun', args: { depth: report.kind }, finding: null });
   const buttons = await Promise.all(

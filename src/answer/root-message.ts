@@ -1,15 +1,12 @@
 import type { ChatAdapter, Destination, MessageRef } from '../chat/adapter.js';
-import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import { type Logger, withFields } from '../logger.js';
-import { countProbes } from '../probes/collect-evidence.js';
 import type { CheckJob } from '../queue/job-schemas.js';
 import { progressView, textView, type VerdictView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
 
 /** A check job's root message: the one progress updates and the verdict replace. */
 export interface RootDeps {
-  doctor: Pick<Doctor, 'cluster'>;
   chat: Pick<ChatAdapter, 'post' | 'update'>;
   state: Pick<JobState, 'root' | 'saveRoot' | 'verdict' | 'saveVerdict'>;
 }
@@ -43,10 +40,10 @@ export async function settleRootMessage(
 export async function rootMessageFor(deps: RootDeps, jobId: string, job: CheckJob): Promise<MessageRef> {
   const known = await deps.state.root(jobId);
   if (known) return known;
-  // Endpoints discovered through Kubernetes are not known before the run: show "starting" until then.
-  const endpoints = deps.doctor.cluster(job.cluster).etcd.endpoints;
-  const total = endpoints ? countProbes(job.depth, endpoints.length) : 0;
-  const ref = await deps.chat.post({ channel: job.channel }, progressView(job.depth, job.cluster, 0, total));
+  // "starting" until the run's first progress says how many probes it runs: only the run knows
+  // (endpoints discovered through Kubernetes; a member list read moments ago is reused, not probed),
+  // and a count posted here went from "0 of 7" to "1 of 6" (issue 42).
+  const ref = await deps.chat.post({ channel: job.channel }, progressView(job.depth, job.cluster, 0, 0));
   await deps.state.saveRoot(jobId, ref);
   return ref;
 }

@@ -117,5 +117,5 @@ function usageReply(
 ): ChatView {
   const usage = command ? [`Usage: \`/etcd ${command.usage}\`  ${command.summary}`] : usageLines(commands);
   const known = `Clusters: ${clusters.names().join(', ')}`;
-  return textView([`Sorry: ${problem}.`, ...usage, known], 'warning');
+  return textView([`Sorry: ${problem}${/[?.]$/.test(problem) ? '' : '.'}`, ...usage, known], 'warning');
 }

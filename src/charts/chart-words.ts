@@ -1,4 +1,4 @@
-import { formatList, formatMs } from '../report/format.js';
+import { formatList, formatMs } from '../format.js';
 import type { ChartSeries, ChartUnit, MemberChart } from './chart-data.js';
 
 /** Slack refuses longer alt text (`alt_txt_too_large`: "longer than the limit of 1000 character"). */

@@ -1,4 +1,4 @@
-import { formatBytes, formatPercent } from '../report/format.js';
+import { formatBytes, formatPercent } from '../format.js';
 import type { SpaceReport } from '../space/space-report.js';
 import type { ChartImage } from './chart-data.js';
 import { type ChartRendererOptions, drawSpec } from './chart-renderer.js';

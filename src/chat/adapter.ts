@@ -1,6 +1,6 @@
 import { EtcdDoctorError } from '../errors.js';
 import type { ChatView } from '../report/chat-view.js';
-import { formatBytes } from '../report/format.js';
+import { formatBytes } from '../format.js';
 
 /**
  * The chat adapter contract (bolt's Receiver, hubot's Adapter): every platform implements these few

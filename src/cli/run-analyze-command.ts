@@ -1,4 +1,4 @@
-import { terminalSafe } from '../report/format.js';
+import { terminalSafe } from '../format.js';
 import { renderText } from '../report/render-text.js';
 import type { OfflineReport } from '../offline/analyze.js';
 import { analyzeIsolated } from '../offline/analyze-isolated.js';

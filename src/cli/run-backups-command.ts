@@ -4,7 +4,7 @@ import type { BackupsJson, FindingJson } from '../contracts/report-json.js';
 import { createDoctor } from '../doctor.js';
 import { EtcdDoctorError } from '../errors.js';
 import { backupsLines } from '../report/backups-view.js';
-import { terminalSafe } from '../report/format.js';
+import { terminalSafe } from '../format.js';
 import { type CliIo, EXIT } from './io.js';
 
 export interface BackupsOptions {

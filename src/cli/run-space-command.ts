@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { findCluster, loadConfigFor } from '../config/load-config.js';
 import { describeError, EtcdDoctorError } from '../errors.js';
-import { terminalSafe } from '../report/format.js';
+import { terminalSafe } from '../format.js';
 import { measureSpace, SpaceUnavailableError } from '../space/measure-space.js';
 import { progressWords, renderSpaceText } from '../space/render-space.js';
 import { type CliIo, EXIT } from './io.js';

@@ -1,7 +1,7 @@
 import type { ConfigFile } from '../config/schema.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { Doctor } from '../doctor.js';
-import { terminalSafe } from '../report/format.js';
+import { formatBytes, terminalSafe } from '../format.js';
 import { abortableSleep } from '../timing.js';
 import type { EtcdMetricsSnapshot } from '../probes/etcd-metrics.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
@@ -19,7 +19,7 @@ export function watchFrame(report: DiagnosisReport, intervalSeconds: number, che
     `${report.cluster} at ${report.collectedAt.slice(11, 19)} UTC: ${report.status.toUpperCase()} (check ${check}, every ${intervalSeconds} s; Ctrl-C to stop)`,
     ...report.members.map(
       (m) =>
-        `  ${m.name.padEnd(10)} ${m.reachable === false ? 'DOWN' : m.isLeader ? 'leader' : 'follower'}  fsync p99 ${num(m.walFsyncP99Ms, 'ms')}  commit p99 ${num(m.backendCommitP99Ms, 'ms')}  took ${num(m.tookMs, 'ms')}  db ${m.dbSizeBytes === null ? '-' : `${Math.round(m.dbSizeBytes / 1024)} KiB`}`,
+        `  ${m.name.padEnd(10)} ${m.reachable === false ? 'DOWN' : m.isLeader ? 'leader' : 'follower'}  fsync p99 ${num(m.walFsyncP99Ms, 'ms')}  commit p99 ${num(m.backendCommitP99Ms, 'ms')}  took ${num(m.tookMs, 'ms')}  db ${m.dbSizeBytes === null ? '-' : formatBytes(m.dbSizeBytes)}`,
     ),
     root
       ? `  ${root.severity}: ${root.cause}${root.members.length ? ` on ${root.members.join(', ')}` : ''}: ${root.summary}`

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { closest } from '../suggest.js';
 import type { ChatCommand } from './command.js';
 
 export type ParsedCommand =
@@ -11,7 +12,19 @@ export function parseCommand(text: string, commands: readonly ChatCommand[]): Pa
   if (first === undefined) return { ok: false, problem: 'no command given', command: undefined };
   const name = first.toLowerCase();
   const command = commands.find((c) => c.name === name);
-  if (!command) return { ok: false, problem: `unknown command "${first}"`, command: undefined };
+  if (!command) {
+    // A typo gets the command it most likely meant, and that command's usage instead of the whole list.
+    const meant = commands.find(
+      (c) =>
+        c.name ===
+        closest(
+          name,
+          commands.map((c) => c.name),
+        ),
+    );
+    const problem = `unknown command "${excerpt(first)}"${meant ? `: did you mean \`${meant.name}\`?` : ''}`;
+    return { ok: false, problem, command: meant };
+  }
   const parsed = command.args.safeParse(rest);
   if (!parsed.success) return { ok: false, problem: argumentProblem(parsed.error, rest), command };
   return { ok: true, command, args: parsed.data };

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isCollection, parseDocument, visit } from 'yaml';
 import type { z } from 'zod';
 import { EtcdDoctorError } from '../errors.js';
+import { closest } from '../suggest.js';
 import { type Env, envSchema } from './env.js';
 import { type ClusterConfig, type ConfigFile, configFileSchema } from './schema.js';
 
@@ -17,16 +18,57 @@ export function formatIssuePath(path: ReadonlyArray<PropertyKey>): string {
   }, '');
 }
 
-/** One line that names the bad field: `clusters[1].etcd.endpoints[0]: not a URL`. */
-export function formatZodError(error: z.ZodError): string {
-  const issue = error.issues[0];
+/**
+ * One line that names the bad field: `clusters[1].etcd.endpoints[0]: not a URL`. An unknown field
+ * comes first (a misspelt `clusterz:` is why `clusters` is missing), with the field it most likely
+ * meant when `schema` is given: `unknown field "metricsUrl" (did you mean "metricsUrls"?)`.
+ */
+export function formatZodError(error: z.ZodError, schema?: z.ZodType): string {
+  const issue = error.issues.find((i) => i.code === 'unrecognized_keys') ?? error.issues[0];
   if (!issue) return 'invalid';
   const path = formatIssuePath(issue.path);
-  return path ? `${path}: ${issueMessage(issue)}` : issueMessage(issue);
+  const message = issueMessage(issue, schema);
+  return path ? `${path}: ${message}` : message;
 }
 
-function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field "${issue.keys.join('", "')}"`;
+/** The field names a strict object schema allows at `path` (through lists, optionals and defaults). */
+export function knownKeysAt(schema: z.ZodType, path: ReadonlyArray<PropertyKey>): string[] {
+  let node = schema as unknown as { _zod: { def: Record<string, unknown> } } | undefined;
+  const unwrap = () => {
+    for (let i = 0; i < 8 && node; i++) {
+      const def = node._zod.def;
+      if (
+        def.type === 'optional' ||
+        def.type === 'default' ||
+        def.type === 'nullable' ||
+        def.type === 'prefault'
+      )
+        node = def.innerType as typeof node;
+      else if (def.type === 'pipe') node = def.in as typeof node;
+      else return;
+    }
+  };
+  for (const key of path) {
+    unwrap();
+    const def = node?._zod.def;
+    if (def?.type === 'array' && typeof key === 'number') node = def.element as typeof node;
+    else if (def?.type === 'object') node = (def.shape as Record<string, typeof node>)[String(key)];
+    else return [];
+  }
+  unwrap();
+  const def = node?._zod.def;
+  return def?.type === 'object' ? Object.keys(def.shape as object) : [];
+}
+
+function issueMessage(issue: z.core.$ZodIssue, schema?: z.ZodType): string {
+  if (issue.code === 'unrecognized_keys') {
+    const known = schema ? knownKeysAt(schema, issue.path) : [];
+    const named = issue.keys.map((key) => {
+      const meant = closest(key, known);
+      return meant ? `"${key}" (did you mean "${meant}"?)` : `"${key}"`;
+    });
+    return `unknown field ${named.join(', ')}`;
+  }
   if (issue.code === 'invalid_type') {
     if (/received undefined/.test(issue.message)) return 'is missing';
     const expected =
@@ -59,7 +101,8 @@ export function parseConfigText(text: string, source: string): ParseResult<Confi
     return { ok: false, error: `${source}: not valid YAML (${reason})` };
   }
   const parsed = configFileSchema.safeParse(raw ?? {});
-  if (!parsed.success) return { ok: false, error: `${source}: ${formatZodError(parsed.error)}` };
+  if (!parsed.success)
+    return { ok: false, error: `${source}: ${formatZodError(parsed.error, configFileSchema)}` };
   return { ok: true, value: parsed.data };
 }
 

@@ -1,9 +1,9 @@
 import type { AccessProblem, Evidence, MemberEvidence, ObserverLoad } from '../probes/evidence.js';
 import type { ControlPlanePod } from '../probes/kubernetes/evidence.js';
-import { sameUrl } from '../probes/member-ids.js';
+import { sameUrl } from '../etcd/member-ids.js';
 import { BUSY_SAME_HOST_RUNS } from '../probes/observer-load.js';
-import { formatMs } from '../report/format.js';
-import { quorumOf } from './support/quorum.js';
+import { formatMs } from '../format.js';
+import { quorumOf } from '../etcd/quorum.js';
 import { clusterSize, isLearner } from './support/members.js';
 import { dataOf, kubernetesOf } from './support/kubernetes.js';
 

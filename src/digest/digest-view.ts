@@ -14,7 +14,7 @@ import {
 import { headline, STATUS_WORD, type TextView, textView } from '../report/chat-view.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { backupDigestPart } from '../report/backups-view.js';
-import { formatBytes, formatList, formatMs } from '../report/format.js';
+import { formatBytes, formatList, formatMs } from '../format.js';
 
 /** What the digest learned about one cluster: a report, or why there is none. */
 export type ClusterOutcome =

@@ -3,7 +3,7 @@ import { CLOCK_DRIFT_LIMIT_MS } from '../diagnosis/rules/clock-skew.js';
 import { STALLED_READ_MS } from '../diagnosis/rules/cpu-starvation.js';
 import { PEER_RTT_P99_LIMIT_S } from '../diagnosis/rules/peer-network.js';
 import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from '../diagnosis/rules/slow-disk.js';
-import { formatBytes, formatMs } from '../report/format.js';
+import { formatBytes, formatMs } from '../format.js';
 import { COL, type MinuteMember, type MinuteSample } from '../state/minute-sample.js';
 
 type Unit = NonNullable<SinceWhenJson['before']>['unit'];

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { findCluster } from '../config/load-config.js';
 import type { ClusterConfig, ConfigFile } from '../config/schema.js';
 import type { Logger } from '../logger.js';
-import { formatBytes } from '../report/format.js';
+import { formatBytes } from '../format.js';
 import type { SpaceRunOptions } from '../space/measure-space.js';
 import { churnWords, scanWords, spaceHeadline } from '../space/render-space.js';
 import type { SpaceReport } from '../space/space-report.js';

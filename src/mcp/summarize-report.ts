@@ -1,4 +1,4 @@
-import { formatList, formatMs } from '../report/format.js';
+import { formatList, formatMs } from '../format.js';
 
 /** The parts of a report the summary reads; offline analyses share them (their causes may be new ones). */
 export interface SummarizableReport {

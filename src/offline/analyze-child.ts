@@ -9,7 +9,7 @@ import type { IsolatedAnswer, IsolatedRequest } from './isolated-request.js';
 async function run(request: IsolatedRequest): Promise<unknown> {
   // Each loads what it runs: a backup check needs the snapshot reader only, not the rules.
   if (request.op === 'verify-snapshot') {
-    const { verifySnapshot } = await import('./snapshot/read-snapshot.js');
+    const { verifySnapshot } = await import('../etcd/snapshot/read-snapshot.js');
     return verifySnapshot(request.path, { pages: request.pages });
   }
   const { analyzeInputs } = await import('./analyze-input.js');

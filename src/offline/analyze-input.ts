@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { type AnalyzeOptions, analyzePaths, type OfflineReport } from './analyze.js';
-import { OfflineInputError } from './collection.js';
+import { OfflineInputError } from '../errors.js';
 import { readHead } from './readers/sniff.js';
 import { analyzeSnapshot, looksLikeSnapshot, type SnapshotReport } from './snapshot/analyze-snapshot.js';
 

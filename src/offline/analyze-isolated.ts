@@ -1,12 +1,13 @@
 import { basename } from 'node:path';
+import type { ReadSnapshotOptions, SnapshotCheckSummary } from '../etcd/snapshot/read-snapshot.js';
+import { SnapshotError } from '../etcd/snapshot/snapshot-error.js';
+import { OfflineInputError } from '../errors.js';
+import { formatBytes } from '../format.js';
 import type { OfflineReport } from './analyze.js';
-import { OfflineInputError, type ReadLimits } from './collection.js';
+import type { ReadLimits } from './collection.js';
 import { type IsolatedEnd, type ProcessLimits, runIsolated } from './isolated-process.js';
 import type { IsolatedAnswer } from './isolated-request.js';
-import { formatBytes } from './readers/limits.js';
 import type { SnapshotReport } from './snapshot/analyze-snapshot.js';
-import type { ReadSnapshotOptions, SnapshotCheckSummary } from './snapshot/read-snapshot.js';
-import { SnapshotError } from './snapshot/snapshot-error.js';
 
 /** The heap one analysis of shared files may use (V8 old generation); its process may hold NODE_OWN_MB more. */
 export const DEFAULT_ANALYSIS_MEMORY_MB = 192;
@@ -123,7 +124,7 @@ function answerOf<T>(end: IsolatedEnd, s: Stopped): T {
 
 function overMemory(s: Stopped): OfflineInputError {
   return new OfflineInputError(
-    `${s.what} needs more than the ${formatBytes(s.limits.memoryMb * 1024 ** 2)} memory limit for one analysis${s.instead ? `: ${s.instead}` : ''}`,
+    `${s.what} needs more than the ${formatBytes(s.limits.memoryMb * 1024 ** 2, 'binary')} memory limit for one analysis${s.instead ? `: ${s.instead}` : ''}`,
   );
 }
 

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatAdapter, Destination } from '../chat/adapter.js';
-import { describeError, EtcdDoctorError, isEtcdDoctorError } from '../errors.js';
+import { describeError, EtcdDoctorError, isEtcdDoctorError, MAX_MESSAGE_CHARS } from '../errors.js';
 import { type Logger, withFields } from '../logger.js';
 import type { FailureHow } from '../queue/job-handlers.js';
 import type { AnalyzeJob } from '../queue/job-schemas.js';
@@ -12,6 +12,7 @@ import { answerOnce } from '../answer/answer-once.js';
 import { analyzeIsolated } from './analyze-isolated.js';
 import { snapshotView } from './snapshot/snapshot-view.js';
 import { SHARE_INSTEAD } from './readers/limits.js';
+import { boundedMessage, cutText } from '../untrusted-text.js';
 
 export interface AnalyzeJobDeps {
   chat: ChatAdapter;
@@ -40,12 +41,21 @@ function destination(job: AnalyzeJob): Destination {
 function label(job: AnalyzeJob): string {
   const names =
     job.source.kind === 'slack' ? job.source.files.map((f) => f.name) : job.source.paths.map((p) => p);
-  return names.join(', ');
+  // A file's name is the sender's: at most 100 characters of each, 300 of all.
+  return cutText(names.map((n) => cutText(n, 100)).join(', '), 300);
 }
 
-/** The analysis names paths in its answers: a download's private directory means nothing to the user. */
-function withoutDir(message: string): string {
-  return message.replace(/[^\s'"(]*etcd-doctor-analyze-[^/\s]+\/(?:F[A-Z0-9]{2,40}\/)?/g, '');
+/**
+ * The analysis names paths in its answers: a download's private directory means nothing to the user.
+ * The message is cut first (untrusted-text.ts), and the pattern starts only where a path does (after
+ * a space, a quote or a parenthesis, or at the start): from any other position the old leading
+ * `[^\s'"(]*` rescanned the rest of a long word, 48 s on a 200,000-character entry path.
+ */
+export function withoutDir(message: string): string {
+  return boundedMessage(message, 4 * MAX_MESSAGE_CHARS).replace(
+    /(?<![^\s'"(])[^\s'"(]{0,512}?etcd-doctor-analyze-[^/\s]{1,128}\/(?:F[A-Z0-9]{2,40}\/)?/g,
+    '',
+  );
 }
 
 const DIR_PREFIX = 'etcd-doctor-analyze-';

@@ -9,12 +9,8 @@ import type { DiagnosisReport } from '../contracts/report-json.js';
 import { formatSpan } from '../diagnosis/support/logs.js';
 import { buildReport } from '../report/diagnosis-report.js';
 import type { TimelineEntry } from '../contracts/report-json.js';
-import {
-  type CollectionSummary,
-  DEFAULT_READ_LIMITS,
-  OfflineInputError,
-  type ReadLimits,
-} from './collection.js';
+import { type CollectionSummary, DEFAULT_READ_LIMITS, type ReadLimits } from './collection.js';
+import { OfflineInputError } from '../errors.js';
 import { buildOfflineEvidence } from './offline-evidence.js';
 import { type Collected, createOfflineSink, type OfflineSink, streamName } from './offline-sink.js';
 import {
@@ -27,7 +23,7 @@ import { ByteBudget } from './readers/limits.js';
 import { splitLines } from './readers/lines.js';
 import { gunzipCounted } from './readers/read-entries.js';
 import { readHead } from './readers/sniff.js';
-import { hasBboltMagic } from './snapshot/bbolt-file.js';
+import { hasBboltMagic } from '../etcd/snapshot/bbolt-file.js';
 import { buildTimeline } from './timeline.js';
 
 export type { TimelineEntry } from '../contracts/report-json.js';

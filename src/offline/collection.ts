@@ -1,5 +1,3 @@
-import { EtcdDoctorError } from '../errors.js';
-
 /**
  * The contract between the readers of collected evidence (a must-gather directory or tarball, a
  * `kubectl cluster-info dump` tree or its stdout, a pasted log) and the offline analysis that runs
@@ -81,16 +79,4 @@ export interface CollectionSummary {
   entries: number;
   bytes: number;
   skipped: number;
-}
-
-/**
- * Input etcd-doctor cannot analyse, said so a human can act: a corrupt tarball, an unsupported
- * archive, a file over the limit, an empty file. `message` is the whole answer (describeError
- * passes it through as it is).
- */
-export class OfflineInputError extends EtcdDoctorError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('command_invalid', message, options);
-    this.name = 'OfflineInputError';
-  }
 }

@@ -1,5 +1,5 @@
 import type { AlarmData, HealthData, MemberInfo, StatusData } from '../probes/evidence.js';
-import { parseGoDuration } from '../probes/kubernetes/scan-logs.js';
+import { parseGoDuration } from '../etcd/scan-logs.js';
 
 /**
  * The must-gather's `etcd_info/*.json`: `etcdctl ... -w json` output. etcdctl prints member ids

@@ -1,5 +1,5 @@
 import type { ReadLimits } from './collection.js';
-import type { ReadSnapshotOptions } from './snapshot/read-snapshot.js';
+import type { ReadSnapshotOptions } from '../etcd/snapshot/read-snapshot.js';
 
 /** What the parent asks of an analysis process (analyze-child.ts), its first and only message. */
 export type IsolatedRequest =

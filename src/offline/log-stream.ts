@@ -1,4 +1,4 @@
-import { emptySignals, type LogSignals, lineTimestamp, scanLine } from '../probes/kubernetes/scan-logs.js';
+import { emptySignals, type LogSignals, lineTimestamp, scanLine } from '../etcd/scan-logs.js';
 import { hasOwnTime, isEtcdProgram, type LogWrapper, lineKind, unwrapLine } from './log-line.js';
 import { emptyIdentity, type MemberIdentity, readIdentity } from './member-identity.js';
 

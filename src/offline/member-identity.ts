@@ -1,4 +1,4 @@
-import { parseZap } from '../probes/kubernetes/scan-logs.js';
+import { parseZap } from '../etcd/scan-logs.js';
 
 /**
  * Who an etcd log belongs to and whom it names: collected logs come without a member list, so

@@ -2,7 +2,7 @@ import type { Evidence, MemberEvidence, MemberInfo } from '../probes/evidence.js
 import type { ContainerLogScan, KubernetesEvidence } from '../probes/kubernetes/evidence.js';
 import { layoutOf } from '../probes/kubernetes/layout.js';
 import { expectedPods } from '../probes/kubernetes/static-pod-summary.js';
-import { sameUrl } from '../probes/member-ids.js';
+import { sameUrl } from '../etcd/member-ids.js';
 import { type Outcome, skipped } from '../probes/outcome.js';
 import { parseAlarmList, parseEndpointHealth, parseEndpointStatus, parseMemberList } from './etcd-info.js';
 import { type Collected, type CollectedLog, newest } from './offline-sink.js';

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { boundedMessage } from '../untrusted-text.js';
 import {
   CONTROL_PLANE_COMPONENTS,
   type ControlPlaneComponent,
@@ -18,13 +19,8 @@ import {
   plainWarningEvent,
 } from '../probes/kubernetes/plain-objects.js';
 import { parseEtcdOperator } from '../probes/kubernetes/static-pod-summary.js';
-import {
-  type CollectionSink,
-  type EtcdInfoName,
-  type KubeObject,
-  type LogStreamMeta,
-  OfflineInputError,
-} from './collection.js';
+import type { CollectionSink, EtcdInfoName, KubeObject, LogStreamMeta } from './collection.js';
+import { OfflineInputError } from '../errors.js';
 import { SHARE_INSTEAD } from './readers/limits.js';
 import { scanLogStream, type WriterLog } from './log-stream.js';
 
@@ -107,7 +103,8 @@ export function createOfflineSink(opts: { maxLineChars: number; signal?: AbortSi
       c.etcdInfo[name] = json;
     },
     skipped(source, reason) {
-      if (c.skipped.length < MAX_SKIPPED_NOTES) c.skipped.push(`${source}: ${reason}`);
+      // An entry's path is the file's: cut, as any untrusted text in a message (untrusted-text.ts).
+      if (c.skipped.length < MAX_SKIPPED_NOTES) c.skipped.push(boundedMessage(`${source}: ${reason}`, 400));
     },
     collected: () => c,
   };

@@ -3,7 +3,7 @@ import { memberNameById } from '../diagnosis/support/members.js';
 import { earliest, latest } from '../diagnosis/support/logs.js';
 import type { Evidence } from '../probes/evidence.js';
 import type { ContainerLogScan } from '../probes/kubernetes/evidence.js';
-import type { CountStat, DurationStat } from '../probes/kubernetes/scan-logs.js';
+import type { CountStat, DurationStat } from '../etcd/scan-logs.js';
 import type { TimelineEntry } from '../contracts/report-json.js';
 
 /** A timeline longer than this says less, not more; the rest is in the counts of the findings. */

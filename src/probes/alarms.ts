@@ -2,7 +2,7 @@ import type { ClusterProbeContext } from './cluster-context.js';
 import { firstAnswer } from './cluster-context.js';
 import type { AlarmData } from './evidence.js';
 import { deadline } from './member-context.js';
-import { toHexId } from './member-ids.js';
+import { toHexId } from '../etcd/member-ids.js';
 import type { Probe } from './probe.js';
 
 /** Maintenance.Alarm(GET): NOSPACE means the cluster only accepts reads and deletes (KB §1.5). */

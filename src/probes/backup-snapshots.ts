@@ -1,8 +1,8 @@
 import { opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BulkheadPolicy, bulkhead } from 'cockatiel';
+import { SnapshotError } from '../etcd/snapshot/snapshot-error.js';
 import { verifySnapshotIsolated } from '../offline/analyze-isolated.js';
-import { SnapshotError } from '../offline/snapshot/snapshot-error.js';
 import type { SnapshotCheck, SnapshotDirData } from './backups-evidence.js';
 import { formatSeconds, type Probe, ProbeError } from './probe.js';
 

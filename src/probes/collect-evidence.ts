@@ -1,4 +1,4 @@
-import { formatList } from '../report/format.js';
+import { formatList } from '../format.js';
 import type { CheckDepth } from '../contracts/check-depth.js';
 import { createAlarmsProbe } from './alarms.js';
 import type { ClusterProbeContext } from './cluster-context.js';

@@ -1,4 +1,4 @@
-import { quorumOf } from '../diagnosis/support/quorum.js';
+import { quorumOf } from '../etcd/quorum.js';
 import type { ElectionEvidence, HealthData, MemberEvidence, StatusData } from './evidence.js';
 import type { Outcome } from './outcome.js';
 import { isElectionError } from './probe.js';

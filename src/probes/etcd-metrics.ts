@@ -5,7 +5,7 @@ import {
   histogramQuantile,
   type QuantileSummary,
   summarizeLatency,
-} from './histogram.js';
+} from '../etcd/histogram.js';
 
 export type { Histogram, QuantileSummary };
 export { histogramDelta, histogramQuantile, summarizeLatency };

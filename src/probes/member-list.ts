@@ -2,7 +2,7 @@ import type { ClusterProbeContext } from './cluster-context.js';
 import { firstAnswer, mostTelling } from './cluster-context.js';
 import type { MemberInfo } from './evidence.js';
 import { deadline } from './member-context.js';
-import { sameUrl, toHexId } from './member-ids.js';
+import { sameUrl, toHexId } from '../etcd/member-ids.js';
 import type { Probe } from './probe.js';
 
 interface ListedMember {

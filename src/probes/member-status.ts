@@ -1,6 +1,6 @@
 import type { StatusData } from './evidence.js';
 import { deadline, type MemberProbeContext } from './member-context.js';
-import { toHexId } from './member-ids.js';
+import { toHexId } from '../etcd/member-ids.js';
 import type { Probe } from './probe.js';
 
 /** Maintenance.Status: answered from the member's local state, so it works without quorum (KB §2.2). */

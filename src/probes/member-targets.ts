@@ -1,7 +1,7 @@
 import type { CheckDepth } from '../contracts/check-depth.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { MemberEvidence, MemberInfo, MemberTarget } from './evidence.js';
-import { hostOf, normalizeUrl, pathOf, sameUrl } from './member-ids.js';
+import { hostOf, normalizeUrl, pathOf, sameUrl } from '../etcd/member-ids.js';
 import { type Outcome, skipped } from './outcome.js';
 
 /*

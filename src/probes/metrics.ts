@@ -7,7 +7,7 @@ import {
   type EtcdMetricsWindow,
   type QuantileSummary,
 } from './etcd-metrics.js';
-import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from './latency-limits.js';
+import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from '../etcd/latency-limits.js';
 import type { MemberProbeContext, ScrapeMemory } from './member-context.js';
 import { deadlineSignal, formatSeconds, ProbeError, type Probe } from './probe.js';
 

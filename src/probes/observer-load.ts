@@ -36,6 +36,9 @@ const MAX_IDLE_HISTOGRAMS = 16;
  */
 export function startObserverWindow(now: () => number = performance.now.bind(performance)): ObserverWindow {
   const histogram = idle.pop() ?? monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
+  // reset() also forgets the time of the last tick: without it, the first tick after an idle gap
+  // would record the whole gap as one delay (see stop()).
+  histogram.reset();
   histogram.enable();
   const started = now();
   let load: ObserverLoad | undefined;
@@ -44,8 +47,11 @@ export function startObserverWindow(now: () => number = performance.now.bind(per
       if (load) return load;
       histogram.disable();
       load = loadOf(histogram, concurrentRuns, Math.round(now() - started));
-      // A window shorter than the resolution (a warm health check) holds no sample: nothing to reset.
-      if (histogram.count > 0 || histogram.exceeds > 0) histogram.reset();
+      // Always reset, samples or none: the first tick of a window only notes its time and records
+      // nothing, so a window of one tick (a warm health check) holds no sample yet keeps that time,
+      // and the next window's first sample was then the whole idle gap between them (a false
+      // observer-load of 2-30 s after any pause, which switched the latency rules off).
+      histogram.reset();
       if (idle.length < MAX_IDLE_HISTOGRAMS) idle.push(histogram);
       return load;
     },

@@ -1,5 +1,5 @@
 import type { AlarmData, MemberEvidence } from './evidence.js';
-import { toHexId } from './member-ids.js';
+import { toHexId } from '../etcd/member-ids.js';
 import type { Outcome } from './outcome.js';
 
 /** `memberID:8e9e05c52164694d alarm:NOSPACE` strings in Status.errors, as alarm evidence. */

@@ -1,7 +1,6 @@
 import type { BackupJobJson, BackupsJson, DiagnosisReport, SnapshotJson } from '../contracts/report-json.js';
 import { type TextView, textView } from './chat-view.js';
-import { formatAge } from '../diagnosis/support/backups.js';
-import { formatBytes } from './format.js';
+import { formatAge, formatBytes } from '../format.js';
 
 const HOUR_MS = 3600_000;
 

@@ -2,7 +2,7 @@ import type { CheckDepth } from '../contracts/check-depth.js';
 import type { Status } from '../diagnosis/diagnose.js';
 import type { ActionId } from '../diagnosis/finding.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import { formatList, formatMs } from './format.js';
+import { formatList, formatMs } from '../format.js';
 
 /**
  * Chat-neutral views: what the core wants to show, not how. Each adapter renders them (Block Kit,

@@ -1,6 +1,6 @@
 import type { DiagnosisReport, MemberRow } from '../contracts/report-json.js';
 import { type RemediationStep, VIEW_CAUSES } from '../diagnosis/finding.js';
-import { formatBytes, formatMs, terminalSafe } from './format.js';
+import { formatBytes, formatMs, terminalSafe } from '../format.js';
 import { timelineLines } from './timeline.js';
 
 const TITLE: Record<DiagnosisReport['kind'], string> = {

@@ -1,7 +1,7 @@
 import type { RemediationStep } from '../diagnosis/finding.js';
 import type { ChatView, NotOffered, ViewButton } from './chat-view.js';
 import { actionLabel, progressText, STATUS_WORD } from './chat-view.js';
-import { terminalSafe } from './format.js';
+import { terminalSafe } from '../format.js';
 import { renderText } from './render-text.js';
 
 export interface TextRenderOptions {
@@ -9,14 +9,21 @@ export interface TextRenderOptions {
   button?: (button: ViewButton) => string;
 }
 
-/** `*bold*` is mrkdwn; a terminal shows the words. */
+/**
+ * mrkdwn as a terminal shows it: `*bold*` and `` `code` `` are their words, a user mention
+ * `<@U0SHELL>` is `@U0SHELL`; a line of only ``` (a code block's fence) goes.
+ */
 export function plainText(mrkdwn: string): string {
-  // A line of only ``` opens or closes a code block (the space tables): a terminal shows the rows.
   const unfenced = mrkdwn
     .split('\n')
     .filter((line) => line !== '```')
     .join('\n');
-  return terminalSafe(unfenced.replace(/\*([^*\n]+)\*/g, '$1'));
+  return terminalSafe(
+    unfenced
+      .replace(/\*([^*\n]+)\*/g, '$1')
+      .replace(/`([^`\n]+)`/g, '$1')
+      .replace(/<@([A-Z0-9]{1,32})>/g, '@$1'),
+  );
 }
 
 /** A view as terminal text: the shell adapter prints this, the memory adapter records it. */

@@ -1,4 +1,4 @@
-import { formatBytes, formatMs, formatPercent } from '../report/format.js';
+import { formatBytes, formatMs, formatPercent } from '../format.js';
 import type { LargestObject, ResourceSpace } from './space-breakdown.js';
 import type { SpaceProgress, SpaceReport } from './space-report.js';
 
@@ -13,9 +13,28 @@ export function sizeWords(r: Pick<SpaceReport, 'dbSize' | 'dbSizeInUse' | 'quota
   return `database ${formatBytes(r.dbSize)}${of}, ${formatBytes(r.dbSizeInUse)} in use${member}`;
 }
 
+/**
+ * Pages in use that the live keys do not explain are history: the old revisions of overwritten and
+ * deleted keys, kept until a compaction. Said when the keyspace was read whole and history is most
+ * of what is in use (at least half, and 1 MB): `14.9 MB in use, live keys and values 0 B: the rest
+ * is old revisions ...`. A database full of history is given back by compaction, not by deleting
+ * keys (etcd maintenance guide, "History compaction").
+ */
+export function historyWords(r: SpaceReport): string | undefined {
+  if (!r.scan.complete || r.dbSizeInUse <= 0) return undefined;
+  const history = r.dbSizeInUse - r.totalBytes;
+  if (history < 1_000_000 || history < r.dbSizeInUse / 2) return undefined;
+  const since = r.compactRevision
+    ? `since the compaction at revision ${r.compactRevision} (now ${r.revision})`
+    : `never compacted (revision ${r.revision})`;
+  return `${formatBytes(r.dbSizeInUse)} in use, live keys and values ${formatBytes(r.totalBytes)}: the rest, about ${formatBytes(history)}, is old revisions of overwritten and deleted keys, ${since}; compacting to the current revision, then defragmenting, gives it back`;
+}
+
 /** The headline: which resource holds most, and how much of it. */
 export function spaceHeadline(r: SpaceReport): string {
   const top = r.byResource[0];
+  const history = historyWords(r);
+  if (!top && history) return `${r.cluster}: ${sizeWords(r)}; ${history}`;
   if (!top)
     return `${r.cluster}: ${sizeWords(r)}; the keyspace was not read (${r.scan.stoppedBecause ?? 'no keys'})`;
   const bytes =
@@ -88,17 +107,17 @@ export function spaceTables(r: SpaceReport): {
 /** `etcd-doctor space <cluster>` without --json. The caller makes it terminal-safe. */
 export function renderSpaceText(r: SpaceReport): string {
   const t = spaceTables(r);
+  const history = historyWords(r);
   return [
     `What fills ${r.cluster}: ${sizeWords(r)}`,
     `  ${r.totalKeys} keys; keys and values ${formatBytes(r.totalBytes)}`,
+    ...(history ? [`  ${history}`] : []),
     `  ${scanWords(r)}`,
-    '',
-    'By resource (keys, key + value bytes, share):',
-    ...t.resources.map((l) => `  ${l}`),
+    ...(t.resources.length
+      ? ['', 'By resource (keys, key + value bytes, share):', ...t.resources.map((l) => `  ${l}`)]
+      : []),
     ...(t.namespaces.length ? ['', 'Top namespaces:', ...t.namespaces.map((l) => `  ${l}`)] : []),
-    '',
-    'Largest objects:',
-    ...t.largest.map((l) => `  ${l}`),
+    ...(t.largest.length ? ['', 'Largest objects:', ...t.largest.map((l) => `  ${l}`)] : []),
     '',
     churnWords(r),
     ...apiserverLines(r),
@@ -110,14 +129,14 @@ export function spaceChatLines(r: SpaceReport): string[] {
   const t = spaceTables(r);
   // A backtick in a key would end the code block early.
   const code = (rows: string[]) => ['```', ...rows.map((row) => row.replace(/`/g, "'")), '```'];
+  const history = historyWords(r);
   return [
     `${r.totalKeys} keys; keys and values ${formatBytes(r.totalBytes)}; ${sizeWords(r)}.`,
+    ...(history ? [`${history}.`] : []),
     scanWords(r),
-    '*By resource* (keys, key + value bytes, share):',
-    ...code(t.resources),
+    ...(t.resources.length ? ['*By resource* (keys, key + value bytes, share):', ...code(t.resources)] : []),
     ...(t.namespaces.length ? ['*Top namespaces:*', ...code(t.namespaces)] : []),
-    '*Largest objects:*',
-    ...code(t.largest),
+    ...(t.largest.length ? ['*Largest objects:*', ...code(t.largest)] : []),
     churnWords(r),
     ...apiserverLines(r),
   ];

@@ -1,4 +1,4 @@
-import { histogramQuantile } from '../quantile.js';
+import { histogramQuantile } from '../etcd/quantile.js';
 import { COL, type MinuteSample, toHistogram } from './minute-sample.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { Evidence } from '../probes/evidence.js';
-import type { Histogram } from '../quantile.js';
+import type { Histogram } from '../etcd/quantile.js';
 
 /**
  * One watch check, kept compact: the minute history holds a day of these at full resolution and

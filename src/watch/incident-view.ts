@@ -1,17 +1,10 @@
 import type { DiagnosisReport } from '../contracts/report-json.js';
+import { formatDuration } from '../format.js';
 import { headline, type TextView, textView } from '../report/chat-view.js';
 import type { Incident } from '../state/incidents.js';
 
 function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 16);
-}
-
-/** `40 s`, `47 min`, `2 h 05 min`. */
-export function formatDuration(ms: number): string {
-  if (ms < 60_000) return `${Math.max(0, Math.round(ms / 1000))} s`;
-  const minutes = Math.max(0, Math.round(ms / 60_000));
-  if (minutes < 60) return `${minutes} min`;
-  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
 function who(incident: Pick<Incident, 'members'>): string {

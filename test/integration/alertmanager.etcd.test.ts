@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { alertmanagerRoute } from '../../src/alerts/alertmanager-route.js';
 import { configFileSchema } from '../../src/config/schema.js';
+import { writeLoadStarted } from '../support/lab/write-load.js';
 import { type EtcdLab, startEtcdLab } from '../support/lab/etcd-lab.js';
 import { silentLogger } from '../../src/logger.js';
 import { createSlackAdapter } from '../../src/chat/slack/slack-adapter.js';
@@ -118,7 +119,8 @@ beforeAll(async () => {
         slack: { channel: CHANNEL },
       },
     ],
-    probes: { timeoutMs: 1000, metricsWindowMs: 300 },
+    // A window long enough for a slowed disk's fsyncs to show (the first test below injects one).
+    probes: { timeoutMs: 1000, metricsWindowMs: 2000 },
     alertmanager: { clusterLabel: 'cluster', threadWindowMinutes: 60 },
   });
   const chat = httpSlackAdapter(fake, {
@@ -208,16 +210,33 @@ describe('POST /alertmanager refuses what it must', () => {
 
 describe('an alert group becomes one thread', () => {
   it('firing posts the alert as the root and the diagnosis in its thread; firing again updates the same thread; resolved marks it resolved', async () => {
-    const first = await post(notification('firing'));
-    expect(first.status).toBe(202);
-    expect(first.body).toMatchObject({ queued: [{ cluster: 'prod' }], ignored: [] });
-    await fake.waitFor(() => roots().length === 1 && replies(roots()[0] as FakeMessage).length >= 1, 20_000);
+    // The alert is true: a follower's fdatasync is slowed for real (strace, 100 ms) under writes, and
+    // the triage in the thread names the cause and that member, not only the cluster.
+    const leader = await lab.leaderName();
+    const victim = lab.members.map((m) => m.name).find((n) => n !== leader) ?? 'etcd-2';
+    const slow = await lab.slowDisk(victim, 100_000);
+    let diagnosis = '';
+    try {
+      const load = await writeLoadStarted(lab, { ratePerSecond: 60, durationMs: 12_000, valueBytes: 256 });
+      const first = await post(notification('firing'));
+      expect(first.status).toBe(202);
+      expect(first.body).toMatchObject({ queued: [{ cluster: 'prod' }], ignored: [] });
+      await fake.waitFor(
+        () => roots().length === 1 && replies(roots()[0] as FakeMessage).length >= 1,
+        20_000,
+      );
+      diagnosis = text(replies(roots()[0] as FakeMessage)[0] as FakeMessage);
+      await load.done;
+    } finally {
+      await slow.stop();
+    }
     const root = roots()[0] as FakeMessage;
     expect(text(root)).toMatch(/FIRING: etcdHighFsyncDurations on prod/);
     expect(text(root)).toMatch(/instance=127\.20\.0\.12:2379/);
-    const diagnosis = text(replies(root)[0] as FakeMessage);
-    expect(diagnosis).toMatch(/prod/);
-    expect(diagnosis).toMatch(/etcd-1/);
+    expect(diagnosis).toMatch(/Diagnosis of prod/);
+    expect(diagnosis).toMatch(
+      new RegExp(`Root cause:\\W+slow-disk\\W+\\[?critical\\]?\\W+on\\W+${victim}\\b`),
+    );
     await fake.waitFor(() => /Diagnosis: /.test(text(roots()[0] as FakeMessage)), 10_000);
 
     // Basic auth (Alertmanager's basic_auth) works too.

@@ -84,6 +84,16 @@ async function walFsync(metricsUrl: string): Promise<{ sum: number; count: numbe
 }
 
 describe('etcd lab', () => {
+  test('runs the etcd this lane tests, as its members report it (scripts/test.sh ETCD_DOCTOR_LAB_ETCD)', async () => {
+    const lane = process.env.ETCD_DOCTOR_LAB_ETCD;
+    const res = await fetch(`${lab.endpoints[0]}/version`, { signal: AbortSignal.timeout(3000) });
+    const served = ((await res.json()) as { etcdserver?: string }).etcdserver ?? '';
+    expect(served).toMatch(/^3\.\d+\.\d+$/);
+    if (lane) expect(`${served}.`.startsWith(`${lane}.`)).toBe(true);
+    // CI names the lane of both its runs: a run without one is a developer's, on whatever etcd is on PATH.
+    if (process.env.CI === 'true') expect(lane).toMatch(/^3\.[45]$/);
+  });
+
   test('starts three members on distinct ports that all report healthy', async () => {
     expect(lab.members.map((m) => m.name)).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
     expect(new Set([...lab.endpoints, ...lab.metricsUrls, ...lab.members.map((m) => m.peerUrl)]).size).toBe(

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { dayTrends } from '../../src/state/day-trends.js';
 import { COL, type MinuteSample, toHistogram } from '../../src/state/minute-sample.js';
-import { histogramQuantile } from '../../src/probes/histogram.js';
+import { histogramQuantile } from '../../src/etcd/histogram.js';
 import { createMinuteHistory } from '../../src/state/minute-history.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 

@@ -164,6 +164,12 @@ describe('Slack HTTP receiver: a diagnosis end to end', () => {
       // Progress went through chat.update on the root before the verdict.
       const updates = fake.calls('chat.update').map((c) => String(c.body.text));
       expect(updates.some((t) => /Diagnosing \*local\*: \d+ of \d+ probes done/.test(t))).toBe(true);
+      // One count from start to end: the root starts at "starting", and no later update changes the total.
+      const posted = fake.calls('chat.postMessage').map((c) => String(c.body.text));
+      const totals = [...updates, ...posted].flatMap((t) =>
+        [...t.matchAll(/Diagnosing \*local\*: \d+ of (\d+) probes/g)].map((m) => m[1]),
+      );
+      expect(new Set(totals).size).toBe(1);
     } finally {
       await lab.restart('etcd-2');
     }

@@ -54,8 +54,8 @@ const FAREWELL = 'Leaving the shell: stopping its queue and worker.';
 /** What to type: the button numbers are mentioned only once an answer has shown some. */
 function hint(buttons: number): string {
   return buttons > 0
-    ? `Type /etcd help for the commands, or a button number ([1] to [${buttons}]) to press it.`
-    : 'Type /etcd help for the commands.';
+    ? `Type help for the commands, or a button number ([1] to [${buttons}]) to press it.`
+    : 'Type help for the commands.';
 }
 /** `analyze <path...>`: collected evidence on this machine, analysed offline (offline/). */
 const ANALYZE = /^(?:\/etcd\s+)?analyze(?:\s+(.*))?$/i;

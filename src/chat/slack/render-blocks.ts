@@ -10,7 +10,7 @@ import type {
 } from '../../report/chat-view.js';
 import { progressText, STATUS_WORD } from '../../report/chat-view.js';
 import type { DiagnosisReport, FindingJson, MemberRow } from '../../contracts/report-json.js';
-import { formatBytes, formatList, formatMs } from '../../report/format.js';
+import { formatBytes, formatList, formatMs } from '../../format.js';
 import { renderText } from '../../report/render-text.js';
 import { notOfferedLine } from '../../report/render-view-text.js';
 import { timelineLines } from '../../report/timeline.js';

@@ -1,5 +1,5 @@
 import type { ApiserverData, KubernetesEvidence } from '../../probes/kubernetes/evidence.js';
-import { formatMs, formatSecondsAsMs } from '../../report/format.js';
+import { formatMs, formatSecondsAsMs } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import {

@@ -1,10 +1,10 @@
+import { formatAge } from '../../format.js';
 import type { BackupsEvidence, Evidence, SnapshotCheck } from '../../probes/evidence.js';
 import type { Finding, RemediationStep, Severity } from '../finding.js';
 import type { Rule, RuleContext, RuleResult } from '../rule.js';
 import {
   ageHours,
   clusterRevision,
-  formatAge,
   jobLine,
   lastJobSuccess,
   newestGood,

@@ -1,5 +1,5 @@
 import type { Evidence, OwnCertificate } from '../../probes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule, RuleContext } from '../rule.js';
 import { nodesOfMembers } from '../support/kubernetes.js';

@@ -1,17 +1,10 @@
 import { memberNameById } from '../support/members.js';
 import type { Evidence } from '../../probes/evidence.js';
-import { formatList, formatMs } from '../../report/format.js';
+import { formatAge, formatList, formatMs } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule, RuleContext } from '../rule.js';
 import { liveClockSkew } from './clock-skew.js';
-import {
-  formatAge,
-  kubernetesOf,
-  memberOfScan,
-  nodesOfMembers,
-  scansOf,
-  unique,
-} from '../support/kubernetes.js';
+import { kubernetesOf, memberOfScan, nodesOfMembers, scansOf, unique } from '../support/kubernetes.js';
 
 /** etcd warns when `s.ClockDiff() > time.Second` (ETCD33/34/35 rafthttp/probing_status.go; KB F2). */
 export const CLOCK_DRIFT_LOG_LIMIT_S = 1;

@@ -1,5 +1,5 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
-import { formatList, formatMs } from '../../report/format.js';
+import { formatList, formatMs } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 

@@ -1,9 +1,9 @@
 import type { Evidence } from '../../probes/evidence.js';
 import type { ContainerLogScan } from '../../probes/kubernetes/evidence.js';
-import { formatCount, formatList } from '../../report/format.js';
+import { formatAge, formatCount, formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { formatAge, kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';
+import { kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';
 import { spanSeconds } from '../support/logs.js';
 import {
   compactionStalledRule,

@@ -1,8 +1,8 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
-import { formatCount, formatList } from '../../report/format.js';
+import { formatAge, formatCount, formatList } from '../../format.js';
 import type { Finding, RemediationStep } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
-import { formatAge, kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';
+import { kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';
 import { votingMembers } from '../support/members.js';
 
 /**

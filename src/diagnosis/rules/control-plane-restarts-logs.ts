@@ -1,4 +1,4 @@
-import { formatList } from '../../report/format.js';
+import { formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { RENEW_DEADLINE_S, RESTARTS_MIN } from './control-plane-restarts.js';

@@ -1,13 +1,12 @@
 import type { Evidence } from '../../probes/evidence.js';
 import type { ControlPlanePod, KubernetesEvidence, LeaseInfo } from '../../probes/kubernetes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatAge, formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import {
   countIn,
   dataOf,
   failureText,
-  formatAge,
   kubernetesOf,
   plural,
   scansOf,

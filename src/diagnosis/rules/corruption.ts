@@ -1,4 +1,4 @@
-import { formatList } from '../../report/format.js';
+import { formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { alarmText, memberNameById } from '../support/members.js';

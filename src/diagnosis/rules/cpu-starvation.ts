@@ -1,5 +1,5 @@
 import type { MemberEvidence } from '../../probes/evidence.js';
-import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
+import { formatList, formatMs, formatSecondsAsMs } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { nodesOfMembers } from '../support/kubernetes.js';

@@ -1,5 +1,5 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
-import { formatBytes, formatList, formatPercent } from '../../report/format.js';
+import { formatBytes, formatList, formatPercent } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
 import { judgedQuota, spaceOf } from '../support/space.js';

@@ -1,5 +1,5 @@
 import type { Evidence } from '../../probes/evidence.js';
-import { formatBytes, formatList } from '../../report/format.js';
+import { formatBytes, formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { dbQuotaRule } from './db-quota.js';

@@ -1,4 +1,4 @@
-import { formatBytes, formatList, formatPercent } from '../../report/format.js';
+import { formatBytes, formatList, formatPercent } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
 import { alarmText } from '../support/members.js';

@@ -1,5 +1,5 @@
 import type { MemberEvidence } from '../../probes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatAge, formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule, RuleContext } from '../rule.js';
 import { answered, participating } from '../support/members.js';
@@ -58,13 +58,13 @@ export const leaderChurnRule: Rule = {
       nodes: [],
       summary: noLeader
         ? 'No member sees a leader: writes fail with `etcdserver: no leader` and `request timed out`'
-        : `The leader keeps changing: ${worst?.inWindow ? `${worst.inWindow} changes during the probe window, ` : ''}${worst?.sinceStart ?? 0} since ${worst?.name ?? 'the member'} started; clients see \`etcdserver: leader changed\``,
+        : churnSummary(worst),
       evidence: [
         ...readings
           .filter((r) => r.churnInWindow || r.perPeriod >= LEADER_CHANGES_LIMIT)
           .map(
             (r) =>
-              `${r.name}: ${r.inWindow} leader changes in the probe window, ${r.sinceStart} since it started ${formatAge(r.uptimeS)} ago (alert etcdHighNumberOfLeaderChanges: >= 4 in 15 min)`,
+              `${r.name}: ${changes(r.inWindow)} in the probe window, ${r.sinceStart} since it started ${ageOf(r.uptimeS)} ago (alert etcdHighNumberOfLeaderChanges: >= 4 in 15 min)`,
           ),
         ...(terms ? [terms] : []),
       ],
@@ -81,6 +81,26 @@ export const leaderChurnRule: Rule = {
     return { finding, explain };
   },
 };
+
+/** `1 leader change`, `3 leader changes`. */
+function changes(n: number): string {
+  return `${n} leader change${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * `The leader keeps changing: 3 changes during the probe window, 7 since etcd-1 started`; one
+ * change is an election, said as one (a member that went down takes its leadership with it).
+ */
+function churnSummary(worst: ChurnReading | undefined): string {
+  const inWindow = worst?.inWindow ?? 0;
+  const sinceStart = worst?.sinceStart ?? 0;
+  const who = worst?.name ?? 'the member';
+  const clients = 'clients see `etcdserver: leader changed`';
+  if (Math.max(inWindow, sinceStart) <= 1)
+    return `The leader changed ${inWindow === 1 ? 'during the probe window' : `once since ${who} started`}; ${clients}`;
+  const window = inWindow ? `${inWindow} change${inWindow === 1 ? '' : 's'} during the probe window, ` : '';
+  return `The leader keeps changing: ${window}${sinceStart} since ${who} started; ${clients}`;
+}
 
 function churnOf(m: MemberEvidence, ctx: RuleContext): ChurnReading[] {
   if (!m.metrics.ok) return [];
@@ -110,9 +130,6 @@ function termsOf(members: MemberEvidence[]): string | undefined {
   return terms.length ? `raft terms: ${formatList(terms)}` : undefined;
 }
 
-function formatAge(seconds: number | undefined): string {
-  if (seconds === undefined) return 'an unknown time';
-  if (seconds < 120) return `${Math.round(seconds)} s`;
-  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
-  return `${Math.round(seconds / 3600)} h`;
+function ageOf(seconds: number | undefined): string {
+  return seconds === undefined ? 'an unknown time' : formatAge(seconds * 1000);
 }

@@ -1,6 +1,6 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
-import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from '../../probes/latency-limits.js';
-import { formatDuration, formatList, formatSecondsAsMs } from '../../report/format.js';
+import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from '../../etcd/latency-limits.js';
+import { formatDuration, formatList, formatSecondsAsMs } from '../../format.js';
 import type { Finding, RemediationStep, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { LEARNER_SLOW_AFTER_MS, learnerProgress } from '../support/learners.js';

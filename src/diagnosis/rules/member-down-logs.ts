@@ -1,9 +1,9 @@
 import type { Evidence } from '../../probes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { memberNameById } from '../support/members.js';
-import { failureTolerance, quorumOf } from '../support/quorum.js';
+import { failureTolerance, quorumOf } from '../../etcd/quorum.js';
 import { kubernetesOf, memberOfScan, scansOf, unique } from '../support/kubernetes.js';
 import { earliest, formatSpan, latest, peerWitnesses } from '../support/logs.js';
 

@@ -1,9 +1,9 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessVantage, unseenNames } from '../vantage.js';
-import { failureTolerance, quorumOf } from '../support/quorum.js';
+import { failureTolerance, quorumOf } from '../../etcd/quorum.js';
 import { answered, clusterSize, failureOf, isLearner, memberNameById } from '../support/members.js';
 
 /**

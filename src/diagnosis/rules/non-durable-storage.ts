@@ -1,17 +1,9 @@
 import type { Evidence } from '../../probes/evidence.js';
 import type { EtcdPodSpec, KubernetesEvidence, WarningEvent } from '../../probes/kubernetes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatAge, formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import {
-  countIn,
-  dataOf,
-  failureText,
-  formatAge,
-  kubernetesOf,
-  scansOfPod,
-  unique,
-} from '../support/kubernetes.js';
+import { countIn, dataOf, failureText, kubernetesOf, scansOfPod, unique } from '../support/kubernetes.js';
 
 /** kubelet records `Rebooted` when a node's boot id changes (NodeRebooted event). */
 const REBOOTED = 'Rebooted';

@@ -1,5 +1,5 @@
 import type { Evidence } from '../../probes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatAge, formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { answered, memberNameById } from '../support/members.js';
@@ -7,7 +7,6 @@ import { membersDownInLogs } from './member-down-logs.js';
 import { peerWitnesses } from '../support/logs.js';
 import {
   dataOf,
-  formatAge,
   kubernetesOf,
   memberOfNode,
   memberOfScan,

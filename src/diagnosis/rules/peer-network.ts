@@ -1,6 +1,6 @@
 import type { MemberEvidence } from '../../probes/evidence.js';
-import { histogramQuantile } from '../../probes/histogram.js';
-import { formatList, formatMs, formatSecondsAsMs } from '../../report/format.js';
+import { histogramQuantile } from '../../etcd/histogram.js';
+import { formatList, formatMs, formatSecondsAsMs } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessVantage } from '../vantage.js';

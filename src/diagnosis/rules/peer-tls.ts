@@ -1,5 +1,5 @@
 import type { Evidence } from '../../probes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { describeSignal, etcdSignalByMember } from '../support/logs.js';

@@ -1,8 +1,8 @@
-import { formatList } from '../../report/format.js';
+import { formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessVantage, unseenNames } from '../vantage.js';
-import { quorumOf } from '../support/quorum.js';
+import { quorumOf } from '../../etcd/quorum.js';
 import { clusterSize, failureOf, participating, votingMembers } from '../support/members.js';
 
 /**

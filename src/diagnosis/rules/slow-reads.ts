@@ -1,5 +1,5 @@
 import type { MemberEvidence } from '../../probes/evidence.js';
-import { formatList, formatMs } from '../../report/format.js';
+import { formatList, formatMs } from '../../format.js';
 import type { Finding, RemediationStep, Severity } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
 

@@ -5,10 +5,10 @@ import type {
   KubernetesEvidence,
   StaticPodsData,
 } from '../../probes/kubernetes/evidence.js';
-import { formatList } from '../../report/format.js';
+import { formatAge, formatList } from '../../format.js';
 import type { Finding, RemediationStep } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { dataOf, failureText, formatAge, kubernetesOf, memberOfNode, unique } from '../support/kubernetes.js';
+import { dataOf, failureText, kubernetesOf, memberOfNode, unique } from '../support/kubernetes.js';
 
 /**
  * KB F7 bot rule (inference): a control-plane node Ready for at least 5 min has had time to start

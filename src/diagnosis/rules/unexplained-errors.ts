@@ -1,4 +1,4 @@
-import type { UnexplainedError } from '../../probes/kubernetes/scan-logs.js';
+import type { UnexplainedError } from '../../etcd/scan-logs.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';

@@ -1,4 +1,4 @@
-import { formatList } from '../../report/format.js';
+import { formatList } from '../../format.js';
 import type { Finding, RemediationStep } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessVantage, type UnseenMember, type Vantage } from '../vantage.js';

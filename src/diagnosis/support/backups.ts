@@ -1,6 +1,6 @@
 import type { Evidence } from '../../probes/evidence.js';
 import type { BackupJob, SnapshotCheck } from '../../probes/backups-evidence.js';
-import { formatBytes } from '../../report/format.js';
+import { formatAge, formatBytes } from '../../format.js';
 
 const HOUR_MS = 3600_000;
 
@@ -8,14 +8,6 @@ const HOUR_MS = 3600_000;
 export function clusterRevision(evidence: Evidence): number | null {
   const revisions = evidence.members.flatMap((m) => (m.status.ok ? [m.status.data.revision] : []));
   return revisions.length ? Math.max(...revisions) : null;
-}
-
-/** `25 min`, `5.2 h`, `3.1 days`. */
-export function formatAge(ms: number): string {
-  const minutes = Math.max(0, ms) / 60_000;
-  if (minutes < 90) return `${Math.round(minutes)} min`;
-  const hours = minutes / 60;
-  return hours < 48 ? `${hours.toFixed(1)} h` : `${(hours / 24).toFixed(1)} days`;
 }
 
 export function ageHours(modifiedAt: number, now: number): number {

@@ -5,7 +5,7 @@ import type {
   ControlPlaneComponent,
   KubernetesEvidence,
 } from '../../probes/kubernetes/evidence.js';
-import type { CountStat, LogSignals } from '../../probes/kubernetes/scan-logs.js';
+import type { CountStat, LogSignals } from '../../etcd/scan-logs.js';
 
 /** The Kubernetes evidence when it arrived at all. */
 export function kubernetesOf(evidence: Evidence): KubernetesEvidence | undefined {
@@ -75,15 +75,6 @@ export function countIn(
 /** The member whose etcd pod wrote a log scan (kubeadm: `--name` = node name). */
 export function memberOfScan(evidence: Evidence, scan: ContainerLogScan): string {
   return (scan.node && memberOfNode(evidence, scan.node)) || scan.node || scan.pod;
-}
-
-/** `4.2 d`, `5 h`, `12 min`, `40 s`. */
-export function formatAge(ms: number): string {
-  const s = Math.max(0, ms) / 1000;
-  if (s < 90) return `${Math.round(s)} s`;
-  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
-  if (s < 48 * 3600) return `${Number((s / 3600).toFixed(s < 10 * 3600 ? 1 : 0))} h`;
-  return `${Number((s / 86400).toFixed(1))} d`;
 }
 
 export function unique<T>(items: readonly T[]): T[] {

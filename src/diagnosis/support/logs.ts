@@ -1,6 +1,6 @@
 import type { Evidence } from '../../probes/evidence.js';
 import type { ContainerLogScan } from '../../probes/kubernetes/evidence.js';
-import type { CountStat, DurationStat } from '../../probes/kubernetes/scan-logs.js';
+import type { CountStat, DurationStat } from '../../etcd/scan-logs.js';
 import { kubernetesOf, memberOfScan, scansOf } from './kubernetes.js';
 
 /** One signal summed over a member's scans (current and previous logs), first and last seen kept. */

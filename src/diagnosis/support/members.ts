@@ -1,6 +1,6 @@
 import type { Outcome } from '../../probes/outcome.js';
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
-import { sameUrl } from '../../probes/member-ids.js';
+import { sameUrl } from '../../etcd/member-ids.js';
 
 /**
  * Voting members in the cluster: the member list's non-learners when it answered, else the

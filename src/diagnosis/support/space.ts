@@ -1,5 +1,5 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
-import { formatBytes, formatPercent } from '../../report/format.js';
+import { formatBytes, formatPercent } from '../../format.js';
 import type { RemediationStep } from '../finding.js';
 import { dataOf, kubernetesOf } from './kubernetes.js';
 

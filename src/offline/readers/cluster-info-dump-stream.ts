@@ -2,9 +2,9 @@ import {
   type CollectionSink,
   type CollectionSummary,
   DEFAULT_READ_LIMITS,
-  OfflineInputError,
   type ReadOptions,
 } from '../collection.js';
+import { OfflineInputError } from '../../errors.js';
 import { readJsonDocument, readSection, startOfSection } from './cluster-info-dump.js';
 import { DocumentLimitError, ObjectEmitter, parseJsonKeepingBigIntegers } from './documents.js';
 import { ByteBudget, documentRefused } from './limits.js';

@@ -1,4 +1,4 @@
-import { OfflineInputError } from '../collection.js';
+import { OfflineInputError } from '../../errors.js';
 
 /** What the first bytes of a file say it is. */
 export type FileFormat = 'gzip' | 'tar' | 'zip' | 'xz' | 'bzip2' | '7z' | 'zstd' | 'rar' | 'other';

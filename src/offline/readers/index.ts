@@ -6,9 +6,9 @@ import {
   type CollectionSink,
   type CollectionSummary,
   DEFAULT_READ_LIMITS,
-  OfflineInputError,
   type ReadOptions,
 } from '../collection.js';
+import { OfflineInputError } from '../../errors.js';
 import { looksLikeClusterInfoDump } from './cluster-info-dump.js';
 import { readClusterInfoDumpStream } from './cluster-info-dump-stream.js';
 import { dirEntries } from './dir-entries.js';

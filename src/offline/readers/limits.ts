@@ -1,16 +1,6 @@
-import { OfflineInputError, type ReadLimits } from '../collection.js';
-
-/** `8 GiB`, `64 MiB`: the cap as a human reads it. */
-export function formatBytes(bytes: number): string {
-  for (const [unit, size] of [
-    ['GiB', 1024 ** 3],
-    ['MiB', 1024 ** 2],
-    ['KiB', 1024],
-  ] as const) {
-    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
-  }
-  return `${bytes} bytes`;
-}
+import type { ReadLimits } from '../collection.js';
+import { OfflineInputError } from '../../errors.js';
+import { formatBytes } from '../../format.js';
 
 /** What to share instead of a collection over a limit: the parts the rules read. */
 export const SHARE_INSTEAD =
@@ -43,8 +33,8 @@ export class ByteBudget {
     this.#used += bytes;
     if (this.#used > this.limits.maxTotalBytes) {
       throw new OfflineInputError(
-        `${this.input} unpacks to more than ${formatBytes(this.limits.maxTotalBytes)}, over the ` +
-          `${formatBytes(this.limits.maxTotalBytes)} limit for one input: ${SHARE_INSTEAD}`,
+        `${this.input} unpacks to more than ${formatBytes(this.limits.maxTotalBytes, 'binary')}, over the ` +
+          `${formatBytes(this.limits.maxTotalBytes, 'binary')} limit for one input: ${SHARE_INSTEAD}`,
       );
     }
   }

@@ -4,9 +4,9 @@ import {
   type CollectionSink,
   DEFAULT_MAX_ENTRIES,
   type LogStreamMeta,
-  OfflineInputError,
   type ReadLimits,
 } from '../collection.js';
+import { OfflineInputError } from '../../errors.js';
 import { readSections } from './cluster-info-dump.js';
 import {
   DocumentLimitError,
@@ -18,7 +18,8 @@ import {
 } from './documents.js';
 import { type CollectionEntry, escapesRoot, linkEscapes } from './entry.js';
 import { classifyEntry, type EntryRole, type Layout } from './layout.js';
-import { type ByteBudget, documentRefused, formatBytes, SHARE_INSTEAD } from './limits.js';
+import { formatBytes } from '../../format.js';
+import { type ByteBudget, documentRefused, SHARE_INSTEAD } from './limits.js';
 import { splitLines } from './lines.js';
 
 export interface ReadContext {
@@ -99,7 +100,7 @@ async function readEntry(entry: CollectionEntry, role: EntryRole, ctx: ReadConte
   }
   const text = await readDocument(entry.content, MAX_DOCUMENT_BYTES);
   if (text === undefined)
-    return skip(ctx, entry.path, `over the ${formatBytes(MAX_DOCUMENT_BYTES)} document cap`);
+    return skip(ctx, entry.path, `over the ${formatBytes(MAX_DOCUMENT_BYTES, 'binary')} document cap`);
   if (text.includes('\0')) return skip(ctx, entry.path, 'binary');
   let doc: unknown;
   try {

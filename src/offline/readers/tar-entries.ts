@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { addAbortSignal, pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import tarStream, { type Extract } from 'tar-stream';
-import { OfflineInputError } from '../collection.js';
+import { OfflineInputError } from '../../errors.js';
 import type { CollectionEntry } from './entry.js';
 import type { ByteBudget } from './limits.js';
 

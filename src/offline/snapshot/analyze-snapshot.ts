@@ -1,10 +1,10 @@
 import { basename } from 'node:path';
-import { formatBytes, formatPercent } from '../../report/format.js';
+import { formatBytes, formatPercent } from '../../format.js';
 import { breakDownSpace, type SpaceBreakdown, type SpaceOptions } from '../../space/space-breakdown.js';
 import type { CollectionSummary } from '../collection.js';
-import { hasBboltMagic } from './bbolt-file.js';
-import { readSnapshot, type SnapshotSummary } from './read-snapshot.js';
-import { SnapshotError } from './snapshot-error.js';
+import { hasBboltMagic } from '../../etcd/snapshot/bbolt-file.js';
+import { readSnapshot, type SnapshotSummary } from '../../etcd/snapshot/read-snapshot.js';
+import { SnapshotError } from '../../etcd/snapshot/snapshot-error.js';
 
 /** `etcd-doctor analyze snapshot.db --json` (DESIGN.md). */
 export interface SnapshotReport {

@@ -1,4 +1,4 @@
-import { formatBytes } from '../../report/format.js';
+import { formatBytes } from '../../format.js';
 import { type TextView, textView } from '../../report/chat-view.js';
 import { largestRow, resourceRow } from '../../space/render-space.js';
 import type { SnapshotReport } from './analyze-snapshot.js';

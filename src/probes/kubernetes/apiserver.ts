@@ -1,5 +1,5 @@
 import type { Outcome } from '../outcome.js';
-import { type Histogram, histogramQuantile } from '../histogram.js';
+import { type Histogram, histogramQuantile } from '../../etcd/histogram.js';
 import { formatSeconds, type Probe, ProbeError, ProbeTimeoutError, toFailure } from '../probe.js';
 import type { KubeProbeContext } from './context.js';
 import type { ApiserverData, EtcdRequestLatency, ReadyzCheck } from './evidence.js';

@@ -3,7 +3,7 @@ import type { KubeProbeContext, ListedPod } from './context.js';
 import { mainContainerName } from './control-plane-pods.js';
 import type { ContainerLogScan, LogScanData } from './evidence.js';
 import { KubeStatusError, kubeCall } from './kube-call.js';
-import { lineTimestamp, scanLogText } from './scan-logs.js';
+import { lineTimestamp, scanLogText } from '../../etcd/scan-logs.js';
 
 interface LogTarget {
   listed: ListedPod;

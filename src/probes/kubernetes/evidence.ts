@@ -1,5 +1,5 @@
 import type { Outcome } from '../outcome.js';
-import type { LogSignals } from './scan-logs.js';
+import type { LogSignals } from '../../etcd/scan-logs.js';
 
 /**
  * What the Kubernetes probes learn about a control plane. Every part is its own `Outcome`: a 403

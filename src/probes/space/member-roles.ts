@@ -1,5 +1,5 @@
 import type { MemberClients } from '../../clients/etcd-clients.js';
-import { toHexId } from '../member-ids.js';
+import { toHexId } from '../../etcd/member-ids.js';
 import { grpcDeadline } from '../../clients/grpc-deadline.js';
 
 /** One member as its own Status says (or why it did not answer). */

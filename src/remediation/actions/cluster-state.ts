@@ -1,5 +1,5 @@
 import type { EtcdClients } from '../../clients/etcd-clients.js';
-import { quorumOf, votersAmong } from '../../diagnosis/support/quorum.js';
+import { quorumOf, votersAmong } from '../../etcd/quorum.js';
 import type { ActionContext } from '../action.js';
 import { grpcDeadline, ownDeadlineProblem } from '../../clients/grpc-deadline.js';
 

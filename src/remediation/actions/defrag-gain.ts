@@ -1,4 +1,4 @@
-import { formatBytes, formatPercent } from '../../report/format.js';
+import { formatBytes, formatPercent } from '../../format.js';
 
 /** When a member's defragmentation is worth its pause (RemediationSettings, `maintenance.defrag`). */
 export interface DefragThresholds {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
-import { formatList } from '../../report/format.js';
+import { formatList } from '../../format.js';
 import type { ActionContext, ActionOutcome, PlanSnapshot } from '../action.js';
 import { done, failed, refused, defineAction } from '../action.js';
 import type { RemediationSettings } from '../settings.js';

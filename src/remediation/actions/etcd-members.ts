@@ -1,5 +1,5 @@
 import type { EtcdClients, MemberClients } from '../../clients/etcd-clients.js';
-import { formatBytes } from '../../report/format.js';
+import { formatBytes } from '../../format.js';
 import type { ActionContext } from '../action.js';
 import {
   type ClusterState,

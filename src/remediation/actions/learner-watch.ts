@@ -1,4 +1,4 @@
-import { formatDuration } from '../../report/format.js';
+import { formatDuration } from '../../format.js';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import { LEARNER_CAUGHT_UP_ENTRIES } from '../../diagnosis/support/learners.js';
 import type { ActionContext } from '../action.js';

@@ -4,7 +4,7 @@ import {
   type LearnerProgress,
   learnerProgress,
 } from '../../diagnosis/support/learners.js';
-import { quorumOf } from '../../diagnosis/support/quorum.js';
+import { quorumOf } from '../../etcd/quorum.js';
 import type { ActionContext } from '../action.js';
 import {
   type ClusterState,

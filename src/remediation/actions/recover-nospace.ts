@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
-import { formatBytes } from '../../report/format.js';
+import { formatBytes } from '../../format.js';
 import { type ActionContext, done, failed, refused, defineAction } from '../action.js';
 import { type ClusterState, callOpts, isHealthy, quorumGuard, readClusterState } from './cluster-state.js';
 import { defragmentInOrder, orderText } from './etcd-members.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { EtcdClients } from '../../clients/etcd-clients.js';
 import type { ClusterConfig } from '../../config/schema.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
-import { formatDuration } from '../../report/format.js';
+import { formatDuration } from '../../format.js';
 import { type ActionContext, type ActionOutcome, defineAction, done, failed, refused } from '../action.js';
 import { type ClusterState, type MemberState, readClusterState } from './cluster-state.js';
 import { initialClusterOf, joinInstructions } from './join-instructions.js';

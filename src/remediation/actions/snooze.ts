@@ -13,7 +13,8 @@ export const snooze = defineAction({
   sideEffects: [
     'etcd-doctor state in Redis: the cluster is left out of digests, alert triage and watch incidents for N hours',
   ],
-  needsConfirmation: false,
+  // It silences the cluster's digests, alert triage and watch for hours: a person confirms it (issue 42).
+  needsConfirmation: true,
   argsSchema: z.object({
     hours: z
       .string()
@@ -23,7 +24,7 @@ export const snooze = defineAction({
   }),
   describe(args, s) {
     return [
-      `Snooze ${s.cluster} for ${args.hours ?? DEFAULT_HOURS} h in digests, alert triage and watch incidents.`,
+      `Snooze ${s.cluster} for ${args.hours ?? DEFAULT_HOURS} h: its digests, alert triage and watch incidents leave it out until then, whatever happens to it.`,
     ];
   },
   async run(args, ctx) {

@@ -287,15 +287,15 @@ describe('/etcd backups through the queue (etcd-doctor serve, shell chat)', () =
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Reading the backups of stale; the answer follows in this channel.');
     expect(run.stdout).toMatch(
-      /• `etcd-flipped\.db` 5.0 h old · [\d.]+ KB · DAMAGED: its SHA-256 trailer does not match/,
+      /• etcd-flipped\.db 5.0 h old · [\d.]+ KB · DAMAGED: its SHA-256 trailer does not match/,
     );
     expect(run.stdout).toMatch(
       new RegExp(
-        `• \`etcd-old\\.db\` 3\\.0 days old · [\\d.]+ KB · revision ${revisions.old} · ${revisions.current - revisions.old} behind · SHA-256 ok`,
+        `• etcd-old\\.db 3\\.0 days old · [\\d.]+ KB · revision ${revisions.old} · ${revisions.current - revisions.old} behind · SHA-256 ok`,
       ),
     );
     expect(run.stdout).toContain(
-      '`backup-stale`: The newest good snapshot, etcd-old.db, is 3.0 days old (limit 24 h)',
+      'backup-stale: The newest good snapshot, etcd-old.db, is 3.0 days old (limit 24 h)',
     );
     // Four clusters: the bare command is a usage reply, never silence.
     expect(run.stdout).toContain(

@@ -23,18 +23,21 @@ const OFFSET_S = 8;
 const DRIFT_LOG_WAIT_MS = 40_000;
 const DRIFT_LOG = 'prober found high clock drift';
 
-// Built at collection time, so a test that needs a working clockshift can be skipped visibly.
+// Built at collection time. Where the tracer can run (root, as CI runs, or ptrace allowed) a tracer
+// that cannot be built or started is a failure, never a quiet pass through the fallback (issue 38:
+// tests cannot pass by luck); elsewhere (a laptop without root or gcc) the fallback runs and says so.
 const etcdBinary = await findEtcdBinary();
 const clockshift: Clockshift = etcdBinary
   ? await buildClockshift(etcdBinary)
   : { ok: false, reason: 'no etcd binary' };
-if (!clockshift.ok) {
+const tracerExpected = process.getuid?.() === 0 || process.env.CI === 'true';
+if (!clockshift.ok && !tracerExpected) {
   console.warn(
     `clock-skew: cannot shift a real etcd's clock here (${clockshift.reason}); falling back to a proxy ` +
       `that rewrites ${SKEWED}'s HTTP Date header by +${OFFSET_S} s`,
   );
 }
-const itWithClockshift = clockshift.ok ? it : it.skip;
+const itWithClockshift = clockshift.ok || tracerExpected ? it : it.skip;
 
 describe(`${SKEWED} with its wall clock +${OFFSET_S} s`, () => {
   let lab: EtcdLab;
@@ -54,8 +57,12 @@ describe(`${SKEWED} with its wall clock +${OFFSET_S} s`, () => {
     if (clockshift.ok) await clockshift.dispose();
   });
 
+  it('the clock tracer runs where it can (root or CI)', () => {
+    if (tracerExpected) expect(clockshift).toMatchObject({ ok: true });
+  });
+
   it('diagnose names clock-skew on that member alone, with the offset', async () => {
-    if (!clockshift.ok) {
+    if (!clockshift.ok && !tracerExpected) {
       await proxyFallback(lab);
       return;
     }

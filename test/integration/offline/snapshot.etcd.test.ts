@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Etcd3 } from 'etcd3';
 import { analyzePaths } from '../../../src/offline/analyze.js';
 import type { SnapshotReport } from '../../../src/offline/snapshot/analyze-snapshot.js';
-import { readSnapshot, verifySnapshot } from '../../../src/offline/snapshot/read-snapshot.js';
+import { readSnapshot, verifySnapshot } from '../../../src/etcd/snapshot/read-snapshot.js';
 import { cliInProcess } from '../../support/process/cli-in-process.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 

@@ -86,6 +86,29 @@ describe('reportButtons', () => {
     expect(text).not.toMatch(/\[(disk-benchmark|rerun)\]/);
   });
 
+  it("offers no Snooze for a finding about etcd-doctor's own view alone (issue 42: it silenced the cluster)", async () => {
+    const plans = createPlanStore(redis, prefix);
+    const own: DiagnosisReport = {
+      ...report,
+      status: 'healthy',
+      findings: [
+        finding({
+          cause: 'observer-load',
+          severity: 'info',
+          members: [],
+          summary: "etcd-doctor's own event loop was delayed by up to 180 ms while it probed",
+        }),
+      ],
+    };
+    const labels = (await reportButtons(own, 'shell', plans, Date.now)).buttons.map((b) => b.label);
+    expect(labels).toEqual(['Re-run diagnosis']);
+    // A finding about the cluster beside it brings Snooze back.
+    const both = { ...own, findings: [...own.findings, finding({})] };
+    expect((await reportButtons(both, 'shell', plans, Date.now)).buttons.map((b) => b.label)).toContain(
+      'Snooze',
+    );
+  });
+
   it('offers no button that cannot work on the cluster as configured, and says why once', async () => {
     const plans = createPlanStore(redis, prefix);
     const cluster = { name: 'local', etcd: { endpoints: ['http://127.0.0.1:2379'] } };

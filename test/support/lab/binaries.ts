@@ -61,3 +61,34 @@ async function isExecutable(path: string): Promise<boolean> {
     return false;
   }
 }
+
+const versions = new Map<string, Promise<string | undefined>>();
+
+/** `etcd --version`'s `etcd Version: 3.5.30`, once per binary. */
+export function etcdVersionOf(etcdBinary: string): Promise<string | undefined> {
+  let version = versions.get(etcdBinary);
+  if (!version) {
+    version = runCommand(etcdBinary, ['--version'], { timeoutMs: 10_000 }).then(
+      (r) => /^etcd Version: (\S+)/m.exec(r.stdout)?.[1],
+      () => undefined,
+    );
+    versions.set(etcdBinary, version);
+  }
+  return version;
+}
+
+/**
+ * A lane that says which etcd it tests (scripts/test.sh sets ETCD_DOCTOR_LAB_ETCD to `3.4` or
+ * `3.5`) gets that etcd or an error: a PATH that lost the unpacked 3.5 must not pass as a 3.5 run.
+ */
+export async function checkLaneVersion(
+  etcdBinary: string,
+  expected = process.env.ETCD_DOCTOR_LAB_ETCD,
+): Promise<void> {
+  if (!expected) return;
+  const version = await etcdVersionOf(etcdBinary);
+  if (version !== expected && !version?.startsWith(`${expected}.`))
+    throw new Error(
+      `this run tests etcd ${expected}, but ${etcdBinary} is etcd ${version ?? 'of an unknown version'}`,
+    );
+}

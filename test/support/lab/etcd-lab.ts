@@ -3,7 +3,13 @@ import { constants } from 'node:fs';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findEtcdBinary, findEtcdctlBinary, findSiblingEtcdctl, resolveBinary } from './binaries.js';
+import {
+  checkLaneVersion,
+  findEtcdBinary,
+  findEtcdctlBinary,
+  findSiblingEtcdctl,
+  resolveBinary,
+} from './binaries.js';
 import { createChildRegistry } from './child-registry.js';
 import { allocateFreePorts } from './free-ports.js';
 import type { EtcdLab } from './lab-api.js';
@@ -94,6 +100,7 @@ async function resolveConfig(opts: EtcdLabOptions): Promise<LabConfig> {
       `etcd binary not found (${opts.etcdBinary ?? 'looked in /usr/bin, /usr/local/bin and PATH'})`,
     );
   }
+  if (!opts.etcdBinary) await checkLaneVersion(etcdBinary);
   return {
     size,
     quotaBackendBytes: opts.quotaBackendBytes,

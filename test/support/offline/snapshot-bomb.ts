@@ -1,6 +1,6 @@
 // Plain helpers, usable outside Jest too (bench/ and a shell measure the same file).
 import { writeFile } from 'node:fs/promises';
-import { fnv64a } from '../../../src/offline/snapshot/bbolt-file.js';
+import { fnv64a } from '../../../src/etcd/snapshot/bbolt-file.js';
 
 /*
  * A crafted bbolt file, written byte by byte the way go.etcd.io/bbolt lays one out (page.go,

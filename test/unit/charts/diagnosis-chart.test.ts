@@ -41,6 +41,15 @@ describe('the chart of a diagnosis', () => {
     expect(chart?.series[1]?.points[0]?.note).toBe('mean 120 ms, 200 fsyncs');
   });
 
+  it("says each member's window when they differ (a thin one widened), as the finding's text does (issue 42)", () => {
+    const evidence = clusterEvidence({
+      'etcd-2': { metrics: ok(metricsData({ walFsync: latency(180, 120), windowSeconds: 9.1 })) },
+    });
+    expect(diagnosisChart(reportOf(evidence), evidence)?.period).toBe(
+      'over the probe windows of 3-9.1 s at 03:00:00 UTC',
+    );
+  });
+
   it('charts backend commits when they, not the fsyncs, made the disk slow', () => {
     const slowCommits = ok(metricsData({ backendCommit: latency(90, 60) }));
     const evidence = clusterEvidence({ 'etcd-3': { metrics: slowCommits } });

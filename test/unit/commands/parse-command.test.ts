@@ -16,6 +16,15 @@ describe('parseCommand', () => {
     });
   });
 
+  it('a typo names the command it most likely meant, and offers its usage only (issue 42)', () => {
+    expect(parseCommand('helth prod', commands)).toMatchObject({
+      ok: false,
+      problem: 'unknown command "helth": did you mean `health`?',
+      command: { name: 'health' },
+    });
+    expect(parseCommand('diagnsoe prod', commands)).toMatchObject({ command: { name: 'diagnose' } });
+  });
+
   it('says when nothing was typed', () => {
     expect(parseCommand('   ', commands)).toMatchObject({ ok: false, problem: 'no command given' });
   });

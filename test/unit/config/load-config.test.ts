@@ -52,10 +52,28 @@ describe('parseConfigText', () => {
     });
   });
 
-  it('names an unknown field', () => {
+  it('names an unknown field, and the field it most likely meant', () => {
     const text = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379], endpoint: x }\n`;
     const parsed = parseConfigText(text, 'f.yaml');
-    expect(parsed).toEqual({ ok: false, error: 'f.yaml: clusters[0].etcd: unknown field "endpoint"' });
+    expect(parsed).toEqual({
+      ok: false,
+      error: 'f.yaml: clusters[0].etcd: unknown field "endpoint" (did you mean "endpoints"?)',
+    });
+    const metrics = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379], metricsUrl: [http://127.0.0.1:2381] }\n`;
+    expect(parseConfigText(metrics, 'f.yaml')).toEqual({
+      ok: false,
+      error: 'f.yaml: clusters[0].etcd: unknown field "metricsUrl" (did you mean "metricsUrls"?)',
+    });
+    const far = `clusters:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379] }\nzzzz: 1\n`;
+    expect(parseConfigText(far, 'f.yaml')).toEqual({ ok: false, error: 'f.yaml: unknown field "zzzz"' });
+  });
+
+  it('a misspelt top-level key is named first, not only the missing key it hides (issue 42)', () => {
+    const text = `clusterz:\n  - name: a\n    etcd: { endpoints: [http://127.0.0.1:2379] }\n`;
+    expect(parseConfigText(text, 'f.yaml')).toEqual({
+      ok: false,
+      error: 'f.yaml: unknown field "clusterz" (did you mean "clusters"?)',
+    });
   });
 
   it('rejects a metricsUrls list of the wrong length', () => {

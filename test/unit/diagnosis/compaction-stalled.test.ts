@@ -59,7 +59,7 @@ describe('compaction-stalled (live, /metrics)', () => {
       members: ['etcd-1', 'etcd-2', 'etcd-3'],
     });
     expect(r.finding?.summary).toBe(
-      'Compaction has stalled: the keyspace was never compacted: 52,341 revisions of history, none in the 3 h since etcd-1 started; kube-apiserver compacts every 5 min by default, and the history grows until the database reaches its quota',
+      'Compaction has stalled: the keyspace was never compacted: 52,341 revisions of history, none in the 3.0 h since etcd-1 started; kube-apiserver compacts every 5 min by default, and the history grows until the database reaches its quota',
     );
     expect(r.finding?.steps[0]?.text).toMatch(/--etcd-compaction-interval.*kube-apiserver\.yaml/);
   });
@@ -154,7 +154,7 @@ describe('compaction-stalled from logs (analyze)', () => {
     const finding = report.findings.find((f) => f.cause === 'compaction-stalled');
     expect(finding).toMatchObject({ severity: 'warning', members: ['etcd-1'] });
     expect(finding?.evidence[0]).toBe(
-      'etcd-1: the last `finished scheduled compaction` was logged at 2017-05-14T16:22:28.000Z (revision 1,816,666), and the log runs 2.8 d more, to 2017-05-17T11:33:28.000Z, with none (5 before it)',
+      'etcd-1: the last `finished scheduled compaction` was logged at 2017-05-14T16:22:28.000Z (revision 1,816,666), and the log runs 2.8 days more, to 2017-05-17T11:33:28.000Z, with none (5 before it)',
     );
   });
 

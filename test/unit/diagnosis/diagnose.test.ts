@@ -125,6 +125,18 @@ describe('diagnose with the real rules', () => {
     expect(result.status).not.toBe('critical');
   });
 
+  // Issue 42: filling a quota with 100 KB values gave commit p99s of 61-109 ms on tmpfs, fsync at 1 ms.
+  it('a slow backend commit since start beside fast fsyncs is big transactions, not a disk: no finding', () => {
+    const bigWrites = ok(
+      metricsData({
+        walFsync: sinceStart(latency(1, 0.1, 156), 3),
+        backendCommit: sinceStart(latency(61, 13, 32), 0),
+      }),
+    );
+    const result = diagnose(clusterEvidence({ 'etcd-1': { metrics: bigWrites } }), rules, ctx);
+    expect(result.findings.map((f) => f.cause)).not.toContain('slow-disk');
+  });
+
   // A SIGSTOP minutes ago stays in the since-start round-trip p99 for the member's whole life.
   it('slow peer round trips seen only since start are the past (info); slow in the window too, a warning', () => {
     const peerTo3 = {

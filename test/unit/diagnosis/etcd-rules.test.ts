@@ -147,6 +147,18 @@ describe('leader-churn', () => {
   it('five changes in ten minutes of uptime is churn', () => {
     const result = diagnose(clusterEvidence({ 'etcd-1': { metrics: churn(6, 0, 600) } }), rules, ctx);
     expect(result.findings[0]).toMatchObject({ cause: 'leader-churn', severity: 'warning' });
+    expect(result.findings[0]?.summary).toBe(
+      'The leader keeps changing: 5 since etcd-1 started; clients see `etcdserver: leader changed`',
+    );
+  });
+
+  it('one election in the window is said as one, not "keeps changing: 1 changes" (issue 42)', () => {
+    const result = diagnose(clusterEvidence({ 'etcd-1': { metrics: churn(2, 1, 10) } }), rules, ctx);
+    const churning = result.findings.find((f) => f.cause === 'leader-churn');
+    expect(churning?.summary).toBe(
+      'The leader changed during the probe window; clients see `etcdserver: leader changed`',
+    );
+    expect(churning?.evidence[0]).toMatch(/^etcd-1: 1 leader change in the probe window, 1 since it started/);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
-import { failureTolerance, quorumOf, votersAmong } from '../../../src/diagnosis/support/quorum.js';
+import { failureTolerance, quorumOf, votersAmong } from '../../../src/etcd/quorum.js';
 import type { AccessProblem, Evidence, MemberEvidence } from '../../../src/probes/evidence.js';
 import { clusterEvidence, failed, member } from '../../support/evidence/evidence.js';
 

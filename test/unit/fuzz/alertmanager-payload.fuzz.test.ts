@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import '../../support/fuzz-seed.js';
 import { alertmanagerPayloadSchema, alertsByCluster } from '../../../src/alerts/alertmanager-payload.js';
 import { formatZodError } from '../../../src/config/load-config.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import '../../support/fuzz-seed.js';
 import { stringify } from 'yaml';
 import { parseConfigText, parseEnv } from '../../../src/config/load-config.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { OfflineInputError } from '../../../src/offline/collection.js';
+import { OfflineInputError } from '../../../src/errors.js';
 import {
   readClusterInfoDumpStream,
   readCollection,

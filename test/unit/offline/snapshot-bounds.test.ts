@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readSnapshot } from '../../../src/offline/snapshot/read-snapshot.js';
+import { readSnapshot } from '../../../src/etcd/snapshot/read-snapshot.js';
 import { type SnapshotBombOptions, writeSnapshotBomb } from '../../support/offline/snapshot-bomb.js';
 
 /**

@@ -58,7 +58,7 @@ describe('startRoles', () => {
       );
       const root = chat.messages.find((m) => m.threadTs === undefined);
       // Nothing answers and nothing else can tell: not checked (unknown), never called down.
-      expect(root?.text).toMatch(/^\[UNKNOWN\] dead: `unreachable-from-here` on 127\.0\.0\.1:1: /);
+      expect(root?.text).toMatch(/^\[UNKNOWN\] dead: unreachable-from-here on 127\.0\.0\.1:1: /);
       const reply = chat.messages.find((m) => m.threadTs === root?.ref.ts);
       expect(reply?.text).toContain('unreachable-from-here');
       await roles.idle(5000);

@@ -126,6 +126,37 @@ describe('the space answer in words', () => {
     expect(spaceHeadline(r)).toMatch(/the keyspace was not read \(no follower answered Status\)$/);
   });
 
+  it('no live keys beside 14.9 MB in use: it says the rest is history that compaction gives back (issue 42)', () => {
+    // The NOSPACE demo: keys written, then deleted, never compacted; "0 keys" alone read as nothing.
+    const r = report({
+      revision: 137,
+      compactRevision: 0,
+      dbSize: 17_700_000,
+      dbSizeInUse: 14_900_000,
+      quota: 16_800_000,
+      totalKeys: 0,
+      totalBytes: 0,
+      byResource: [],
+      byNamespace: [],
+      largest: [],
+      churn: [],
+      scan: { ...report().scan, bytesRead: 0, durationMs: 91 },
+    });
+    const history =
+      '14.9 MB in use, live keys and values 0 B: the rest, about 14.9 MB, is old revisions of overwritten and deleted keys, never compacted (revision 137); compacting to the current revision, then defragmenting, gives it back';
+    expect(spaceHeadline(r)).toBe(
+      `prod: database 17.7 MB of the 16.8 MB quota (105 %), 14.9 MB in use on etcd-1; ${history}`,
+    );
+    const text = renderSpaceText(r);
+    expect(text).toContain(`  ${history}\n`);
+    expect(text).not.toMatch(/By resource|Largest objects/);
+    const chat = spaceChatLines(r);
+    expect(chat).toContain(`${history}.`);
+    expect(chat).not.toContain('*Largest objects:*');
+    // Live data that fills the database is not called history.
+    expect(spaceHeadline(report())).not.toMatch(/old revisions/);
+  });
+
   it('in chat, a backtick in a key cannot close the code block it is shown in', () => {
     const lines = spaceChatLines(report());
     const block = lines.slice(lines.indexOf('*Largest objects:*') + 1);

@@ -1,4 +1,4 @@
-import { type Histogram, histogramQuantile } from '../quantile.js';
+import { type Histogram, histogramQuantile } from './quantile.js';
 
 export type { Histogram };
 export { histogramQuantile };

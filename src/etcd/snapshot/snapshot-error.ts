@@ -1,4 +1,4 @@
-import { OfflineInputError } from '../collection.js';
+import { OfflineInputError } from '../../errors.js';
 
 /**
  * A snapshot file etcd-doctor cannot read, said in one line naming what is wrong: truncated, a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { formatMs } from '../../../src/report/format.js';
+import { formatMs } from '../../src/format.js';
 
 describe('formatMs', () => {
   it('never calls a sub-millisecond time 0 ms (a healthy fsync mean of 30 us)', () => {

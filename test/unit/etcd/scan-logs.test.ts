@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseGoDuration, scanLogText } from '../../../../src/probes/kubernetes/scan-logs.js';
+import { parseGoDuration, scanLogText } from '../../../src/etcd/scan-logs.js';
 
 // Lines quoted from the KB §1.2 catalog and the incident reports (IPs moved to 127.0.0.0/8).
 const CAPNSLOG_34 = [

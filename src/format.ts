@@ -14,23 +14,42 @@ export function formatMs(ms: number | undefined): string {
   return `${Number(ms.toFixed(1))} ms`;
 }
 
-/** A wait or an age in words: `45 s` under two minutes, else `25 min`. */
+/** How long something lasted or waited: `45 s` under two minutes, `25 min` under two hours, else `2 h 05 min`. */
 export function formatDuration(ms: number): string {
-  return ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
+  if (ms < 120_000) return `${Math.max(0, Math.round(ms / 1000))} s`;
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 120) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+/** How old something is: `40 s`, `12 min`, `5.0 h`, `30.0 h`, `3.1 days` (hours to one decimal under two days). */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, ms) / 1000;
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  const hours = s / 3600;
+  return hours < 48 ? `${hours.toFixed(1)} h` : `${(hours / 24).toFixed(1)} days`;
 }
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
+const BINARY_UNITS = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
 
-/** Decimal units, as etcdctl prints db size: `54 MB`, `800 kB`. */
-export function formatBytes(bytes: number | undefined): string {
+/**
+ * Sizes of data (a database, a member's memory, a page) in decimal units, as etcdctl prints db size:
+ * `54 MB`, `800 KB`. `binary` is for limits set in powers of two (a 64 MiB cap, a 2 GiB quota), which
+ * it says exactly: `64 MiB`, `1.5 GiB`.
+ */
+export function formatBytes(bytes: number | undefined, units: 'decimal' | 'binary' = 'decimal'): string {
   if (bytes === undefined || Number.isNaN(bytes)) return 'n/a';
+  const [step, names] = units === 'binary' ? [1024, BINARY_UNITS] : [1000, UNITS];
   let value = bytes;
   let unit = 0;
-  while (value >= 1000 && unit < UNITS.length - 1) {
-    value /= 1000;
+  while (value >= step && unit < names.length - 1) {
+    value /= step;
     unit++;
   }
-  return `${Number(value.toFixed(value >= 100 || unit === 0 ? 0 : 1))} ${UNITS[unit]}`;
+  const digits = units === 'binary' ? 1 : value >= 100 || unit === 0 ? 0 : 1;
+  return `${Number(value.toFixed(unit === 0 ? 0 : digits))} ${names[unit]}`;
 }
 
 export function formatPercent(ratio: number): string {

@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { formatBytes } from '../readers/limits.js';
+import { formatBytes } from '../../format.js';
 import { SnapshotError } from './snapshot-error.js';
 
 /*
@@ -146,11 +146,11 @@ export class BboltFile {
       flags & BRANCH_PAGE ? ['branch', MAX_BRANCH_PAGE_BYTES] : ['leaf', MAX_LEAF_PAGE_BYTES];
     if (spanBytes > limit)
       throw this.insane(
-        `page ${pgid} (${what}) spans ${formatBytes(spanBytes)}, over the ${formatBytes(limit)} a ${kind} page holds`,
+        `page ${pgid} (${what}) spans ${formatBytes(spanBytes, 'binary')}, over the ${formatBytes(limit, 'binary')} a ${kind} page holds`,
       );
     if (spanBytes > maxBytes)
       throw this.insane(
-        `page ${pgid} (${what}) spans ${formatBytes(spanBytes)}: with the ${formatBytes(MAX_WALK_HELD_BYTES - maxBytes)} of pages above it, over the ${formatBytes(MAX_WALK_HELD_BYTES)} one walk holds`,
+        `page ${pgid} (${what}) spans ${formatBytes(spanBytes, 'binary')}: with the ${formatBytes(MAX_WALK_HELD_BYTES - maxBytes, 'binary')} of pages above it, over the ${formatBytes(MAX_WALK_HELD_BYTES, 'binary')} one walk holds`,
       );
   }
 

@@ -64,10 +64,10 @@ function createCheckRun(deps: JobRunnerDeps, now: () => number, sleep: (ms: numb
     const root = await rootMessageFor(deps, jobId, job);
     // The root's progress edits. An abandoned run (timed out) sends none: the failure answer owns the root now.
     const progress = createProgressUpdates(
-      ({ done, total }: { done: number; total: number }) =>
+      ({ done, total, note }: { done: number; total: number; note?: string }) =>
         signal.aborted
           ? Promise.resolve()
-          : deps.chat.update(root, progressView(job.depth, job.cluster, done, total)),
+          : deps.chat.update(root, progressView(job.depth, job.cluster, done, total, note)),
       {
         minIntervalMs: deps.progressIntervalMs ?? 1000,
         now,
@@ -80,7 +80,7 @@ function createCheckRun(deps: JobRunnerDeps, now: () => number, sleep: (ms: numb
       // A timed-out attempt is abandoned: its signal stops the probes instead of letting them run on.
       report = await deps.doctor.run(job.cluster, job.depth, {
         signal,
-        onProgress: ({ done, total }) => progress.push({ done, total }),
+        onProgress: ({ done, total, note }) => progress.push({ done, total, ...(note ? { note } : {}) }),
         onEvidence: (e) => {
           evidence = e;
         },

@@ -2,7 +2,8 @@ import type { ConfigFile } from '../config/schema.js';
 import type { Rule } from '../diagnosis/rule.js';
 import type { DayOfChecks } from '../state/history-sample.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { Evidence, ProbeRecord } from '../probes/evidence.js';
+import type { RunProgress } from '../probes/collect-options.js';
+import type { Evidence } from '../probes/evidence.js';
 import type { ScrapeMemory } from '../probes/member-context.js';
 
 export interface DoctorDeps {
@@ -18,7 +19,7 @@ export interface DoctorDeps {
 
 export interface RunOptions {
   explain?: boolean;
-  onProgress?: (progress: { done: number; total: number; probe: ProbeRecord }) => void;
+  onProgress?: (progress: RunProgress) => void;
   /** Receives the evidence behind the report (history keeps leader-change counters and restarts from it). */
   onEvidence?: (evidence: Evidence) => void;
   /**

@@ -67,7 +67,7 @@ export async function runTool(
  */
 export function progressOf(extra: ToolExtra):
   | {
-      onProgress: (p: { done: number; total: number; probe: { name: string } }) => void;
+      onProgress: (p: { done: number; total: number; probe?: { name: string }; note?: string }) => void;
       done: () => Promise<void>;
     }
   | undefined {
@@ -86,9 +86,9 @@ export function progressOf(extra: ToolExtra):
     return sending;
   };
   return {
-    onProgress: ({ done, total, probe }) => {
+    onProgress: ({ done, total, probe, note }) => {
       last = { done, total };
-      void send(done, total, `${probe.name} done`);
+      void send(done, total, probe ? `${probe.name} done` : (note ?? 'running'));
     },
     done: async () => {
       await sending;

@@ -65,8 +65,15 @@ async function collect(opts: CollectOptions): Promise<Evidence> {
       error: outcome.ok ? null : outcome.failure.message,
     };
     records.push(probe);
-    opts.onProgress?.({ done: records.length, total, probe });
+    opts.onProgress?.({ done: records.length, total, probe, ...(note ? { note } : {}) });
     return probe;
+  };
+  // The first note a probe gives (a widened window) stays on the progress until the run ends.
+  let note: string | undefined;
+  const noted = (text: string) => {
+    if (note) return;
+    note = text;
+    opts.onProgress?.({ done: records.length, total, note });
   };
   const clusterCtx: ClusterProbeContext = {
     clients: opts.clients,
@@ -100,12 +107,13 @@ async function collect(opts: CollectOptions): Promise<Evidence> {
     for (const target of configured) nameFromList(target, list);
   });
   const probes = memberProbes(opts);
-  const configuredP = configured.map((target) => probeMember(target, opts, probes, record, memberListP));
+  const noting = { ...opts, onNote: noted };
+  const configuredP = configured.map((target) => probeMember(target, noting, probes, record, memberListP));
 
   const memberList = await memberListP;
   const discovered = memberList.ok ? discoverTargets(memberList.data, configured, opts.cluster) : [];
   total += countProbes(opts.depth, discovered.length) - countProbes(opts.depth, 0);
-  const discoveredP = discovered.map((target) => probeMember(target, opts, probes, record, memberListP));
+  const discoveredP = discovered.map((target) => probeMember(target, noting, probes, record, memberListP));
   const answered = await Promise.all([...configuredP, ...discoveredP]);
   const { members, election } = await awaitElection(answered, electionOptions(opts, probes, memberList));
   if (election) {

@@ -7,6 +7,17 @@ import type { MemberInfo, ProbeRecord } from './evidence.js';
 import type { ScrapeMemory } from './member-context.js';
 import type { Outcome } from './outcome.js';
 
+/**
+ * A run's progress: probes done of total, the probe that just finished, and why the run takes
+ * longer than its window when a probe said so (`note`), which the root message shows.
+ */
+export interface RunProgress {
+  done: number;
+  total: number;
+  probe?: ProbeRecord;
+  note?: string;
+}
+
 export interface CollectOptions {
   cluster: ResolvedCluster;
   clients: EtcdClients;
@@ -21,7 +32,9 @@ export interface CollectOptions {
   scrapes?: ScrapeMemory;
   /** `health` asks only what `/etcd health` shows; `diagnose` adds /metrics and clocks. */
   depth: CheckDepth;
-  onProgress?: (progress: { done: number; total: number; probe: ProbeRecord }) => void;
+  onProgress?: (progress: RunProgress) => void;
+  /** A probe says why the run takes longer than its window (a thin /metrics window widened). */
+  onNote?: (note: string) => void;
   /** A member list fetched moments ago (warm health checks reuse it instead of asking again). */
   recentMemberList?: Outcome<MemberInfo[]>;
   /** Aborts every probe of the run (the caller gave up); see runProbe. */

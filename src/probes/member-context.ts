@@ -34,6 +34,8 @@ export interface MemberProbeContext {
   now: () => number;
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   metricsWindowMs: number;
+  /** Says why the run takes longer than its window (collect-options.ts onNote). */
+  onNote?: (note: string) => void;
   /** Set by a watch check: one scrape, compared with the one kept from the previous check. */
   scrapes?: ScrapeMemory;
   /** How many GET /version the clock probe may send this member (probe-member.ts). */

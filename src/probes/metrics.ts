@@ -70,6 +70,10 @@ async function widened(
 ): Promise<MetricsData> {
   const step = Math.max(ctx.metricsWindowMs, 1000);
   let current = window;
+  if (worthWidening(current) && ctx.now() + step - first.scrapedAtMs <= WIDEN_WINDOW_MAX_MS)
+    ctx.onNote?.(
+      `waiting up to ${WIDEN_WINDOW_MAX_MS / 1000} s in all for writes on ${ctx.target.name}: its window held too few to time its disk now, and it was slow since it started`,
+    );
   while (worthWidening(current) && ctx.now() + step - first.scrapedAtMs <= WIDEN_WINDOW_MAX_MS) {
     await ctx.sleep(step, signal);
     const next = await scrape(ctx, signal, timeoutMs).catch(() => undefined);

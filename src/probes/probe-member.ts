@@ -82,6 +82,7 @@ export function memberContext(target: MemberTarget, opts: CollectOptions): Membe
     sleep: opts.sleep,
     metricsWindowMs: opts.metricsWindowMs,
     ...(opts.scrapes ? { scrapes: opts.scrapes } : {}),
+    ...(opts.onNote ? { onNote: opts.onNote } : {}),
     // A watch check is cheap by design: few clock samples, as on a busy digest. The digest's first
     // scrapes change only where the window starts, not the clock's samples.
     clockSamples: isWatchCheck(opts)

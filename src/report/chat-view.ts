@@ -37,6 +37,8 @@ export interface ProgressView {
   cluster: string;
   done: number;
   total: number;
+  /** Why it takes longer than its window, when a probe said so (a thin /metrics window widened). */
+  note?: string;
 }
 
 /** The full answer, posted in the thread, with one button per remediation step that has an action. */
@@ -105,8 +107,14 @@ export function textView(
   return { kind: 'text', tone, lines: typeof lines === 'string' ? [lines] : lines, ...extra };
 }
 
-export function progressView(depth: CheckDepth, cluster: string, done: number, total: number): ProgressView {
-  return { kind: 'progress', depth, cluster, done, total };
+export function progressView(
+  depth: CheckDepth,
+  cluster: string,
+  done: number,
+  total: number,
+  note?: string,
+): ProgressView {
+  return { kind: 'progress', depth, cluster, done, total, ...(note ? { note } : {}) };
 }
 
 /** "Diagnosing *prod*: 2 of 6 probes done". */
@@ -114,7 +122,7 @@ export function progressText(view: ProgressView): string {
   const verb =
     view.depth === 'diagnose' ? `Diagnosing *${view.cluster}*` : `Checking the health of *${view.cluster}*`;
   if (view.total === 0) return `${verb}: starting`;
-  return `${verb}: ${view.done} of ${view.total} probes done`;
+  return `${verb}: ${view.done} of ${view.total} probes done${view.note ? `; ${view.note}` : ''}`;
 }
 
 export function verdictView(report: DiagnosisReport): VerdictView {

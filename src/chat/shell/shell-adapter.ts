@@ -151,6 +151,34 @@ async function handleLine(session: ShellSession, handlers: ChatHandlers, raw: st
   session.screen.print(hint(session.buttons.shown));
 }
 
+/** How long the prompt waits for a command's answer before it comes back anyway. */
+export const ANSWER_WAIT_MS = 60_000;
+
+/**
+ * In a terminal the prompt comes back once the answer is printed (issue 42: it came back at 3.5 s
+ * and the answer printed itself below it later), or after ANSWER_WAIT_MS with a line saying the
+ * answer still comes, or at once on Ctrl-C. Lines typed meanwhile wait their turn.
+ */
+async function answersShown(session: ShellSession, reader: Interface): Promise<void> {
+  const { opts, screen } = session;
+  if (!opts.interactive || !opts.whenIdle) return;
+  let timer: NodeJS.Timeout | undefined;
+  let onClose: (() => void) | undefined;
+  const outcome = await Promise.race([
+    opts.whenIdle().then(() => 'shown' as const),
+    new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), ANSWER_WAIT_MS);
+    }),
+    new Promise<'closed'>((resolve) => {
+      onClose = () => resolve('closed');
+      reader.once('close', onClose);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (onClose) reader.off('close', onClose);
+  if (outcome === 'late') screen.print('Still working on it: the answer will be printed here when it comes.');
+}
+
 /** Reads lines until EOF or `exit`, then waits for the answers still due (`whenIdle`). */
 async function readLoop(session: ShellSession, handlers: ChatHandlers, reader: Interface): Promise<number> {
   const { screen, opts } = session;
@@ -162,6 +190,7 @@ async function readLoop(session: ShellSession, handlers: ChatHandlers, reader: I
     if (/^(exit|quit)$/i.test(line.trim())) break;
     try {
       await handleLine(session, handlers, line);
+      await answersShown(session, reader);
     } catch {
       screen.print(APOLOGY_TEXT);
     }
@@ -254,11 +283,14 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       if (view.kind === 'progress' && !opts.interactive) return;
       const text = buttons.render(view, ref);
       // A message that grew by lines (an action's steps) while it was the last thing shown: only the
-      // new lines, under it. Otherwise the whole message again, marked as updated.
+      // new lines, under it. One whose first line changed (its outcome) over lines already shown: the
+      // new first line and only the lines not shown yet (issue 42: a recovery's 13 steps printed
+      // twice). Otherwise the whole message again, marked as updated.
       const shown = screen.lastBlock(ref.ts);
+      const before = screen.shownText(ref.ts);
       if (shown !== undefined && text.startsWith(`${shown}\n`))
         print(text.slice(shown.length + 1), { ts: ref.ts, text });
-      else print(`#${ref.ts} (updated) ${text}`, { ts: ref.ts, text });
+      else print(`#${ref.ts} (updated) ${newPart(before, text)}`, { ts: ref.ts, text });
     },
     async ephemeral(_to, _user, view) {
       print(buttons.render(view));
@@ -274,6 +306,31 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   };
 }
 
+/** Messages whose last printed text the screen remembers (a session's recent answers). */
+const SHOWN_MESSAGES = 50;
+
+/**
+ * An updated message as it needs printing: whole, unless its lines after the first were printed
+ * already (a remediation's steps shown one by one, then its outcome on top, with the same steps
+ * less the "…ing" ones): then the new first line, and only the lines not printed before.
+ */
+export function newPart(before: string | undefined, text: string): string {
+  if (before === undefined) return text;
+  const [, ...oldBody] = before.split('\n');
+  const [head = '', ...body] = text.split('\n');
+  if (oldBody.length < 2) return text;
+  // The old lines the new ones repeat, in order (a subsequence of the old body).
+  let i = 0;
+  const fresh: string[] = [];
+  for (const line of body) {
+    const at = oldBody.indexOf(line, i);
+    if (at === -1) fresh.push(line);
+    else i = at + 1;
+  }
+  if (body.length - fresh.length < 2) return text;
+  return [`${head} (its steps are shown above)`, ...fresh].join('\n');
+}
+
 /**
  * The terminal's side of printing: output that arrives while the prompt waits for a line
  * (progress, answers from the worker) goes above it, and the prompt comes back below with
@@ -286,10 +343,17 @@ function createScreen(output: Writable, interactive: boolean) {
   let waitingOn: Interface | undefined;
   /** The message printed last, as it reads now: the next update of it may only add lines. */
   let last: { ts: string; text: string } | undefined;
+  /** Each message as last printed (at most SHOWN_MESSAGES, the oldest forgotten first). */
+  const shownTexts = new Map<string, string>();
   return {
     /** Prints `text`; `block` names the message it shows, if it is one (anything else ends that). */
     print(text: string, block?: { ts: string; text: string }): void {
       last = block;
+      if (block) {
+        shownTexts.delete(block.ts);
+        shownTexts.set(block.ts, block.text);
+        if (shownTexts.size > SHOWN_MESSAGES) shownTexts.delete(shownTexts.keys().next().value ?? '');
+      }
       if (!waitingOn) {
         output.write(`${text}\n`);
         return;
@@ -298,6 +362,10 @@ function createScreen(output: Writable, interactive: boolean) {
       cursorTo(output, 0);
       output.write(`${text}\n`);
       waitingOn.prompt(true);
+    },
+    /** The text of message `ts` as last printed, wherever it is on the screen. */
+    shownText(ts: string): string | undefined {
+      return shownTexts.get(ts);
     },
     /** The text of message `ts` if it is the last thing printed, else undefined. */
     lastBlock(ts: string): string | undefined {

@@ -71,7 +71,12 @@ function renderTextView(view: TextView): SlackMessage {
 }
 
 function renderProgress(view: ProgressView): SlackMessage {
-  const text = progressText({ ...view, cluster: escapeMrkdwn(view.cluster) });
+  // The note names a member as the member list does: untrusted text, escaped as the cluster is.
+  const text = progressText({
+    ...view,
+    cluster: escapeMrkdwn(view.cluster),
+    ...(view.note ? { note: escapeMrkdwn(view.note) } : {}),
+  });
   return { text, blocks: [section(`:hourglass_flowing_sand: ${text}`)] };
 }
 

@@ -86,8 +86,8 @@ const externals = {
 export function bundleOptions(outdir = OUT_DIR) {
   return {
     absWorkingDir: fileURLToPath(new URL('..', import.meta.url)),
-    // The offline analysis thread (src/offline/analyze-isolated.ts) loads analyze-thread.js beside its chunk.
-    entryPoints: { main: 'src/main.ts', 'analyze-thread': 'src/offline/analyze-thread.ts' },
+    // The offline analysis process (src/offline/isolated-process.ts) runs analyze-child.js beside its chunk.
+    entryPoints: { main: 'src/main.ts', 'analyze-child': 'src/offline/analyze-child.ts' },
     outdir,
     bundle: true,
     // Per-command chunks keep the lazy import() of src/cli.ts: health loads no role's code.

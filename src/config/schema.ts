@@ -298,11 +298,11 @@ export const offlineSettingsSchema = z.strictObject({
     .min(1)
     .max(4 * 1024 ** 3)
     .optional(),
-  /** The heap (MiB, V8 old generation) of the thread that reads one shared file set (default 192). */
+  /** The heap (MiB, V8 old generation) of the process that reads one shared file set; it holds 128 MiB more at most (default 192). */
   analysisMemoryMb: z.number().int().min(32).max(16_384).optional(),
   /**
-   * Analyses at once in one worker process (default 1), on their own queue: each holds a thread of
-   * analysisMemoryMb and up to 10 downloads of maxFileBytes in the temp dir.
+   * Analyses at once in one worker process (default 1), on their own queue: each holds a process of
+   * analysisMemoryMb + 128 MiB and up to 10 downloads of maxFileBytes in the temp dir.
    */
   concurrency: z.number().int().min(1).max(16).optional(),
 });

@@ -6,8 +6,8 @@ import { analyzeSnapshot, looksLikeSnapshot, type SnapshotReport } from './snaps
 
 /**
  * What `analyze` answers for any input: a snapshot file (bbolt, given alone) gets the snapshot and
- * space report; anything else the rules' report. The CLI, the analysis thread of files shared in
- * chat and MCP's etcd_analyze all come through here. Throws OfflineInputError (SnapshotError for a
+ * space report; anything else the rules' report. The analysis process of the CLI, of files shared
+ * in chat and of MCP's etcd_analyze (analyze-child.ts) comes through here. Throws OfflineInputError (SnapshotError for a
  * damaged or truncated snapshot) with the answer to give.
  */
 export async function analyzeInputs(

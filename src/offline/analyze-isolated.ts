@@ -1,96 +1,135 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import type { OfflineReport } from './analyze.js';
-import type { SnapshotReport } from './snapshot/analyze-snapshot.js';
-import type { ReadLimits } from './collection.js';
+import { basename } from 'node:path';
+import type { ReadSnapshotOptions, SnapshotCheckSummary } from '../etcd/snapshot/read-snapshot.js';
+import { SnapshotError } from '../etcd/snapshot/snapshot-error.js';
 import { OfflineInputError } from '../errors.js';
 import { formatBytes } from '../format.js';
+import type { OfflineReport } from './analyze.js';
+import type { ReadLimits } from './collection.js';
+import { type IsolatedEnd, type ProcessLimits, runIsolated } from './isolated-process.js';
+import type { IsolatedAnswer } from './isolated-request.js';
+import type { SnapshotReport } from './snapshot/analyze-snapshot.js';
 
-/** The heap one analysis of shared files may use (V8 old generation), apart from the worker's own. */
+/** The heap one analysis of shared files may use (V8 old generation); its process may hold NODE_OWN_MB more. */
 export const DEFAULT_ANALYSIS_MEMORY_MB = 192;
+/**
+ * How long one analysis may run, in chat (inside its job's 120 s, queue/job-worker.ts, which also
+ * downloads the files and answers), in `etcd-doctor analyze` and in MCP's etcd_analyze alike. A
+ * must-gather of 200 MiB reads in ~23 s on the shared 2-core VM (docs/BENCHMARKS.md).
+ */
+export const DEFAULT_ANALYSIS_TIMEOUT_MS = 100_000;
+/** File names in an answer: cut, so that an answer stays one short line whatever the file is called. */
+const NAME_CHARS = 80;
 
 export interface IsolatedAnalysisOptions {
   signal?: AbortSignal;
   limits?: ReadLimits;
-  /** `maxOldGenerationSizeMb` of the analysis thread. */
+  /** The V8 heap of the analysis process (offline.analysisMemoryMb). */
   memoryMb?: number;
-}
-
-type ThreadAnswer =
-  | { ok: true; report: OfflineReport | SnapshotReport }
-  | { ok: false; input: boolean; message: string };
-
-const TSX_LOADER = 'tsx/esm/api';
-
-/** The thread's entry: tsc's and esbuild's output hold analyze-thread.js beside this file; the sources run it through tsx. */
-function threadEntry(): { entry: URL | string; eval: boolean } {
-  const js = new URL('./analyze-thread.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return { entry: js, eval: false };
-  const ts = new URL('./analyze-thread.ts', import.meta.url).href;
-  // Only the sources (tests) get here: a worker takes no --import, so the thread registers tsx's
-  // loader (a dev dependency) itself, then imports the entry. The built code never reaches it.
-  const code = `import(${JSON.stringify(TSX_LOADER)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ts)}); })`;
-  return { entry: code, eval: true };
+  timeoutMs?: number;
+  /** Every rule's verdict (`--explain`). */
+  explain?: boolean;
+  /** Read for the path `-`. */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /**
- * Runs `analyzeInputs` (the rules, or a snapshot's breakdown) on untrusted files in a worker thread with its own heap limit: a file that
- * expands past it (a YAML document of millions of nodes, a log of millions of streams) ends that
- * thread, not the worker and the remediations it runs. A thread that died is an answer
- * (OfflineInputError, never retried: the same file would kill the next one too).
+ * Runs `analyzeInputs` (the rules, or a snapshot's breakdown) on untrusted files in a process of its
+ * own (isolated-process.ts), with a memory limit that counts everything it holds, a time limit and
+ * no credentials in its environment: a file that expands past them (a YAML document of millions of
+ * nodes, a crafted snapshot) ends that process, not the worker and the remediations it runs. A
+ * process that died is an answer (OfflineInputError, never retried: the same file would kill the
+ * next one too).
  */
-export function analyzeIsolated(
+export async function analyzeIsolated(
   paths: readonly string[],
   opts: IsolatedAnalysisOptions = {},
 ): Promise<OfflineReport | SnapshotReport> {
-  const memoryMb = opts.memoryMb ?? DEFAULT_ANALYSIS_MEMORY_MB;
-  const { entry, eval: isCode } = threadEntry();
-  const thread = new Worker(entry, {
-    eval: isCode,
-    workerData: { paths: [...paths], ...(opts.limits ? { limits: opts.limits } : {}) },
-    resourceLimits: { maxOldGenerationSizeMb: memoryMb },
-    stdout: true,
-    stderr: true,
-  });
-  return new Promise<OfflineReport | SnapshotReport>((resolve, reject) => {
-    let settled = false;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      opts.signal?.removeEventListener('abort', abort);
-      fn();
-      void thread.terminate();
-    };
-    const abort = () => settle(() => reject(opts.signal?.reason));
-    opts.signal?.addEventListener('abort', abort, { once: true });
-    if (opts.signal?.aborted) abort();
-    thread.on('message', (answer: ThreadAnswer) =>
-      settle(() =>
-        answer.ok
-          ? resolve(answer.report)
-          : reject(answer.input ? new OfflineInputError(answer.message) : new Error(answer.message)),
-      ),
-    );
-    thread.on('error', (err: Error & { code?: string }) => settle(() => reject(died(paths, memoryMb, err))));
-    thread.on('exit', (code) =>
-      settle(() => reject(died(paths, memoryMb, new Error(`the analysis thread exited with code ${code}`)))),
-    );
+  const limits = limitsOf(opts);
+  const end = await runIsolated(
+    {
+      op: 'analyze',
+      paths: [...paths],
+      ...(opts.limits ? { limits: opts.limits } : {}),
+      ...(opts.explain ? { explain: true } : {}),
+    },
+    {
+      ...limits,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.stdin ? { stdin: opts.stdin } : {}),
+    },
+  );
+  return answerOf<OfflineReport | SnapshotReport>(end, {
+    what: names(paths),
+    limits,
+    instead: SHARE_ETCD_PARTS,
   });
 }
 
-function died(paths: readonly string[], memoryMb: number, err: Error & { code?: string }): OfflineInputError {
-  const what = paths.map((p) => p.split('/').pop()).join(', ');
-  if (err.code === 'ERR_WORKER_OUT_OF_MEMORY')
-    return new OfflineInputError(
-      `${what} needs more than the ${formatBytes(memoryMb * 1024 ** 2, 'binary')} memory limit for one analysis: ` +
-        'share the etcd parts only (namespaces/openshift-etcd, etcd_info/ and the nodes of a must-gather) or the etcd logs themselves',
-      { cause: err },
-    );
-  return new OfflineInputError(
-    `the analysis of ${what} stopped (${err.message}): share the etcd logs themselves`,
-    {
-      cause: err,
-    },
+/**
+ * verifySnapshot (read-snapshot.ts) on a backup file, in a process of its own as files shared in
+ * chat are: a backup volume is written by other hands than etcd-doctor's. Throws SnapshotError for a
+ * file it cannot read, as verifySnapshot does, and OfflineInputError when the process ends.
+ */
+export async function verifySnapshotIsolated(
+  path: string,
+  opts: { pages: NonNullable<ReadSnapshotOptions['pages']>; timeoutMs: number; signal?: AbortSignal },
+): Promise<SnapshotCheckSummary> {
+  const limits = { memoryMb: DEFAULT_ANALYSIS_MEMORY_MB, timeoutMs: opts.timeoutMs };
+  const end = await runIsolated(
+    { op: 'verify-snapshot', path, pages: opts.pages },
+    { ...limits, ...(opts.signal ? { signal: opts.signal } : {}) },
   );
+  return answerOf<SnapshotCheckSummary>(end, { what: names([path]), limits });
+}
+
+function limitsOf(opts: IsolatedAnalysisOptions): ProcessLimits {
+  return {
+    memoryMb: opts.memoryMb ?? DEFAULT_ANALYSIS_MEMORY_MB,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_ANALYSIS_TIMEOUT_MS,
+  };
+}
+
+function names(paths: readonly string[]): string {
+  return paths
+    .map((p) => basename(p))
+    .map((n) => (n.length > NAME_CHARS ? `${n.slice(0, NAME_CHARS)}…` : n))
+    .join(', ');
+}
+
+/** What an answer about a stopped run names: the files, the limits, and what to share instead (chat, CLI, MCP). */
+interface Stopped {
+  what: string;
+  limits: ProcessLimits;
+  instead?: string;
+}
+
+/** Instead of a collection over the memory limit: the parts the rules read. */
+const SHARE_ETCD_PARTS =
+  'share the etcd parts only (namespaces/openshift-etcd, etcd_info/ and the nodes of a must-gather) or the etcd logs themselves';
+
+/** The run's value; else the error it threw, or how its process ended, as the answer to give. */
+function answerOf<T>(end: IsolatedEnd, s: Stopped): T {
+  if (end.kind === 'answer') {
+    if (end.answer.ok) return end.answer.value as T;
+    throw thrown(end.answer, s);
+  }
+  const instead = s.instead ? `: ${s.instead}` : '';
+  if (end.kind === 'out-of-memory') throw overMemory(s);
+  if (end.kind === 'timed-out')
+    throw new OfflineInputError(
+      `the analysis of ${s.what} took longer than the ${Math.round(s.limits.timeoutMs / 1000)} s limit for one analysis and was stopped${instead}`,
+    );
+  throw new OfflineInputError(`the analysis of ${s.what} stopped (${end.detail})${instead}`);
+}
+
+function overMemory(s: Stopped): OfflineInputError {
+  return new OfflineInputError(
+    `${s.what} needs more than the ${formatBytes(s.limits.memoryMb * 1024 ** 2, 'binary')} memory limit for one analysis${s.instead ? `: ${s.instead}` : ''}`,
+  );
+}
+
+function thrown(answer: Extract<IsolatedAnswer, { ok: false }>, s: Stopped): Error {
+  if (answer.outOfMemory) return overMemory(s);
+  if (answer.name === 'SnapshotError') return new SnapshotError(answer.message);
+  return answer.input ? new OfflineInputError(answer.message) : new Error(answer.message);
 }

@@ -20,7 +20,7 @@ export interface AnalyzeJobDeps {
   workerId: string;
   logger: Logger;
   maxFileBytes: number;
-  /** The heap limit of the thread that reads the files (analyze-isolated.ts). */
+  /** The heap limit of the process that reads the files (analyze-isolated.ts). */
   memoryMb?: number;
   /** Where private download directories are made. Default the OS temp dir. */
   tmpRoot?: string;
@@ -130,7 +130,7 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       let view: ChatView;
       let status = 'refused';
       try {
-        // Shared files are read in a thread with its own heap: one that expands past it is an answer, not a dead worker.
+        // Shared files are read in a process with its own limits: one that expands past them is an answer, not a dead worker.
         const report = await analyzeIsolated(await paths(job, dir, info.signal), {
           signal: info.signal,
           ...(deps.memoryMb ? { memoryMb: deps.memoryMb } : {}),

@@ -11,7 +11,7 @@ import { createFileRequests } from './file-requests.js';
 /** Files larger than this are refused in chat (before downloading when Slack gives the size). */
 export const DEFAULT_MAX_FILE_BYTES = 250 * 1000 * 1000;
 
-/** Analyses of shared files at once per worker process (offline.concurrency): each holds a thread with its own heap. */
+/** Analyses of shared files at once per worker process (offline.concurrency): each is a process with its own limits. */
 export const DEFAULT_ANALYSIS_CONCURRENCY = 1;
 
 export interface OfflineChatWiring {

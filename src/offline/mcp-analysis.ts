@@ -11,8 +11,8 @@ export interface McpOfflineAnalysis {
 /**
  * The offline analysis for `etcd-doctor mcp` and `/mcp`, bounded to `roots` (config
  * `mcp.analyzeRoots`) when given. Over HTTP the caller is remote: give none, and there is no tool.
- * The files are read in a thread with its own heap, as files shared in chat are: `/mcp` runs in a
- * worker (deploy/ components/mcp), beside its remediations.
+ * The files are read in a process of its own with the limits of files shared in chat: `/mcp` runs
+ * in a worker (deploy/ components/mcp), beside its remediations.
  */
 export function mcpOfflineAnalysis(
   roots: readonly string[] | undefined,

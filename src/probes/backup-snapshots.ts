@@ -1,8 +1,8 @@
 import { opendir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BulkheadPolicy, bulkhead } from 'cockatiel';
-import { verifySnapshot } from '../etcd/snapshot/read-snapshot.js';
 import { SnapshotError } from '../etcd/snapshot/snapshot-error.js';
+import { verifySnapshotIsolated } from '../offline/analyze-isolated.js';
 import type { SnapshotCheck, SnapshotDirData } from './backups-evidence.js';
 import { formatSeconds, type Probe, ProbeError } from './probe.js';
 
@@ -40,9 +40,10 @@ export interface SnapshotDirContext {
 }
 
 /**
- * Snapshot reads at once in a process (cockatiel's bulkhead): each holds up to the reader's 16 MiB
- * page cache and a 1 MiB hash buffer, so a digest of hundreds of clusters with backups reads two at
- * a time instead of hundreds; a cluster whose turn does not come within its budget says so.
+ * Snapshot reads at once from a process (cockatiel's bulkhead): each is a process of its own
+ * (analyze-isolated.ts, ~55 MiB RSS for the reader's 16 MiB page cache and 1 MiB hash buffer), so a
+ * digest of hundreds of clusters with backups reads two at a time instead of hundreds; a cluster
+ * whose turn does not come within its budget says so.
  */
 export type SnapshotReadSlots = Pick<BulkheadPolicy, 'execute'>;
 const READS_AT_ONCE = 2;
@@ -203,6 +204,8 @@ async function checkOne(
 }
 
 const WAITED_TOO_LONG = Symbol('waited too long');
+/** The reading process's own time limit past the file's deadline: the deadline ends it first. */
+const ISOLATION_GRACE_MS = 1000;
 
 /**
  * Runs `fn` in a read slot; gives up (WAITED_TOO_LONG) if `wait` aborts before a slot is free. A
@@ -240,9 +243,12 @@ async function readOne(
   const allPages = ctx.budget.pages === 'all';
   const deadline = AbortSignal.timeout(Math.max(1, ms));
   try {
-    const snapshot = await verifySnapshot(entry.path, {
+    // In a process of its own, as a file shared in chat: the backup volume is written by other hands.
+    // Its own limit is later than the deadline, which says the file took too long.
+    const snapshot = await verifySnapshotIsolated(entry.path, {
       signal: AbortSignal.any([signal, deadline]),
       pages: ctx.budget.pages,
+      timeoutMs: Math.max(1, ms) + ISOLATION_GRACE_MS,
     });
     const check: SnapshotCheck = {
       ...unread(entry, ''),

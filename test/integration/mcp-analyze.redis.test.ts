@@ -129,7 +129,7 @@ describe('/mcp (HTTP)', () => {
     expect((await analyze(client, [outside])).isError).toBe(true);
   });
 
-  it('reads the files in a thread of its own heap: one that outgrows it is a tool error, and the server goes on', async () => {
+  it('reads the files in a process of its own: one that outgrows its heap is a tool error, and the server goes on', async () => {
     // 140,000 YAML nodes pass the document limits but not a 32 MiB heap.
     const files = mustGatherFiles('openshift-4.14-healthy').filter((f) => !f.path.endsWith('core/pods.yaml'));
     files.push({

@@ -1,4 +1,11 @@
-import { type BboltFile, BRANCH_PAGE, LEAF_PAGE, PAGE_HEADER_BYTES, type Page } from './bbolt-file.js';
+import {
+  type BboltFile,
+  BRANCH_PAGE,
+  LEAF_PAGE,
+  MAX_WALK_HELD_BYTES,
+  PAGE_HEADER_BYTES,
+  type Page,
+} from './bbolt-file.js';
 
 /*
  * bbolt's B+tree (go.etcd.io/bbolt page.go, bucket.go): a page's elements follow its header, 16
@@ -32,16 +39,16 @@ export function bucketRoot(value: Buffer): BucketRoot | undefined {
 
 /**
  * Every leaf entry of a bucket, in key order, reading one page at a time. Throws SnapshotError
- * (via file.corrupt) for a page that is neither branch nor leaf, an element past its page's end,
- * or a page reached twice.
+ * (via file.corrupt or file.insane) for a page that is neither branch nor leaf, an element past its
+ * page's end, a page reached twice or overlapping another, and for a path from the bucket's root
+ * whose pages hold more than MAX_WALK_HELD_BYTES at once (each level is held while its children are read).
  */
 export async function* walkBucket(
   file: BboltFile,
   root: BucketRoot,
   name: string,
 ): AsyncGenerator<LeafEntry> {
-  const seen = new Set<number>();
-  async function* visit(page: Page, depth = 0): AsyncGenerator<LeafEntry> {
+  async function* visit(page: Page, depth: number, heldBytes: number): AsyncGenerator<LeafEntry> {
     if (page.flags & LEAF_PAGE) {
       yield* leafEntries(file, page, name);
       return;
@@ -51,19 +58,21 @@ export async function* walkBucket(
         `page ${page.pgid} of the ${name} bucket is neither a branch nor a leaf page (flags 0x${page.flags.toString(16)})`,
       );
     for (const child of branchChildren(file, page, name)) {
-      if (seen.has(child)) throw file.corrupt(`page ${child} of the ${name} bucket is reached twice`);
-      seen.add(child);
       if (depth >= MAX_DEPTH)
         throw file.corrupt(`the ${name} bucket's tree is deeper than ${MAX_DEPTH} levels at page ${child}`);
-      yield* visit(await file.page(child, `the ${name} bucket's page ${page.pgid}`), depth + 1);
+      const next = await file.page(
+        child,
+        `the ${name} bucket's page ${page.pgid}`,
+        MAX_WALK_HELD_BYTES - heldBytes,
+      );
+      yield* visit(next, depth + 1, heldBytes + next.buf.length);
     }
   }
-  if ('inline' in root) {
-    yield* visit(inlinePage(file, root.inline, name));
-    return;
-  }
-  seen.add(root.pgid);
-  yield* visit(await file.page(root.pgid, `the ${name} bucket`));
+  const top =
+    'inline' in root
+      ? inlinePage(file, root.inline, name)
+      : await file.page(root.pgid, `the ${name} bucket`, MAX_WALK_HELD_BYTES);
+  yield* visit(top, 0, top.buf.length);
 }
 
 /**
@@ -76,7 +85,9 @@ export async function lastEntry(
   name: string,
 ): Promise<LeafEntry | undefined> {
   let page =
-    'inline' in root ? inlinePage(file, root.inline, name) : await file.page(root.pgid, `the ${name} bucket`);
+    'inline' in root
+      ? inlinePage(file, root.inline, name)
+      : await file.page(root.pgid, `the ${name} bucket`, MAX_WALK_HELD_BYTES);
   for (let depth = 0; !(page.flags & LEAF_PAGE); depth++) {
     if (!(page.flags & BRANCH_PAGE))
       throw file.corrupt(
@@ -86,7 +97,7 @@ export async function lastEntry(
     if (child === undefined) return undefined;
     if (depth >= MAX_DEPTH)
       throw file.corrupt(`the ${name} bucket's tree is deeper than ${MAX_DEPTH} levels at page ${child}`);
-    page = await file.page(child, `the ${name} bucket's page ${page.pgid}`);
+    page = await file.page(child, `the ${name} bucket's page ${page.pgid}`, MAX_WALK_HELD_BYTES);
   }
   let last: LeafEntry | undefined;
   for (const entry of leafEntries(file, page, name)) last = entry;

@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import { formatBytes } from '../../format.js';
 import { SnapshotError } from './snapshot-error.js';
 
 /*
@@ -22,6 +23,14 @@ const NOT_FOUND = 'it was not found';
 /** Reads go by 1 MiB blocks, 16 kept (16 MiB). */
 const BLOCK_BYTES = 1024 * 1024;
 const CACHED_BLOCKS = 16;
+/*
+ * What one page may span, overflow included. bbolt splits a node once it passes a page (node.go
+ * split, spill), so only large elements make a page overflow: a branch page's are keys, at most
+ * 32 KiB each (MaxKeySize), and a node keeps at least 2 of them; a leaf's are values, at most what
+ * etcd took in one request (--max-request-bytes, 1.5 MiB by default; etcd warns past 10 MiB).
+ */
+export const MAX_BRANCH_PAGE_BYTES = 1024 * 1024;
+export const MAX_LEAF_PAGE_BYTES = 64 * 1024 * 1024;
 
 export interface BboltMeta {
   pageSize: number;
@@ -68,16 +77,28 @@ export function hasBboltMagic(head: Buffer): boolean {
   return head.length >= PAGE_HEADER_BYTES + 4 && head.readUInt32LE(PAGE_HEADER_BYTES) === BBOLT_MAGIC;
 }
 
-/** A bbolt file read page by page with positioned reads; never the whole file. */
+/**
+ * A bbolt file read page by page with positioned reads; never the whole file. Every page is read
+ * at most once and no two pages share a byte (bbolt never lets them), so a walk reads at most the
+ * file; a page spans at most MAX_BRANCH_PAGE_BYTES or MAX_LEAF_PAGE_BYTES, and at most the bytes
+ * its caller may still hold.
+ */
 export class BboltFile {
   /** Recently read blocks, oldest first (a Map keeps insertion order): at most CACHED_BLOCKS * BLOCK_BYTES held. */
   private readonly blocks = new Map<number, Buffer>();
+  /** A bit per page in use: set once the page was read, itself or as another's overflow. */
+  private readonly claimed: Uint8Array;
+  /** A bit per page in use: set once a page starting there was read. */
+  private readonly starts: Uint8Array;
 
   private constructor(
     private readonly file: FileHandle,
     readonly path: string,
     readonly meta: BboltMeta,
-  ) {}
+  ) {
+    this.claimed = new Uint8Array(Math.ceil(meta.pgid / 8));
+    this.starts = new Uint8Array(this.claimed.length);
+  }
 
   /** Opens the current meta page; throws SnapshotError when neither meta page is usable or the file is cut short. */
   static async open(file: FileHandle, path: string, dataBytes: number): Promise<BboltFile> {
@@ -90,8 +111,12 @@ export class BboltFile {
     return new BboltFile(file, path, meta);
   }
 
-  /** Page `pgid` with its overflow pages; throws SnapshotError for a page out of range or with a bad header. */
-  async page(pgid: number, what: string): Promise<Page> {
+  /**
+   * Page `pgid` with its overflow pages, spanning at most `maxBytes`; throws SnapshotError for a page
+   * out of range or with a bad header, and for one no sane bbolt file holds: larger than its kind
+   * of page can be or than `maxBytes`, or sharing a page with one read before.
+   */
+  async page(pgid: number, what: string, maxBytes: number): Promise<Page> {
     const { pageSize, pgid: pages } = this.meta;
     if (!Number.isSafeInteger(pgid) || pgid < 2 || pgid >= pages)
       throw this.corrupt(`${what} points to page ${pgid}, outside the ${pages} pages in use`);
@@ -99,16 +124,46 @@ export class BboltFile {
     const overflow = buf.readUInt32LE(12);
     if (Number(buf.readBigUInt64LE(0)) !== pgid)
       throw this.corrupt(`page ${pgid} (${what}) has the id ${buf.readBigUInt64LE(0)} in its header`);
-    if (overflow > 0) {
-      if (pgid + overflow >= pages)
-        throw this.corrupt(`page ${pgid} (${what}) overflows past the ${pages} pages in use`);
-      buf = await this.read(pgid * pageSize, (overflow + 1) * pageSize);
-    }
+    if (pgid + overflow >= pages)
+      throw this.corrupt(`page ${pgid} (${what}) overflows past the ${pages} pages in use`);
+    this.assertSane(pgid, what, buf.readUInt16LE(8), (overflow + 1) * pageSize, maxBytes);
+    this.claim(pgid, overflow, what);
+    if (overflow > 0) buf = await this.read(pgid * pageSize, (overflow + 1) * pageSize);
     return { pgid, flags: buf.readUInt16LE(8), count: buf.readUInt16LE(10), buf };
   }
 
   corrupt(detail: string): SnapshotError {
     return new SnapshotError(`${this.path} is corrupted: ${detail}`);
+  }
+
+  /** A page no bbolt file holds: said as such, before a byte of its span is read. */
+  insane(detail: string): SnapshotError {
+    return new SnapshotError(`${this.path} is not a sane bbolt file: ${detail}; copy the snapshot again`);
+  }
+
+  private assertSane(pgid: number, what: string, flags: number, spanBytes: number, maxBytes: number): void {
+    const [kind, limit] =
+      flags & BRANCH_PAGE ? ['branch', MAX_BRANCH_PAGE_BYTES] : ['leaf', MAX_LEAF_PAGE_BYTES];
+    if (spanBytes > limit)
+      throw this.insane(
+        `page ${pgid} (${what}) spans ${formatBytes(spanBytes, 'binary')}, over the ${formatBytes(limit, 'binary')} a ${kind} page holds`,
+      );
+    if (spanBytes > maxBytes)
+      throw this.insane(
+        `page ${pgid} (${what}) spans ${formatBytes(spanBytes, 'binary')}: with the ${formatBytes(MAX_WALK_HELD_BYTES - maxBytes, 'binary')} of pages above it, over the ${formatBytes(MAX_WALK_HELD_BYTES, 'binary')} one walk holds`,
+      );
+  }
+
+  /** Marks the page and its overflow as read; a page read before, or sharing a page with another, is refused. */
+  private claim(pgid: number, overflow: number, what: string): void {
+    if (isSet(this.starts, pgid)) throw this.corrupt(`page ${pgid} (${what}) is reached twice`);
+    for (let p = pgid; p <= pgid + overflow; p++)
+      if (isSet(this.claimed, p))
+        throw this.insane(
+          `page ${pgid} (${what}) overlaps a page read before (at page ${p}), and bbolt pages never overlap`,
+        );
+    set(this.starts, pgid);
+    for (let p = pgid; p <= pgid + overflow; p++) set(this.claimed, p);
   }
 
   /** From a small cache of aligned blocks: a page at a time costs a system call each, and pages cluster. */
@@ -140,6 +195,14 @@ export class BboltFile {
     return buf;
   }
 }
+
+const isSet = (bits: Uint8Array, i: number) => ((bits[i >> 3] ?? 0) & (1 << (i & 7))) !== 0;
+function set(bits: Uint8Array, i: number): void {
+  bits[i >> 3] = (bits[i >> 3] ?? 0) | (1 << (i & 7));
+}
+
+/** The pages from a bucket's root down to the one being read, held at once by a walk: at most this. */
+export const MAX_WALK_HELD_BYTES = 80 * 1024 * 1024;
 
 async function readAt(file: FileHandle, offset: number, length: number): Promise<Buffer> {
   const buf = Buffer.alloc(length);

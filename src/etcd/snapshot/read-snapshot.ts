@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { BboltFile } from './bbolt-file.js';
-import { bucketRoot, type LeafEntry, lastEntry, walkBucket } from './bbolt-bucket.js';
+import { bucketRoot, lastEntry, walkBucket } from './bbolt-bucket.js';
 import { decodeKeyValue, parseRevision } from './mvcc.js';
 import { SnapshotError } from './snapshot-error.js';
 import { bboltBytes, checkSha256Trailer, hasSha256Trailer } from './snapshot-trailer.js';
@@ -118,20 +118,14 @@ async function readStore(
     hashing.catch(() => {});
     try {
       const buckets = await rootBuckets(db);
-      const keyBucket = buckets.get('key');
+      const keyBucket = buckets.found.get('key');
       if (!keyBucket)
         throw new SnapshotError(
-          `${path} is a bbolt database but not etcd's: it has no key bucket (buckets: ${[...buckets.keys()].join(', ') || 'none'})`,
+          `${path} is a bbolt database but not etcd's: it has no key bucket (buckets: ${buckets.names.join(', ') || 'none'})`,
         );
-      const newestRevision = await newestRevisionOf(
-        db,
-        keyBucket.value,
-        opts,
-        keys,
-        hasSha256Trailer(sizeBytes),
-      );
-      const meta = buckets.get('meta');
-      const m = meta ? await metaValues(db, meta.value) : new Map<string, Buffer>();
+      const newestRevision = await newestRevisionOf(db, keyBucket, opts, keys, hasSha256Trailer(sizeBytes));
+      const meta = buckets.found.get('meta');
+      const m = meta ? await metaValues(db, meta) : new Map<string, Buffer>();
       const compactRevision = revisionOf(m.get('finishedCompactRev'));
       return {
         revision: Math.max(newestRevision, compactRevision ?? 0),
@@ -153,11 +147,23 @@ async function readStore(
   }
 }
 
-async function rootBuckets(db: BboltFile): Promise<Map<string, LeafEntry>> {
-  const buckets = new Map<string, LeafEntry>();
-  for await (const entry of walkBucket(db, { pgid: db.meta.rootPgid }, 'root'))
-    if (entry.isBucket) buckets.set(entry.key.toString('latin1'), entry);
-  return buckets;
+/** The buckets read: etcd's `key` and `meta`. Others (lease, members, auth...) are only named. */
+const ROOT_BUCKETS = new Set(['key', 'meta']);
+/** Other buckets' names kept for the message of a file with no key bucket, each cut short. */
+const NAMED_BUCKETS = 8;
+const NAME_CHARS = 40;
+
+/** The key and meta buckets' headers (copied: a leaf entry holds its whole page), and a few other names. */
+async function rootBuckets(db: BboltFile): Promise<{ found: Map<string, Buffer>; names: string[] }> {
+  const found = new Map<string, Buffer>();
+  const names: string[] = [];
+  for await (const entry of walkBucket(db, { pgid: db.meta.rootPgid }, 'root')) {
+    if (!entry.isBucket) continue;
+    const name = entry.key.subarray(0, NAME_CHARS).toString('latin1');
+    if (ROOT_BUCKETS.has(name) && entry.key.length === name.length) found.set(name, Buffer.from(entry.value));
+    else if (names.length < NAMED_BUCKETS) names.push(entry.key.length > NAME_CHARS ? `${name}…` : name);
+  }
+  return { found, names: [...found.keys(), ...names] };
 }
 
 /**
@@ -189,12 +195,18 @@ async function liveKeys(
   return newestRevision;
 }
 
+/** The meta bucket's values read, each a uint64 or a revision (17 bytes). */
+const META_KEYS = new Set(['finishedCompactRev', 'scheduledCompactRev', 'consistent_index']);
+const META_VALUE_BYTES = 17;
+
 async function metaValues(db: BboltFile, header: Buffer): Promise<Map<string, Buffer>> {
   const root = bucketRoot(header);
   if (!root) throw db.corrupt('the meta bucket header is cut short');
   const values = new Map<string, Buffer>();
-  for await (const { key, value } of walkBucket(db, root, 'meta'))
-    values.set(key.toString('latin1'), Buffer.from(value));
+  for await (const { key, value } of walkBucket(db, root, 'meta')) {
+    const name = key.toString('latin1', 0, 32);
+    if (META_KEYS.has(name) && value.length <= META_VALUE_BYTES) values.set(name, Buffer.from(value));
+  }
   return values;
 }
 

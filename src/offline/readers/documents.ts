@@ -26,7 +26,7 @@ export async function readDocument(
  * Nodes of one YAML document (scalars, collections, entries, aliases), counted before it is parsed:
  * yaml's document model holds ~850 bytes a node (540 pods, 192,000 nodes, took 163 MB of heap), so a
  * 30 MB `[0,0,…]` that gzips to 30 KB is 15 million nodes past any heap. 150,000 (about 280 pods in
- * one List, ~85 MB) fits the analysis thread's 192 MiB; an etcd namespace's pods.yaml is ~10,000.
+ * one List, ~85 MB) fits the analysis process's 192 MiB heap; an etcd namespace's pods.yaml is ~10,000.
  */
 export const MAX_YAML_NODES = 150_000;
 /** JSON.parse holds ~100 bytes a node (800,000 nodes of pods: 86 MB with their text). */

@@ -20,6 +20,8 @@ export interface StdioSession {
   stderr(): string;
   /** Every message the client received, in the order it arrived on the wire. */
   received(): JSONRPCMessage[];
+  /** The server process's pid, while it runs. */
+  pid(): number | null;
   close(): Promise<void>;
 }
 
@@ -45,7 +47,13 @@ export async function connectStdio(args: string[], env: Record<string, string>):
     if (received.length < 10_000) received.push(message);
     dispatch?.(message);
   };
-  return { client, stderr: () => log, received: () => received, close: () => client.close() };
+  return {
+    client,
+    stderr: () => log,
+    received: () => received,
+    pid: () => transport.pid,
+    close: () => client.close(),
+  };
 }
 
 /** An SDK client over Streamable HTTP, sending `token` as the bearer token (none when undefined). */

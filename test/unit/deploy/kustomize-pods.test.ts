@@ -15,6 +15,7 @@ import { parseConfigText } from '../../../src/config/load-config.js';
 import type { ConfigFile } from '../../../src/config/schema.js';
 import { DEFAULT_ANALYSIS_MEMORY_MB } from '../../../src/offline/analyze-isolated.js';
 import { MAX_FILES } from '../../../src/offline/file-requests.js';
+import { NODE_OWN_MB } from '../../../src/offline/isolated-process.js';
 import { DEFAULT_ANALYSIS_CONCURRENCY, DEFAULT_MAX_FILE_BYTES } from '../../../src/offline/install.js';
 import { DEFAULT_REMEDIATION_SETTINGS } from '../../../src/remediation/settings.js';
 
@@ -301,7 +302,7 @@ describe('room for the analysis of shared files', () => {
     }
   });
 
-  it("holds the worker's heap and one analysis thread per slot in the memory limit", () => {
+  it("holds the worker's heap and one analysis process per slot in the memory limit", () => {
     for (const target of APP_TARGETS) {
       const offline = workerConfig(target).offline;
       const container = containerOf(
@@ -311,11 +312,12 @@ describe('room for the analysis of shared files', () => {
       const heapMb = Number(
         /--max-old-space-size=(\d+)/.exec(env(container, 'NODE_OPTIONS')?.value ?? '')?.[1],
       );
-      const threadsMb =
-        (offline?.analysisMemoryMb ?? DEFAULT_ANALYSIS_MEMORY_MB) *
+      // An analysis process holds its heap and Node's own (RLIMIT_DATA, isolated-process.ts).
+      const analysesMb =
+        ((offline?.analysisMemoryMb ?? DEFAULT_ANALYSIS_MEMORY_MB) + NODE_OWN_MB) *
         (offline?.concurrency ?? DEFAULT_ANALYSIS_CONCURRENCY);
-      // Code, buffers and young generations outside the two heaps: ~180 MiB measured at a digest's peak.
-      const neededMb = heapMb + threadsMb + 256;
+      // The worker's code, buffers and young generations outside its heap: ~180 MiB measured at a digest's peak.
+      const neededMb = heapMb + analysesMb + 256;
       const limitMb = quantityBytes(container.resources?.limits?.memory) / 1024 ** 2;
       expect({ target, heapMb, fits: limitMb >= neededMb, limitMb }).toEqual({
         target,

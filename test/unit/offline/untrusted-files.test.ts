@@ -63,7 +63,7 @@ describe('a must-gather whose pods.yaml expands past the heap', () => {
     );
   });
 
-  it('a thread that still runs out of memory ends with an answer naming the limit; this process goes on', async () => {
+  it('an analysis that still runs out of memory ends with an answer naming the limit; this process goes on', async () => {
     // 140,000 nodes pass the node limit but not a 32 MiB heap.
     const path = await mustGatherWith('heavy.tar.gz', `[${'0,'.repeat(140_000)}0]\n`);
     await expect(analyzeIsolated([path], { memoryMb: 32 })).rejects.toThrow(

@@ -92,18 +92,27 @@ async function main(): Promise<void> {
   console.error('Starting a local 3-member etcd on 127.0.0.1 ...');
   const lab = await startEtcdLab(opts.fault === 'nospace' ? { quotaBackendBytes: 16 * 1024 * 1024 } : {});
   let fault = { stop: async () => {} };
-  const cleanup = async () => {
-    await fault.stop().catch(() => {});
-    await lab.destroy();
-    await rm(dir, { recursive: true, force: true });
-    // Nothing of the demo stays in Redis (BullMQ's keys have no TTL); a Redis gone by now has nothing to keep.
-    if (opts.shell) await purgePrefix(DEMO_REDIS_URL, DEMO_PREFIX).catch(() => 0);
-  };
+  let cleaning: Promise<void> | undefined;
+  // Once, whichever way the demo ends (a signal, then the finally below).
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      await fault.stop().catch(() => {});
+      await lab.destroy();
+      await rm(dir, { recursive: true, force: true });
+      // Nothing of the demo stays in Redis (BullMQ's keys have no TTL); a Redis gone by now has nothing to keep.
+      if (opts.shell) await purgePrefix(DEMO_REDIS_URL, DEMO_PREFIX).catch(() => 0);
+    })());
   // Ctrl-C before the shell opens (the shell turns its own Ctrl-C into leaving, see openShell).
   process.once('SIGINT', () => {
     console.error("\nCtrl-C: stopping the demo's 3-member etcd lab (its data is deleted).");
     void cleanup().then(() => process.exit(130));
   });
+  // A closed terminal (SIGHUP) or a kill (SIGTERM) cleans up too: the lab, the config and charts folder.
+  for (const [signal, code] of [
+    ['SIGHUP', 129],
+    ['SIGTERM', 143],
+  ] as const)
+    process.once(signal, () => void cleanup().then(() => process.exit(code)));
   try {
     const configPath = join(dir, 'etcd-doctor.yaml');
     const configText = stringify({
@@ -133,7 +142,7 @@ async function main(): Promise<void> {
     } finally {
       await doctor.close();
     }
-    if (opts.shell) await openShell(parsed.value);
+    if (opts.shell) await openShell(parsed.value, join(dir, 'files'));
   } finally {
     await cleanup();
   }
@@ -143,7 +152,7 @@ async function main(): Promise<void> {
  * The shell chat adapter on the demo cluster: the whole product (commands, queue, worker,
  * diagnosis, buttons) with no Slack. Piped stdin runs its commands and returns at EOF.
  */
-async function openShell(config: ConfigFile): Promise<void> {
+async function openShell(config: ConfigFile, fileDir: string): Promise<void> {
   const interactive = Boolean(process.stdin.isTTY);
   if (interactive) console.error('');
   await runShell({
@@ -157,6 +166,8 @@ async function openShell(config: ConfigFile): Promise<void> {
     farewell: "Leaving: stopping the shell and the demo's 3-member etcd lab (its data is deleted).",
     redisUrl: DEMO_REDIS_URL,
     queuePrefix: DEMO_PREFIX,
+    // Charts go with the demo's other files, deleted when it ends.
+    fileDir,
   });
 }
 

@@ -5,7 +5,7 @@
  */
 
 /** `ms` values are milliseconds; `count` values are plain numbers (leader changes, failed sends). */
-export type ChartUnit = 'ms' | 'count';
+export type ChartUnit = 'ms' | 'count' | 'MB';
 
 export interface ChartPoint {
   atMs: number;

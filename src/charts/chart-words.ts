@@ -1,11 +1,13 @@
-import { formatList, formatMs } from '../format.js';
+import { formatBytes, formatList, formatMs } from '../format.js';
 import type { ChartSeries, ChartUnit, MemberChart } from './chart-data.js';
 
 /** Slack refuses longer alt text (`alt_txt_too_large`: "longer than the limit of 1000 character"). */
 export const ALT_TEXT_MAX = 1000;
 
 export function formatValue(value: number, unit: ChartUnit): string {
-  return unit === 'ms' ? formatMs(value) : String(Math.round(value * 10) / 10);
+  if (unit === 'ms') return formatMs(value);
+  if (unit === 'MB') return formatBytes(value * 1e6);
+  return String(Math.round(value * 10) / 10);
 }
 
 /** The highest value of a series (the bar, or the line's peak). */

@@ -3,6 +3,7 @@ import {
   LEADER_CHANGES_PERIOD_S,
   STARTUP_ELECTIONS,
 } from '../diagnosis/rules/leader-churn.js';
+import { judgedQuota, spaceOf } from '../diagnosis/support/space.js';
 import { STALL_MEAN_RTT_MS, STALLED_READ_MS } from '../diagnosis/rules/cpu-starvation.js';
 import { PEER_RTT_P99_LIMIT_S } from '../diagnosis/rules/peer-network.js';
 import { BACKEND_COMMIT_P99_LIMIT_S, isSlow, WAL_FSYNC_P99_LIMIT_S } from '../diagnosis/rules/slow-disk.js';
@@ -10,7 +11,7 @@ import type { Cause } from '../diagnosis/finding.js';
 import type { Evidence, LatencySummary, MemberEvidence } from '../probes/evidence.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { COL, type MinuteSample } from '../state/minute-sample.js';
-import { formatMs } from '../format.js';
+import { formatBytes, formatMs } from '../format.js';
 import type { ChartPoint, ChartSeries, ChartThreshold, ChartUnit, MemberChart } from './chart-data.js';
 
 /** The causes whose metric shows the problem member by member. */
@@ -19,6 +20,8 @@ export const CHARTED_CAUSES: readonly Cause[] = [
   'peer-network',
   'leader-churn',
   'cpu-starvation',
+  'db-quota',
+  'db-fragmentation',
 ];
 
 type Reading = Pick<ChartPoint, 'value' | 'note'>;
@@ -26,7 +29,8 @@ type Reading = Pick<ChartPoint, 'value' | 'note'>;
 interface MetricPick {
   metric: string;
   unit: ChartUnit;
-  threshold: ChartThreshold;
+  /** A fixed line, or one read from the evidence (a member's quota); none when it is not known. */
+  threshold: ChartThreshold | ((evidence: Evidence) => ChartThreshold | undefined);
   /** Over what time the numbers were measured (the probe window unless the histogram says otherwise). */
   period: (evidence: Evidence) => string;
   read: (member: MemberEvidence, evidence: Evidence) => Reading | undefined;
@@ -123,7 +127,7 @@ export function historyChart(
     // Short: the subtitle adds the threshold, and a subtitle wider than the plot widens the image.
     period: `over the last ${span}, ${hhmm(start)}-${hhmm(now)} UTC`,
     series,
-    threshold: h.threshold ?? pick.threshold,
+    ...withThreshold(h.threshold ?? thresholdOf(pick, evidence)),
     highlight,
     xDomain: [start, now],
   };
@@ -164,12 +168,21 @@ export function windowChart(cause: Cause, highlight: readonly string[], evidence
       const reading = pick.read(m, evidence);
       return { name: m.target.name, points: reading ? [{ atMs, ...reading }] : [] };
     }),
-    threshold: pick.threshold,
+    ...withThreshold(thresholdOf(pick, evidence)),
     highlight,
   };
 }
 
+function withThreshold(threshold: ChartThreshold | undefined): { threshold?: ChartThreshold } {
+  return threshold ? { threshold } : {};
+}
+
+function thresholdOf(pick: MetricPick, evidence: Evidence): ChartThreshold | undefined {
+  return typeof pick.threshold === 'function' ? pick.threshold(evidence) : pick.threshold;
+}
+
 function pickMetric(cause: Cause, highlight: readonly string[], evidence: Evidence): MetricPick {
+  if (cause === 'db-quota' || cause === 'db-fragmentation') return DB_SIZE;
   if (cause === 'peer-network') return PEER_RTT;
   if (cause === 'leader-churn') return LEADER_CHANGES;
   if (cause === 'cpu-starvation') return VERSION_RTT;
@@ -228,6 +241,30 @@ const WAL_FSYNC: MetricPick = {
   period: windowPeriod,
   read: (m) => (m.metrics.ok ? latencyReading(m.metrics.data.walFsync, 'fsyncs') : undefined),
   history: { col: COL.fsyncP99Ms, appendWindow: true },
+};
+
+// KB §1.5: the database against --quota-backend-bytes (db-quota.ts, db-fragmentation.ts); the line
+// is the quota the member reports (or its pod spec gives), else etcd's 2 GiB default.
+const DB_SIZE: MetricPick = {
+  metric: 'database size',
+  unit: 'MB',
+  threshold: (e) => {
+    const quotas = e.members.flatMap((m) => {
+      const space = spaceOf(e, m);
+      return space ? [judgedQuota(space)] : [];
+    });
+    if (quotas.length === 0) return undefined;
+    const quota = Math.min(...quotas);
+    return { value: quota / 1e6, label: `the ${formatBytes(quota)} quota (--quota-backend-bytes)` };
+  },
+  period: (e) => `at ${utcTime(e.collectedAt)}`,
+  read: (m) =>
+    m.status.ok
+      ? {
+          value: m.status.data.dbSizeBytes / 1e6,
+          note: `in use ${formatBytes(m.status.data.dbSizeInUseBytes)}`,
+        }
+      : undefined,
 };
 
 // etcd FAQ: backend commit p99 < 25 ms (slow-disk.ts BACKEND_COMMIT_P99_LIMIT_S).

@@ -61,7 +61,7 @@ export function memberChartLayers(
   const y = {
     field: 'value',
     type: 'quantitative',
-    title: `${chart.metric}${chart.unit === 'ms' ? ' (ms)' : ''}`,
+    title: `${chart.metric}${chart.unit === 'count' ? '' : ` (${chart.unit})`}`,
     scale: { domain: [0, yMax], nice: false },
   };
   const layers =

@@ -30,7 +30,9 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
   const vantage = ctx.vantage ?? assessVantage(evidence);
   const ruleCtx: RuleContext = { ...ctx, vantage };
   const fired: Array<{ rule: Rule; finding: Finding }> = [];
+  // Rules skipped for want of evidence, and those of them whose evidence this run did not ask for.
   const lackingEvidence = new Set<string>();
+  const notAsked = new Set<string>();
   const trace: RuleTrace[] = rules.map((rule) => {
     if (ctx.offline && rule.live) {
       const explain = [`not evaluated: offline (it needs ${rule.live})`];
@@ -43,6 +45,7 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
     const missing = lacksEvidence(evidence, rule.needs);
     if (missing) {
       lackingEvidence.add(rule.name);
+      if (notAskedFor(evidence, rule.needs)) notAsked.add(rule.name);
       // Without --explain nobody reads why: the reason is not written (a health check skips 13 rules).
       const explain = ctx.explain === false ? [] : [missingEvidence(evidence, rule.needs) ?? ''];
       return { rule: rule.name, fired: false, skipped: true, explain };
@@ -56,7 +59,7 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
     return { rule: rule.name, fired: Boolean(result.finding), skipped: false, explain: result.explain };
   });
   linkCauses(fired);
-  markUnchecked(fired, rules, lackingEvidence);
+  markUnchecked(fired, rules, { lackingEvidence, notAsked });
   for (const { rule, finding } of fired)
     if (finding.causedBy && rule.stepsWhenExplained)
       finding.steps = rule.stepsWhenExplained(finding.causedBy);
@@ -68,6 +71,26 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
 function blindReason(vantage: Vantage): string {
   const reasons = [...new Set(vantage.unseen.map((u) => u.access?.reason ?? u.why))];
   return reasons.slice(0, 2).join('; ') || 'no member answered';
+}
+
+/**
+ * True when evidence the rule needs was not asked for in this run (a health check reads no
+ * /metrics or clocks): another run would read it. Evidence that could not be had (no kubernetes:
+ * section, a /metrics that failed) is not "not asked".
+ */
+function notAskedFor(evidence: Evidence, needs: readonly EvidenceKind[]): boolean {
+  return needs.some(
+    (kind) =>
+      kind !== 'memberList' &&
+      kind !== 'alarms' &&
+      kind !== 'kubernetes' &&
+      kind !== 'backups' &&
+      evidence.members.length > 0 &&
+      evidence.members.every((m) => {
+        const outcome = m[kind];
+        return !outcome.ok && outcome.failure.kind === 'skipped';
+      }),
+  );
 }
 
 /** True when some kind of evidence the rule needs arrived from no member (missingEvidence says which). */
@@ -121,14 +144,20 @@ function whyMissing(evidence: Evidence, kind: EvidenceKind): string {
 function markUnchecked(
   fired: Array<{ rule: Rule; finding: Finding }>,
   rules: readonly Rule[],
-  skippedForEvidence: ReadonlySet<string>,
+  skipped: { lackingEvidence: ReadonlySet<string>; notAsked: ReadonlySet<string> },
 ): void {
   for (const { finding } of fired) {
     if (finding.causedBy) continue;
     const explainers = rules.filter((r) => r.scope !== 'vantage' && r.explains?.includes(finding.cause));
-    const unchecked = [...new Set(explainers.map((r) => r.cause))].filter((cause) =>
-      explainers.filter((r) => r.cause === cause).every((r) => skippedForEvidence.has(r.name)),
-    );
+    // A cause none of whose rules ran, one of them because this run did not ask for its evidence
+    // (a health check's /metrics): another run would judge it.
+    const unchecked = [...new Set(explainers.map((r) => r.cause))].filter((cause) => {
+      const ofCause = explainers.filter((r) => r.cause === cause);
+      return (
+        ofCause.every((r) => skipped.lackingEvidence.has(r.name)) &&
+        ofCause.some((r) => skipped.notAsked.has(r.name))
+      );
+    });
     if (unchecked.length > 0) finding.uncheckedCauses = unchecked;
   }
 }

@@ -27,6 +27,8 @@ export interface RunShellOptions extends Partial<Omit<RoleSetup, 'config' | 'pro
   /** The terminal's first line and its line on leaving (the shell adapter has defaults). */
   greeting?: string;
   farewell?: string;
+  /** Where pictures (charts) are written; default the system's temp dir's etcd-doctor-files/. */
+  fileDir?: string;
   doctor?: Doctor;
   /** Stops early (Ctrl-C, SIGTERM). */
   signal?: AbortSignal;
@@ -54,6 +56,7 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
     ...(opts.user ? { user: opts.user } : {}),
     ...(opts.greeting ? { greeting: opts.greeting } : {}),
     ...(opts.farewell ? { farewell: opts.farewell } : {}),
+    ...(opts.fileDir ? { fileDir: opts.fileDir } : {}),
   });
   roles = await startRoles({
     ...setup,

@@ -1,4 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -119,6 +121,22 @@ async function demoKeyPrefixes(): Promise<string[]> {
   }
 }
 
+/**
+ * The README's "See a fix work" block, as a newcomer follows it: the Buttons line it shows and the
+ * numbers it types (issue 42: it showed three buttons where the demo has four, so `4` re-ran the
+ * diagnosis instead of Run it).
+ */
+function readmeWalkthrough(): { buttons: string; recover: string; runIt: string } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = /```text\n\$ npm run demo -- --fault nospace\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const typed = [...block.matchAll(/^etcd> (\d+) /gm)].map((m) => m[1] ?? '');
+  return {
+    buttons: /^Buttons: (.*)$/m.exec(block)?.[1]?.trim() ?? '',
+    recover: typed[0] ?? '',
+    runIt: typed[1] ?? '',
+  };
+}
+
 let demo: Screen | undefined;
 
 afterAll(async () => {
@@ -139,8 +157,13 @@ describe('npm run demo -- --fault nospace, in a terminal', () => {
       const demoKeysBefore = await demoKeyPrefixes();
       demo = startDemo();
       const screen = demo;
-      const started = await screen.until(/Cluster "local": (\S+),/, 0, START_MS);
+      const started = await screen.until(
+        /Cluster "local": (\S+),.*\(config: (\S+)\/etcd-doctor\.yaml\)/,
+        0,
+        START_MS,
+      );
       const endpoint = started[1] ?? '';
+      const config = started[2] ?? '';
       await screen.until(/with you as its responder.*\n.*etcd> $/, 0, START_MS);
       // NOSPACE is the cluster's quota, not one member's fault.
       expect(screen.text()).toContain('Injecting fault "nospace" on the whole cluster');
@@ -156,6 +179,10 @@ describe('npm run demo -- --fault nospace, in a terminal', () => {
       const buttonsLine = answer[1] ?? '';
       const recover = /\[(\d+)\] Recover from NOSPACE/.exec(buttonsLine)?.[1];
       expect(recover).toBeDefined();
+      // The README shows these very buttons, and presses the numbers this screen gives them.
+      const readme = readmeWalkthrough();
+      expect(readme.buttons).toBe(buttonsLine.trim());
+      expect(readme.recover).toBe(recover);
       expect(buttonsLine.match(/Re-run diagnosis/g)).toHaveLength(1);
       const report = screen.text().slice(mark);
       expect(report).toContain('Root cause: db-quota [critical]');
@@ -171,6 +198,7 @@ describe('npm run demo -- --fault nospace, in a terminal', () => {
       mark = screen.text().length;
       screen.type(`${recover}\r`);
       const confirm = await screen.until(/Buttons: \[(\d+)\] Run it/, mark, ANSWER_MS);
+      expect(readme.runIt).toBe(confirm[1]);
       expect(screen.text().slice(mark)).toContain('Recover from NOSPACE on local:');
       expect(screen.text().slice(mark)).not.toContain('Only responders');
 
@@ -192,15 +220,50 @@ describe('npm run demo -- --fault nospace, in a terminal', () => {
       // Writes are back, for etcdctl too.
       expect(await etcdctlPut(endpoint)).toMatchObject({ code: 0 });
 
+      // Its chart went into the demo's own folder, which goes when the demo does.
+      const chart = /: (\/\S+\.png)\n/.exec(screen.text())?.[1];
+      expect(chart?.startsWith(config)).toBe(true);
+
       // Ctrl-C: one line saying what stops, then everything the demo started is gone.
       mark = screen.text().length;
       screen.type('\x03');
       await screen.until(/Leaving: stopping the shell and the demo's 3-member etcd lab/, mark, EXIT_MS);
       expect(await screen.exited).toBe(0);
       expect(await refusesConnections(endpoint)).toBe(true);
+      expect(existsSync(config)).toBe(false);
+      if (chart) expect(existsSync(chart)).toBe(false);
       // Nor does anything of the demo stay in Redis (BullMQ's keys have no TTL).
       expect((await demoKeyPrefixes()).filter((p) => !demoKeysBefore.includes(p))).toEqual([]);
     },
     START_MS + 4 * ANSWER_MS + EXIT_MS,
+  );
+
+  it(
+    'closing the terminal (SIGHUP) stops the lab and removes the config folder',
+    async () => {
+      const closed = startDemo();
+      try {
+        const started = await closed.until(
+          /Cluster "local": (\S+),.*\(config: (\S+)\/etcd-doctor\.yaml\)/,
+          0,
+          START_MS,
+        );
+        const endpoint = started[1] ?? '';
+        const config = started[2] ?? '';
+        await closed.until(/etcd> $/, 0, START_MS);
+        expect(existsSync(config)).toBe(true);
+        // A terminal window closed: its emulator (here `script`) is gone, the pty's master closes,
+        // and the kernel sends the demo's session SIGHUP.
+        closed.child.kill('SIGKILL');
+        await closed.exited;
+        // The demo cleans up after its own process exits: wait (bounded) for its folder to go.
+        for (let i = 0; i < 100 && existsSync(config); i++) await new Promise((r) => setTimeout(r, 100));
+        expect(existsSync(config)).toBe(false);
+        expect(await refusesConnections(endpoint)).toBe(true);
+      } finally {
+        if (closed.child.exitCode === null && closed.child.pid) process.kill(-closed.child.pid, 'SIGKILL');
+      }
+    },
+    START_MS + EXIT_MS,
   );
 });

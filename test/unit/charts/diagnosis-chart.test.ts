@@ -50,6 +50,41 @@ describe('the chart of a diagnosis', () => {
     );
   });
 
+  it("charts a full database as each member's size against its quota, not a disk metric (issue 42)", () => {
+    const quota = 16 * 1024 ** 2;
+    const full = (db: number) => ({
+      status: ok({
+        memberId: 'a1',
+        clusterId: 'c1',
+        version: '3.4.23',
+        dbSizeBytes: db,
+        dbSizeInUseBytes: 14_900_000,
+        leaderId: 'a1',
+        raftTerm: 2,
+        raftIndex: 100,
+        raftAppliedIndex: 100,
+        revision: 137,
+        isLearner: false,
+        errors: ['memberID:a1 alarm:NOSPACE'],
+      }),
+      metrics: ok(metricsData({ gauges: { ...metricsData().gauges, quotaBackendBytes: quota } })),
+    });
+    const evidence = clusterEvidence({
+      'etcd-1': full(16_800_000),
+      'etcd-2': full(17_700_000),
+      'etcd-3': full(17_500_000),
+    });
+    const report = reportOf(evidence);
+    expect(report.findings[0]?.cause).toBe('db-quota');
+    const chart = diagnosisChart(report, evidence);
+    expect(chart).toMatchObject({ metric: 'database size', unit: 'MB' });
+    expect(chart?.threshold).toEqual({
+      value: quota / 1e6,
+      label: 'the 16.8 MB quota (--quota-backend-bytes)',
+    });
+    expect(chart && valuesOf(chart)).toEqual({ 'etcd-1': 16.8, 'etcd-2': 17.7, 'etcd-3': 17.5 });
+  });
+
   it('charts backend commits when they, not the fsyncs, made the disk slow', () => {
     const slowCommits = ok(metricsData({ backendCommit: latency(90, 60) }));
     const evidence = clusterEvidence({ 'etcd-3': { metrics: slowCommits } });

@@ -23,10 +23,14 @@ import { snapshotOf, threadOf } from './plan-context.js';
 import { type GroupMembers, isResponder } from './authorise.js';
 import type { RemediationState } from '../state/remediation-state.js';
 import { planExpiryMs, type RemediationSettings, settingsFor } from './settings.js';
+import type { RecordSigner } from '../state/record-signer.js';
+import { verifyJob } from './job-signature.js';
 
 export interface RemediationRunnerDeps {
   chat: ChatAdapter;
   plans: Pick<PlanStore, 'load' | 'save'>;
+  /** REMEDIATION_SIGNING_KEY's signer: a job or plan it cannot verify is refused and audited. */
+  signer: RecordSigner;
   state: RemediationState;
   audit: Pick<AuditLog, 'append'>;
   cluster(name: string): ClusterConfig;
@@ -70,14 +74,8 @@ export function createRemediationRunner(deps: RemediationRunnerDeps) {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
   return async function runRemediation(job: RemediateJob): Promise<RemediationResult> {
-    const plan = await deps.plans.load(job.plan);
-    if (!plan) {
-      await deps.chat.post(
-        { channel: job.channel },
-        textView('This remediation plan is gone (expired); nothing was done.', 'warning'),
-      );
-      return { status: 'skipped', summary: 'plan gone' };
-    }
+    const plan = await signedPlan(job, deps);
+    if (!('action' in plan)) return plan;
     const run = runOf(job, plan, deps);
     // The marker names this job: a job that finds its own marker and no end ran before, here or
     // on a worker that died mid-run (BullMQ hands a stalled job over), and is not run again.
@@ -112,6 +110,51 @@ export function createRemediationRunner(deps: RemediationRunnerDeps) {
       await deps.state.markEnded(run.origin).catch(() => undefined);
     }
   };
+}
+
+/**
+ * The job's plan, once both the job and the plan verify with the deployment's key. A job that does
+ * not was not queued by a bot (someone wrote it into Redis, or changed it there): it is refused and
+ * audited, and nothing is posted (its channel is the writer's choice). A signed job whose plan does
+ * not verify is told so in its channel, which the bot signed.
+ */
+async function signedPlan(job: RemediateJob, deps: RemediationRunnerDeps): Promise<Plan | RemediationResult> {
+  const forged = (why: string, claimed: { cluster: string; action: string }) =>
+    deps.audit.append({
+      event: 'refused',
+      cluster: claimed.cluster,
+      user: job.user,
+      action: claimed.action,
+      plan: job.plan,
+      detail: why,
+    });
+  const verdict = verifyJob(deps.signer, job);
+  if (verdict !== 'ok') {
+    const why = `forged job: ${verdict === 'unsigned' ? 'it carries no signature' : 'its signature does not match its content'}; it was not queued by etcd-doctor's bot as it stands (written or changed in Redis), so nothing was done`;
+    deps.logger.error({ plan: job.plan, cluster: job.cluster, user: job.user, verdict }, why);
+    await forged(why, { cluster: job.cluster, action: 'unknown' });
+    return { status: 'refused', summary: why };
+  }
+  const found = await deps.plans.load(job.plan);
+  if (found.status === 'found') return found.plan;
+  if (found.status === 'forged') {
+    const why = `forged plan: ${found.why}; nothing was done`;
+    deps.logger.error({ plan: job.plan, cluster: job.cluster, user: job.user }, why);
+    await forged(why, found.claimed);
+    await deps.chat.post(
+      { channel: job.channel },
+      textView(
+        `This remediation's plan fails its signature check (${found.why}); nothing was done. The refusal is in the audit trail.`,
+        'warning',
+      ),
+    );
+    return { status: 'refused', summary: why };
+  }
+  await deps.chat.post(
+    { channel: job.channel },
+    textView('This remediation plan is gone (expired); nothing was done.', 'warning'),
+  );
+  return { status: 'skipped', summary: 'plan gone' };
 }
 
 /**

@@ -79,6 +79,8 @@ export interface ActionClients {
   etcd(): Promise<EtcdClients>;
   kubernetes(): Promise<KubernetesClients>;
   fetch: typeof fetch;
+  /** A member's /metrics page as text, with the cluster's TLS files (replace-member's second view). */
+  metrics(url: string, signal: AbortSignal): Promise<string>;
   /** The secret from the named env var (tickets.credentialEnv), read by the composition root. */
   credential(envName: string): string | undefined;
   /** Queue a scan of what fills this cluster's etcd, answered in `thread` (space). */

@@ -126,12 +126,15 @@ export interface ActionContext {
 export class RemediationAborted extends Error {
   readonly before: string;
   readonly why: string;
+  /** `lock`: the cluster's remediation lock lapsed; `handed-over`: the run was given to another worker. */
+  readonly reason: 'lock' | 'handed-over';
 
-  constructor(before: string, why: string) {
+  constructor(before: string, why: string, reason: 'lock' | 'handed-over' = 'lock') {
     super(`stopped before ${before}: ${why}`);
     this.name = 'RemediationAborted';
     this.before = before;
     this.why = why;
+    this.reason = reason;
   }
 }
 

@@ -171,7 +171,7 @@ async function alreadyRan(run: Run, owner: string, deps: RemediationRunnerDeps):
   const { plan } = run;
   const parsed = run.action.parse(plan.args);
   const hint = parsed.ok ? parsed.interrupted() : undefined;
-  const summary = `${plan.label} on ${plan.cluster} was interrupted: the worker running it stopped before it finished (restarted, killed, or its node lost). It is not run again by itself, as a half-done change must be looked at first; the steps above are what it did. Run \`/etcd diagnose ${plan.cluster}\` to see the cluster as it is now.${hint ? ` ${hint}` : ''}`;
+  const summary = `${plan.label} on ${plan.cluster} was interrupted: the worker running it stopped before it finished (restarted, killed, its node lost, or stalled: one that wakes up stops at its next step). It is not run again by itself, as a half-done change must be looked at first; the steps above are what it did. Run \`/etcd diagnose ${plan.cluster}\` to see the cluster as it is now.${hint ? ` ${hint}` : ''}`;
   await run.audit('failed', `interrupted: ${summary}`);
   await deps.chat.post(run.to, textView(summary, 'error', { actor: run.job.user }));
   return { status: 'failed', summary };
@@ -308,11 +308,17 @@ async function runAction(
       return { status: 'failed', summary: describeError(err), lines: [] };
     deps.logger.error(
       { cluster: run.plan.cluster, plan: run.job.plan, before: err.before, reason: err.why },
-      'remediation stopped: its lock lapsed',
+      err.reason === 'handed-over'
+        ? 'remediation stopped: handed to another worker'
+        : 'remediation stopped: its lock lapsed',
     );
+    const why =
+      err.reason === 'handed-over'
+        ? `this worker stalled long enough that the queue handed the job to another worker, which told this thread the run was interrupted (${err.why})`
+        : `the remediation lock of ${run.plan.cluster} lapsed (${err.why}), so another action could start`;
     return {
       status: 'failed',
-      summary: `stopped before ${err.before}: the remediation lock of ${run.plan.cluster} lapsed (${err.why}), so another action could start; nothing after that was done`,
+      summary: `stopped before ${err.before}: ${why}; nothing after that was done`,
       lines: [],
     };
   }
@@ -353,7 +359,16 @@ function actionContext(
     },
     followUp: (id, args, label) =>
       followUp(deps, run.plan.cluster, run.plan.channel, run.plan.context, id, args, label, deps.now),
+    // Before each step the run asks whether it is still its own: another worker that took the job
+    // over (this one stalled past the queue's lock) marked it ended and told the thread; and the
+    // cluster's lock must still be held (renewed now). A stalled worker that wakes up stops here.
     async safePoint(next) {
+      if (await deps.state.runEnded(run.origin))
+        throw new RemediationAborted(
+          next,
+          `its run of plan ${run.origin} was marked ended elsewhere`,
+          'handed-over',
+        );
       const why = await lock?.check();
       if (why) throw new RemediationAborted(next, why);
     },

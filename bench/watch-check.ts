@@ -18,6 +18,7 @@ import { type EtcdLab, startEtcdLab } from '../test/support/lab/etcd-lab.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../test/support/redis/redis-prefix.js';
 import { recordGoal } from './goals.js';
 import { median, row } from './stats.js';
+import { testSigner } from '../test/support/redis/signing-key.js';
 
 /**
  * CPU of one watch check (the goal: ≤ 10 ms for 3 members, so one core watches 6,000 clusters at
@@ -106,7 +107,7 @@ export async function measureWatchCheck(): Promise<WatchCheckCost> {
     config,
     doctor,
     chat: createMemoryAdapter(),
-    plans: createPlanStore(redis, prefix),
+    plans: createPlanStore(redis, prefix, testSigner),
     logger: silentLogger,
     now: Date.now,
   });

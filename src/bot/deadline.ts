@@ -13,13 +13,13 @@ export const CHAT_REDIS_DEADLINE_MS = 1500;
 export function chatPlans(plans: Pick<PlanStore, 'load'>): Pick<PlanStore, 'load'> {
   return {
     async load(planId) {
-      const plan = await withDeadline(
+      const found = await withDeadline(
         plans.load(planId),
         CHAT_REDIS_DEADLINE_MS,
         () => 'unavailable' as const,
       );
-      if (plan === 'unavailable') throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE);
-      return plan;
+      if (found === 'unavailable') throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE);
+      return found;
     },
   };
 }

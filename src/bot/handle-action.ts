@@ -3,7 +3,7 @@ import type { ClusterAccess } from './cluster-access.js';
 import { checkQueuedReply, spaceQueuedReply } from './check-replies.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import { type ClickDeps, runRemediationClick } from '../remediation/handle-click.js';
-import { parseButtonValue, type PlanStore } from '../state/plan-store.js';
+import { type PlanLookup, parseButtonValue, type PlanStore } from '../state/plan-store.js';
 import type { JobRequests } from './job-requests.js';
 
 /** What the remediation click path needs beyond the bot's own clusters. */
@@ -29,13 +29,15 @@ export async function handleAction(action: IncomingAction, deps: ActionDeps): Pr
   const planId = parseButtonValue(action.value);
   if (!planId)
     return textView('This button was not made by this version of etcd-doctor; nothing was done.', 'warning');
-  const plan = await deps.plans.load(planId);
-  if (!plan) {
+  const found = await deps.plans.load(planId);
+  if (found.status === 'forged') return refuseForged(action, planId, found, deps);
+  if (found.status === 'gone') {
     return textView(
       'This button has expired (buttons last 7 days); nothing was done. Run `/etcd diagnose <cluster>` again.',
       'warning',
     );
   }
+  const { plan } = found;
   if (plan.action === 'rerun') {
     deps.clusters.get(plan.cluster, { channel: action.channel, channelName: action.channelName });
     const depth = plan.args.depth === 'health' ? 'health' : 'diagnose';
@@ -63,6 +65,30 @@ export async function handleAction(action: IncomingAction, deps: ActionDeps): Pr
     return runRemediationClick(action, planId, plan, { ...deps.remediation, clusters: deps.clusters });
   return textView(
     `*${plan.label}* (\`${plan.action}\`) is not enabled in this version of etcd-doctor: actions that change a cluster come in a later release. Nothing was done; the remediation step says how to do it by hand.`,
+    'warning',
+  );
+}
+
+/**
+ * A button whose plan etcd-doctor did not sign as it stands: someone wrote or changed it in Redis.
+ * Nothing runs, whatever it says; the press is audited (the presser is real: Slack signed the click).
+ */
+async function refuseForged(
+  action: IncomingAction,
+  planId: string,
+  found: Extract<PlanLookup, { status: 'forged' }>,
+  deps: ActionDeps,
+): Promise<ChatView> {
+  await deps.remediation?.audit.append({
+    event: 'refused',
+    cluster: found.claimed.cluster,
+    user: action.user,
+    action: found.claimed.action,
+    plan: planId,
+    detail: `forged plan: ${found.why}`,
+  });
+  return textView(
+    `This button's plan fails its signature check: ${found.why}. Nothing was done; the refusal is in the audit trail. Run \`/etcd diagnose <cluster>\` again, and tell whoever runs etcd-doctor's Redis.`,
     'warning',
   );
 }

@@ -1,5 +1,13 @@
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { Cluster, Redis as SingleRedis } from 'ioredis';
-import { isClusterTarget, type ClusterTarget, type RedisTarget } from '../config/redis-target.js';
+import {
+  isClusterTarget,
+  isUrlTarget,
+  type ClusterTarget,
+  type RedisTarget,
+  type RedisTls,
+} from '../config/redis-target.js';
 
 /**
  * The connection type that stores (src/state) and queues (src/queue) are built on: one Redis (by URL
@@ -45,6 +53,20 @@ interface TargetOptions {
   password?: string;
   sentinelPassword?: string;
   sentinelRetryStrategy?: Retry;
+  tls?: TlsOptions;
+  enableTLSForSentinelMode?: boolean;
+  sentinelTLS?: TlsOptions;
+}
+
+/**
+ * Node's TLS options from the files REDIS_TLS_* name, read now (a connection is made at start, so a
+ * missing file stops the process there, naming the file). Without a CA file Node's own CAs verify the
+ * server; the certificate is always verified, against the address connected to (an IP SAN for an IP).
+ */
+function tlsOptions(files: RedisTls): TlsOptions {
+  const read = (path: string | undefined) => (path ? readFileSync(path) : undefined);
+  const [ca, cert, key] = [read(files.caFile), read(files.certFile), read(files.keyFile)];
+  return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
 }
 
 /** ioredis options BullMQ accepts for the connections it opens itself (workers' blocking clients). */
@@ -60,12 +82,16 @@ export interface BullConnectionOptions extends TargetOptions {
  */
 function targetOptions(target: Exclude<RedisTarget, ClusterTarget>, retryStrategy: Retry): TargetOptions {
   if (typeof target === 'string') return { url: target };
+  if (isUrlTarget(target)) return { url: target.url, tls: tlsOptions(target.tls) };
   return {
     sentinels: target.sentinels,
     name: target.name,
     sentinelRetryStrategy: retryStrategy,
     ...(target.password ? { password: target.password.reveal() } : {}),
     ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword.reveal() } : {}),
+    // The primary and replicas the sentinels name, and the sentinels, each over TLS when asked.
+    ...(target.tls ? { tls: tlsOptions(target.tls), enableTLSForSentinelMode: true } : {}),
+    ...(target.sentinelTls ? { sentinelTLS: tlsOptions(target.sentinelTls) } : {}),
   };
 }
 
@@ -92,6 +118,7 @@ function newCluster(target: ClusterTarget, options: ConnectionOptions): Cluster 
     redisOptions: {
       ...perNode,
       ...(target.password ? { password: target.password.reveal() } : {}),
+      ...(target.tls ? { tls: tlsOptions(target.tls) } : {}),
     },
   });
 }
@@ -99,6 +126,7 @@ function newCluster(target: ClusterTarget, options: ConnectionOptions): Cluster 
 function newRedis(target: RedisTarget, options: ConnectionOptions): Redis {
   if (isClusterTarget(target)) return newCluster(target, options);
   if (typeof target === 'string') return new SingleRedis(target, options);
+  if (isUrlTarget(target)) return new SingleRedis(target.url, { ...options, tls: tlsOptions(target.tls) });
   return new SingleRedis({ ...targetOptions(target, options.retryStrategy), ...options });
 }
 

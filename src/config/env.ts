@@ -40,6 +40,14 @@ export const envSchema = z
     REDIS_PASSWORD: secret.optional(),
     /** The password of the sentinels themselves, where they require one. */
     REDIS_SENTINEL_PASSWORD: secret.optional(),
+    /** TLS to the Redis servers named by REDIS_SENTINELS or REDIS_CLUSTER_NODES (a URL says it with rediss://). */
+    REDIS_TLS: z.stringbool({ error: 'write true or false' }).optional(),
+    /** TLS to the sentinels themselves; default REDIS_TLS. */
+    REDIS_SENTINEL_TLS: z.stringbool({ error: 'write true or false' }).optional(),
+    /** PEM files for TLS to Redis: the CA of the servers' certificates, and a client certificate and key. */
+    REDIS_TLS_CA_FILE: z.string().min(1).optional(),
+    REDIS_TLS_CERT_FILE: z.string().min(1).optional(),
+    REDIS_TLS_KEY_FILE: z.string().min(1).optional(),
     SLACK_BOT_TOKEN: secret.optional(),
     SLACK_SIGNING_SECRET: secret.optional(),
     SLACK_APP_TOKEN: secret.optional(),
@@ -50,6 +58,11 @@ export const envSchema = z
     ALERTMANAGER_TOKEN: bearerToken.optional(),
     /** The bearer token that /mcp requires; unset, the serve and bot roles do not serve /mcp. */
     MCP_TOKEN: bearerToken.optional(),
+    /**
+     * Signs remediation plans and jobs (src/state/record-signer.ts); the same in the bot and every
+     * worker, kept in a Secret, never written to Redis. Required by the bot and worker roles.
+     */
+    REMEDIATION_SIGNING_KEY: bearerToken.optional(),
     LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   })
   .refine((env) => !env.REDIS_SENTINELS || env.REDIS_SENTINEL_NAME, {
@@ -59,6 +72,34 @@ export const envSchema = z
   .refine((env) => !env.REDIS_SENTINELS || !env.REDIS_CLUSTER_NODES, {
     path: ['REDIS_CLUSTER_NODES'],
     message: 'set REDIS_CLUSTER_NODES or REDIS_SENTINELS, not both (a Redis Cluster is not behind Sentinel)',
-  });
+  })
+  .refine((env) => !env.REDIS_TLS_CERT_FILE === !env.REDIS_TLS_KEY_FILE, {
+    path: ['REDIS_TLS_KEY_FILE'],
+    message: 'set REDIS_TLS_CERT_FILE and REDIS_TLS_KEY_FILE together (the client certificate and its key)',
+  })
+  .refine(
+    (env) => env.REDIS_SENTINELS || env.REDIS_CLUSTER_NODES || !(env.REDIS_TLS || env.REDIS_SENTINEL_TLS),
+    {
+      path: ['REDIS_TLS'],
+      message:
+        'REDIS_TLS is for REDIS_SENTINELS and REDIS_CLUSTER_NODES; with REDIS_URL, write rediss:// instead',
+    },
+  )
+  .refine(
+    (env) =>
+      !usesTlsFiles(env) || env.REDIS_TLS || env.REDIS_SENTINEL_TLS || env.REDIS_URL.startsWith('rediss:'),
+    {
+      path: ['REDIS_TLS_CA_FILE'],
+      message:
+        'the TLS files are used only over TLS: set REDIS_TLS=true (Sentinel, Cluster) or write REDIS_URL as rediss://',
+    },
+  );
+
+function usesTlsFiles(env: {
+  REDIS_TLS_CA_FILE?: string | undefined;
+  REDIS_TLS_CERT_FILE?: string | undefined;
+}): boolean {
+  return Boolean(env.REDIS_TLS_CA_FILE || env.REDIS_TLS_CERT_FILE);
+}
 
 export type Env = z.infer<typeof envSchema>;

@@ -6,6 +6,17 @@ export interface RedisAddress {
   port: number;
 }
 
+/**
+ * TLS to Redis (REDIS_TLS_CA_FILE, REDIS_TLS_CERT_FILE, REDIS_TLS_KEY_FILE): the CA that signed the
+ * servers' certificates (default: Node's own CAs), and a client certificate for servers that ask for
+ * one (Redis' `tls-auth-clients yes`, its default). The files are read when a connection is made.
+ */
+export interface RedisTls {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+}
+
 /** One Sentinel's address. */
 export type SentinelAddress = RedisAddress;
 
@@ -16,6 +27,10 @@ export interface SentinelTarget {
   name: string;
   password?: Secret;
   sentinelPassword?: Secret;
+  /** TLS to the primary and replicas the sentinels name (REDIS_TLS). */
+  tls?: RedisTls;
+  /** TLS to the sentinels themselves (REDIS_SENTINEL_TLS, default REDIS_TLS). */
+  sentinelTls?: RedisTls;
 }
 
 /**
@@ -26,6 +41,14 @@ export interface ClusterTarget {
   nodes: RedisAddress[];
   /** The nodes' password (`requirepass`), where set. */
   password?: Secret;
+  /** TLS to every node (REDIS_TLS; the nodes then run `tls-cluster yes`). */
+  tls?: RedisTls;
+}
+
+/** A `rediss://` URL with TLS files of its own (a private CA, a client certificate). */
+export interface UrlTarget {
+  url: string;
+  tls: RedisTls;
 }
 
 /**
@@ -34,10 +57,14 @@ export interface ClusterTarget {
  * over the URL. Parsed once from env and passed wherever the `redisUrl` fields go; every connection
  * is made from it in src/clients/redis.ts.
  */
-export type RedisTarget = string | SentinelTarget | ClusterTarget;
+export type RedisTarget = string | UrlTarget | SentinelTarget | ClusterTarget;
 
 export function isClusterTarget(target: RedisTarget): target is ClusterTarget {
   return typeof target !== 'string' && 'nodes' in target;
+}
+
+export function isUrlTarget(target: RedisTarget): target is string | UrlTarget {
+  return typeof target === 'string' || 'url' in target;
 }
 
 /**
@@ -76,33 +103,52 @@ export function parseAddressList(
  * The Redis that env names: the cluster when `REDIS_CLUSTER_NODES` is set, the Sentinel group when
  * `REDIS_SENTINELS` is (env.ts refuses both at once), else `REDIS_URL`.
  */
-export function redisTargetFromEnv(env: {
+export function redisTargetFromEnv(env: RedisEnv): RedisTarget {
+  const files = tlsFiles(env);
+  const tls = env.REDIS_TLS ? { tls: files } : {};
+  if (env.REDIS_CLUSTER_NODES)
+    return {
+      nodes: env.REDIS_CLUSTER_NODES,
+      ...(env.REDIS_PASSWORD ? { password: env.REDIS_PASSWORD } : {}),
+      ...tls,
+    };
+  if (!env.REDIS_SENTINELS || !env.REDIS_SENTINEL_NAME)
+    return Object.keys(files).length ? { url: env.REDIS_URL, tls: files } : env.REDIS_URL;
+  return {
+    sentinels: env.REDIS_SENTINELS,
+    name: env.REDIS_SENTINEL_NAME,
+    ...(env.REDIS_PASSWORD ? { password: env.REDIS_PASSWORD } : {}),
+    ...(env.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: env.REDIS_SENTINEL_PASSWORD } : {}),
+    ...tls,
+    ...((env.REDIS_SENTINEL_TLS ?? env.REDIS_TLS) ? { sentinelTls: files } : {}),
+  };
+}
+
+/** The env that says where Redis is and how to reach it (config/env.ts parses it). */
+export interface RedisEnv {
   REDIS_URL: string;
   REDIS_SENTINELS?: RedisAddress[] | undefined;
   REDIS_SENTINEL_NAME?: string | undefined;
   REDIS_CLUSTER_NODES?: RedisAddress[] | undefined;
   REDIS_PASSWORD?: Secret | undefined;
   REDIS_SENTINEL_PASSWORD?: Secret | undefined;
-}): RedisTarget {
-  if (env.REDIS_CLUSTER_NODES)
-    return {
-      nodes: env.REDIS_CLUSTER_NODES,
-      ...(env.REDIS_PASSWORD ? { password: env.REDIS_PASSWORD } : {}),
-    };
-  if (!env.REDIS_SENTINELS || !env.REDIS_SENTINEL_NAME) return env.REDIS_URL;
+  REDIS_TLS?: boolean | undefined;
+  REDIS_SENTINEL_TLS?: boolean | undefined;
+  REDIS_TLS_CA_FILE?: string | undefined;
+  REDIS_TLS_CERT_FILE?: string | undefined;
+  REDIS_TLS_KEY_FILE?: string | undefined;
+}
+
+function tlsFiles(env: RedisEnv): RedisTls {
   return {
-    sentinels: env.REDIS_SENTINELS,
-    name: env.REDIS_SENTINEL_NAME,
-    ...(env.REDIS_PASSWORD ? { password: env.REDIS_PASSWORD } : {}),
-    ...(env.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: env.REDIS_SENTINEL_PASSWORD } : {}),
+    ...(env.REDIS_TLS_CA_FILE ? { caFile: env.REDIS_TLS_CA_FILE } : {}),
+    ...(env.REDIS_TLS_CERT_FILE ? { certFile: env.REDIS_TLS_CERT_FILE } : {}),
+    ...(env.REDIS_TLS_KEY_FILE ? { keyFile: env.REDIS_TLS_KEY_FILE } : {}),
   };
 }
 
 /** Where a deployment's keys are: the Redis that env names, and the key prefix there (keyPrefixFor). */
-export function redisPlaceFromEnv(
-  env: Parameters<typeof redisTargetFromEnv>[0],
-  prefix: string,
-): { target: RedisTarget; prefix: string } {
+export function redisPlaceFromEnv(env: RedisEnv, prefix: string): { target: RedisTarget; prefix: string } {
   const target = redisTargetFromEnv(env);
   return { target, prefix: keyPrefixFor(target, prefix) };
 }
@@ -110,11 +156,12 @@ export function redisPlaceFromEnv(
 /** What a message may say about the target: a URL without its credentials, or the sentinels and name. */
 export function describeRedisTarget(target: RedisTarget): string {
   const list = (addresses: RedisAddress[]) => addresses.map((a) => `${a.host}:${a.port}`).join(',');
-  if (isClusterTarget(target)) return `Redis Cluster (nodes ${list(target.nodes)})`;
-  if (typeof target !== 'string')
-    return `Sentinel master ${target.name} (sentinels ${list(target.sentinels)})`;
+  const tls = (on: unknown) => (on ? ', TLS' : '');
+  if (isClusterTarget(target)) return `Redis Cluster (nodes ${list(target.nodes)}${tls(target.tls)})`;
+  if (!isUrlTarget(target))
+    return `Sentinel master ${target.name} (sentinels ${list(target.sentinels)}${tls(target.tls)})`;
   try {
-    const u = new URL(target);
+    const u = new URL(typeof target === 'string' ? target : target.url);
     // Say that credentials were given (a wrong one is a common cause) without printing them.
     return `${u.protocol}//${u.username || u.password ? '[redacted]@' : ''}${u.host}`;
   } catch {

@@ -39,36 +39,49 @@ export function createCallGate(limiter: RateLimiter, limits: McpCallLimits): Cal
           retryAfterS: 1,
           message: `too many tool calls at once: this server runs at most ${limits.concurrent} (${running} running, ${calls} asked); send them one by one`,
         };
-      for (let i = 0; i < calls; i++) {
-        // The chat's fixed-window counter, shared by every replica; Redis slow or down lets calls through.
-        const taken = await withDeadline(
-          limiter.take(RATE_KEY, limits.perMinute, WINDOW_MS),
-          LIMIT_READ_MS,
-          () => ({
-            ok: true as const,
-          }),
-        );
-        if (!taken.ok) {
-          const retryAfterS = Math.ceil(taken.retryAfterMs / 1000);
-          return {
-            ok: false,
-            retryAfterS,
-            message: `${limits.perMinute} tool calls in the last minute, the limit of this server; try again in ${retryAfterS} s`,
-          };
-        }
-      }
+      // Taken now, in the same turn as the check: the rate limit below awaits Redis, and POSTs that
+      // arrive meanwhile must see these calls as running (5 parallel POSTs of 4 all passed the check
+      // under a limit of 4 while each still waited for its count).
       running += calls;
       let released = false;
-      return {
-        ok: true,
-        release: () => {
-          if (released) return;
-          released = true;
-          running -= calls;
-        },
+      const release = () => {
+        if (released) return;
+        released = true;
+        running -= calls;
       };
+      const limited = await takeRate(limiter, limits, calls);
+      if (limited) {
+        release();
+        return limited;
+      }
+      return { ok: true, release };
     },
   };
+}
+
+/** One count per call in the per-minute window shared by every replica; the refusal, or undefined. */
+async function takeRate(
+  limiter: RateLimiter,
+  limits: McpCallLimits,
+  calls: number,
+): Promise<Extract<Admission, { ok: false }> | undefined> {
+  for (let i = 0; i < calls; i++) {
+    // The chat's fixed-window counter; Redis slow or down lets calls through.
+    const taken = await withDeadline(
+      limiter.take(RATE_KEY, limits.perMinute, WINDOW_MS),
+      LIMIT_READ_MS,
+      () => ({ ok: true as const }),
+    );
+    if (!taken.ok) {
+      const retryAfterS = Math.ceil(taken.retryAfterMs / 1000);
+      return {
+        ok: false,
+        retryAfterS,
+        message: `${limits.perMinute} tool calls in the last minute, the limit of this server; try again in ${retryAfterS} s`,
+      };
+    }
+  }
+  return undefined;
 }
 
 /** The `tools/call` requests in a JSON-RPC body (one message or a batch). */

@@ -13,6 +13,7 @@ import { analyzeIsolated } from './analyze-isolated.js';
 import { snapshotView } from './snapshot/snapshot-view.js';
 import { SHARE_INSTEAD } from './readers/limits.js';
 import { boundedMessage, cutText } from '../untrusted-text.js';
+import { refuseSnapshotsOutsideDm } from './snapshot-in-channel.js';
 
 export interface AnalyzeJobDeps {
   chat: ChatAdapter;
@@ -87,6 +88,36 @@ async function sweepStale(root: string, logger: Logger): Promise<void> {
 }
 
 /**
+ * The files of a job, on this host: shared ones downloaded into `dir` (a snapshot outside a DM is
+ * refused first: snapshot-in-channel.ts), local ones as given (the shell only).
+ */
+async function pathsOf(
+  job: AnalyzeJob,
+  dir: string,
+  signal: AbortSignal,
+  deps: Pick<AnalyzeJobDeps, 'chat' | 'maxFileBytes'>,
+): Promise<string[]> {
+  if (job.source.kind === 'local') {
+    // Paths on this host come only from the shell, where the person typing owns the machine.
+    if (deps.chat.kind !== 'shell')
+      throw new EtcdDoctorError(
+        'command_invalid',
+        'Paths on the etcd-doctor host are read only from the shell.',
+      );
+    return job.source.paths;
+  }
+  const fetch = deps.chat.fetchFile?.bind(deps.chat);
+  if (!fetch) throw new EtcdDoctorError('command_invalid', 'This chat cannot hand files to etcd-doctor.');
+  const out: Array<{ path: string; name: string }> = [];
+  for (const file of job.source.files) {
+    const { path } = await fetch(file.id, { dir, maxBytes: deps.maxFileBytes, signal });
+    out.push({ path, name: file.name });
+  }
+  await refuseSnapshotsOutsideDm(job.channel, out);
+  return out.map((f) => f.path);
+}
+
+/**
  * The worker side of offline analysis: downloads the shared files into a private temp directory
  * (0700, files 0600), runs the rules on them, answers in the thread once, and removes the files.
  * Bad input (an OfflineInputError or a download refusal) is the answer itself, not a failure.
@@ -101,24 +132,6 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       sleep: deps.sleep,
     });
 
-  const paths = async (job: AnalyzeJob, dir: string, signal: AbortSignal): Promise<string[]> => {
-    if (job.source.kind === 'local') {
-      // Paths on this host come only from the shell, where the person typing owns the machine.
-      if (deps.chat.kind !== 'shell')
-        throw new EtcdDoctorError(
-          'command_invalid',
-          'Paths on the etcd-doctor host are read only from the shell.',
-        );
-      return job.source.paths;
-    }
-    const fetch = deps.chat.fetchFile?.bind(deps.chat);
-    if (!fetch) throw new EtcdDoctorError('command_invalid', 'This chat cannot hand files to etcd-doctor.');
-    const out: string[] = [];
-    for (const file of job.source.files)
-      out.push((await fetch(file.id, { dir, maxBytes: deps.maxFileBytes, signal })).path);
-    return out;
-  };
-
   const root = deps.tmpRoot ?? tmpdir();
   let swept: Promise<void> | undefined;
   return {
@@ -131,7 +144,7 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       let status = 'refused';
       try {
         // Shared files are read in a process with its own limits: one that expands past them is an answer, not a dead worker.
-        const report = await analyzeIsolated(await paths(job, dir, info.signal), {
+        const report = await analyzeIsolated(await pathsOf(job, dir, info.signal, deps), {
           signal: info.signal,
           ...(deps.memoryMb ? { memoryMb: deps.memoryMb } : {}),
         });

@@ -7,6 +7,7 @@ import type { EnqueueOutcome } from '../queue/job-queue.js';
 import type { AnalyzeJob } from '../queue/job-schemas.js';
 import { textView } from '../report/chat-view.js';
 import type { RateLimiter } from '../state/rate-limit.js';
+import { isDirectMessage, snapshotByName, snapshotInChannel } from './snapshot-in-channel.js';
 
 export interface FileRequestDeps {
   config: ConfigFile;
@@ -33,7 +34,7 @@ const LIMIT_READ_MS = 250;
  * answers everywhere). A channel that no cluster allows gets a refusal, as commands do.
  */
 export function offlineAllowed(config: ConfigFile, channel: string): boolean {
-  if (/^D[A-Z0-9]+$/.test(channel)) return true;
+  if (isDirectMessage(channel)) return true;
   return config.clusters.some((c) => {
     const allowed = c.slack?.allowedChannels ?? [];
     return allowed.length === 0 || allowed.includes(channel);
@@ -89,6 +90,10 @@ export function createFileRequests(deps: FileRequestDeps): (req: IncomingFiles) 
         'channel_forbidden',
         'etcd-doctor does not answer in this channel; share the file in a direct message with me instead.',
       );
+    // A snapshot in a channel is refused by its name here, before anyone downloads it, and by its
+    // bytes on the worker (snapshot-in-channel.ts) whatever it is called.
+    const snapshot = req.files.find((f) => f.kind === 'slack' && snapshotByName(f.name));
+    if (snapshot && !isDirectMessage(req.channel)) throw snapshotInChannel(snapshot.name);
     checkFiles(req.files, deps.maxFileBytes);
     const { perUser, windowMs } = deps.limits;
     const taken = await withDeadline(

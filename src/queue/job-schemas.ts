@@ -94,6 +94,11 @@ export const remediateJobSchema = z.strictObject({
   plan: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/),
   cluster: clusterName,
   ...requester,
+  /**
+   * HMAC over the fields above with REMEDIATION_SIGNING_KEY (src/remediation/job-signature.ts).
+   * Optional in the schema so that a job without one reaches the runner, which refuses and audits it.
+   */
+  sig: z.string().max(64).optional(),
 });
 
 /** One check of a watched cluster, made by its BullMQ job scheduler (`watch-<cluster>`, src/queue/watch-schedules.ts). */

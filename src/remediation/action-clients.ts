@@ -1,5 +1,6 @@
 import { createEtcdClients, type EtcdClients, loadEtcdTls } from '../clients/etcd-clients.js';
 import type { KubernetesClients } from '../clients/kubernetes.js';
+import { createHttpGet, type HttpClient } from '../clients/http.js';
 import { type ClusterConfig, RESERVED_ENV_PREFIXES } from '../config/schema.js';
 import { EtcdDoctorError } from '../errors.js';
 import { type ActionClients, noKubernetes } from './action.js';
@@ -35,6 +36,7 @@ export function createActionClients(
 ): ActionClients & { close(): Promise<void> } {
   let etcd: Promise<EtcdClients> | undefined;
   let kube: Promise<KubernetesClients> | undefined;
+  let http: Promise<HttpClient> | undefined;
   const loadKube = () => {
     const k8s = cluster.kubernetes;
     if (!k8s) throw new EtcdDoctorError('action_failed', noKubernetes(cluster.name));
@@ -65,12 +67,19 @@ export function createActionClients(
     },
     kubernetes: loadKube,
     fetch: deps.fetch ?? fetch,
+    async metrics(url, signal) {
+      http ??= loadEtcdTls(cluster, deps).then((tls) => createHttpGet(tls));
+      const res = await (await http).get(url, signal);
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+      return res.body;
+    },
     // The schema refuses these names too; this holds even for a config built in code.
     credential: (name) =>
       RESERVED_ENV_PREFIXES.some((p) => name.startsWith(p)) ? undefined : deps.processEnv[name],
     space: (thread) => deps.space(cluster.name, thread),
     async close() {
       if (etcd) (await etcd.catch(() => undefined))?.close();
+      if (http) await (await http.catch(() => undefined))?.close();
     },
   };
 }

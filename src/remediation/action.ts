@@ -79,6 +79,8 @@ export interface ActionClients {
   etcd(): Promise<EtcdClients>;
   kubernetes(): Promise<KubernetesClients>;
   fetch: typeof fetch;
+  /** A member's /metrics page as text, with the cluster's TLS files (replace-member's second view). */
+  metrics(url: string, signal: AbortSignal): Promise<string>;
   /** The secret from the named env var (tickets.credentialEnv), read by the composition root. */
   credential(envName: string): string | undefined;
   /** Queue a scan of what fills this cluster's etcd, answered in `thread` (space). */
@@ -124,12 +126,15 @@ export interface ActionContext {
 export class RemediationAborted extends Error {
   readonly before: string;
   readonly why: string;
+  /** `lock`: the cluster's remediation lock lapsed; `handed-over`: the run was given to another worker. */
+  readonly reason: 'lock' | 'handed-over';
 
-  constructor(before: string, why: string) {
+  constructor(before: string, why: string, reason: 'lock' | 'handed-over' = 'lock') {
     super(`stopped before ${before}: ${why}`);
     this.name = 'RemediationAborted';
     this.before = before;
     this.why = why;
+    this.reason = reason;
   }
 }
 

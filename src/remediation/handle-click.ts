@@ -10,6 +10,8 @@ import { snapshotOf } from './plan-context.js';
 import { authorise, type GroupMembers } from './authorise.js';
 import type { RemediationState } from '../state/remediation-state.js';
 import { planExpiryMs, type RemediationSettings, settingsFor } from './settings.js';
+import type { RecordSigner } from '../state/record-signer.js';
+import { signedJob } from './job-signature.js';
 
 export interface ClickDeps {
   clusters: ClusterAccess;
@@ -18,6 +20,8 @@ export interface ClickDeps {
   audit: Pick<AuditLog, 'append'>;
   /** Queues the remediation job (its id derives from the plan). */
   enqueue(job: RemediateJob): Promise<void>;
+  /** Signs the job with REMEDIATION_SIGNING_KEY: a worker runs no job it cannot verify. */
+  signer: RecordSigner;
   /** The user ids of a Slack user group; absent on chats without groups. */
   groupMembers?: GroupMembers;
   settings: RemediationSettings;
@@ -118,15 +122,17 @@ async function start(c: Click, origin: string): Promise<ChatView> {
     return textView(`*${plan.label}* was already started by <@${press.by}>; it runs once.`, 'info', {
       liveMentions: true,
     });
-  await deps.enqueue({
-    v: 1,
-    kind: 'remediate',
-    plan: c.planId,
-    cluster: plan.cluster,
-    channel: plan.channel,
-    user: click.user,
-    requestedAt: deps.now(),
-  });
+  await deps.enqueue(
+    signedJob(deps.signer, {
+      v: 1,
+      kind: 'remediate',
+      plan: c.planId,
+      cluster: plan.cluster,
+      channel: plan.channel,
+      user: click.user,
+      requestedAt: deps.now(),
+    }),
+  );
   await c.audit(origin === c.planId ? 'queued' : 'confirmed', `${plan.label} queued`);
   return textView(`Starting *${plan.label}* on *${plan.cluster}*; progress follows in the thread.`, 'info');
 }

@@ -11,6 +11,7 @@ import type { JobKindHandlers } from '../queue/job-handlers.js';
 import type { JobData, RemediateJob } from '../queue/job-schemas.js';
 import { createMaintenanceSchedules, type MaintenanceRepeat } from '../queue/maintenance-schedules.js';
 import { createPlanStore } from '../state/plan-store.js';
+import type { RecordSigner } from '../state/record-signer.js';
 import { createActionClients, preloadKubernetesModules } from './action-clients.js';
 import { createRemediationState } from '../state/remediation-state.js';
 import { createMaintenanceDefrag } from './maintenance-defrag.js';
@@ -26,6 +27,8 @@ export interface RemediationOptions {
   logger: Logger;
   /** Queues a job (the worker queues a re-run; the bot queues the remediation). */
   enqueue: (data: JobData) => Promise<unknown>;
+  /** Signs and checks plans and remediation jobs (REMEDIATION_SIGNING_KEY). */
+  signer: RecordSigner;
   /** The process env of the composition root: only `tickets.credentialEnv` names are read from it. */
   processEnv?: Record<string, string | undefined>;
   settings?: Partial<RemediationSettings>;
@@ -141,7 +144,8 @@ function clientsFor(w: RemediationOptions, cluster: ClusterConfig) {
 function remediationJobHandler(w: RemediationOptions): (job: RemediateJob) => Promise<unknown> {
   return createRemediationRunner({
     chat: w.chat,
-    plans: createPlanStore(w.redis, w.prefix),
+    plans: createPlanStore(w.redis, w.prefix, w.signer),
+    signer: w.signer,
     state: createRemediationState(w.redis, w.prefix),
     audit: createAuditLog(w.redis, w.prefix),
     cluster: (name) => clusterOf(w.config, name),
@@ -156,7 +160,8 @@ function remediationJobHandler(w: RemediationOptions): (job: RemediateJob) => Pr
 function clickDeps(w: RemediationOptions): Omit<ClickDeps, 'clusters'> {
   const groupMembers = w.chat.groupMembers?.bind(w.chat);
   return {
-    plans: createPlanStore(w.redis, w.prefix),
+    plans: createPlanStore(w.redis, w.prefix, w.signer),
+    signer: w.signer,
     state: createRemediationState(w.redis, w.prefix),
     audit: createAuditLog(w.redis, w.prefix),
     enqueue: async (job) => {

@@ -23,10 +23,14 @@ import { snapshotOf, threadOf } from './plan-context.js';
 import { type GroupMembers, isResponder } from './authorise.js';
 import type { RemediationState } from '../state/remediation-state.js';
 import { planExpiryMs, type RemediationSettings, settingsFor } from './settings.js';
+import type { RecordSigner } from '../state/record-signer.js';
+import { verifyJob } from './job-signature.js';
 
 export interface RemediationRunnerDeps {
   chat: ChatAdapter;
   plans: Pick<PlanStore, 'load' | 'save'>;
+  /** REMEDIATION_SIGNING_KEY's signer: a job or plan it cannot verify is refused and audited. */
+  signer: RecordSigner;
   state: RemediationState;
   audit: Pick<AuditLog, 'append'>;
   cluster(name: string): ClusterConfig;
@@ -70,14 +74,8 @@ export function createRemediationRunner(deps: RemediationRunnerDeps) {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
   return async function runRemediation(job: RemediateJob): Promise<RemediationResult> {
-    const plan = await deps.plans.load(job.plan);
-    if (!plan) {
-      await deps.chat.post(
-        { channel: job.channel },
-        textView('This remediation plan is gone (expired); nothing was done.', 'warning'),
-      );
-      return { status: 'skipped', summary: 'plan gone' };
-    }
+    const plan = await signedPlan(job, deps);
+    if (!('action' in plan)) return plan;
     const run = runOf(job, plan, deps);
     // The marker names this job: a job that finds its own marker and no end ran before, here or
     // on a worker that died mid-run (BullMQ hands a stalled job over), and is not run again.
@@ -115,6 +113,51 @@ export function createRemediationRunner(deps: RemediationRunnerDeps) {
 }
 
 /**
+ * The job's plan, once both the job and the plan verify with the deployment's key. A job that does
+ * not was not queued by a bot (someone wrote it into Redis, or changed it there): it is refused and
+ * audited, and nothing is posted (its channel is the writer's choice). A signed job whose plan does
+ * not verify is told so in its channel, which the bot signed.
+ */
+async function signedPlan(job: RemediateJob, deps: RemediationRunnerDeps): Promise<Plan | RemediationResult> {
+  const forged = (why: string, claimed: { cluster: string; action: string }) =>
+    deps.audit.append({
+      event: 'refused',
+      cluster: claimed.cluster,
+      user: job.user,
+      action: claimed.action,
+      plan: job.plan,
+      detail: why,
+    });
+  const verdict = verifyJob(deps.signer, job);
+  if (verdict !== 'ok') {
+    const why = `forged job: ${verdict === 'unsigned' ? 'it carries no signature' : 'its signature does not match its content'}; it was not queued by etcd-doctor's bot as it stands (written or changed in Redis), so nothing was done`;
+    deps.logger.error({ plan: job.plan, cluster: job.cluster, user: job.user, verdict }, why);
+    await forged(why, { cluster: job.cluster, action: 'unknown' });
+    return { status: 'refused', summary: why };
+  }
+  const found = await deps.plans.load(job.plan);
+  if (found.status === 'found') return found.plan;
+  if (found.status === 'forged') {
+    const why = `forged plan: ${found.why}; nothing was done`;
+    deps.logger.error({ plan: job.plan, cluster: job.cluster, user: job.user }, why);
+    await forged(why, found.claimed);
+    await deps.chat.post(
+      { channel: job.channel },
+      textView(
+        `This remediation's plan fails its signature check (${found.why}); nothing was done. The refusal is in the audit trail.`,
+        'warning',
+      ),
+    );
+    return { status: 'refused', summary: why };
+  }
+  await deps.chat.post(
+    { channel: job.channel },
+    textView('This remediation plan is gone (expired); nothing was done.', 'warning'),
+  );
+  return { status: 'skipped', summary: 'plan gone' };
+}
+
+/**
  * The plan's run marker is set. Another job of the same origin (a second confirmation), or this
  * job after its run ended: skipped quietly, the first run answers. This very job with no end: its
  * worker died mid-run (killed, out of memory, its node lost) and BullMQ handed the job over. A
@@ -128,7 +171,7 @@ async function alreadyRan(run: Run, owner: string, deps: RemediationRunnerDeps):
   const { plan } = run;
   const parsed = run.action.parse(plan.args);
   const hint = parsed.ok ? parsed.interrupted() : undefined;
-  const summary = `${plan.label} on ${plan.cluster} was interrupted: the worker running it stopped before it finished (restarted, killed, or its node lost). It is not run again by itself, as a half-done change must be looked at first; the steps above are what it did. Run \`/etcd diagnose ${plan.cluster}\` to see the cluster as it is now.${hint ? ` ${hint}` : ''}`;
+  const summary = `${plan.label} on ${plan.cluster} was interrupted: the worker running it stopped before it finished (restarted, killed, its node lost, or stalled: one that wakes up stops at its next step). It is not run again by itself, as a half-done change must be looked at first; the steps above are what it did. Run \`/etcd diagnose ${plan.cluster}\` to see the cluster as it is now.${hint ? ` ${hint}` : ''}`;
   await run.audit('failed', `interrupted: ${summary}`);
   await deps.chat.post(run.to, textView(summary, 'error', { actor: run.job.user }));
   return { status: 'failed', summary };
@@ -265,11 +308,17 @@ async function runAction(
       return { status: 'failed', summary: describeError(err), lines: [] };
     deps.logger.error(
       { cluster: run.plan.cluster, plan: run.job.plan, before: err.before, reason: err.why },
-      'remediation stopped: its lock lapsed',
+      err.reason === 'handed-over'
+        ? 'remediation stopped: handed to another worker'
+        : 'remediation stopped: its lock lapsed',
     );
+    const why =
+      err.reason === 'handed-over'
+        ? `this worker stalled long enough that the queue handed the job to another worker, which told this thread the run was interrupted (${err.why})`
+        : `the remediation lock of ${run.plan.cluster} lapsed (${err.why}), so another action could start`;
     return {
       status: 'failed',
-      summary: `stopped before ${err.before}: the remediation lock of ${run.plan.cluster} lapsed (${err.why}), so another action could start; nothing after that was done`,
+      summary: `stopped before ${err.before}: ${why}; nothing after that was done`,
       lines: [],
     };
   }
@@ -310,7 +359,16 @@ function actionContext(
     },
     followUp: (id, args, label) =>
       followUp(deps, run.plan.cluster, run.plan.channel, run.plan.context, id, args, label, deps.now),
+    // Before each step the run asks whether it is still its own: another worker that took the job
+    // over (this one stalled past the queue's lock) marked it ended and told the thread; and the
+    // cluster's lock must still be held (renewed now). A stalled worker that wakes up stops here.
     async safePoint(next) {
+      if (await deps.state.runEnded(run.origin))
+        throw new RemediationAborted(
+          next,
+          `its run of plan ${run.origin} was marked ended elsewhere`,
+          'handed-over',
+        );
       const why = await lock?.check();
       if (why) throw new RemediationAborted(next, why);
     },

@@ -43,7 +43,7 @@ export async function startBot(
   const limiter = createRateLimiter(redis, opts.queuePrefix);
   const limits = { ...DEFAULT_DIAGNOSE_LIMITS, ...tuning.diagnoseLimits };
   const state = createJobState(redis, opts.queuePrefix);
-  const plans = createPlanStore(redis, opts.queuePrefix);
+  const plans = createPlanStore(redis, opts.queuePrefix, base.signer);
   const lost = watchLostJobs({
     redis,
     exists: queue.exists,

@@ -17,6 +17,7 @@ export function remediationOptions(
     chat: opts.chat,
     logger: opts.logger,
     enqueue,
+    signer: base.signer,
     ...(opts.processEnv ? { processEnv: opts.processEnv } : {}),
     ...(tuning.remediation ? { settings: tuning.remediation } : {}),
     ...(opts.readFileBuffer ? { readFileBuffer: opts.readFileBuffer } : {}),

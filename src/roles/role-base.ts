@@ -4,6 +4,7 @@ import { createRedisConnections, type Redis, type RedisConnections } from '../cl
 import { abortableSleep } from '../timing.js';
 import { createDoctor, type Doctor } from '../doctor.js';
 import type { RoleTuning, StartRolesOptions } from './role-options.js';
+import { createRecordSigner, processSigningKey, type RecordSigner } from '../state/record-signer.js';
 
 /**
  * What every role of a process shares: the options, the doctor, and the Redis connections (each
@@ -17,6 +18,8 @@ export interface RoleBase {
   /** The doctor was built here (not given), so stopping the roles closes it. */
   readonly ownsDoctor: boolean;
   readonly redis: RedisConnections;
+  /** Signs and checks plans and remediation jobs with the deployment's key (or this process's). */
+  readonly signer: RecordSigner;
   connect(name: string): Redis;
   /** Redis answers PING within 500 ms. */
   redisReady(): Promise<boolean>;
@@ -41,6 +44,7 @@ export function createRoleBase(opts: StartRolesOptions): RoleBase {
     doctor,
     ownsDoctor: !opts.doctor,
     redis,
+    signer: createRecordSigner(opts.signingKey ?? processSigningKey()),
     connect(name) {
       const connection = redis.connect(name);
       let down = false;

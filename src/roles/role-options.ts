@@ -13,6 +13,7 @@ import type { JobData } from '../queue/job-schemas.js';
 import type { RemediationSettings } from '../remediation/settings.js';
 import type { RedisTarget } from '../config/redis-target.js';
 import type { SpaceRunOptions } from '../space/measure-space.js';
+import type { Secret } from '../secret.js';
 
 /** One process type per role (DESIGN.md): the chat side, the workers, or both. */
 export type Role = 'bot' | 'worker' | 'serve';
@@ -65,6 +66,11 @@ export interface RoleSetup {
    * credential named by `tickets.credentialEnv`). The parsed env (config/env.ts) is `Env`.
    */
   processEnv?: Record<string, string | undefined>;
+  /**
+   * REMEDIATION_SIGNING_KEY: signs plans and remediation jobs (state/record-signer.ts). The bot and
+   * the workers must share it; without one, startRoles makes a key of this process only.
+   */
+  signingKey?: Secret;
 }
 
 export interface StartRolesOptions extends RoleSetup {

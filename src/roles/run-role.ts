@@ -38,6 +38,19 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
     });
     return;
   }
+  // Plans are signed by the worker that renders a button and checked by the bot; a job is signed by
+  // the bot and checked by the worker: two processes, so one key they share (a Secret).
+  if (role !== 'serve' && !env.REMEDIATION_SIGNING_KEY) {
+    throw new EtcdDoctorError(
+      'config_invalid',
+      `etcd-doctor ${role} needs REMEDIATION_SIGNING_KEY, the key that signs remediation plans and jobs: the same in the bot and every worker, at least 32 characters (openssl rand -hex 32), kept in a Secret, never in Redis`,
+    );
+  }
+  if (!env.REMEDIATION_SIGNING_KEY)
+    setup.logger.warn(
+      {},
+      'REMEDIATION_SIGNING_KEY is not set: buttons are signed with a key of this process only, so they work only in it; set the key when more than one etcd-doctor process shares this Redis',
+    );
   if (role !== 'worker' && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
     throw new EtcdDoctorError(
       'config_invalid',
@@ -59,5 +72,6 @@ function roleSetup(opts: RunRoleOptions): RoleSetup {
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
     ...(opts.processEnv ? { processEnv: opts.processEnv } : {}),
+    ...(opts.env.REMEDIATION_SIGNING_KEY ? { signingKey: opts.env.REMEDIATION_SIGNING_KEY } : {}),
   };
 }

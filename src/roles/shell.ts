@@ -112,5 +112,6 @@ function shellSetup(opts: RunShellOptions): RoleSetup {
     logger: opts.logger ?? silentLogger,
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...(opts.signingKey ? { signingKey: opts.signingKey } : {}),
   };
 }

@@ -44,7 +44,7 @@ export function startWorker(
   const { chat, config, logger, queuePrefix: prefix } = opts;
   const redis = base.connect('etcd-doctor-worker');
   const state = createJobState(redis, prefix);
-  const plans = createPlanStore(redis, prefix);
+  const plans = createPlanStore(redis, prefix, base.signer);
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const renderer = createChartRenderer();
 

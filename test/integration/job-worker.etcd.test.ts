@@ -25,6 +25,7 @@ import { waitForJobState } from '../support/redis/job-states.js';
 import { labConfig } from '../support/lab/lab-config.js';
 import { captureLogs, type LogCapture } from '../support/process/log-capture.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
+import { testSigner } from '../support/redis/signing-key.js';
 
 /**
  * The queue's promises, against real Redis and a real etcd: one answer per job even when a worker
@@ -89,7 +90,7 @@ function harness(name: string): Harness {
       const redis = createRedisConnections(REDIS_URL);
       connections.push(redis);
       const state = createJobState(redis.connect(`test-${workerId}`), prefix);
-      const plans = createPlanStore(redis.connect(`test-${workerId}-plans`), prefix);
+      const plans = createPlanStore(redis.connect(`test-${workerId}-plans`), prefix, testSigner);
       const handlers = createJobRunner({
         doctor,
         chat,

@@ -20,6 +20,7 @@ import { purgePrefix, testPrefix } from '../support/redis/redis-prefix.js';
 import { SIGNING_SECRET } from '../support/slack/slack-driver.js';
 import { waitUntil } from '../support/process/worker-process.js';
 import { within } from '../support/process/within.js';
+import { TEST_SIGNING_KEY_TEXT } from '../support/redis/signing-key.js';
 
 /**
  * `/mcp` on the serve and bot roles' HTTP server: MCP's Streamable HTTP transport behind the
@@ -417,6 +418,7 @@ describe('the Slack roles with MCP_TOKEN: the bot (HTTP mode) and the worker', (
         LOG_LEVEL: 'info',
         SLACK_BOT_TOKEN: 'xoxb-1-mcp',
         SLACK_API_URL: fake.url,
+        REMEDIATION_SIGNING_KEY: TEST_SIGNING_KEY_TEXT,
         ...env,
       }),
     );

@@ -9,6 +9,7 @@ import { initialClusterOf, joinInstructions } from './join-instructions.js';
 import { watchLearner } from './learner-watch.js';
 import { decimalId, findMember, guardedMemberCall, memberListLine, replaceRefusal } from './member-change.js';
 import { promoteInPlace } from './promote-learner.js';
+import { peerView, peerViewRefusal } from './peer-view.js';
 
 /**
  * OpenShift's cluster-etcd-operator owns membership there: it removes and adds members itself,
@@ -50,7 +51,7 @@ export const replaceMember = defineAction({
     const up = s.members.filter((m) => m.reachable).length;
     return [
       `Replace ${args.member}: remove it from the member list, add it back as a learner with the same name and peer URLs, and post in the thread how to start it with an empty data dir and \`--initial-cluster-state existing\`. Once it has caught up with the leader, promote it yourself with etcd-doctor's Promote button, or let etcd-doctor promote it.`,
-      `${up} of ${s.members.length} members answered at the diagnosis. It refuses if ${args.member} answers, if another member is down, if the cluster has a learner already, or if removing it would leave fewer healthy voters than quorum.`,
+      `${up} of ${s.members.length} members answered at the diagnosis. It refuses if ${args.member} answers, if another member still has a peer connection to it (then it runs, and the path from etcd-doctor is what fails), if another member is down, if the cluster has a learner already, or if removing it would leave fewer healthy voters than quorum.`,
       'Only for a member whose data or machine is gone: its old data dir must not be started again.',
     ];
   },
@@ -68,6 +69,10 @@ export const replaceMember = defineAction({
     if (why) return refused(why, [memberListLine(state)]);
     const found = findMember(state, args.member, 'replace');
     if ('why' in found) return refused(found.why);
+    // "Does not answer etcd-doctor" is one view; its peers' is the second (peer-view.ts).
+    const view = await peerView(state, found.member, ctx, PEER_VIEW_TIMEOUT_MS);
+    const alive = peerViewRefusal(args.member, found.member.endpoint, view);
+    if (alive) return refused(alive, [memberListLine(state)]);
     if (ctx.dryRun)
       return done(`would replace ${args.member}`, [
         `would remove ${args.member} (id ${found.member.id}) and add it back as a learner with peer URLs ${(found.member.peerUrls ?? []).join(', ')}`,
@@ -79,6 +84,9 @@ export const replaceMember = defineAction({
   interrupted: (args) =>
     `Check \`etcdctl member list\`: if ${args.member} is missing (removed, not added back), add it as a learner with the peer URLs it had (\`etcdctl member add ${args.member} --learner --peer-urls=<its peer URLs>\`) and start it with an empty data dir as the thread says; if it is listed as a learner, start it as posted and press Promote (or \`etcdctl member promote <id>\`) once it has caught up.`,
 });
+
+/** One /metrics GET per other member: answered locally, as Status is. */
+const PEER_VIEW_TIMEOUT_MS = 3000;
 
 const isOpenShift = (cluster: ClusterConfig) => cluster.kubernetes?.distribution === 'openshift';
 

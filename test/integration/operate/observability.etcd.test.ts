@@ -20,6 +20,7 @@ import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-pr
 import { SIGNING_SECRET, sendSlashCommand } from '../../support/slack/slack-driver.js';
 import { channelThreads } from '../../support/slack/slack-http.js';
 import { within } from '../../support/process/within.js';
+import { TEST_SIGNING_KEY_TEXT } from '../../support/redis/signing-key.js';
 
 /**
  * Operating etcd-doctor: /healthz, /readyz and /metrics on every role, logs that name the job and
@@ -34,7 +35,14 @@ const PEM_BODY = 'MIIBFAKEPEMBODYTHATMUSTNEVERBELOGGEDAAAA';
 const PEM = `-----BEGIN CERTIFICATE-----\n${PEM_BODY}\nQUJDREVGR0g=\n-----END CERTIFICATE-----\n`;
 const KEY = `-----BEGIN PRIVATE KEY-----\n${PEM_BODY}KEY\n-----END PRIVATE KEY-----\n`;
 const ALERTMANAGER_TOKEN = 'RecognisableAlertmanagerToken-0123456789';
-const SECRETS = [BOT_TOKEN, SIGNING_SECRET, PEM_BODY, 'RecognisableAppToken', ALERTMANAGER_TOKEN];
+const SECRETS = [
+  BOT_TOKEN,
+  SIGNING_SECRET,
+  PEM_BODY,
+  'RecognisableAppToken',
+  ALERTMANAGER_TOKEN,
+  TEST_SIGNING_KEY_TEXT,
+];
 const CHANNEL = 'C0OBS';
 
 let lab: EtcdLab;
@@ -269,6 +277,7 @@ describe('spawned processes', () => {
     ETCD_DOCTOR_CONFIG: join(dir, 'etcd-doctor.yaml'),
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_API_URL: fake.url,
+    REMEDIATION_SIGNING_KEY: TEST_SIGNING_KEY_TEXT,
     PORT: '0',
     LISTEN_HOST: '127.0.0.1',
     LOG_LEVEL: 'debug',

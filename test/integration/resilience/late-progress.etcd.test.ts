@@ -13,6 +13,7 @@ import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.j
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { labConfig } from '../../support/lab/lab-config.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { testSigner } from '../../support/redis/signing-key.js';
 
 /**
  * Two runs of one check job can meet: the first is abandoned (it timed out for the queue) while
@@ -48,7 +49,7 @@ function worker(workerId: string) {
     doctor,
     chat: createSlackAdapter({ botToken: new Secret('xoxb-1-test'), apiUrl: fake.url, logger: silentLogger }),
     state: createJobState(redis.connect(`late-${workerId}`), prefix),
-    plans: createPlanStore(redis.connect(`late-${workerId}-plans`), prefix),
+    plans: createPlanStore(redis.connect(`late-${workerId}-plans`), prefix, testSigner),
     logger: silentLogger,
     workerId,
     progressIntervalMs: 50,

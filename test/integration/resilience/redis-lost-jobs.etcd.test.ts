@@ -14,6 +14,7 @@ import {
   sendSlashCommand,
 } from '../../support/slack/slack-driver.js';
 import { channelThreads, eventsUrl, httpSlackAdapter } from '../../support/slack/slack-http.js';
+import { TEST_SIGNING_KEY } from '../../support/redis/signing-key.js';
 
 /**
  * A Redis without persistence (a real redis-server of the test's own) restarts while a request is
@@ -49,6 +50,7 @@ function startRole(role: 'bot' | 'worker', chat: SlackAdapter): Promise<RunningR
     queuePrefix: PREFIX,
     logger: silentLogger,
     tuning: TUNING,
+    signingKey: TEST_SIGNING_KEY,
   });
 }
 

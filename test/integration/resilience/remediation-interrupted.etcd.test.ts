@@ -21,6 +21,8 @@ import {
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.js';
 import { messageText } from '../../support/slack/slack-driver.js';
+import { TEST_SIGNING_KEY, testSigner } from '../../support/redis/signing-key.js';
+import { signedJob } from '../../../src/remediation/job-signature.js';
 
 /**
  * A worker process SIGKILLed in the middle of replace-member, after it removed etcd-3 and added it
@@ -89,6 +91,7 @@ beforeAll(async () => {
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
     logger: silentLogger,
+    signingKey: TEST_SIGNING_KEY,
   });
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
 }, 60_000);
@@ -112,7 +115,7 @@ describe('a worker killed in the middle of replace-member', () => {
 
       // The confirmed plan, as the confirmation's "Run it, I will press Promote" saves it.
       const createdAt = Date.now();
-      const plan = await createPlanStore(redis, prefix).save({
+      const plan = await createPlanStore(redis, prefix, testSigner).save({
         action: 'replace-member',
         cluster: 'local',
         args: { member: VICTIM, promote: 'button' },
@@ -126,15 +129,17 @@ describe('a worker killed in the middle of replace-member', () => {
         },
       });
       if (!roles.enqueue) throw new Error('no queue in the bot role');
-      await roles.enqueue({
-        v: 1,
-        kind: 'remediate',
-        plan,
-        cluster: 'local',
-        channel: CHANNEL,
-        user: ALICE,
-        requestedAt: Date.now(),
-      });
+      await roles.enqueue(
+        signedJob(testSigner, {
+          v: 1,
+          kind: 'remediate',
+          plan,
+          cluster: 'local',
+          channel: CHANNEL,
+          user: ALICE,
+          requestedAt: Date.now(),
+        }),
+      );
 
       // Mid-run: removed, added back as a learner, the start instructions posted, waiting for it.
       await fake.waitFor(() => texts().some((t) => START_FLAGS.test(t)), INSTRUCTIONS_MS);

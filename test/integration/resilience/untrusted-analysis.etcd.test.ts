@@ -22,6 +22,7 @@ import {
   type WorkerProcess,
   waitUntil,
 } from '../../support/process/worker-process.js';
+import { TEST_SIGNING_KEY, testSigner } from '../../support/redis/signing-key.js';
 
 /**
  * For real: files anyone may DM the bot never share a worker process's heap or a queue
@@ -106,6 +107,7 @@ beforeAll(async () => {
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
     logger: silentLogger,
+    signingKey: TEST_SIGNING_KEY,
   });
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
 }, 60_000);
@@ -132,7 +134,7 @@ async function bombTarball(): Promise<string> {
 /** Presses the defragment button as the responder, then its "Run it". */
 async function startDefragment(): Promise<void> {
   const anchor = await chat.post({ channel: CHANNEL }, { kind: 'text', tone: 'info', lines: ['anchor'] });
-  const plan = await createPlanStore(redis, prefix).save({
+  const plan = await createPlanStore(redis, prefix, testSigner).save({
     action: 'defragment',
     cluster: 'local',
     args: {},

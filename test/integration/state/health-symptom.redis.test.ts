@@ -9,6 +9,7 @@ import { renderViewText } from '../../../src/report/render-view-text.js';
 import { createPlanStore } from '../../../src/state/plan-store.js';
 import { clusterEvidence, ok } from '../../support/evidence/evidence.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { testSigner } from '../../support/redis/signing-key.js';
 
 /**
  * A health check reads no /metrics: a slow read it sees is a symptom whose causes (a slow disk, a
@@ -45,7 +46,7 @@ describe('a slow read seen by a health check', () => {
     expect(slow?.uncheckedCauses).toEqual(expect.arrayContaining(['slow-disk', 'cpu-starvation']));
     expect(slow?.steps[0]).toMatchObject({ action: 'rerun', args: { depth: 'diagnose' } });
 
-    const plans = createPlanStore(redis, prefix);
+    const plans = createPlanStore(redis, prefix, testSigner);
     const made = await reportButtons(report, 'shell', plans, Date.now);
     expect(made.buttons.map((b) => b.label)).toEqual(['Diagnose', 'Snooze', 'Check again']);
     let n = 0;

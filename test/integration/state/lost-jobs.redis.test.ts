@@ -7,6 +7,7 @@ import type { CheckJob } from '../../../src/queue/job-schemas.js';
 import { createJobState } from '../../../src/state/job-state.js';
 import { createPlanStore } from '../../../src/state/plan-store.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { testSigner } from '../../support/redis/signing-key.js';
 
 /**
  * Which tracked checks the bot calls lost with Redis, on the shared Redis (none of these jobs is
@@ -42,7 +43,7 @@ describe('jobs lost with Redis', () => {
       redis,
       exists: async () => false,
       state,
-      plans: createPlanStore(redis, prefix),
+      plans: createPlanStore(redis, prefix, testSigner),
       chat,
       logger: silentLogger,
     });

@@ -5,6 +5,7 @@ import { renderViewText } from '../../../src/report/render-view-text.js';
 import { createPlanStore } from '../../../src/state/plan-store.js';
 import { reportButtons } from '../../../src/answer/report-buttons.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
+import { testSigner } from '../../support/redis/signing-key.js';
 
 /** The buttons under one answer, stored as real plans in Redis, and how the shell shows them. */
 
@@ -61,7 +62,7 @@ describe('reportButtons', () => {
     const { buttons, notOffered } = await reportButtons(
       report,
       'shell',
-      createPlanStore(redis, prefix),
+      createPlanStore(redis, prefix, testSigner),
       Date.now,
     );
     expect(notOffered).toEqual([]);
@@ -87,7 +88,7 @@ describe('reportButtons', () => {
   });
 
   it("offers no Snooze for a finding about etcd-doctor's own view alone (issue 42: it silenced the cluster)", async () => {
-    const plans = createPlanStore(redis, prefix);
+    const plans = createPlanStore(redis, prefix, testSigner);
     const own: DiagnosisReport = {
       ...report,
       status: 'healthy',
@@ -110,7 +111,7 @@ describe('reportButtons', () => {
   });
 
   it('offers no button that cannot work on the cluster as configured, and says why once', async () => {
-    const plans = createPlanStore(redis, prefix);
+    const plans = createPlanStore(redis, prefix, testSigner);
     const cluster = { name: 'local', etcd: { endpoints: ['http://127.0.0.1:2379'] } };
     const bare = await reportButtons(report, 'shell', plans, Date.now, { cluster });
     expect(bare.buttons.map((b) => b.label)).toEqual(['Snooze', 'Re-run diagnosis']);

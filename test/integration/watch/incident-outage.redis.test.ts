@@ -11,6 +11,7 @@ import { type FakeSlack, startFakeSlack } from '../../support/slack/fake-slack.j
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { messageText } from '../../support/slack/slack-driver.js';
 import { channelThreads } from '../../support/slack/slack-http.js';
+import { testSigner } from '../../support/redis/signing-key.js';
 
 const CHANNEL = 'C0OUTAGE';
 const prefix = testPrefix('incident-outage');
@@ -64,7 +65,7 @@ describe('a watch incident that changes during a Slack outage', () => {
         logger: silentLogger,
       }),
       incidents: createIncidents(redis, prefix),
-      plans: createPlanStore(redis, prefix),
+      plans: createPlanStore(redis, prefix, testSigner),
       isSnoozed: async () => false,
       channelOf: () => CHANNEL,
       clusterOf: () => undefined,

@@ -19,6 +19,8 @@ import type { ChatView, TextView, ViewButton } from '../../../src/report/chat-vi
 import { type RunningRoles, startRoles } from '../../../src/roles/start-roles.js';
 import { buttonValue, createPlanStore } from '../../../src/state/plan-store.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../redis/redis-prefix.js';
+import { TEST_SIGNING_KEY, testSigner } from '../redis/signing-key.js';
+import { signedJob } from '../../../src/remediation/job-signature.js';
 
 export const ALICE = 'U0ALICE';
 export const MALLORY = 'U0MALLORY';
@@ -46,7 +48,7 @@ export interface Harness {
   snapshotDir: string;
   /** The chat's user groups, live: a test may change who is in a group. */
   groups: Record<string, string[]>;
-  /** Puts a job on the queue directly, as a press long ago would have left it. */
+  /** Puts a job on the queue directly, as a press long ago would have left it (signed, as the bot signs one). */
   enqueue(job: RemediateJob): Promise<void>;
   /** A button backed by a plan saved as the worker saves them (for actions no finding offered). */
   button(
@@ -112,9 +114,10 @@ export async function startHarness(
     },
     ...(opts.now ? { now: opts.now } : {}),
     processEnv: { FAKE_TICKET_TOKEN: 'secret-token', ...opts.env },
+    signingKey: TEST_SIGNING_KEY,
   });
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  const plans = createPlanStore(redis, prefix);
+  const plans = createPlanStore(redis, prefix, testSigner);
   return {
     chat,
     roles,
@@ -124,7 +127,7 @@ export async function startHarness(
     groups,
     async enqueue(job) {
       if (!roles.enqueue) throw new Error('no queue in this role');
-      await roles.enqueue(job);
+      await roles.enqueue(signedJob(testSigner, job));
     },
     async button(action, args, opts = {}) {
       const id = await plans.save({

@@ -19,6 +19,9 @@ export const TARGETS = [
   'components/servicemonitor',
   'components/ingress',
   'components/mcp',
+  'components/redis-networkpolicy',
+  'control-plane-namespaces/kubeadm',
+  'control-plane-namespaces/openshift',
   'install',
 ] as const;
 export type Target = (typeof TARGETS)[number];
@@ -54,6 +57,7 @@ function writeInstallOverlay(dir: string): void {
   - ${from('components/servicemonitor')}
   - ${from('components/remediation')}
   - ${from('components/mcp')}
+  - ${from('components/redis-networkpolicy')}
 configMapGenerator:
   - name: etcd-doctor-config
     behavior: replace

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { isRunning } from '../lab/child-registry.js';
 import { REDIS_URL } from '../redis/redis-prefix.js';
+import { TEST_SIGNING_KEY_TEXT } from '../redis/signing-key.js';
 
 /** A real `etcd-doctor worker` process, with what it logged on stderr (pino JSON, level info). */
 export interface WorkerProcess {
@@ -31,6 +32,7 @@ export function startWorkerProcess(opts: {
       REDIS_URL: opts.redisUrl ?? REDIS_URL,
       ETCD_DOCTOR_CONFIG: opts.configPath,
       SLACK_BOT_TOKEN: 'xoxb-1-worker',
+      REMEDIATION_SIGNING_KEY: TEST_SIGNING_KEY_TEXT,
       SLACK_API_URL: opts.slackApiUrl,
       PORT: '0',
       LOG_LEVEL: 'info',

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ClusterTarget } from '../../../src/config/redis-target.js';
 import { allocateFreePorts, withFreshPortsOnce } from '../lab/free-ports.js';
-import { killRedisServer, launchRedisServer, redisCli as cli, waitForRedis } from './redis-server.js';
+import { killRedisServer, launchRedisServer, redisCliWith, waitForRedis } from './redis-server.js';
+import type { RedisPki } from './redis-tls.js';
 
 const run = promisify(execFile);
 
@@ -34,11 +35,16 @@ export interface RedisClusterGroup {
   destroy(): Promise<void>;
 }
 
-export function startRedisCluster(opts: { replicas?: 0 | 1 } = {}): Promise<RedisClusterGroup> {
+/** With `tls`: TLS only on every node (`--port 0`), for clients, replication and the cluster bus (`tls-cluster yes`). */
+export function startRedisCluster(
+  opts: { replicas?: 0 | 1; tls?: RedisPki } = {},
+): Promise<RedisClusterGroup> {
   return withFreshPortsOnce(() => startClusterOnce(opts));
 }
 
-async function startClusterOnce(opts: { replicas?: 0 | 1 }): Promise<RedisClusterGroup> {
+async function startClusterOnce(opts: { replicas?: 0 | 1; tls?: RedisPki }): Promise<RedisClusterGroup> {
+  const tlsCli = opts.tls?.cliArgs() ?? [];
+  const cli = redisCliWith(tlsCli);
   const replicas = opts.replicas ?? 0;
   const count = MASTERS * (1 + replicas);
   const all = await allocateFreePorts(count * 2, '127.0.0.1');
@@ -56,7 +62,7 @@ async function startClusterOnce(opts: { replicas?: 0 | 1 }): Promise<RedisCluste
     // Every node that started is kept for destroy(), also when another failed (a port taken).
     const started = await Promise.allSettled(
       ports.map((port, i) =>
-        launchRedisServer(nodeArgs(port, busPorts[i] ?? 0, dir), /Ready to accept connections/),
+        launchRedisServer(nodeArgs(port, busPorts[i] ?? 0, dir, opts.tls), /Ready to accept connections/),
       ),
     );
     for (const [i, r] of started.entries())
@@ -65,9 +71,9 @@ async function startClusterOnce(opts: { replicas?: 0 | 1 }): Promise<RedisCluste
     if (failed) throw failed.reason;
     const addresses = ports.map((port) => `127.0.0.1:${port}`);
     const create = ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas)];
-    await run('redis-cli', [...create, '--cluster-yes'], { timeout: CREATE_TIMEOUT_MS });
+    await run('redis-cli', [...create, '--cluster-yes', ...tlsCli], { timeout: CREATE_TIMEOUT_MS });
     await waitForRedis(
-      async () => (await Promise.all(ports.map((port) => nodeReady(port)))).every(Boolean),
+      async () => (await Promise.all(ports.map((port) => nodeReady(cli, port)))).every(Boolean),
       STATE_OK_TIMEOUT_MS,
       'the cluster did not reach cluster_state:ok (and replicas in sync) on every node',
     );
@@ -101,7 +107,7 @@ async function startClusterOnce(opts: { replicas?: 0 | 1 }): Promise<RedisCluste
         async () => {
           now = await masterOf(key);
           if (now === fromPort || now === 0) return false;
-          return (await Promise.all(alive().map(clusterStateOk))).every(Boolean);
+          return (await Promise.all(alive().map((port) => clusterStateOk(cli, port)))).every(Boolean);
         },
         timeoutMs,
         `no replica took over ${key}'s slot from the master on ${fromPort}`,
@@ -112,22 +118,28 @@ async function startClusterOnce(opts: { replicas?: 0 | 1 }): Promise<RedisCluste
   };
 }
 
-function nodeArgs(port: number, busPort: number, dir: string): string[] {
+function nodeArgs(port: number, busPort: number, dir: string, tls: RedisPki | undefined): string[] {
+  const listen = tls
+    ? ['--port', '0', '--tls-port', String(port), ...tls.serverArgs(), '--tls-cluster', 'yes']
+    : ['--port', String(port)];
   return [
-    ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+    ...listen,
+    ...['--bind', '127.0.0.1', '--dir', dir],
     ...['--cluster-enabled', 'yes', '--cluster-port', String(busPort)],
     ...['--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000'],
     ...['--appendonly', 'no', '--save', ''],
   ];
 }
 
-async function clusterStateOk(port: number): Promise<boolean> {
+type Cli = ReturnType<typeof redisCliWith>;
+
+async function clusterStateOk(cli: Cli, port: number): Promise<boolean> {
   return /cluster_state:ok/.test(await cli(port, 'cluster', 'info'));
 }
 
 /** cluster_state:ok, and a replica's link to its master is up (its copy is complete). */
-async function nodeReady(port: number): Promise<boolean> {
-  if (!(await clusterStateOk(port))) return false;
+async function nodeReady(cli: Cli, port: number): Promise<boolean> {
+  if (!(await clusterStateOk(cli, port))) return false;
   const replication = await cli(port, 'info', 'replication');
   return /role:master/.test(replication) || /master_link_status:up/.test(replication);
 }

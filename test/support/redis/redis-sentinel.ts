@@ -7,9 +7,10 @@ import { allocateFreePorts, withFreshPortsOnce } from '../lab/free-ports.js';
 import {
   killRedisServer as kill,
   launchRedisServer as launch,
-  redisCli,
+  redisCliWith,
   waitForRedis as waitFor,
 } from './redis-server.js';
+import type { RedisPki } from './redis-tls.js';
 
 /** The master name the sentinels monitor. */
 export const SENTINEL_MASTER_NAME = 'etcd-doctor-test';
@@ -30,27 +31,34 @@ export interface SentinelGroup {
   destroy(): Promise<void>;
 }
 
-export function startSentinelGroup(): Promise<SentinelGroup> {
-  return withFreshPortsOnce(startGroupOnce);
+/**
+ * With `tls`, every server and sentinel listens with TLS only (`--port 0`, `tls-port`), replicates
+ * and talks to the others over TLS (`tls-replication yes`), and asks clients for a certificate.
+ */
+export function startSentinelGroup(opts: { tls?: RedisPki } = {}): Promise<SentinelGroup> {
+  return withFreshPortsOnce(() => startGroupOnce(opts.tls));
 }
 
-async function startGroupOnce(): Promise<SentinelGroup> {
+async function startGroupOnce(tls: RedisPki | undefined): Promise<SentinelGroup> {
   const [primaryPort = 0, replicaPort = 0, ...sentinelPorts] = await allocateFreePorts(5, '127.0.0.1');
   const dir = await mkdtemp(join(tmpdir(), 'etcd-doctor-sentinel-'));
   const children: ChildProcess[] = [];
   const ephemeral = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
+  const listen = (port: number) =>
+    tls ? ['--port', '0', '--tls-port', String(port), ...tls.serverArgs()] : ['--port', String(port)];
+  const cli = redisCliWith(tls?.cliArgs() ?? []);
   try {
-    children.push(await launch(['--port', String(primaryPort), ...ephemeral], /Ready to accept connections/));
+    children.push(await launch([...listen(primaryPort), ...ephemeral], /Ready to accept connections/));
     const replicaOf = ['--replicaof', '127.0.0.1', String(primaryPort)];
     const synced = /MASTER <-> REPLICA sync: Finished with success/;
-    children.push(await launch(['--port', String(replicaPort), ...ephemeral, ...replicaOf], synced));
+    children.push(await launch([...listen(replicaPort), ...ephemeral, ...replicaOf], synced));
     for (const port of sentinelPorts) {
       const conf = join(dir, `sentinel-${port}.conf`);
-      await writeFile(conf, sentinelConf(port, primaryPort, dir));
+      await writeFile(conf, sentinelConf(port, primaryPort, dir, tls));
       children.push(await launch([conf, '--sentinel'], /\+monitor master/));
     }
     await waitFor(
-      () => sentinelsKnowEachOther(sentinelPorts),
+      () => sentinelsKnowEachOther(cli, sentinelPorts),
       READY_TIMEOUT_MS,
       'sentinels did not find each other',
     );
@@ -70,7 +78,10 @@ async function startGroupOnce(): Promise<SentinelGroup> {
     killPrimary: () => (primary ? kill(primary) : Promise.resolve()),
     waitForFailover: (timeoutMs) =>
       waitFor(
-        async () => (await Promise.all(sentinelPorts.map(masterPortOf))).every((p) => p === replicaPort),
+        async () =>
+          (await Promise.all(sentinelPorts.map((port) => masterPortOf(cli, port)))).every(
+            (p) => p === replicaPort,
+          ),
         timeoutMs,
         `no failover to the replica on ${replicaPort}`,
       ),
@@ -81,9 +92,9 @@ async function startGroupOnce(): Promise<SentinelGroup> {
   };
 }
 
-function sentinelConf(port: number, primaryPort: number, dir: string): string {
+function sentinelConf(port: number, primaryPort: number, dir: string, tls: RedisPki | undefined): string {
   return [
-    `port ${port}`,
+    ...(tls ? ['port 0', `tls-port ${port}`, ...tls.sentinelConf()] : [`port ${port}`]),
     'bind 127.0.0.1',
     `dir ${dir}`,
     `sentinel monitor ${SENTINEL_MASTER_NAME} 127.0.0.1 ${primaryPort} 2`,
@@ -93,10 +104,12 @@ function sentinelConf(port: number, primaryPort: number, dir: string): string {
   ].join('\n');
 }
 
-async function sentinelsKnowEachOther(ports: number[]): Promise<boolean> {
+type Cli = ReturnType<typeof redisCliWith>;
+
+async function sentinelsKnowEachOther(cli: Cli, ports: number[]): Promise<boolean> {
   const counts = await Promise.all(
     ports.map(async (port) => {
-      const lines = (await redisCli(port, 'sentinel', 'master', SENTINEL_MASTER_NAME)).split('\n');
+      const lines = (await cli(port, 'sentinel', 'master', SENTINEL_MASTER_NAME)).split('\n');
       const at = lines.indexOf('num-other-sentinels');
       return Number(lines[at + 1]);
     }),
@@ -104,7 +117,7 @@ async function sentinelsKnowEachOther(ports: number[]): Promise<boolean> {
   return counts.every((n) => n === ports.length - 1);
 }
 
-async function masterPortOf(sentinelPort: number): Promise<number> {
-  const out = await redisCli(sentinelPort, 'sentinel', 'get-master-addr-by-name', SENTINEL_MASTER_NAME);
+async function masterPortOf(cli: Cli, sentinelPort: number): Promise<number> {
+  const out = await cli(sentinelPort, 'sentinel', 'get-master-addr-by-name', SENTINEL_MASTER_NAME);
   return Number(out.trim().split('\n')[1]);
 }

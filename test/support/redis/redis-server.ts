@@ -70,9 +70,17 @@ export async function waitForRedis(
 const REDIS_CLI_TIMEOUT_MS = 5000;
 
 /** `redis-cli -h 127.0.0.1 -p <port> ...args`: its stdout (rejects on an error or a timeout). */
-export async function redisCli(port: number, ...args: string[]): Promise<string> {
-  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
-    timeout: REDIS_CLI_TIMEOUT_MS,
-  });
-  return stdout;
+export function redisCli(port: number, ...args: string[]): Promise<string> {
+  return redisCliWith([])(port, ...args);
+}
+
+/** redis-cli with these connection arguments first (a TLS Redis: redis-tls.ts `cliArgs()`). */
+export function redisCliWith(
+  connection: readonly string[],
+): (port: number, ...args: string[]) => Promise<string> {
+  return async (port, ...args) => {
+    const where = ['-h', '127.0.0.1', '-p', String(port), ...connection];
+    const { stdout } = await run('redis-cli', [...where, ...args], { timeout: REDIS_CLI_TIMEOUT_MS });
+    return stdout;
+  };
 }

@@ -485,3 +485,80 @@ describe('the remediation admission policies', () => {
     expect(denials(job).join('; ')).toMatch(reason);
   });
 });
+
+/**
+ * Issue 38 L2: the remediation Role may delete pods and Jobs in kube-system, and RBAC cannot name
+ * the ones etcd-doctor made; the policies covered create and update only, so the worker's
+ * credentials could delete kube-apiserver's mirror pod or anyone's Job. The delete policy, evaluated
+ * on DELETE requests (`object` is null, the stored object is `oldObject`), as the API server does.
+ */
+describe('the delete policy', () => {
+  interface DeletePolicy extends Policy {
+    matchConstraints: { resourceRules: Array<{ operations: string[]; resources: string[] }> };
+  }
+  const policy = () =>
+    (
+      findObject(objects, 'ValidatingAdmissionPolicy', 'etcd-doctor-remediation-delete') as unknown as {
+        spec: DeletePolicy;
+      }
+    ).spec;
+  const deleteDenials = (oldObject: unknown, username = WORKER): string[] => {
+    const { matchConditions, validations } = policy();
+    const request = { userInfo: { username }, operation: 'DELETE' };
+    if (!matchConditions.every((m) => evaluate(m.expression, { request }) === true)) return [];
+    return validations.flatMap((v) => {
+      try {
+        return evaluate(v.expression, { object: null, oldObject }) === true ? [] : [v.message];
+      } catch (err) {
+        return [`${v.message} (error: ${(err as Error).message})`];
+      }
+    });
+  };
+  const mirrorPod = {
+    metadata: {
+      name: 'kube-apiserver-master-1',
+      namespace: 'kube-system',
+      labels: { component: 'kube-apiserver', tier: 'control-plane' },
+    },
+  };
+  const someJob = {
+    metadata: { name: 'etcd-doctor-fio-abc', namespace: 'kube-system', labels: { app: 'backup' } },
+  };
+
+  it('matches DELETE of pods and Jobs, bound to kube-system', () => {
+    expect(policy().matchConstraints.resourceRules.map((r) => [r.operations, r.resources])).toEqual([
+      [['DELETE'], ['pods']],
+      [['DELETE'], ['jobs']],
+    ]);
+    expect(
+      findObject(objects, 'ValidatingAdmissionPolicyBinding', 'etcd-doctor-remediation-delete'),
+    ).toMatchObject({
+      spec: {
+        policyName: 'etcd-doctor-remediation-delete',
+        validationActions: ['Deny'],
+        matchResources: {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+        },
+      },
+    });
+  });
+
+  it("admits the worker's delete of the helper pod and the benchmark Job the actions build", () => {
+    expect(deleteDenials(helperPod())).toEqual([]);
+    expect(deleteDenials(benchJob())).toEqual([]);
+  });
+
+  it("denies the worker's delete of kube-apiserver's mirror pod, an unlabelled pod, and a Job named like its own", () => {
+    const reason = /deletes only what it created/;
+    expect(deleteDenials(mirrorPod).join('; ')).toMatch(reason);
+    expect(deleteDenials({ metadata: { name: 'x', namespace: 'kube-system' } }).join('; ')).toMatch(reason);
+    expect(deleteDenials(someJob).join('; ')).toMatch(reason);
+  });
+
+  it('leaves everyone else alone (an admin, the garbage collector)', () => {
+    expect(deleteDenials(mirrorPod, 'kubernetes-admin')).toEqual([]);
+    expect(deleteDenials(mirrorPod, 'system:serviceaccount:kube-system:generic-garbage-collector')).toEqual(
+      [],
+    );
+  });
+});

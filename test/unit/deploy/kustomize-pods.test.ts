@@ -212,6 +212,11 @@ describe('secrets and the Slack mode', () => {
       'REDIS_CLUSTER_NODES',
       'REDIS_PASSWORD',
       'REDIS_SENTINEL_PASSWORD',
+      'REDIS_TLS',
+      'REDIS_SENTINEL_TLS',
+      'REDIS_TLS_CA_FILE',
+      'REDIS_TLS_CERT_FILE',
+      'REDIS_TLS_KEY_FILE',
     ];
     for (const target of APP_TARGETS) {
       for (const [name, role] of [
@@ -227,6 +232,25 @@ describe('secrets and the Slack mode', () => {
         });
       }
     }
+  });
+
+  it('the bot and the worker share REMEDIATION_SIGNING_KEY from one Secret, required (never optional)', () => {
+    for (const target of APP_TARGETS)
+      for (const [name, role] of [
+        ['etcd-doctor-bot', 'bot'],
+        ['etcd-doctor-worker', 'worker'],
+      ] as const) {
+        const container = containerOf(deploymentNamed(objectsOf(rendered, target), name), role);
+        expect({
+          target,
+          name,
+          ref: env(container, 'REMEDIATION_SIGNING_KEY')?.valueFrom?.secretKeyRef,
+        }).toEqual({
+          target,
+          name,
+          ref: { name: 'etcd-doctor-signing', key: 'REMEDIATION_SIGNING_KEY' },
+        });
+      }
   });
 
   it('only the worker gets a Kubernetes API token', () => {

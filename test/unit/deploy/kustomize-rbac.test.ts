@@ -11,6 +11,7 @@ import {
   type Target,
 } from '../../support/deploy/deploy-manifests.js';
 import { describeObject, findObject, type KubeObject } from '../../support/deploy/kustomize.js';
+import { KUBEADM_LAYOUT, OPENSHIFT_LAYOUT } from '../../../src/probes/kubernetes/layout.js';
 
 /** Least privilege: read-only by default, the mutating role only when someone opts in. */
 
@@ -92,6 +93,75 @@ describe('the read-only ClusterRole', () => {
   });
 });
 
+/**
+ * Issue 38 L7: the read-only ClusterRole read pods, their logs and events in every namespace. Now a
+ * ClusterRoleBinding grants only what has no namespace (and the backup CronJobs and Jobs); pods,
+ * logs, events and leases come from RoleBindings in exactly the namespaces the probes read
+ * (src/probes/kubernetes/layout.ts, and node events in `default`).
+ */
+describe('what the worker reads inside namespaces', () => {
+  const INSIDE = ['pods', 'pods/log', 'events', 'leases'];
+  const grantsInside = (role: KubeObject) =>
+    rulesOf(role).some((r) => r.resources?.some((resource) => INSIDE.includes(resource)));
+  /** namespace -> ClusterRole of every RoleBinding to the worker; and the ClusterRoles bound cluster-wide. */
+  function bindings(objects: readonly KubeObject[]) {
+    const toWorker = (o: KubeObject) =>
+      ((o as { subjects?: Array<{ name: string }> }).subjects ?? []).some((x) => x.name === WORKER.name);
+    const roleOf = (o: KubeObject) => (o as unknown as { roleRef: { name: string } }).roleRef.name;
+    const perNamespace = objects
+      .filter((o) => o.kind === 'RoleBinding' && toWorker(o) && !/remediation/.test(o.metadata.name))
+      .map((o) => `${o.metadata.namespace}: ${roleOf(o)}`)
+      .sort();
+    const clusterWide = objects.filter((o) => o.kind === 'ClusterRoleBinding' && toWorker(o)).map(roleOf);
+    return { perNamespace, clusterWide };
+  }
+  const expected = (layout: typeof KUBEADM_LAYOUT, events: string[]) =>
+    [
+      ...new Set([
+        ...layout.podSelectors.map((p) => p.namespace),
+        ...layout.leases.map((l) => l.namespace),
+        ...layout.eventNamespaces,
+        ...Object.values(layout.mirrorPods).map((m) => m.namespace),
+      ]),
+    ]
+      .map((ns) => `${ns}: etcd-doctor-readonly-control-plane`)
+      .concat(events.map((ns) => `${ns}: etcd-doctor-readonly-events`))
+      .sort();
+
+  it('no ClusterRoleBinding grants pods, logs, events or leases', () => {
+    for (const target of ['overlays/socket-mode', 'overlays/http', 'install'] as const) {
+      const objects = objectsOf(rendered, target);
+      for (const name of bindings(objects).clusterWide)
+        expect({ target, name, inside: grantsInside(findObject(objects, 'ClusterRole', name)) }).toEqual({
+          target,
+          name,
+          inside: false,
+        });
+    }
+  });
+
+  it('kubeadm (the overlays): exactly the namespaces the kubeadm layout reads, and node events in default', () => {
+    for (const target of ['overlays/socket-mode', 'overlays/http', 'install'] as const)
+      expect(bindings(objectsOf(rendered, target)).perNamespace).toEqual(
+        expected(KUBEADM_LAYOUT, ['default']),
+      );
+  });
+
+  it('OpenShift (added to an overlay): the OpenShift layout, events only in its operator namespaces', () => {
+    const both = [
+      ...objectsOf(rendered, 'overlays/http'),
+      ...objectsOf(rendered, 'control-plane-namespaces/openshift'),
+    ];
+    const kubeadmAndOpenShift = [
+      ...new Set([
+        ...expected(KUBEADM_LAYOUT, ['default']),
+        ...expected(OPENSHIFT_LAYOUT, [...OPENSHIFT_LAYOUT.operatorNamespaces, 'default']),
+      ]),
+    ].sort();
+    expect(bindings(both).perNamespace).toEqual(kubeadmAndOpenShift);
+  });
+});
+
 describe('the remediation role', () => {
   it('is not in the base, the overlays or the other components', () => {
     const targets = [
@@ -106,11 +176,23 @@ describe('the remediation role', () => {
       const rbac = objectsOf(rendered, target)
         .filter((o) => RBAC_KINDS.includes(o.kind))
         .map(describeObject);
-      expect({ target, rbac }).toEqual({
+      const readOnly = [
+        'ClusterRole etcd-doctor-readonly',
+        'ClusterRole etcd-doctor-readonly-control-plane',
+        'ClusterRole etcd-doctor-readonly-events',
+        'ClusterRoleBinding etcd-doctor-readonly',
+      ];
+      const perNamespace = [
+        'RoleBinding default/etcd-doctor-readonly',
+        'RoleBinding kube-system/etcd-doctor-readonly',
+      ];
+      expect({ target, rbac: rbac.sort() }).toEqual({
         target,
         rbac: target.startsWith('components/')
           ? []
-          : ['ClusterRole etcd-doctor-readonly', 'ClusterRoleBinding etcd-doctor-readonly'],
+          : target === 'base'
+            ? readOnly
+            : [...readOnly, ...perNamespace].sort(),
       });
     }
   });
@@ -124,8 +206,10 @@ describe('the remediation role', () => {
       'Role kube-system/etcd-doctor-remediation',
       'RoleBinding kube-system/etcd-doctor-remediation',
       'ValidatingAdmissionPolicy etcd-doctor-remediation',
+      'ValidatingAdmissionPolicy etcd-doctor-remediation-delete',
       'ValidatingAdmissionPolicy etcd-doctor-remediation-images',
       'ValidatingAdmissionPolicyBinding etcd-doctor-remediation',
+      'ValidatingAdmissionPolicyBinding etcd-doctor-remediation-delete',
       'ValidatingAdmissionPolicyBinding etcd-doctor-remediation-images',
     ]);
     // Node-pinned restart pods and fio Jobs, and their logs. Nothing cluster-wide, no secrets, no exec.

@@ -88,7 +88,7 @@ describe('kubectl kustomize', () => {
       'images',
     ]);
     const kustomizations = filesUnder(KUSTOMIZE_ROOT).filter((f) => f.endsWith('kustomization.yaml'));
-    expect(kustomizations.length).toBe(7);
+    expect(kustomizations.length).toBe(10);
     for (const file of kustomizations) {
       const k = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
       expect({ file, kind: k.kind, unknown: Object.keys(k).filter((f) => !v2Fields.has(f)) }).toEqual({
@@ -268,10 +268,19 @@ describe('Services, monitoring and ingress', () => {
     findObject(objects, 'Service', 'etcd-doctor-bot');
   });
 
-  it('app objects land in the etcd-doctor namespace', () => {
+  it('app objects land in the etcd-doctor namespace; only the read-only RoleBindings are where they grant', () => {
     for (const target of ['base', 'overlays/socket-mode', 'overlays/http'] as const) {
       const namespaced = objectsOf(rendered, target).filter((o) => !o.kind.startsWith('Cluster'));
-      expect(new Set(namespaced.map((o) => o.metadata.namespace))).toEqual(new Set(['etcd-doctor']));
+      const grants = (o: KubeObject) =>
+        o.kind === 'RoleBinding' && o.metadata.name === 'etcd-doctor-readonly';
+      const app = namespaced.filter((o) => !grants(o));
+      expect(new Set(app.map((o) => o.metadata.namespace))).toEqual(new Set(['etcd-doctor']));
+      expect(
+        namespaced
+          .filter(grants)
+          .map((o) => o.metadata.namespace)
+          .sort(),
+      ).toEqual(target === 'base' ? [] : ['default', 'kube-system']);
     }
   });
 });

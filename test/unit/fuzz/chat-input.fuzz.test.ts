@@ -114,7 +114,7 @@ describe('button value parser under fuzzing', () => {
         const plans = {
           load: async (id: string) => {
             asked.push(id);
-            return undefined;
+            return { status: 'gone' as const };
           },
         };
         const click: IncomingAction = {

@@ -9,6 +9,7 @@ import { redactUrlCredentials } from '../../src/secret.js';
 import { cutLongRuns, cutText } from '../../src/untrusted-text.js';
 import { cliInProcess } from '../support/process/cli-in-process.js';
 import { MG_ROOT, mustGatherFiles, writeTarball } from '../support/offline/offline-fixtures.js';
+import { writeLongBucketName } from '../support/offline/snapshot-bomb.js';
 
 /**
  * Untrusted text (entry paths, bucket names, error messages that quote them) is cut before any
@@ -127,6 +128,29 @@ describe('etcd-doctor analyze on a must-gather with a 200,000-character entry pa
     expect(r.stderr.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS + 20);
     expect(r.stderr).toMatch(
       /^etcd-doctor: a+…\(\d{3},\d{3} characters\)….*\/core\/pods\.yaml in \S+must-gather\.tar\.gz holds aliases expanding past 100 nodes, over the limit/,
+    );
+  });
+});
+
+describe('etcd-doctor analyze on a bbolt file whose one bucket name is 200,000 characters', () => {
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = await mkdtemp(join(tmpdir(), 'untrusted-bucket-'));
+  });
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('refuses it in one line of at most a few hundred characters, exit 2', async () => {
+    const path = join(tmp, 'snapshot.db');
+    await writeLongBucketName(path, 200_000);
+    const started = performance.now();
+    const r = await cliInProcess(['analyze', path]);
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(r.code).toBe(2);
+    expect(r.stderr.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS + 20);
+    expect(r.stderr).toMatch(
+      /snapshot\.db is a bbolt database but not etcd's: it has no key bucket \(buckets: b+…/,
     );
   });
 });

@@ -93,3 +93,31 @@ export async function writeSnapshotBomb(path: string, opts: SnapshotBombOptions 
   await writeFile(path, file);
   return file.length;
 }
+
+/**
+ * A bbolt file whose root bucket holds one nested bucket with a name of `nameChars` characters (and
+ * no `key` bucket): its name, spilling over the root page's overflow pages, is untrusted text the
+ * refusal ("not etcd's: it has no key bucket (buckets: …)") would quote (issue 38, H2).
+ */
+export async function writeLongBucketName(path: string, nameChars: number): Promise<number> {
+  const name = Buffer.from('b'.repeat(nameChars));
+  const rootBytes = 16 + ELEMENT_BYTES + name.length + 16;
+  const overflow = Math.ceil(rootBytes / PAGE_SIZE) - 1;
+  const bucketPage = ROOT_PAGE + overflow + 1;
+  const pages = bucketPage + 1;
+  const file = Buffer.alloc(pages * PAGE_SIZE);
+  meta(file, 0, pages, 1);
+  meta(file, 1, pages, 2);
+  header(file, 2, FREELIST, 0, 0);
+  header(file, ROOT_PAGE, LEAF, 1, overflow);
+  const at = ROOT_PAGE * PAGE_SIZE + 16;
+  file.writeUInt32LE(BUCKET_LEAF, at);
+  file.writeUInt32LE(ELEMENT_BYTES, at + 4);
+  file.writeUInt32LE(name.length, at + 8);
+  file.writeUInt32LE(16, at + 12);
+  name.copy(file, at + ELEMENT_BYTES);
+  file.writeBigUInt64LE(BigInt(bucketPage), at + ELEMENT_BYTES + name.length);
+  header(file, bucketPage, LEAF, 0, 0);
+  await writeFile(path, file);
+  return file.length;
+}

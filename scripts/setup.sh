@@ -4,7 +4,7 @@
 #   - etcd, etcdctl, strace, cpulimit, openssl from Debian (when root; otherwise prints the command)
 #   - Redis on 127.0.0.1:6379 (started if nothing answers; installed from Debian when root)
 #   - with --etcd-3.5: etcd 3.5 (3.5.30, the newest Debian ships) from Debian sid, unpacked (not installed) into .etcd-doctor/etcd-3.5/
-# Usage: scripts/setup.sh [--need-redis] [--etcd-3.5] [--quiet]
+# Usage: scripts/setup.sh [--need-redis] [--etcd-3.5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: sets up what it needs, then type-checks, lints, checks the structure of src/
 # (scripts/check-structure.mjs) and runs every Jest suite.
-# Extra arguments go to Jest (e.g. `npm test -- test/unit`).
+# Extra arguments go to Jest (e.g. `npm test -- test/unit`): then only those files run, with only the
+# set-up they need. `npm run test:unit` runs the unit tests with nothing else (Node alone, ~1 min).
 # Writes Jest's JSON results to .etcd-doctor/jest-results.json for .ci/run.
 # ETCD_VERSION=3.5 runs against etcd 3.5 (Debian sid's 3.5.30, unpacked by setup into
 # .etcd-doctor/etcd-3.5/ and put first on PATH) and writes .etcd-doctor/jest-results-etcd-3.5.json.
@@ -31,8 +32,24 @@ if [ "${TEST_ETCD35_LANE:-}" = 1 ] && [ $# -eq 0 ] && [ "$results" = .etcd-docto
   lane35=1
   setup_args+=(--etcd-3.5)
 fi
-bash scripts/setup.sh "${setup_args[@]}" || exit 1
-echo "etcd: $(etcd --version 2>/dev/null | head -1) ($(command -v etcd))" >&2
+# Paths given (`npm test -- test/unit/format.test.ts`): only the set-up they need. Unit tests need
+# none (Node alone); anything else gets the machine set-up (etcd, Redis, ...). No type-check, lint,
+# structure check or build: those are the whole run's (and `npm run typecheck`, `lint`, `structure`).
+only_unit=0
+if [ $# -gt 0 ]; then
+  only_unit=1
+  for arg in "$@"; do
+    case "$arg" in
+      -*) ;;
+      test/unit | test/unit/* | ./test/unit/*) ;;
+      *) only_unit=0 ;;
+    esac
+  done
+fi
+if [ "$only_unit" = 0 ]; then
+  bash scripts/setup.sh "${setup_args[@]}" || exit 1
+  echo "etcd: $(etcd --version 2>/dev/null | head -1) ($(command -v etcd))" >&2
+fi
 mkdir -p .etcd-doctor
 failed=0
 # Every temp folder the tests make (os.tmpdir() reads TMPDIR) goes under one folder of this run,
@@ -40,8 +57,7 @@ failed=0
 run_tmp=$(mktemp -d "${TMPDIR:-/tmp}/etcd-doctor-test-XXXXXX")
 trap 'rm -rf "$run_tmp"' EXIT
 export TMPDIR="$run_tmp"
-# TEST_JEST_ONLY=1 (a second pass over the same tree, as .ci/run's etcd 3.5 pass): Jest only.
-if [ "${TEST_JEST_ONLY:-}" != 1 ]; then
+if [ $# -eq 0 ]; then
   echo "typecheck: tsc --noEmit" >&2
   npx tsc --noEmit -p tsconfig.json || failed=1
   echo "lint: biome check" >&2

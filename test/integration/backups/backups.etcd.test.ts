@@ -299,7 +299,7 @@ describe('/etcd backups through the queue (etcd-doctor serve, shell chat)', () =
     );
     // Four clusters: the bare command is a usage reply, never silence.
     expect(run.stdout).toContain(
-      '> /etcd backups\nSorry: an argument is missing.\nUsage: `/etcd backups <cluster>`',
+      '> /etcd backups\nSorry: an argument is missing.\nUsage: /etcd backups <cluster>',
     );
   }, 90_000);
 });

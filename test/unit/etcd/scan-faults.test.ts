@@ -154,9 +154,12 @@ describe('names that do not resolve', () => {
       '3.4 capnslog',
       '2026-12-06 19:40:01.123456 I | embed: rejected connection from "127.0.0.1:51234" (error "tls: \\"127.0.0.1\\" does not match any of DNSNames [\\"etcd-3.invalid\\"] (lookup etcd-3.invalid: no such host)", ServerName "", IPAddresses [], DNSNames ["etcd-3.invalid"])',
     ],
-  ])('%s: the lookup inside a certificate SAN check is the certificate refused, no name to reach', (_, line) => {
-    expect(scan(line).dnsFailed.count).toBe(0);
-  });
+  ])(
+    '%s: the lookup inside a certificate SAN check is the certificate refused, no name to reach',
+    (_, line) => {
+      expect(scan(line).dnsFailed.count).toBe(0);
+    },
+  );
 
   it('a dial that times out on a reachable address is no name lookup', () => {
     const s = scan(

@@ -268,6 +268,44 @@ function stateImportProblems(file, name, valueSpecifiers) {
   return problems;
 }
 
+/** Folders whose files may use what src/ exports. */
+const USER_FOLDERS = ['src', 'commands', 'test', 'bench', 'scripts', 'bin'];
+const EXPORT_DECLARATION = /^export (?:async )?(?:function\*?|const|let|class|type|interface|enum) (\w+)/gm;
+
+function allFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : allFiles(path);
+    return /\.(ts|mjs|js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/**
+ * An export that nothing names, not even its own file, is a dead end for the next reader (issue 41):
+ * remove it. Words are compared as text, so a name used only in a comment elsewhere still counts.
+ */
+function unusedExports() {
+  const files = USER_FOLDERS.flatMap((folder) => allFiles(join(ROOT, folder)));
+  const filesOfWord = new Map();
+  const texts = new Map();
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    texts.set(file, text);
+    for (const word of new Set(text.match(/\w+/g) ?? [])) filesOfWord.set(word, (filesOfWord.get(word) ?? 0) + 1);
+  }
+  const problems = [];
+  for (const [file, text] of texts) {
+    if (!file.startsWith(SRC) && !file.startsWith(join(ROOT, 'commands'))) continue;
+    for (const match of text.matchAll(EXPORT_DECLARATION)) {
+      const elsewhere = (filesOfWord.get(match[1]) ?? 0) > 1;
+      if (!elsewhere && text.match(new RegExp(`\\b${match[1]}\\b`, 'g'))?.length === 1) {
+        problems.push(`${relative(ROOT, file)}: exports ${match[1]}, which nothing uses`);
+      }
+    }
+  }
+  return problems;
+}
+
 export function checkStructure() {
   const problems = [];
   const graph = new Map();
@@ -323,6 +361,7 @@ export function checkStructure() {
   for (const entry of PENDING) {
     if (!used.has(entry)) problems.push(`${entry}: listed as pending in scripts/check-structure.mjs, but passes now`);
   }
+  problems.push(...unusedExports());
   const found = cycles(graph);
   for (const component of found) {
     problems.push(`import cycle: ${component.map((f) => relative(ROOT, f)).join(' <-> ')}`);

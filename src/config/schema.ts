@@ -357,6 +357,3 @@ export type ClusterConfig = z.infer<typeof clusterSchema>;
 /** A cluster whose etcd client URLs are known: configured, or discovered through Kubernetes. */
 export type ResolvedCluster = ClusterConfig & { etcd: ClusterConfig['etcd'] & { endpoints: string[] } };
 export type ConfigFile = z.infer<typeof configFileSchema>;
-export type BackupsSettings = z.infer<typeof backupsSchema>;
-export type ProbeSettings = z.infer<typeof probeSettingsSchema>;
-export type SpaceSettings = z.infer<typeof spaceSettingsSchema>;

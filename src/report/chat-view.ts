@@ -1,6 +1,6 @@
 import type { CheckDepth } from '../contracts/check-depth.js';
 import type { Status } from '../diagnosis/diagnose.js';
-import type { ActionId } from '../diagnosis/finding.js';
+import { type ActionId, LATENT_CAUSES } from '../diagnosis/finding.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { formatList, formatMs } from '../format.js';
 
@@ -155,6 +155,12 @@ export function headline(report: DiagnosisReport): string {
   const membersLine = `${up} of ${report.members.length} members answer${learners ? ` (${learners} learner${learners > 1 ? 's' : ''})` : ''}${unchecked ? `, ${unchecked} not checked` : ''}${leader ? `, leader ${leader}` : ', no leader'}`;
   const root = report.findings[0];
   if (!root) return `${membersLine} (${formatMs(report.durationMs)})`;
+  // A known bug of the release (LATENT_CAUSES, ranked last) is a risk, not the cluster's state now:
+  // the line stays the members' and names it after them.
+  if (LATENT_CAUSES.has(root.cause)) {
+    const on = root.members.length ? ` on ${formatList(root.members)}` : '';
+    return `${membersLine} (${formatMs(report.durationMs)}); \`${root.cause}\`${on}`;
+  }
   const where = root.members.length ? ` on ${formatList(root.members)}` : '';
   const more = report.findings.length > 1 ? ` (+${report.findings.length - 1} more)` : '';
   return `\`${root.cause}\`${where}: ${root.summary}${more}`;

@@ -228,15 +228,15 @@ export function lineTimestamp(line: string, zap: ZapEntry | undefined = parseZap
 
 // Plain-text forms (capnslog, raft's std logger, klog). Each is written so it cannot also match
 // the zap rendering of the same event, which scanZap handles from fields.
-const TOOK_TOO_LONG = /took too long \(([^)]+)\) to execute/;
+const TOOK_TOO_LONG = /took too long \(([^)]{1,64})\) to execute/;
 const LEGACY_APPLY = /apply entries took too long \[([^\s\]]+) for \d+ entries\]/;
 const SYNC_DURATION = /sync duration of ([^\s,]+), expected less than/;
 const HEARTBEAT = /failed to send out heartbeat on time \(exceeded/;
-const CLOCK = /the clock difference against peer ([0-9a-f]+) is too high \[([^\s\]]+) > [^\]]+\]/;
+const CLOCK = /the clock difference against peer ([0-9a-f]{1,16}) is too high \[([^\s\]]+) > [^\]]+\]/;
 const COULD_NOT_CONNECT =
-  /health check for peer ([0-9a-f]+) could not connect: (.*?)(?: \(prober "[^"]*"\))?$/;
-const ELECTED = /raft\.node: [0-9a-f]+ elected leader [0-9a-f]+ at term \d+/;
-const LOST = /raft\.node: [0-9a-f]+ lost leader [0-9a-f]+ at term \d+/;
+  /health check for peer ([0-9a-f]{1,16}) could not connect: (.*?)(?: \(prober "[^"]*"\))?$/;
+const ELECTED = /raft\.node: [0-9a-f]{1,16} elected leader [0-9a-f]{1,16} at term \d+/;
+const LOST = /raft\.node: [0-9a-f]{1,16} lost leader [0-9a-f]{1,16} at term \d+/;
 const REQUEST_TIMED_OUT = /etcdserver: request timed out/;
 const LEADER_CHANGED = /etcdserver: leader changed/;
 const LEADERELECTION_LOST = /leaderelection lost/i;
@@ -246,9 +246,9 @@ const RENEW_FAILED = /failed to renew lease(?: ([^\s:]+):|"[^\n]*?\block="([^"]+
 // alarm` with `alarm:NOSPACE` on every /health), and `etcdserver: no space` by each refused apply;
 // the quota message only where an apply hit it.
 const DB_SPACE =
-  /database space exceeded|exceeded backend quota|etcdserver: no space(?! left on device)|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer|due to an alarm\W{1,20}[^"]*alarm:NOSPACE/;
+  /database space exceeded|exceeded backend quota|etcdserver: no space(?! left on device)|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer|due to an alarm\W{1,20}[^"]{0,300}alarm:NOSPACE/;
 const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
-const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
+const STARTING = /\bstarting member [0-9a-f]{1,16} in cluster [0-9a-f]{1,16}/;
 // capnslog: `starting member <id> in cluster <cid>`, `restarting member … in cluster <cid> at …`,
 // `published {Name:…} to cluster <cid>`, `added member <id> [<urls>] to cluster <cid>`.
 const OWN_CLUSTER = /\b(?:in|to) cluster ([0-9a-f]{8,16})\b/;
@@ -259,24 +259,27 @@ const CLUSTER_MISMATCH = /cluster ID mismatch/;
 // a removed peer's stream, which the other members log (ETCD33/34 http.go, 3.5 zap).
 const MEMBER_REMOVED = /permanently removed from the cluster/;
 const REMOVED_PEER =
-  /rejected the stream from peer ([0-9a-f]+) since it was removed|rejected stream from remote peer because it was removed/;
-const REMOVED_PEER_ZAP = /"remote-peer-id-from":"([0-9a-f]+)"/;
-const BOOTSTRAPPED = /member [0-9a-f]+ has already been bootstrapped/;
+  /rejected the stream from peer ([0-9a-f]{1,16}) since it was removed|rejected stream from remote peer because it was removed/;
+const REMOVED_PEER_ZAP = /"remote-peer-id-from":"([0-9a-f]{1,16})"/;
+const BOOTSTRAPPED = /member [0-9a-f]{1,16} has already been bootstrapped/;
 // embed/config_logging.go: `rejected connection from "<addr>" (error "<tls error>", ServerName …)`,
 // zap `"msg":"rejected connection"` with an `error` field; and x509 failures of a peer dial.
 const REJECTED_TLS = /rejected connection from "([^"]*)" \(error "((?:[^"\\]|\\.)*)"/;
 // A peer dial or probe failing on the certificate (capnslog plain text; zap has it in `error`).
 const PEER_X509 =
-  /(x509: (?:certificate signed by unknown authority|certificate has expired or is not yet valid[^"(]*|certificate is valid for [^"(]*)|remote error: tls: bad certificate|tls: [^(]*does not match any of [^(]*)/;
+  /(x509: (?:certificate signed by unknown authority|certificate has expired or is not yet valid[^"(]*|certificate is valid for [^"(]*)|remote error: tls: bad certificate|tls: [^(]{0,300}?does not match any of [^(]{0,300})/;
 const TLS_ERROR = /x509: |tls: /;
-const CANDIDATE = /[0-9a-f]+ became (?:pre-)?candidate at term (\d+)/;
-const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit index \d+/;
+// Each pattern below is linear on a hostile 64 KiB line: an id is at most 16 hex digits, and a
+// pattern that starts with one starts only where a run of them does.
+const CANDIDATE = /(?<![0-9a-f])[0-9a-f]{1,16} became (?:pre-)?candidate at term (\d{1,20})/;
+const RESTARTING = /\brestarting member [0-9a-f]{1,16} in cluster [0-9a-f]{1,16} at commit index \d+/;
 // etcd 3.0–3.3 etcdserver/cluster_util.go: `failed to reach the peerURL(<url>) of member <id> (<error>)`.
-const FAILED_REACH = /failed to reach the peerURL\(([^)]+)\) of member ([0-9a-f]+) \((.*)\)$/;
+const FAILED_REACH =
+  /failed to reach the peerURL\(([^)]{1,512})\) of member ([0-9a-f]{1,16}) \((.{0,2000})\)$/;
 // capnslog `rafthttp: peer <id> became inactive (message send to peer failed)`; under journald
 // (etcd 3.0–3.4 as a systemd unit) the `rafthttp: ` package prefix is not in the message.
-const INACTIVE = /\bpeer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
-const ACTIVE = /\bpeer ([0-9a-f]+) became active/;
+const INACTIVE = /\bpeer ([0-9a-f]{1,16}) became inactive(?: \(([^)]*)\))?/;
+const ACTIVE = /\bpeer ([0-9a-f]{1,16}) became active/;
 // mvcc/kvstore_compaction.go (3.0–3.4 capnslog); zap has `compact-revision` (scanZap).
 const COMPACTED = /finished scheduled compaction at (\d+) \(took/;
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
@@ -352,8 +355,10 @@ const TEXT_PEER = /\b(?:peer|dial) ([0-9a-f]{6,16})\b/;
 // The remote's certificate failed our verification (not our own refused: `remote error: tls: …`).
 const REMOTE_CERT_BAD = /x509: |does not match any of/;
 
-const MISMATCH_PEER = /"remote-peer-(?:server-name|id)":"([0-9a-f]+)"|(?:peer|remote)\[([0-9a-f]+)\]/;
-const MISMATCH_LOCAL = /"local-member-cluster-id":"([0-9a-f]+)"|\bwant ([0-9a-f]+)\)|\blocal=([0-9a-f]+)\)/;
+const MISMATCH_PEER =
+  /"remote-peer-(?:server-name|id)":"([0-9a-f]{1,16})"|(?:peer|remote)\[([0-9a-f]{1,16})\]/;
+const MISMATCH_LOCAL =
+  /"local-member-cluster-id":"([0-9a-f]{1,16})"|\bwant ([0-9a-f]{1,16})\)|\blocal=([0-9a-f]{1,16})\)/;
 
 function addMismatch(s: LogSignals, line: string): Seen {
   const stat = s.clusterIdMismatch;
@@ -411,7 +416,7 @@ function addCandidacy(s: LogSignals, term: number, line: string): Seen {
 
 // capnslog rafthttp peer_status.go deactivate: `E | rafthttp: failed to read <id> on stream MsgApp v2
 // (unexpected EOF)`, always followed by `peer <id> became inactive`, which peerUnreachable counts.
-const PEER_DEACTIVATED = /\bfailed to \w+ [0-9a-f]+ on (?:stream|pipeline|snapshot)\b/;
+const PEER_DEACTIVATED = /\bfailed to \w+ [0-9a-f]{1,16} on (?:stream|pipeline|snapshot)\b/;
 const CAPNSLOG_ERROR = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [EC] \| /;
 const KLOG_ERROR = /^[EF]\d{4} \d\d:\d\d:\d\d\.\d+ /;
 // Go's runtime writes a panic or fatal error to stderr without a logger: `panic: …`, `fatal error: …`.

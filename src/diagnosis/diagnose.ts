@@ -1,5 +1,5 @@
 import type { Evidence, EvidenceKind } from '../probes/evidence.js';
-import { type Cause, type Finding, SEVERITY_ORDER } from './finding.js';
+import { type Cause, type Finding, LATENT_CAUSES, SEVERITY_ORDER } from './finding.js';
 import type { Rule, RuleContext } from './rule.js';
 import { assessVantage, type Vantage } from './vantage.js';
 
@@ -64,7 +64,10 @@ export function diagnose(evidence: Evidence, rules: readonly Rule[], ctx: RuleCo
     if (finding.causedBy && rule.stepsWhenExplained)
       finding.steps = rule.stepsWhenExplained(finding.causedBy);
   const findings = rankFindings(fired).map((f) => f.finding);
-  const aboutCluster = fired.filter((f) => f.rule.scope !== 'vantage').map((f) => f.finding);
+  // A known bug of the release is a risk, not a fault: the status is what the cluster does now.
+  const aboutCluster = fired
+    .filter((f) => f.rule.scope !== 'vantage' && !LATENT_CAUSES.has(f.finding.cause))
+    .map((f) => f.finding);
   return { status: vantage.blind ? 'unknown' : statusOf(evidence, aboutCluster), findings, trace, vantage };
 }
 
@@ -207,11 +210,13 @@ function byImportance(a: { rule: Rule; finding: Finding }, b: { rule: Rule; find
  * findings about etcd-doctor's own view come after everything about the cluster.
  */
 function rankFindings(fired: Array<{ rule: Rule; finding: Finding }>) {
-  const cluster = fired.filter((f) => f.rule.scope !== 'vantage');
+  const latent = (f: { finding: Finding }) => LATENT_CAUSES.has(f.finding.cause);
+  const cluster = fired.filter((f) => f.rule.scope !== 'vantage' && !latent(f));
   const roots = cluster.filter((f) => !f.finding.causedBy).sort(byImportance);
   const symptoms = cluster.filter((f) => f.finding.causedBy).sort(byImportance);
+  const risks = fired.filter((f) => f.rule.scope !== 'vantage' && latent(f)).sort(byImportance);
   const vantage = fired.filter((f) => f.rule.scope === 'vantage').sort(byImportance);
-  return [...roots, ...symptoms, ...vantage];
+  return [...roots, ...symptoms, ...risks, ...vantage];
 }
 
 function statusOf(evidence: Evidence, findings: Finding[]): Status {

@@ -50,6 +50,9 @@ export const CAUSES = [
   'slow-watchers',
   // A member defragmenting now: reads and writes on it wait, leases and leadership may be lost.
   'defrag-in-progress',
+  // A member runs an etcd release with a known data-loss, corruption or security bug (etcd's
+  // CHANGELOGs and advisories, src/etcd/known-bugs.ts): a risk of the software, not a fault now.
+  'known-bug',
   // Error-level log lines that no rule explains, quoted with counts and times (never hidden).
   'unexplained-errors',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are
@@ -67,6 +70,12 @@ export const VIEW_CAUSES: ReadonlySet<Cause> = new Set<Cause>([
   'unreachable-from-here',
   'observer-load',
 ]);
+
+/**
+ * Causes about the software a member runs, not a fault it has now (known-bug): they never set the
+ * status, never open an incident, and come after every finding about a fault.
+ */
+export const LATENT_CAUSES: ReadonlySet<Cause> = new Set<Cause>(['known-bug']);
 
 /** Causes in the Kubernetes control plane around etcd (its pods, the apiserver), not etcd's own. */
 export const CONTROL_PLANE_CAUSES: ReadonlySet<Cause> = new Set<Cause>([

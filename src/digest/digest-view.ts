@@ -112,7 +112,8 @@ export function digestLine(o: ClusterOutcome, now: number): string {
   if (!o.ok) return `${EMOJI.failed} *${o.cluster}* could not be checked: ${o.reason}`;
   const { report } = o;
   const series: DailySeries = dailySeries(o.samples, now);
-  const root = report.findings[0];
+  // A known bug of the release is no root cause: it gets its own part below.
+  const root = report.findings.find((f) => f.cause !== 'known-bug');
   const what = root
     ? `${STATUS_WORD[report.status]}: \`${root.cause}\`${root.members.length ? ` on ${formatList(root.members)}` : ''}`
     : STATUS_WORD[report.status];
@@ -142,7 +143,21 @@ export function digestLine(o: ClusterOutcome, now: number): string {
   // The newest good backup of a cluster with `backups`, verified by its SHA-256 trailer.
   const backup = report.backups ? backupDigestPart(report.backups) : '';
   if (backup) parts.push(backup);
+  const bug = knownBugPart(report);
+  if (bug) parts.push(bug);
   return parts.join(' · ');
+}
+
+/**
+ * The known-bug finding in a few words: `known bugs on etcd-1, etcd-2 (upgrade to 3.4.42)`, with
+ * a warning sign when one loses or corrupts data (the full list is in the report).
+ */
+export function knownBugPart(report: DiagnosisReport): string | undefined {
+  const f = report.findings.find((x) => x.cause === 'known-bug');
+  if (!f) return undefined;
+  const targets = [...f.summary.matchAll(/upgrade to (\S+) or later/g)].map((m) => m[1] ?? '');
+  const sign = f.severity === 'warning' ? ':warning: ' : '';
+  return `${sign}known bugs on ${formatList(f.members)} (upgrade to ${formatList(targets)})`;
 }
 
 /**

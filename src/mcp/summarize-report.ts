@@ -28,10 +28,12 @@ const ROOT_EVIDENCE = 2;
 
 /**
  * A few lines for a model, root cause first: `Root cause: member-down on etcd-3 (critical): …`,
- * its first evidence, the other findings, then the cluster line. The full report is the JSON.
+ * its first evidence, the other findings, then the cluster line, then a known bug of the release
+ * (a risk, never the root cause). The full report is the JSON.
  */
 export function summarizeReport(report: SummarizableReport): string {
-  const [root, ...rest] = report.findings;
+  const faults = report.findings.filter((f) => f.cause !== 'known-bug');
+  const [root, ...rest] = faults;
   const lines: string[] = [];
   if (root) {
     // Error lines with no known cause are no root cause: said as what they are.
@@ -48,6 +50,8 @@ export function summarizeReport(report: SummarizableReport): string {
     lines.push(report.verdict ?? `No problems found on ${report.cluster}.`);
   }
   lines.push(clusterLine(report));
+  for (const f of report.findings.filter((x) => x.cause === 'known-bug'))
+    lines.push(`Known bug: ${findingLine(f)}`);
   return lines.join('\n');
 }
 

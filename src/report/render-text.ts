@@ -1,5 +1,5 @@
 import type { DiagnosisReport, MemberRow } from '../contracts/report-json.js';
-import { type RemediationStep, VIEW_CAUSES } from '../diagnosis/finding.js';
+import { LATENT_CAUSES, type RemediationStep, VIEW_CAUSES } from '../diagnosis/finding.js';
 import { formatBytes, formatList, formatMs, terminalSafe } from '../format.js';
 import { timelineLines } from './timeline.js';
 
@@ -34,7 +34,8 @@ export function renderText(report: DiagnosisReport, opts: ReportTextOptions = {}
       : memberTable(report.members)),
   ];
   if (report.verdict) lines.push('', report.verdict);
-  else if (report.findings.length === 0)
+  // A known bug of the release (LATENT_CAUSES) is a risk, not a problem found: it follows the line.
+  else if (report.findings.every((f) => LATENT_CAUSES.has(f.cause)))
     lines.push(
       '',
       report.kind === 'analyze' ? 'Nothing in the collection points at a problem.' : 'No problems found.',
@@ -42,15 +43,17 @@ export function renderText(report: DiagnosisReport, opts: ReportTextOptions = {}
   report.findings.forEach((f, i) => {
     const label = VIEW_CAUSES.has(f.cause)
       ? "etcd-doctor's view"
-      : f.cause === 'unexplained-errors'
-        ? 'Not explained'
-        : f.uncheckedCauses?.length && !f.causedBy
-          ? 'Symptom'
-          : i === 0 && !f.causedBy
-            ? 'Root cause'
-            : f.causedBy
-              ? `Symptom (caused by ${f.causedBy})`
-              : 'Also';
+      : LATENT_CAUSES.has(f.cause)
+        ? 'Known bug'
+        : f.cause === 'unexplained-errors'
+          ? 'Not explained'
+          : f.uncheckedCauses?.length && !f.causedBy
+            ? 'Symptom'
+            : i === 0 && !f.causedBy
+              ? 'Root cause'
+              : f.causedBy
+                ? `Symptom (caused by ${f.causedBy})`
+                : 'Also';
     lines.push(
       '',
       `${label}: ${f.cause} [${f.severity}]${f.members.length ? ` on ${f.members.join(', ')}` : ''}`,

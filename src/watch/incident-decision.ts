@@ -1,5 +1,5 @@
 import type { DiagnosisReport, FindingJson } from '../contracts/report-json.js';
-import { VIEW_CAUSES } from '../diagnosis/finding.js';
+import { LATENT_CAUSES, VIEW_CAUSES } from '../diagnosis/finding.js';
 
 /**
  * Consecutive bad checks that open an incident, and healthy ones that resolve it: one bad check is
@@ -32,11 +32,15 @@ export type IncidentAction =
 
 /**
  * Findings an incident is about: warning or worse, and about the cluster. View limits (our own
- * access, our network path, our own load: VIEW_CAUSES) never are: they say nothing about the cluster.
+ * access, our network path, our own load: VIEW_CAUSES) never are: they say nothing about the cluster;
+ * nor is a known bug of the release a member runs (LATENT_CAUSES): a risk, not a fault now.
  */
 export function actionableFindings(report: DiagnosisReport): FindingJson[] {
   return report.findings.filter(
-    (f) => (f.severity === 'critical' || f.severity === 'warning') && !VIEW_CAUSES.has(f.cause),
+    (f) =>
+      (f.severity === 'critical' || f.severity === 'warning') &&
+      !VIEW_CAUSES.has(f.cause) &&
+      !LATENT_CAUSES.has(f.cause),
   );
 }
 
@@ -52,7 +56,9 @@ function opensAtOnce(findings: FindingJson[]): boolean {
  * the first that is about the cluster, not our view of it (as actionableFindings).
  */
 export function rootCauseOf(causes: ReadonlyArray<readonly [string, readonly string[]]>): string | undefined {
-  return causes.find(([cause]) => !VIEW_CAUSES.has(cause as never))?.[0];
+  return causes.find(
+    ([cause]) => !VIEW_CAUSES.has(cause as never) && !LATENT_CAUSES.has(cause as never),
+  )?.[0];
 }
 
 /** The new streak after one check: bad counts actionable checks, good counts healthy ones. */

@@ -1,4 +1,4 @@
-import { VIEW_CAUSES } from '../../diagnosis/finding.js';
+import { LATENT_CAUSES, VIEW_CAUSES } from '../../diagnosis/finding.js';
 import type { Status } from '../../diagnosis/diagnose.js';
 import type {
   ChatView,
@@ -142,25 +142,32 @@ function buttonElement(button: ViewButton, index: number): ButtonElement {
   };
 }
 
+function noProblemsBlock(report: DiagnosisReport): Block {
+  return section(
+    report.verdict
+      ? `${report.status === 'healthy' ? ':white_check_mark:' : ':grey_question:'} ${escapeMrkdwn(report.verdict)}`
+      : ':white_check_mark: No problems found.',
+  );
+}
+
 function findingsBlocks(
   report: DiagnosisReport,
   elements: Array<{ button: ViewButton; element: ButtonElement }>,
 ): Block[] {
   const forFinding = (i: number) => elements.filter((e) => e.button.finding === i).map((e) => e.element);
   const root = report.findings[0];
-  if (!root)
-    return [
-      section(
-        report.verdict
-          ? `${report.status === 'healthy' ? ':white_check_mark:' : ':grey_question:'} ${escapeMrkdwn(report.verdict)}`
-          : ':white_check_mark: No problems found.',
-      ),
-    ];
-  const blocks: Block[] = [];
+  if (!root) return [noProblemsBlock(report)];
+  // Only a known bug of the release: no problem found now, and the known bug below it.
+  const blocks: Block[] = LATENT_CAUSES.has(root.cause) ? [noProblemsBlock(report)] : [];
   report.findings.forEach((f, i) => {
     // What limits our own view is never a root cause of the cluster's state.
     if (VIEW_CAUSES.has(f.cause)) {
       blocks.push(...findingBlocks(f, "etcd-doctor's view", forFinding(i)));
+      return;
+    }
+    // A known bug of the release is a risk of the software, never the cause of what happens now.
+    if (LATENT_CAUSES.has(f.cause)) {
+      blocks.push(...findingBlocks(f, 'Known bug', forFinding(i)));
       return;
     }
     if (i === 0)

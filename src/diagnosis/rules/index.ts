@@ -32,6 +32,7 @@ import { dbQuotaRule } from './db-quota.js';
 import { dbQuotaLogsRule } from './db-quota-logs.js';
 import { leaderChurnRule } from './leader-churn.js';
 import { leaderChurnLogsRule } from './leader-churn-logs.js';
+import { knownBugRule } from './known-bug.js';
 import { learnerNotPromotedRule } from './learner-not-promoted.js';
 import { memberDownRule } from './member-down.js';
 import { memberDownLogsRule } from './member-down-logs.js';
@@ -81,6 +82,7 @@ export const rules: readonly Rule[] = [
   defragInProgressRule,
   fdExhaustionLiveRule,
   outOfMemoryLiveRule,
+  knownBugRule,
   // Read from the etcd logs, live (the pods' logs) and offline alike (issue 37).
   quorumLostLogsRule,
   corruptionLogsRule,

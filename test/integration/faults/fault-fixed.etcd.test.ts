@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { faultsNow } from '../../support/evidence/findings.js';
 import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
 /** How long ago the faults were fixed when the diagnosis runs: long enough for a window of now. */
@@ -45,7 +46,7 @@ describe('faults fixed 45 s ago', () => {
       expect(notes).toEqual([
         `waiting up to 10 s in all for writes on ${disk}: its window held too few to time its disk now, and it was slow since it started`,
       ]);
-      const live = after.findings.filter((f) => f.severity !== 'info').map((f) => `${f.cause}: ${f.summary}`);
+      const live = faultsNow(after.findings).map((f) => `${f.cause}: ${f.summary}`);
       expect(live).toEqual([]);
       expect(after.status).toBe('healthy');
       const past = after.findings.find((f) => f.cause === 'slow-disk');

@@ -85,7 +85,7 @@ export function member(spec: MemberSpec): MemberEvidence {
       ok({
         memberId: spec.id,
         clusterId: 'c1',
-        version: '3.4.23',
+        version: '3.4.45',
         dbSizeBytes: 1_000_000,
         dbSizeInUseBytes: 900_000,
         leaderId: spec.leaderId ?? 'a1',

@@ -6,5 +6,15 @@
  * test. Access findings (no-access, unreachable-from-here) stay: in the lab they would be wrong.
  */
 export function aboutTheCluster<F extends { cause: string }>(findings: readonly F[]): F[] {
-  return findings.filter((f) => f.cause !== 'observer-load');
+  // known-bug: the lab's Debian etcd has fixes since (faultsNow below); never the fault under test.
+  return findings.filter((f) => f.cause !== 'observer-load' && f.cause !== 'known-bug');
+}
+
+/**
+ * Findings that say something is wrong now: warning or worse, and not a known bug of the release
+ * (the lab runs Debian's etcd 3.4.23 or 3.5.30, both with fixes since; known-bug says so on every
+ * run, a true statement about the binary, never about the fault under test).
+ */
+export function faultsNow<F extends { cause: string; severity: string }>(findings: readonly F[]): F[] {
+  return findings.filter((f) => f.severity !== 'info' && f.cause !== 'known-bug');
 }

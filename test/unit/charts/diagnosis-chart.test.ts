@@ -56,7 +56,7 @@ describe('the chart of a diagnosis', () => {
       status: ok({
         memberId: 'a1',
         clusterId: 'c1',
-        version: '3.4.23',
+        version: '3.4.45',
         dbSizeBytes: db,
         dbSizeInUseBytes: 14_900_000,
         leaderId: 'a1',

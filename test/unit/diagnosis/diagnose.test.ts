@@ -45,7 +45,7 @@ describe('diagnose with the real rules', () => {
     const leaderless = ok({
       memberId: 'a1',
       clusterId: 'c1',
-      version: '3.4.23',
+      version: '3.4.45',
       dbSizeBytes: 1,
       dbSizeInUseBytes: 1,
       leaderId: '0',
@@ -207,7 +207,7 @@ describe('diagnose with the real rules', () => {
     const fragmented = ok({
       memberId: 'a2',
       clusterId: 'c1',
-      version: '3.4.23',
+      version: '3.4.45',
       dbSizeBytes: 1_800_000_000,
       dbSizeInUseBytes: 400_000_000,
       leaderId: 'a1',

@@ -11,7 +11,7 @@ function status(id: string, overrides: Partial<StatusData> = {}) {
   return ok<StatusData>({
     memberId: id,
     clusterId: 'c1',
-    version: '3.4.23',
+    version: '3.4.45',
     dbSizeBytes: 1_000_000,
     dbSizeInUseBytes: 900_000,
     leaderId: 'a1',

@@ -138,3 +138,32 @@ describe('the trend arrows of a watched cluster', () => {
     expect(line([sample(1, 2)])).toMatch(/fsync p99 9 ms \(day p99 of 1,440 checks\) 1d· 7d·/);
   });
 });
+
+describe('the digest line of a cluster running a release with a known bug', () => {
+  it('stays healthy, and names the members and the patch to reach in a part of its own', () => {
+    const finding = {
+      cause: 'known-bug' as const,
+      severity: 'warning' as const,
+      members: ['etcd-1', 'etcd-2', 'etcd-3'],
+      nodes: [],
+      summary:
+        'etcd-1, etcd-2 and etcd-3 run etcd 3.4.23, missing 1 known corruption bug and 4 security fixes: upgrade to 3.4.42 or later (etcd CHANGELOGs and advisories as of 2026-08-20)',
+      evidence: [],
+      steps: [],
+      unknowns: [],
+      remediation: [],
+      causedBy: null,
+    };
+    const line = digestLine(
+      {
+        cluster: 'prod',
+        ok: true,
+        samples: [],
+        report: report([row('etcd-1'), row('etcd-2'), row('etcd-3')], { findings: [finding] }),
+      },
+      now,
+    );
+    expect(line).toMatch(/^🟢 \*prod\* HEALTHY ·/);
+    expect(line).toContain(':warning: known bugs on etcd-1, etcd-2 and etcd-3 (upgrade to 3.4.42)');
+  });
+});

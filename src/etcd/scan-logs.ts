@@ -278,8 +278,9 @@ const FAILED_REACH =
   /failed to reach the peerURL\(([^)]{1,512})\) of member ([0-9a-f]{1,16}) \((.{0,2000})\)$/;
 // capnslog `rafthttp: peer <id> became inactive (message send to peer failed)`; under journald
 // (etcd 3.0–3.4 as a systemd unit) the `rafthttp: ` package prefix is not in the message.
-const INACTIVE = /\bpeer ([0-9a-f]{1,16}) became inactive(?: \(([^)]*)\))?/;
-const ACTIVE = /\bpeer ([0-9a-f]{1,16}) became active/;
+// etcd 2.1–2.3 capnslog (rafthttp/peer_status.go): `the connection with <id> became inactive`.
+const INACTIVE = /\b(?:peer|the connection with) ([0-9a-f]{1,16}) became inactive(?: \(([^)]{0,300})\))?/;
+const ACTIVE = /\b(?:peer|the connection with) ([0-9a-f]{1,16}) became active/;
 // mvcc/kvstore_compaction.go (3.0–3.4 capnslog); zap has `compact-revision` (scanZap).
 const COMPACTED = /finished scheduled compaction at (\d+) \(took/;
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
@@ -312,6 +313,7 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   if (peer?.[1]) touched.push(addPeerUnreachable(s, peer[1], peer[2], line));
   const reach = FAILED_REACH.exec(line);
   if (reach?.[2]) touched.push(addPeerUnreachable(s, reach[2], reach[3], line));
+  if (MAYBE_LEGACY_PEER.test(line)) scanLegacyPeer(line, s, touched);
   const active = ACTIVE.exec(line);
   if (active?.[1]) markPeerActive(s, active[1], line);
   const renew = RENEW_FAILED.exec(line);
@@ -341,6 +343,62 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   if (term) touched.push(addCandidacy(s, Number(term), line));
   const compacted = COMPACTED.exec(line)?.[1];
   if (compacted) touched.push(addCompaction(s, Number(compacted), line));
+}
+
+// A peer's messages failing in etcd 2.x, from etcd-io/etcd's source: rafthttp (master of Feb 2015,
+// 550c58713) `encountered error sending messages in <worker> from <local> to <remote>: <err>`;
+// v2.0 `sender: error posting to <id>: <err>`; 2.1-alpha (38b8e848a) `roundtripping error: error
+// roundtripping to <peer URL>/raft/stream/<type>/<local id>: <err>`, whose path names the member
+// that dials, so the peer is the URL's host; raft (v2.1.0 raft.go) `<local> failed to send message
+// to <remote> because it is unreachable`, and before it `… and changed it to be unreachable`; and
+// rafthttp 2.1–3.4 (peer_status.go) `failed to <dial|read|post> <id> on <stream|pipeline> (<err>)`,
+// which follows `became inactive` and gives its error.
+const MAYBE_LEGACY_PEER =
+  /unreachable|roundtripping|error sending messages|error posting to|failed to \w{1,20} [0-9a-f]{1,16} on /;
+const ENCOUNTERED =
+  /encountered error sending messages in [\w ]{1,30} from [0-9a-f]{1,16} to ([0-9a-f]{1,16}): (.{0,300})$/;
+const POSTING = /\bsender: error posting to ([0-9a-f]{1,16}): (.{0,300})$/;
+const ROUNDTRIP = /error roundtripping to \w{1,10}:\/\/(\[[^\]\s]{1,64}\]:\d{1,5}|[\w.-]{1,253}:\d{1,5})\/\S{0,200}: (.{0,300})$/;
+const RAFT_UNREACHABLE =
+  /[0-9a-f]{1,16} failed to send message to ([0-9a-f]{1,16}) (?:because it is unreachable|and changed it to be unreachable)/;
+const DEACTIVATED_REASON =
+  /\bfailed to \w{1,20} ([0-9a-f]{1,16}) on (?:stream|pipeline|snapshot)[^(]{0,40}\((.{0,300})\)$/;
+
+function scanLegacyPeer(line: string, s: LogSignals, touched: Seen[]): void {
+  const sent = ENCOUNTERED.exec(line) ?? POSTING.exec(line);
+  if (sent?.[1]) touched.push(addPeerUnreachable(s, sent[1], sent[2], line));
+  const trip = ROUNDTRIP.exec(line);
+  if (trip?.[1]) touched.push(addPeerByAddress(s, trip[1], trip[2] ?? '', line));
+  const raft = RAFT_UNREACHABLE.exec(line)?.[1];
+  if (raft) touched.push(addPeerById(s, raft, line));
+  const reason = DEACTIVATED_REASON.exec(line);
+  const known = reason?.[1] ? s.peerUnreachable.find((p) => p.peerId === reason[1]) : undefined;
+  if (known && reason?.[2]) {
+    known.lastError = reason[2].slice(0, EXAMPLE_CHARS);
+    known.address = DIAL_ADDRESS.exec(reason[2])?.[1] ?? known.address;
+  }
+}
+
+const HEX_ID = /^[0-9a-f]{1,16}$/;
+
+/**
+ * A dial to a peer URL whose member id the line does not name: the same peer as the one member
+ * raft names unreachable when the log names exactly one (by id) and dials exactly one address.
+ */
+function addPeerByAddress(s: LogSignals, address: string, error: string, line: string): Seen {
+  const byId = s.peerUnreachable.filter((p) => HEX_ID.test(p.peerId));
+  const byAddress = s.peerUnreachable.filter((p) => !HEX_ID.test(p.peerId));
+  const lone = byId.length === 1 && byAddress.length === 0 ? byId[0] : undefined;
+  return addPeerUnreachable(s, lone?.peerId ?? address, error, line);
+}
+
+/** raft's own word that a peer is unreachable: one peer dialled by address only is that peer. */
+function addPeerById(s: LogSignals, peerId: string, line: string): Seen {
+  const byId = s.peerUnreachable.filter((p) => HEX_ID.test(p.peerId));
+  const byAddress = s.peerUnreachable.filter((p) => !HEX_ID.test(p.peerId));
+  const lone = byId.length === 0 && byAddress.length === 1 ? byAddress[0] : undefined;
+  if (lone) lone.peerId = peerId;
+  return addPeerUnreachable(s, peerId, undefined, line);
 }
 
 function addCompaction(s: LogSignals, revision: number, line: string): Seen {

@@ -266,8 +266,11 @@ const BOOTSTRAPPED = /member [0-9a-f]{1,16} has already been bootstrapped/;
 // zap `"msg":"rejected connection"` with an `error` field; and x509 failures of a peer dial.
 const REJECTED_TLS = /rejected connection from "([^"]*)" \(error "((?:[^"\\]|\\.)*)"/;
 // A peer dial or probe failing on the certificate (capnslog plain text; zap has it in `error`).
+// Go's crypto/x509 (verify.go) HostnameError too: a certificate without the peer's IP or name in its
+// SANs (`cannot validate certificate for <ip> because it doesn't contain any IP SANs`, `… not valid
+// for any names, but wanted to match <name>`, Go ≥ 1.15 `relies on legacy Common Name field`).
 const PEER_X509 =
-  /(x509: (?:certificate signed by unknown authority|certificate has expired or is not yet valid[^"(]*|certificate is valid for [^"(]*)|remote error: tls: bad certificate|tls: [^(]{0,300}?does not match any of [^(]{0,300})/;
+  /(x509: (?:certificate signed by unknown authority|certificate has expired or is not yet valid[^"(]{0,300}|certificate is valid for [^"(]{0,300}|cannot validate certificate for \S{1,253} because it doesn't contain any IP SANs|certificate is not valid for any names[^"(]{0,300}|certificate relies on legacy Common Name field[^"(]{0,100})|remote error: tls: bad certificate|tls: [^(]{0,300}?does not match any of [^(]{0,300})/;
 const TLS_ERROR = /x509: |tls: /;
 // Each pattern below is linear on a hostile 64 KiB line: an id is at most 16 hex digits, and a
 // pattern that starts with one starts only where a run of them does.
@@ -358,7 +361,8 @@ const MAYBE_LEGACY_PEER =
 const ENCOUNTERED =
   /encountered error sending messages in [\w ]{1,30} from [0-9a-f]{1,16} to ([0-9a-f]{1,16}): (.{0,300})$/;
 const POSTING = /\bsender: error posting to ([0-9a-f]{1,16}): (.{0,300})$/;
-const ROUNDTRIP = /error roundtripping to \w{1,10}:\/\/(\[[^\]\s]{1,64}\]:\d{1,5}|[\w.-]{1,253}:\d{1,5})\/\S{0,200}: (.{0,300})$/;
+const ROUNDTRIP =
+  /error roundtripping to \w{1,10}:\/\/(\[[^\]\s]{1,64}\]:\d{1,5}|[\w.-]{1,253}:\d{1,5})\/\S{0,200}: (.{0,300})$/;
 const RAFT_UNREACHABLE =
   /[0-9a-f]{1,16} failed to send message to ([0-9a-f]{1,16}) (?:because it is unreachable|and changed it to be unreachable)/;
 const DEACTIVATED_REASON =

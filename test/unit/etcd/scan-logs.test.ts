@@ -245,3 +245,16 @@ describe('etcd 2.x peers that cannot be reached (etcd-io/etcd at 550c58713, 38b8
     ]);
   });
 });
+
+describe('a peer certificate without the peer’s address (Go crypto/x509 HostnameError)', () => {
+  it.each([
+    "x509: cannot validate certificate for 127.17.8.101 because it doesn't contain any IP SANs",
+    'x509: certificate is not valid for any names, but wanted to match etcd-1',
+    'x509: certificate relies on legacy Common Name field, use SANs instead',
+  ])('%s', (error) => {
+    const s = scanLogText(
+      `2016-01-01 00:00:00.000000 W | rafthttp: health check for peer 1c72a8f45eb39769 could not connect: ${error}`,
+    );
+    expect(s.tlsRejected).toMatchObject({ count: 1, peers: ['1c72a8f45eb39769'] });
+  });
+});

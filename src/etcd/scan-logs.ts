@@ -120,7 +120,11 @@ export interface LogSignals extends FaultSignals {
    * mvcc `finished scheduled compaction`: capnslog `finished scheduled compaction at <rev> (took
    * …)`, zap with `compact-revision`. Every member logs each compaction as it applies it.
    */
-  compactions: CountStat & { lastRevision: number | undefined };
+  compactions: CountStat & {
+    lastRevision: number | undefined;
+    /** The longest silence between two compaction lines: compaction that stopped, then resumed. */
+    longestGap?: { seconds: number; from: string; to: string };
+  };
 }
 
 export interface UnexplainedError {
@@ -407,6 +411,10 @@ function addPeerById(s: LogSignals, peerId: string, line: string): Seen {
 
 function addCompaction(s: LogSignals, revision: number, line: string): Seen {
   const stat = s.compactions;
+  const at = stat.lastSeenAt ? lineTimestamp(line) : undefined;
+  const seconds = at && stat.lastSeenAt ? (Date.parse(at) - Date.parse(stat.lastSeenAt)) / 1000 : Number.NaN;
+  if (at && stat.lastSeenAt && seconds > (stat.longestGap?.seconds ?? 0))
+    stat.longestGap = { seconds, from: stat.lastSeenAt, to: at };
   addCount(s, 'compactions', line);
   if (Number.isFinite(revision)) stat.lastRevision = Math.max(stat.lastRevision ?? 0, revision);
   return stat;

@@ -1,4 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
+import { configFileSchema } from '../../../src/config/schema.js';
+import { createDoctor } from '../../../src/doctor.js';
+import { startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
+import { writeFakeKubeconfig } from '../../support/kube/fake-kubeconfig.js';
 import type { DiagnosisReport as Report } from '../../../src/contracts/report-json.js';
 import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 import {
@@ -19,10 +24,17 @@ describe('overload and exhaustion, live', () => {
   const line = (report: Report) =>
     report.findings.map((f) => `${f.cause}[${f.severity}] ${f.members.join(',')}: ${f.summary}`).join('\n');
 
+  let seeded: Promise<void> | undefined;
+  /** 20,000 pods of 1.5 KB (30 MB) under /registry/pods/, once per lab. */
+  const seedPods = (endpoint: string) => {
+    seeded ??= seedKeys(endpoint, { prefix: '/registry/pods/', count: 20_000, valueBytes: 1500 });
+    return seeded;
+  };
+
   it('a range storm over 30 MB of pods from 3 clients: expensive-requests first, with the member; gone once it stops', async () => {
     const target = t.lab.members[0];
     if (!target) throw new Error('no member');
-    await seedKeys(target.clientUrl, { prefix: '/registry/pods/', count: 20_000, valueBytes: 1500 });
+    await seedPods(target.clientUrl);
     const sent = (await metricValue(t.lab, target.name, 'etcd_network_client_grpc_sent_bytes_total')) ?? 0;
     const storm = await rangeStorm(target.clientUrl, {
       prefix: '/registry/pods/',
@@ -52,6 +64,60 @@ describe('overload and exhaustion, live', () => {
     }
     const after = await t.doctor.run('lab', 'diagnose');
     expect(named(after, 'expensive-requests')).toBeUndefined();
+  }, 120_000);
+
+  it("with Kubernetes: the apiserver's own metrics name the resource listed, pods across all namespaces", async () => {
+    const target = t.lab.members[0];
+    if (!target) throw new Error('no member');
+    await seedPods(target.clientUrl);
+    const fake = await startFakeKubeApi({ fixture: 'list-storm' });
+    const kubeconfig = await writeFakeKubeconfig(fake.url, { token: fake.token, context: 'prod' });
+    const config = configFileSchema.parse({
+      clusters: [
+        {
+          name: 'prod',
+          etcd: { endpoints: t.lab.endpoints, metricsUrls: t.lab.metricsUrls },
+          kubernetes: { kubeconfig, context: 'prod' },
+        },
+      ],
+    });
+    // The fixture was recorded at a fixed time: the apiserver's uptime is read against it.
+    const started = Date.now();
+    const now = () => fake.fixture.recordedAtMs + (Date.now() - started);
+    const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p), now });
+    const sent = (await metricValue(t.lab, target.name, 'etcd_network_client_grpc_sent_bytes_total')) ?? 0;
+    const storm = await rangeStorm(target.clientUrl, {
+      prefix: '/registry/pods/',
+      clients: 3,
+      maxSeconds: 90,
+    });
+    let report: Report;
+    try {
+      await waitForMetric(
+        t.lab,
+        target.name,
+        'etcd_network_client_grpc_sent_bytes_total',
+        (v) => v > sent + 60e6,
+      );
+      report = await doctor.run('prod', 'diagnose');
+    } finally {
+      await storm.stop();
+      await doctor.close();
+      await fake.close();
+    }
+    console.log(
+      `range storm with Kubernetes:\n${line(report)}\n${named(report, 'expensive-requests')?.evidence.join('\n')}`,
+    );
+    const f = named(report, 'expensive-requests');
+    expect(report.findings[0]?.cause).toBe('expensive-requests');
+    expect(f?.summary).toMatch(
+      new RegExp(
+        `^LISTs of pods across all namespaces \\(3 a second, 85 MB each, since the apiserver started 2 h 0\\d min ago\\) are reading \\d+ MB/s from ${target.name}`,
+      ),
+    );
+    expect(f?.evidence.join('\n')).toMatch(
+      /the apiserver: LISTs of pods across all namespaces, .*21,600 served from etcd rather than the watch cache/,
+    );
   }, 120_000);
 
   it('2 MB puts refused: request-too-large on the member that refused them, with the default limit; gone after', async () => {

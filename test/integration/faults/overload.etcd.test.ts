@@ -198,4 +198,37 @@ describe('overload and exhaustion, live', () => {
     const after = await t.doctor.run('lab', 'diagnose');
     expect(named(after, 'slow-watchers')).toBeUndefined();
   }, 120_000);
+
+  it('a follower defragmenting 300 MB under writes: defrag-in-progress explains what it stalls; gone once done', async () => {
+    const target = t.lab.members[1];
+    if (!target) throw new Error('no member');
+    // 300 MB of 100 KB values, a fifth of them deleted: a database worth defragmenting, for seconds.
+    await seedKeys(target.clientUrl, { prefix: '/big/', count: 3000, valueBytes: 100_000 });
+    const removed = await t.lab.etcdctl(['del', '--prefix', '/big/ns-1']);
+    expect(removed.code).toBe(0);
+    const load = t.lab.writeLoad({ ratePerSecond: 50, durationMs: 15_000, valueBytes: 256 });
+    const defrag = t.lab.etcdctl([`--endpoints=${target.clientUrl}`, '--command-timeout=60s', 'defrag'], {
+      timeoutMs: 70_000,
+    });
+    let report: Report;
+    try {
+      await waitForMetric(t.lab, target.name, 'etcd_disk_defrag_inflight', (v) => v === 1);
+      report = await t.doctor.run('lab', 'diagnose');
+    } finally {
+      const done = await defrag;
+      expect(done.code).toBe(0);
+      await load;
+    }
+    console.log(
+      `defragmenting:\n${line(report)}\n${named(report, 'defrag-in-progress')?.evidence.join('\n')}`,
+    );
+    expect(report.findings[0]).toMatchObject({ cause: 'defrag-in-progress', members: [target.name] });
+    for (const f of report.findings.filter(
+      (x) => x !== report.findings[0] && x.members.includes(target.name),
+    ))
+      if (['member-down', 'slow-reads', 'slow-disk', 'cpu-starvation', 'leader-churn'].includes(f.cause))
+        expect(f.causedBy).toBe('defrag-in-progress');
+    const after = await t.doctor.run('lab', 'diagnose');
+    expect(named(after, 'defrag-in-progress')).toBeUndefined();
+  }, 180_000);
 });

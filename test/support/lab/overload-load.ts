@@ -28,7 +28,7 @@ export async function labEtcdctl(): Promise<string> {
 }
 
 /**
- * `count` keys under `prefix` of `valueBytes` each, 100 to a Txn: Kubernetes-shaped keys
+ * `count` keys under `prefix` of `valueBytes` each, many to a Txn: Kubernetes-shaped keys
  * (`/registry/pods/<namespace>/<name>`) for the range storm.
  */
 export async function seedKeys(
@@ -38,9 +38,11 @@ export async function seedKeys(
   const client = new Etcd3({ hosts: [endpoint], dialTimeout: 2000 });
   const value = Buffer.alloc(opts.valueBytes, 'p');
   try {
-    for (let start = 0; start < opts.count; start += 100) {
+    // At most 100 puts (etcd's --max-txn-ops is 128) and about 1 MB (--max-request-bytes 1.5 MiB) a Txn.
+    const perTxn = Math.max(1, Math.min(100, Math.floor(1e6 / opts.valueBytes)));
+    for (let start = 0; start < opts.count; start += perTxn) {
       const success = [];
-      for (let i = start; i < Math.min(opts.count, start + 100); i++)
+      for (let i = start; i < Math.min(opts.count, start + perTxn); i++)
         success.push({ request_put: { key: Buffer.from(`${opts.prefix}ns-${i % 50}/pod-${i}`), value } });
       await client.kv.txn({ success });
     }

@@ -325,7 +325,7 @@ function keepText(st: FilterState, line: string): void {
 
 /** keepText on the line's bytes: a grpc_server_handled_total row is decoded only when kept. */
 function keepBytes(st: FilterState, buf: Buffer, from: number, to: number): void {
-  if (st.lastName !== GRPC_HANDLED || grpcBytesKept(buf.subarray(from, to)))
+  if (st.lastName !== GRPC_HANDLED || grpcBytesKept(buf, from, to))
     st.kept.push(buf.toString('utf8', from, to));
 }
 
@@ -648,11 +648,43 @@ function grpcLineKept(line: string): boolean {
   );
 }
 
-/** The same on the line's bytes, without decoding it. */
-function grpcBytesKept(line: Buffer): boolean {
+const CODE_AT = Buffer.from(`${GRPC_HANDLED}{grpc_code="`);
+const METHOD_AT = Buffer.from('",grpc_method="');
+const RANGE_VALUE = Buffer.from('Range"');
+const INVALID_VALUE = Buffer.from('InvalidArgument');
+const WRITE_VALUES = [Buffer.from('Put"'), Buffer.from('Txn"')];
+
+/**
+ * The same on the line's bytes, without decoding it or making a Buffer: client_golang writes the
+ * labels sorted (grpc_code, grpc_method, …), so the code and the method sit at known places. A
+ * line of another shape is searched as a whole (subarray, no copy).
+ */
+function grpcBytesKept(buf: Buffer, from: number, to: number): boolean {
+  if (!bytesAt(buf, from, CODE_AT)) {
+    const line = buf.subarray(from, to);
+    return (
+      line.includes(RANGE_BYTES) ||
+      (line.includes(INVALID_BYTES) && WRITE_BYTES.some((l) => line.includes(l)))
+    );
+  }
+  const codeFrom = from + CODE_AT.length;
+  let codeTo = codeFrom;
+  while (codeTo < to && buf[codeTo] !== 34 /* " */) codeTo++;
+  const methodFrom = codeTo + METHOD_AT.length;
+  if (!bytesAt(buf, codeTo, METHOD_AT)) return false;
+  if (bytesAt(buf, methodFrom, RANGE_VALUE)) return true;
   return (
-    line.includes(RANGE_BYTES) || (line.includes(INVALID_BYTES) && WRITE_BYTES.some((l) => line.includes(l)))
+    codeTo - codeFrom === INVALID_VALUE.length &&
+    bytesAt(buf, codeFrom, INVALID_VALUE) &&
+    WRITE_VALUES.some((v) => bytesAt(buf, methodFrom, v))
   );
+}
+
+/** Whether buf holds `bytes` at `at`. */
+function bytesAt(buf: Buffer, at: number, bytes: Buffer): boolean {
+  if (at + bytes.length > buf.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (buf[at + i] !== bytes[i]) return false;
+  return true;
 }
 
 /** The load reading of one scrape (see LoadReading). */

@@ -38,8 +38,8 @@ export function formatRate(bytesPerSecond: number): string {
 }
 
 /** `3.2 ranges a second` or `12 ranges a second`. */
-export function formatPerSecond(n: number, what: string): string {
-  return `${n >= 10 ? Math.round(n) : Number(n.toFixed(1))} ${what} a second`;
+export function formatPerSecond(n: number, what?: string): string {
+  return `${n >= 10 ? Math.round(n) : Number(n.toFixed(1))}${what ? ` ${what}` : ''} a second`;
 }
 
 /** The etcd pod spec of a member (its `--name`, else the node it runs on). */

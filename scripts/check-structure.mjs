@@ -268,6 +268,111 @@ function stateImportProblems(file, name, valueSpecifiers) {
   return problems;
 }
 
+const ARCHITECTURE = join(ROOT, 'docs/ARCHITECTURE.md');
+const TABLE_HEADER = '| folder | what lives there | may import |';
+
+/** `src/a/b.ts` -> `a`, `src/a.ts` -> `a.ts`: the unit the folder table speaks of. */
+function topOf(name) {
+  const rest = name.replace(/^src\//, '');
+  const slash = rest.indexOf('/');
+  return slash < 0 ? rest : rest.slice(0, slash);
+}
+
+/** A backticked name of the table (`chat/adapter.ts`, `roles/`, `doctor.ts`) as a top unit. */
+function topOfCell(word) {
+  const clean = word.replace(/^\//, '');
+  if (!/^[\w.-]+(\/[\w./-]*)?$/.test(clean) || !/[/.]/.test(clean)) return undefined;
+  return topOf(`src/${clean}`);
+}
+
+/**
+ * docs/ARCHITECTURE.md's folder table, as the rule (issue 41: the table matches the import graph): a
+ * row's folders may import each other and what its last column names (`anything in src/` for the
+ * composition root), and every folder may import the rows marked `(foundation)`.
+ */
+function folderTable() {
+  const lines = readFileSync(ARCHITECTURE, 'utf8').split('\n');
+  const start = lines.indexOf(TABLE_HEADER);
+  const rows = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    const cells = line.split('|').slice(1, -1);
+    const names = (cell) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => topOfCell(m[1])).filter(Boolean);
+    const folders = names(cells[0]);
+    rows.push({
+      folders,
+      may: [...folders, ...names(cells[2])],
+      anything: /anything in `src\/`/.test(cells[2]),
+      foundation: /\(foundation\)/.test(cells[2]),
+    });
+  }
+  return { rows, foundations: rows.filter((r) => r.foundation).flatMap((r) => r.folders) };
+}
+
+/** Every import between two top units of src/ that the folder table does not allow. */
+function tableProblems(graph) {
+  const { rows, foundations } = folderTable();
+  if (rows.length === 0) return [`docs/ARCHITECTURE.md: no folder table (${TABLE_HEADER})`];
+  const problems = [];
+  const seen = new Set();
+  for (const [file, targets] of graph) {
+    const from = topOf(relative(ROOT, file));
+    const own = rows.filter((r) => r.folders.includes(from));
+    if (own.length === 0) {
+      if (!seen.has(from)) problems.push(`docs/ARCHITECTURE.md: src/${from} has no row in the folder table`);
+      seen.add(from);
+      continue;
+    }
+    if (own.some((r) => r.anything)) continue;
+    for (const target of targets) {
+      const to = topOf(relative(ROOT, target));
+      if (to === from || foundations.includes(to) || own.some((r) => r.may.includes(to))) continue;
+      const edge = `${from} -> ${to}`;
+      if (!seen.has(edge)) problems.push(`${relative(ROOT, file)}: imports src/${to}, which its row of docs/ARCHITECTURE.md's folder table does not name`);
+      seen.add(edge);
+    }
+  }
+  return problems;
+}
+
+/** Folders whose files may use what src/ exports. */
+const USER_FOLDERS = ['src', 'commands', 'test', 'bench', 'scripts', 'bin'];
+const EXPORT_DECLARATION = /^export (?:async )?(?:function\*?|const|let|class|type|interface|enum) (\w+)/gm;
+
+function allFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : allFiles(path);
+    return /\.(ts|mjs|js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/**
+ * An export that nothing names, not even its own file, is a dead end for the next reader (issue 41):
+ * remove it. Words are compared as text, so a name used only in a comment elsewhere still counts.
+ */
+function unusedExports() {
+  const files = USER_FOLDERS.flatMap((folder) => allFiles(join(ROOT, folder)));
+  const filesOfWord = new Map();
+  const texts = new Map();
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    texts.set(file, text);
+    for (const word of new Set(text.match(/\w+/g) ?? [])) filesOfWord.set(word, (filesOfWord.get(word) ?? 0) + 1);
+  }
+  const problems = [];
+  for (const [file, text] of texts) {
+    if (!file.startsWith(SRC) && !file.startsWith(join(ROOT, 'commands'))) continue;
+    for (const match of text.matchAll(EXPORT_DECLARATION)) {
+      const elsewhere = (filesOfWord.get(match[1]) ?? 0) > 1;
+      if (!elsewhere && text.match(new RegExp(`\\b${match[1]}\\b`, 'g'))?.length === 1) {
+        problems.push(`${relative(ROOT, file)}: exports ${match[1]}, which nothing uses`);
+      }
+    }
+  }
+  return problems;
+}
+
 export function checkStructure() {
   const problems = [];
   const graph = new Map();
@@ -323,6 +428,8 @@ export function checkStructure() {
   for (const entry of PENDING) {
     if (!used.has(entry)) problems.push(`${entry}: listed as pending in scripts/check-structure.mjs, but passes now`);
   }
+  problems.push(...unusedExports());
+  problems.push(...tableProblems(graph));
   const found = cycles(graph);
   for (const component of found) {
     problems.push(`import cycle: ${component.map((f) => relative(ROOT, f)).join(' <-> ')}`);

@@ -7,13 +7,14 @@ import { tlsChannelOptions } from './grpc-tls.js';
 
 /**
  * One etcd3 client per member endpoint, so a dead or hung member can never stall the others,
- * and a second client per member for maintenance calls: a NOSPACE-rejected put trips etcd3's
- * per-host circuit breaker for 5 s, which must not block Status, Alarm or Defragment.
+ * and a second client per member for the admin calls (maintenance and cluster: Status, Alarm,
+ * Defragment, MemberList, compaction): a NOSPACE-rejected put trips etcd3's per-host circuit
+ * breaker for 5 s, which must not block them.
  */
 export interface MemberClients {
   endpoint: string;
   kv: Etcd3;
-  maintenance: Etcd3;
+  admin: Etcd3;
 }
 
 export interface EtcdClients {
@@ -110,7 +111,7 @@ export function createMemberClients(
     faultHandling: { global: noop, host: () => noop },
     grpcOptions,
   });
-  return { endpoint, kv: new Etcd3(options()), maintenance: new Etcd3(options()) };
+  return { endpoint, kv: new Etcd3(options()), admin: new Etcd3(options()) };
 }
 
 /**
@@ -147,7 +148,7 @@ export function createEtcdClients(cluster: ResolvedCluster, tls: EtcdTlsFiles | 
     close() {
       for (const clients of members.values()) {
         clients.kv.close();
-        clients.maintenance.close();
+        clients.admin.close();
       }
       members.clear();
     },

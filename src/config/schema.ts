@@ -74,7 +74,7 @@ const remediationSchema = z.strictObject({
 /** etcd-doctor's own secrets: never sent to a tracker, whoever edits the config. */
 export const RESERVED_ENV_PREFIXES = ['SLACK_', 'REDIS_', 'ALERTMANAGER_', 'MCP_', 'ETCD_DOCTOR_'] as const;
 
-/** 127.0.0.0/8, ::1 and localhost: the only hosts a ticket URL may reach over plain http (tests). */
+/** 127.0.0.0/8, ::1 and localhost: the only hosts a ticket URL may reach over plain http (a local proxy). */
 export function isLoopbackHost(hostname: string): boolean {
   return (
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname) || hostname === '[::1]' || hostname === 'localhost'
@@ -90,7 +90,7 @@ const ticketUrl = httpUrl.refine(
 
 const ticketsSchema = z.strictObject({
   kind: z.enum(['jira', 'github', 'webhook']),
-  /** https; plain http only to loopback, and only where the process allows it (tests). */
+  /** https; plain http only to loopback (a proxy on the same host: the credential stays on it). */
   url: ticketUrl,
   credentialEnv: z
     .string()
@@ -357,6 +357,3 @@ export type ClusterConfig = z.infer<typeof clusterSchema>;
 /** A cluster whose etcd client URLs are known: configured, or discovered through Kubernetes. */
 export type ResolvedCluster = ClusterConfig & { etcd: ClusterConfig['etcd'] & { endpoints: string[] } };
 export type ConfigFile = z.infer<typeof configFileSchema>;
-export type BackupsSettings = z.infer<typeof backupsSchema>;
-export type ProbeSettings = z.infer<typeof probeSettingsSchema>;
-export type SpaceSettings = z.infer<typeof spaceSettingsSchema>;

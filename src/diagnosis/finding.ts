@@ -42,6 +42,14 @@ export const CAUSES = [
   'etcd-crash',
   // A follower that never catches up: the leader sends it the whole database again and again.
   'follower-behind',
+  // Clients reading so much (LISTs of whole prefixes, MB a second) that the member slows down.
+  'expensive-requests',
+  // Writes refused for size: `etcdserver: request is too large` (over --max-request-bytes).
+  'request-too-large',
+  // Watchers that do not keep up: their events pile up in the member's memory.
+  'slow-watchers',
+  // A member defragmenting now: reads and writes on it wait, leases and leadership may be lost.
+  'defrag-in-progress',
   // A member runs an etcd release with a known data-loss, corruption or security bug (etcd's
   // CHANGELOGs and advisories, src/etcd/known-bugs.ts): a risk of the software, not a fault now.
   'known-bug',

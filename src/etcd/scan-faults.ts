@@ -241,7 +241,15 @@ export function isLocalDialFailure(error: string): boolean {
   return LOOKUP_FAILED.test(error) || TOO_MANY_FILES.test(error);
 }
 
+// client/pkg/transport/listener.go checkCertSAN (ETCD34/35/36): a peer or client certificate that
+// names DNS names but not the remote IP is checked by resolving those names, and the refusal quotes
+// the lookup: `tls: "127.0.0.1" does not match any of DNSNames ["etcd-3.invalid"] (lookup
+// etcd-3.invalid: no such host)`. That lookup is the certificate's check failing (peer-tls or
+// cert-expiry's side), never a name this member needs to reach anyone.
+const SAN_CHECK = /does not match any of DNSNames/;
+
 function scanDns(line: string, zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
+  if (SAN_CHECK.test(line)) return;
   const lookup = LOOKUP_FAILED.exec(line);
   const start = zap ? undefined : RESOLVE_AT_START.exec(line);
   const zapStart = zap?.msg.startsWith('failed to resolve URL Host') === true;

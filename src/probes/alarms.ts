@@ -16,10 +16,7 @@ export function createAlarmsProbe(timeoutMs: number): Probe<ClusterProbeContext,
       const res = await firstAnswer(endpoints, (endpoint) =>
         ctx.clients
           .forEndpoint(endpoint)
-          .maintenance.maintenance.alarm(
-            { action: 'Get', memberID: '0', alarm: 'None' },
-            deadline(timeoutMs),
-          ),
+          .admin.maintenance.alarm({ action: 'Get', memberID: '0', alarm: 'None' }, deadline(timeoutMs)),
       );
       return res.alarms.flatMap((a) => {
         const alarm = alarmName(a.alarm as unknown);

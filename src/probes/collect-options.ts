@@ -2,7 +2,6 @@ import type { CheckDepth } from '../contracts/check-depth.js';
 import type { EtcdClients, EtcdTlsFiles } from '../clients/etcd-clients.js';
 import type { HttpGet, PeerCertificateInfo } from '../clients/http.js';
 import type { ResolvedCluster } from '../config/schema.js';
-import { MAX_SAMPLES } from './clock.js';
 import type { MemberInfo, ProbeRecord } from './evidence.js';
 import type { ScrapeMemory } from './member-context.js';
 import type { Outcome } from './outcome.js';
@@ -56,12 +55,10 @@ export const ACCESS_CHECK_TIMEOUT_MS = 1500;
 /**
  * The probe load one diagnosis puts on one member: health (a warm-up on a cold client, then the
  * read), Status, two /metrics scrapes, and the clock's GET /version samples, one at a time, at
- * most MAX_SAMPLES (13): 18 requests in about 3 s, never more than 4 at once. After a failure the
+ * most MAX_SAMPLES of clock.ts (13): 18 requests in about 3 s, never more than 4 at once. After a failure the
  * access check adds one to three connections. When etcd-doctor already has many runs on the same
  * hosts (a digest), the clock takes at most BUSY_CLOCK_SAMPLES: its round trips are not judged then.
  */
-export const FIXED_REQUESTS_PER_MEMBER = 5;
-export const MAX_REQUESTS_PER_MEMBER = FIXED_REQUESTS_PER_MEMBER + MAX_SAMPLES;
 export const BUSY_CLOCK_SAMPLES = 4;
 
 /**

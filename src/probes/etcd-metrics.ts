@@ -75,6 +75,37 @@ export interface EtcdMetricsSnapshot {
     /** Compactions this process ran: etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count (3.4 and 3.5). */
     compactionsSinceStart: number | undefined;
   };
+  /**
+   * Client load and the process' resources (issue 39); a field is absent when the member does not
+   * export it, and the whole is absent in a snapshot kept from before it existed (watch state).
+   */
+  load?: LoadReading;
+}
+
+/** What a member serves its clients and what it holds, from one scrape (ETCD34/35 metrics.go files). */
+export interface LoadReading {
+  /** etcd_network_client_grpc_sent_bytes_total: bytes sent to gRPC clients (counter). */
+  clientSentBytes?: number;
+  /** grpc_server_handled_total{grpc_method="Range"}, every code added up (counter). */
+  grpcRanges?: number;
+  /** etcd_debugging_mvcc_range_total (3.4 and 3.5; 3.5 also etcd_mvcc_range_total): ranges, Txn's included. */
+  mvccRanges?: number;
+  /**
+   * grpc_server_handled_total{grpc_code="InvalidArgument"} of Put and Txn: what etcd answers a
+   * request over --max-request-bytes (`etcdserver: request is too large`, v3rpc/rpctypes ErrGRPCRequestTooLarge).
+   */
+  refusedWrites?: number;
+  /** etcd_debugging_mvcc_watch_stream_total, _watcher_total, _slow_watcher_total, _pending_events_total (gauges). */
+  watchStreams?: number;
+  watchers?: number;
+  slowWatchers?: number;
+  pendingEvents?: number;
+  /** etcd_disk_defrag_inflight: 1 while the member defragments (3.4.45 and 3.5.33 have it; KB §1.4). */
+  defragInflight?: number;
+  /** process_open_fds, process_max_fds, process_resident_memory_bytes (Go's process collector). */
+  openFds?: number;
+  maxFds?: number;
+  residentMemoryBytes?: number;
 }
 
 export type ParseEtcdMetricsResult =
@@ -112,6 +143,19 @@ export interface EtcdMetricsWindow {
   gauges: EtcdMetricsSnapshot['gauges'];
   /** proposals committed − applied in the later scrape (never below 0). */
   applyBacklog: number;
+  /** The later scrape's load reading, and the earlier one's (gauges that must hold across the window). */
+  load?: LoadReading;
+  loadBefore?: LoadReading;
+  /** Client load inside the window, per second (absent without an earlier scrape or across a restart). */
+  loadRates?: LoadRates;
+}
+
+export interface LoadRates {
+  sentBytesPerSecond?: number;
+  grpcRangesPerSecond?: number;
+  mvccRangesPerSecond?: number;
+  /** Put and Txn requests refused as invalid inside the window (a count, not a rate). */
+  refusedWrites?: number;
 }
 
 const COUNTER_NAMES: Record<keyof Counters, string> = {
@@ -261,7 +305,7 @@ function checkText(st: FilterState, text: string, from: number, to: number, raw:
     isNameEnd(text.charCodeAt(after)) &&
     text.startsWith(st.lastName, from)
   ) {
-    if (st.lastKept) st.kept.push(raw ?? text.slice(from, to));
+    if (st.lastKept) keepText(st, raw ?? text.slice(from, to));
     return;
   }
   const end = metricNameEnd(text, from, to);
@@ -271,7 +315,18 @@ function checkText(st: FilterState, text: string, from: number, to: number, raw:
   }
   if (end - from !== st.lastName.length || !text.startsWith(st.lastName, from))
     newFamily(st, text.slice(from, end));
-  if (st.lastKept) st.kept.push(raw ?? text.slice(from, to));
+  if (st.lastKept) keepText(st, raw ?? text.slice(from, to));
+}
+
+/** Keeps a line of a kept family; of grpc_server_handled_total only the rows read. */
+function keepText(st: FilterState, line: string): void {
+  if (st.lastName !== GRPC_HANDLED || grpcLineKept(line)) st.kept.push(line);
+}
+
+/** keepText on the line's bytes: a grpc_server_handled_total row is decoded only when kept. */
+function keepBytes(st: FilterState, buf: Buffer, from: number, to: number): void {
+  if (st.lastName !== GRPC_HANDLED || grpcBytesKept(buf.subarray(from, to)))
+    st.kept.push(buf.toString('utf8', from, to));
 }
 
 /** checkText on the bytes buf[from, to) of a line whose ends are printable ASCII (nothing to trim). */
@@ -281,7 +336,7 @@ function checkBytes(st: FilterState, buf: Buffer, from: number, to: number): voi
   const name = st.lastName;
   const after = from + name.length;
   if (name.length > 0 && after < to && isNameEnd(buf[after] ?? 0) && bytesStartWith(buf, from, name)) {
-    if (st.lastKept) st.kept.push(buf.toString('utf8', from, to));
+    if (st.lastKept) keepBytes(st, buf, from, to);
     return;
   }
   const end = nameEndInBytes(buf, from, to);
@@ -292,7 +347,7 @@ function checkBytes(st: FilterState, buf: Buffer, from: number, to: number): voi
   // A metric name is ASCII: its bytes are its characters.
   if (end - from !== name.length || !bytesStartWith(buf, from, name))
     newFamily(st, buf.toString('latin1', from, end));
-  if (st.lastKept) st.kept.push(buf.toString('utf8', from, to));
+  if (st.lastKept) keepBytes(st, buf, from, to);
 }
 
 /** Whether buf holds `name` (ASCII) at `from`. */
@@ -393,6 +448,7 @@ function snapshotOf(samples: Samples, scrapedAtMs: number): ParseEtcdMetricsResu
       lastCompactionSeconds: first(samples, 'etcd_debugging_mvcc_db_compaction_last'),
       compactionsSinceStart: first(samples, COMPACTIONS_COUNT),
     },
+    load: loadOf(samples),
   };
   return { ok: true, snapshot };
 }
@@ -444,7 +500,32 @@ export function compareSnapshots(
     gauges: after.gauges,
     // The two gauges are read one after the other, so applied can briefly pass committed.
     applyBacklog: Math.max(0, after.counters.proposalsCommitted - after.counters.proposalsApplied),
+    ...(after.load ? { load: after.load } : {}),
+    ...(earlier?.load ? { loadBefore: earlier.load } : {}),
+    ...loadRatesOf(earlier, after, windowSeconds),
   };
+}
+
+/** The load counters' increase over the window, per second; nothing across a restart or without one. */
+function loadRatesOf(
+  before: EtcdMetricsSnapshot | undefined,
+  after: EtcdMetricsSnapshot,
+  windowSeconds: number,
+): { loadRates?: LoadRates } {
+  const a = before?.load;
+  const b = after.load;
+  if (!a || !b || windowSeconds <= 0) return {};
+  const rate = (x: number | undefined, y: number | undefined) =>
+    x === undefined || y === undefined ? undefined : increase(x, y) / windowSeconds;
+  const count = (x: number | undefined, y: number | undefined) =>
+    y === undefined ? undefined : increase(x ?? 0, y);
+  const rates: LoadRates = defined({
+    sentBytesPerSecond: rate(a.clientSentBytes, b.clientSentBytes),
+    grpcRangesPerSecond: rate(a.grpcRanges, b.grpcRanges),
+    mvccRangesPerSecond: rate(a.mvccRanges, b.mvccRanges),
+    refusedWrites: count(a.refusedWrites, b.refusedWrites),
+  });
+  return { loadRates: rates };
 }
 
 /** The window's RTT observations of every peer in one histogram (the minute history keeps its buckets). */
@@ -547,6 +628,58 @@ const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
 
 const COMPACTIONS_COUNT = 'etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count';
 
+/**
+ * grpc_server_handled_total: go-grpc-prometheus pre-registers every method with every code, ~700
+ * lines of an etcd 3.4 page. Only the Range rows and the InvalidArgument rows of Put and Txn are
+ * kept (grpcLineKept), so the page's kept lines grow by ~20, not 700.
+ */
+const GRPC_HANDLED = 'grpc_server_handled_total';
+const RANGE_LABEL = 'grpc_method="Range"';
+const INVALID_LABEL = 'grpc_code="InvalidArgument"';
+const WRITE_LABELS = ['grpc_method="Put"', 'grpc_method="Txn"'];
+const RANGE_BYTES = Buffer.from(RANGE_LABEL);
+const INVALID_BYTES = Buffer.from(INVALID_LABEL);
+const WRITE_BYTES = WRITE_LABELS.map((l) => Buffer.from(l));
+
+/** A grpc_server_handled_total line worth keeping (its text). */
+function grpcLineKept(line: string): boolean {
+  return (
+    line.includes(RANGE_LABEL) || (line.includes(INVALID_LABEL) && WRITE_LABELS.some((l) => line.includes(l)))
+  );
+}
+
+/** The same on the line's bytes, without decoding it. */
+function grpcBytesKept(line: Buffer): boolean {
+  return (
+    line.includes(RANGE_BYTES) || (line.includes(INVALID_BYTES) && WRITE_BYTES.some((l) => line.includes(l)))
+  );
+}
+
+/** The load reading of one scrape (see LoadReading). */
+function loadOf(samples: Samples): LoadReading {
+  const handled = samples.get(GRPC_HANDLED) ?? [];
+  const sumOf = (match: (labels: Readonly<Record<string, string>>) => boolean) => {
+    const rows = handled.filter((s) => match(s.labels) && Number.isFinite(s.value));
+    return rows.length === 0 ? undefined : rows.reduce((n, s) => n + s.value, 0);
+  };
+  return defined({
+    clientSentBytes: first(samples, 'etcd_network_client_grpc_sent_bytes_total'),
+    grpcRanges: sumOf((l) => l.grpc_method === 'Range'),
+    mvccRanges: first(samples, 'etcd_debugging_mvcc_range_total'),
+    refusedWrites: sumOf(
+      (l) => l.grpc_code === 'InvalidArgument' && (l.grpc_method === 'Put' || l.grpc_method === 'Txn'),
+    ),
+    watchStreams: first(samples, 'etcd_debugging_mvcc_watch_stream_total'),
+    watchers: first(samples, 'etcd_debugging_mvcc_watcher_total'),
+    slowWatchers: first(samples, 'etcd_debugging_mvcc_slow_watcher_total'),
+    pendingEvents: first(samples, 'etcd_debugging_mvcc_pending_events_total'),
+    defragInflight: first(samples, 'etcd_disk_defrag_inflight'),
+    openFds: first(samples, 'process_open_fds'),
+    maxFds: first(samples, 'process_max_fds'),
+    residentMemoryBytes: first(samples, 'process_resident_memory_bytes'),
+  });
+}
+
 const HISTOGRAMS = [
   'etcd_disk_wal_fsync_duration_seconds',
   'etcd_disk_backend_commit_duration_seconds',
@@ -576,6 +709,17 @@ const READ_NAMES = new Set([
   'etcd_debugging_mvcc_current_revision',
   'etcd_debugging_mvcc_db_compaction_last',
   COMPACTIONS_COUNT,
+  'etcd_network_client_grpc_sent_bytes_total',
+  'etcd_debugging_mvcc_range_total',
+  'etcd_debugging_mvcc_watch_stream_total',
+  'etcd_debugging_mvcc_watcher_total',
+  'etcd_debugging_mvcc_slow_watcher_total',
+  'etcd_debugging_mvcc_pending_events_total',
+  'etcd_disk_defrag_inflight',
+  'process_open_fds',
+  'process_max_fds',
+  'process_resident_memory_bytes',
+  GRPC_HANDLED,
 ]);
 
 /** The entries whose value is a number (optional gauges are absent, not undefined). */

@@ -68,8 +68,6 @@ export type LatencySummary = QuantileSummary;
 /** What the metrics probe reports: two scrapes compared (the reset flag stays internal). */
 export type MetricsData = Omit<EtcdMetricsWindow, 'countersReset'>;
 
-export type PeerMetrics = MetricsData['peers'][number];
-
 export interface ClockData {
   /** Member wall clock minus ours, corrected for round-trip time. */
   offsetMs: number;

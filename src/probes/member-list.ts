@@ -26,7 +26,7 @@ export function createMemberListProbe(timeoutMs: number): Probe<ClusterProbeCont
     async collect(ctx) {
       const endpoints = ctx.clients.members.map((m) => m.endpoint);
       const ask = (endpoint: string) =>
-        ctx.clients.forEndpoint(endpoint).maintenance.cluster.memberList({}, deadline(timeoutMs));
+        ctx.clients.forEndpoint(endpoint).admin.cluster.memberList({}, deadline(timeoutMs));
       const res =
         ctx.hedgeMs === undefined
           ? await listOfMost(endpoints, endpoints.map(ask))

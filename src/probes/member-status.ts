@@ -11,7 +11,7 @@ export function createMemberStatusProbe(timeoutMs: number): Probe<MemberProbeCon
     timeoutMs,
     takesNoSignal: true,
     async collect(ctx) {
-      const res = await ctx.clients.maintenance.maintenance.status(deadline(timeoutMs));
+      const res = await ctx.clients.admin.maintenance.status(deadline(timeoutMs));
       return {
         memberId: toHexId(res.header.member_id),
         clusterId: toHexId(res.header.cluster_id),

@@ -54,8 +54,6 @@ export interface RemediationSettings {
   defragMinFreeRatio: number;
   /** ... or under this many bytes (cluster `maintenance.defrag.minFreeBytes`). */
   defragMinFreeBytes: number;
-  /** Tests only: a ticket URL may be plain http to a loopback address (never set in production). */
-  allowLoopbackHttpTickets: boolean;
 }
 
 /** Mutating actions never run from a button older than this, whatever the config says. */
@@ -102,7 +100,6 @@ export const DEFAULT_REMEDIATION_SETTINGS: RemediationSettings = {
   // a few MB back do not pay for a member's pause and the leader move (inference).
   defragMinFreeRatio: 0.1,
   defragMinFreeBytes: 50 * 1000 * 1000,
-  allowLoopbackHttpTickets: false,
 };
 
 /** The settings for one cluster: code defaults, then tuning, then the cluster's own config. */

@@ -92,7 +92,7 @@ export async function measureSpace(
   } finally {
     for (const m of members) {
       m.kv.close();
-      m.maintenance.close();
+      m.admin.close();
     }
     await http.close();
   }

@@ -41,10 +41,6 @@ export function worstFsyncMs(sample: HistorySample): number | null {
   return maxOf(sample.m.map((m) => m[1]));
 }
 
-export function worstCommitMs(sample: HistorySample): number | null {
-  return maxOf(sample.m.map((m) => m[2]));
-}
-
 export function worstTookMs(sample: HistorySample): number | null {
   return maxOf(sample.m.map((m) => m[3]));
 }

@@ -37,14 +37,6 @@ export function clockDriftReports(evidence: Evidence): ClockDriftReport[] {
   );
 }
 
-/** Evidence lines for the probe-based clock-skew rule to append (`master-1 logged 12 × ...`). */
-export function clockDriftLogEvidence(evidence: Evidence): string[] {
-  return merge(clockDriftReports(evidence)).map(
-    (r) =>
-      `${r.reporter} logged ${r.count} × clock difference against ${r.peer}, up to ${r.maxSeconds.toFixed(1)} s (etcd warns above 1 s)`,
-  );
-}
-
 /**
  * F2 from the etcd logs, for when the clocks cannot be read directly; the member most reporters
  * name is the one whose clock is off. When at least two clocks were read, the clock-skew rule

@@ -9,7 +9,7 @@ import {
   SLOW_APPLY_RATE,
   tooManyEvents,
 } from '../support/window-rate.js';
-import { nodePressureEvidence } from './node-pressure.js';
+import { nodePressureEvidence } from '../support/node-pressure.js';
 import { isSlow, WAL_FSYNC_P99_LIMIT_S } from './slow-disk.js';
 
 /** WEB metrics/_index.md: the committed − applied gap "should usually be small (within a few thousands even under high load)". */

@@ -5,7 +5,7 @@ import type { Rule } from '../rule.js';
 import { NO_STAT } from '../support/faults.js';
 import { kubernetesOf, memberOfScan, nodesOfMembers, scansOf, unique } from '../support/kubernetes.js';
 import { describeSignal, etcdSignalByMember } from '../support/logs.js';
-import { nodePressureEvidence } from './node-pressure.js';
+import { nodePressureEvidence } from '../support/node-pressure.js';
 
 /** Where a write failed, as scan-faults.ts names it, in words. */
 const PLACES: Record<string, string> = {

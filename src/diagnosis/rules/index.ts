@@ -5,7 +5,13 @@ import { certExpiryRule } from './cert-expiry.js';
 import { certExpiryLogsRule } from './cert-expiry-logs.js';
 import { corruptionLogsRule } from './corruption-logs.js';
 import { cpuStarvationLogsRule } from './cpu-starvation-logs.js';
+import { defragInProgressRule } from './defrag-in-progress.js';
 import { diskFullRule } from './disk-full.js';
+import { expensiveRequestsRule } from './expensive-requests.js';
+import { fdExhaustionLiveRule } from './fd-exhaustion-live.js';
+import { outOfMemoryLiveRule } from './out-of-memory-live.js';
+import { requestTooLargeRule } from './request-too-large.js';
+import { slowWatchersRule } from './slow-watchers.js';
 import { dnsResolutionRule } from './dns-resolution.js';
 import { etcdCrashRule } from './etcd-crash.js';
 import { fdExhaustionRule } from './fd-exhaustion.js';
@@ -69,6 +75,13 @@ export const rules: readonly Rule[] = [
   controlPlaneRestartsRule,
   certExpiryRule,
   backupStaleRule,
+  // Overload and exhaustion, from each member's /metrics (issue 39).
+  expensiveRequestsRule,
+  requestTooLargeRule,
+  slowWatchersRule,
+  defragInProgressRule,
+  fdExhaustionLiveRule,
+  outOfMemoryLiveRule,
   knownBugRule,
   // Read from the etcd logs, live (the pods' logs) and offline alike (issue 37).
   quorumLostLogsRule,

@@ -4,7 +4,7 @@ import type { Rule } from '../rule.js';
 import { describeExit, etcdExits, NO_STAT } from '../support/faults.js';
 import { nodesOfMembers, unique } from '../support/kubernetes.js';
 import { describeSignal, etcdSignalByMember } from '../support/logs.js';
-import { nodePressureEvidence } from './node-pressure.js';
+import { nodePressureEvidence } from '../support/node-pressure.js';
 
 /** The kubelet's reason for a container the kernel's OOM killer stopped (exit code 137 = SIGKILL). */
 const OOM_KILLED = 'OOMKilled';

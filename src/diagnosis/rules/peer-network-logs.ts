@@ -45,11 +45,6 @@ export function peerFailureReports(evidence: Evidence): PeerFailureReport[] {
   );
 }
 
-/** Evidence lines for the metrics-based peer-network rule to append. */
-export function peerFailureLogEvidence(evidence: Evidence): string[] {
-  return merge(peerFailureReports(evidence)).map(describe);
-}
-
 /**
  * F3 from the etcd logs, for when etcd's /metrics cannot be reached (kubeadm binds them to
  * 127.0.0.1:2381). When peer metrics arrived, the peer-network rule judges the links now; if they

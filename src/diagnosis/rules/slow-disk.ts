@@ -7,7 +7,7 @@ import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { assessVantage } from '../vantage.js';
 import { nodesOfMembers } from '../support/kubernetes.js';
-import { nodePressureEvidence, slowDiskLogEvidence } from './node-pressure.js';
+import { nodePressureEvidence, slowDiskLogEvidence } from '../support/node-pressure.js';
 import { failureOf } from '../support/members.js';
 import { LATE_HEARTBEAT_RATE, tooManyEvents } from '../support/window-rate.js';
 

@@ -56,7 +56,42 @@ export function parseEtcdPodSpec(pod: V1Pod): EtcdPodSpec {
     advertiseClientUrls: urls(flags, 'advertise-client-urls'),
     peerUrls: urls(flags, 'initial-advertise-peer-urls'),
     listenMetricsUrls: urls(flags, 'listen-metrics-urls'),
+    ...optionalNumbers({
+      maxRequestBytes: numberFlag(flags, 'max-request-bytes'),
+      memoryLimitBytes: quantityBytes(container?.resources?.limits?.memory),
+    }),
   };
+}
+
+function optionalNumbers<K extends string>(
+  values: Record<K, number | undefined>,
+): Partial<Record<K, number>> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<
+    Record<K, number>
+  >;
+}
+
+const QUANTITY_SUFFIX: Record<string, number> = {
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+};
+
+/**
+ * A Kubernetes memory quantity (`512Mi`, `2G`, `1e9`, `1.5Gi`) in bytes; undefined when absent or not
+ * one of those forms (k8s.io/apimachinery resource.Quantity's binary and decimal SI suffixes).
+ */
+export function quantityBytes(text: string | undefined): number | undefined {
+  const m = /^([0-9]+(?:\.[0-9]+)?(?:e[0-9]+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(text?.trim() ?? '');
+  if (!m?.[1]) return undefined;
+  const n = Number(m[1]) * (QUANTITY_SUFFIX[m[2] ?? ''] ?? Number.NaN);
+  return Number.isFinite(n) && n > 0 ? Math.round(n) : undefined;
 }
 
 /**

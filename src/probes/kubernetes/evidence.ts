@@ -196,6 +196,10 @@ export interface EtcdPodSpec {
   advertiseClientUrls: string[];
   peerUrls: string[];
   listenMetricsUrls: string[];
+  /** `--max-request-bytes`; absent: etcd's default 1.5 MiB (embed/config.go DefaultMaxRequestBytes). */
+  maxRequestBytes?: number;
+  /** The etcd container's `resources.limits.memory` in bytes; absent: no limit (kubeadm sets none). */
+  memoryLimitBytes?: number;
 }
 
 export interface ReadyzCheck {

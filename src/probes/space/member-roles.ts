@@ -27,7 +27,7 @@ export async function readMemberRoles(
   return Promise.all(
     members.map(async (m): Promise<MemberRole> => {
       try {
-        const res = await m.maintenance.maintenance.status(grpcDeadline(timeoutMs));
+        const res = await m.admin.maintenance.status(grpcDeadline(timeoutMs));
         const id = toHexId(res.header.member_id);
         return {
           endpoint: m.endpoint,
@@ -65,7 +65,7 @@ export async function readMemberNames(
   timeoutMs: number,
 ): Promise<Map<string, string>> {
   try {
-    const res = await member.maintenance.cluster.memberList({}, grpcDeadline(timeoutMs));
+    const res = await member.admin.cluster.memberList({}, grpcDeadline(timeoutMs));
     return new Map(res.members.map((m) => [toHexId(m.ID), m.name]));
   } catch {
     return new Map();

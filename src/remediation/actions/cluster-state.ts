@@ -56,7 +56,7 @@ export async function readClusterState(etcd: EtcdClients): Promise<ClusterState>
   let listed: ListedMember[] | undefined;
   for (const m of etcd.members) {
     try {
-      const res = await m.maintenance.cluster.memberList({ linearizable: true }, shortOpts());
+      const res = await m.admin.cluster.memberList({ linearizable: true }, shortOpts());
       listed = res.members.map((member) => {
         const urls = member.clientURLs ?? [];
         const configured = etcd.members.find((c) => urls.includes(c.endpoint))?.endpoint;
@@ -112,7 +112,7 @@ async function readMember(etcd: EtcdClients, m: ListedMember): Promise<MemberSta
     return { ...state, problem: m.started === false ? 'has not started' : 'lists no client URL' };
   const started = performance.now();
   try {
-    const res = await etcd.forEndpoint(m.endpoint).maintenance.maintenance.status(shortOpts());
+    const res = await etcd.forEndpoint(m.endpoint).admin.maintenance.status(shortOpts());
     const id = hex(res.header.member_id);
     return {
       ...state,

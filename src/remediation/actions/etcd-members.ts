@@ -136,7 +136,7 @@ async function defragmentOne(
   const m = state.members.find((x) => x.name === planned.name) ?? planned;
   const clients = etcd.forEndpoint(m.endpoint);
   const started = performance.now();
-  await clients.maintenance.maintenance.defragment(callOpts(ctx));
+  await clients.admin.maintenance.defragment(callOpts(ctx));
   const tookMs = performance.now() - started;
   const after = await dbSize(clients);
   return {
@@ -147,7 +147,7 @@ async function defragmentOne(
 
 async function dbSize(clients: MemberClients): Promise<number | undefined> {
   try {
-    return Number((await clients.maintenance.maintenance.status(shortOpts())).dbSize);
+    return Number((await clients.admin.maintenance.status(shortOpts())).dbSize);
   } catch {
     return undefined;
   }

@@ -163,7 +163,7 @@ export async function guardedMemberCall<T>(
   etcd: EtcdClients,
   ctx: ActionContext,
   step: MemberStep<T>,
-  call: (client: EtcdClients['members'][number]['maintenance'], opts: { deadline: Date }) => Promise<T>,
+  call: (client: EtcdClients['members'][number]['admin'], opts: { deadline: Date }) => Promise<T>,
 ): Promise<{ ok: true; value: T } | { ok: false; why: string; refused: boolean }> {
   const giveUpAt = ctx.now() + MEMBER_CHANGE_RETRY_MS;
   for (let attempt = 1; ; attempt += 1) {
@@ -176,7 +176,7 @@ export async function guardedMemberCall<T>(
     if (!via) return { ok: false, why: `no healthy voting member to ${step.name}`, refused: true };
     await ctx.safePoint(step.name);
     try {
-      return { ok: true, value: await call(etcd.forEndpoint(via.endpoint).maintenance, callOpts(ctx)) };
+      return { ok: true, value: await call(etcd.forEndpoint(via.endpoint).admin, callOpts(ctx)) };
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       const retry = RETRYABLE_MEMBER_ERROR.test(text) || step.retryable?.test(text) === true;

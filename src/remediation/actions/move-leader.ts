@@ -68,7 +68,7 @@ export async function moveLeadership(
   try {
     await etcd
       .forEndpoint(leader.endpoint)
-      .maintenance.maintenance.moveLeader(
+      .admin.maintenance.moveLeader(
         { targetID: BigInt(`0x${target.id}`).toString() },
         grpcDeadline(MOVE_LEADER_TIMEOUT_MS),
       );

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { type ClusterConfig, isLoopbackHost } from '../../config/schema.js';
+import type { ClusterConfig } from '../../config/schema.js';
 import { EtcdDoctorError } from '../../errors.js';
 import { redactUrlCredentials } from '../../secret.js';
-import { type ActionContext, done, failed, refused, defineAction } from '../action.js';
+import { type ActionContext, done, failed, defineAction } from '../action.js';
 
 type TicketsConfig = NonNullable<ClusterConfig['tickets']>;
 
@@ -36,8 +36,6 @@ export const openTicket = defineAction({
         buttons: [again],
       });
     }
-    const insecure = insecureUrl(tickets.url, ctx);
-    if (insecure) return refused(insecure);
     const ticket = ticketOf(ctx);
     if (ctx.dryRun) return done(`would open a ${tickets.kind} ticket "${ticket.title}"`);
     const url = await createTicket(tickets, ticket, ctx);
@@ -98,14 +96,6 @@ async function createTicket(cfg: TicketsConfig, ticket: Ticket, ctx: ActionConte
   });
   const parsed = z.object({ url: z.string() }).safeParse(res);
   return parsed.success ? parsed.data.url : base;
-}
-
-/** https only; plain http to loopback only where the process allows it (tests). */
-function insecureUrl(url: string, ctx: ActionContext): string | undefined {
-  const parsed = new URL(url);
-  if (parsed.protocol === 'https:') return undefined;
-  if (ctx.settings.allowLoopbackHttpTickets && isLoopbackHost(parsed.hostname)) return undefined;
-  return `not opening a ticket: tickets.url ${redactUrlCredentials(parsed.origin)} is not https, and the credential would cross the network in clear`;
 }
 
 /** `email:api-token` is Jira Cloud basic auth; anything else is a Data Center personal access token. */

@@ -87,7 +87,7 @@ async function snapshot(etcd: EtcdClients, endpoint: string, ctx: ActionContext)
   const file = join(dir, `${ctx.cluster.name}-${stamp}.db`);
   const stream = await etcd
     .forEndpoint(endpoint)
-    .maintenance.maintenance.snapshot(grpcDeadline(ctx.settings.etcdCallTimeoutMs));
+    .admin.maintenance.snapshot(grpcDeadline(ctx.settings.etcdCallTimeoutMs));
   await pipeline(
     Readable.from(snapshotChunks(stream)),
     createWriteStream(file, { flags: 'wx', mode: SNAPSHOT_MODE }),
@@ -180,7 +180,7 @@ async function compact(
   try {
     await etcd
       .forEndpoint(endpoint)
-      .maintenance.kv.compact(
+      .admin.kv.compact(
         { revision: String(revision), physical: true },
         grpcDeadline(ctx.settings.etcdCallTimeoutMs),
       );
@@ -193,7 +193,7 @@ async function compact(
 }
 
 async function disarm(etcd: EtcdClients, endpoint: string): Promise<string> {
-  const m = etcd.forEndpoint(endpoint).maintenance.maintenance;
+  const m = etcd.forEndpoint(endpoint).admin.maintenance;
   const opts = () => grpcDeadline(5000);
   const listed = await m.alarm({ action: 'Get', memberID: '0', alarm: 'None' }, opts());
   const nospace = listed.alarms.filter(
@@ -210,7 +210,7 @@ async function checkWrite(etcd: EtcdClients, ctx: ActionContext): Promise<{ ok: 
   const state: ClusterState = await readClusterState(etcd);
   const leader = state.members.find((m) => m.isLeader) ?? state.members.find(isHealthy);
   if (!leader) return { ok: false, line: 'no member answers to check a write' };
-  const client = etcd.forEndpoint(leader.endpoint).maintenance;
+  const client = etcd.forEndpoint(leader.endpoint).admin;
   await ctx.progress(`checking that a write works on ${leader.name}…`);
   try {
     await client.put(key).value(String(ctx.now())).options(callOpts(ctx)).exec();

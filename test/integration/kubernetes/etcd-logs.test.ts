@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { clockSkewLogsRule } from '../../../src/diagnosis/rules/clock-skew-logs.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
-import { slowDiskLogEvidence } from '../../../src/diagnosis/rules/node-pressure.js';
+import { slowDiskLogEvidence } from '../../../src/diagnosis/support/node-pressure.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
 import { failed, ok } from '../../support/evidence/evidence.js';
 import {

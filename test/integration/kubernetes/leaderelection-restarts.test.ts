@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
-import { slowDiskLogEvidence } from '../../../src/diagnosis/rules/node-pressure.js';
+import { slowDiskLogEvidence } from '../../../src/diagnosis/support/node-pressure.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import { failed, latency, metricsData, ok } from '../../support/evidence/evidence.js';
 import { etcdPart, KUBEADM_MEMBERS, withKubernetes, useScenario } from '../../support/kube/kube-evidence.js';

@@ -142,25 +142,4 @@ describe('open-ticket when the tracker refuses, or the URL is not https', () => 
       await h.close();
     }
   });
-
-  it('refuses plain http unless the process allows loopback http (tests only)', async () => {
-    const h = await startHarness(
-      [
-        {
-          name: 'local',
-          etcd: { endpoints: ['http://127.0.0.1:9'] },
-          tickets: { kind: 'webhook', url, credentialEnv: 'FAKE_TICKET_TOKEN' },
-        },
-      ],
-      'rem-ticket-http',
-      { settings: { allowLoopbackHttpTickets: false } },
-    );
-    try {
-      expect(await openOne(h)).toMatch(
-        /refused in .*not opening a ticket: tickets\.url http:\/\/127\.0\.0\.1:\d+ is not https/,
-      );
-    } finally {
-      await h.close();
-    }
-  });
 });

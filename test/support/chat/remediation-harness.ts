@@ -36,8 +36,6 @@ export const FAST: Partial<RemediationSettings> = {
   restartWaitMs: 5000,
   benchmarkTimeoutMs: 5000,
   lockTtlMs: 1500,
-  // The local fake trackers speak plain http on 127.0.0.1.
-  allowLoopbackHttpTickets: true,
 };
 
 export interface Harness {

@@ -23,7 +23,7 @@ function noGrpc(endpoint: string): MemberClients {
     get kv(): Etcd3 {
       throw new Error('the clock probe used the kv client');
     },
-    get maintenance(): Etcd3 {
+    get admin(): Etcd3 {
       throw new Error('the clock probe used the maintenance client');
     },
   };

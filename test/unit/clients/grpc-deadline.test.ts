@@ -41,7 +41,7 @@ describe('gRPC deadlines', () => {
     const clients = createMemberClients(endpoint, undefined);
     try {
       let started = performance.now();
-      const early = await clients.maintenance.maintenance
+      const early = await clients.admin.maintenance
         .status({ deadline: new Date(Date.parse('2026-12-06T04:00:00Z')) })
         .catch((err: unknown) => err);
       const earlyMs = performance.now() - started;
@@ -51,9 +51,7 @@ describe('gRPC deadlines', () => {
       );
 
       started = performance.now();
-      const late = await clients.maintenance.maintenance
-        .status(grpcDeadline(400))
-        .catch((err: unknown) => err);
+      const late = await clients.admin.maintenance.status(grpcDeadline(400)).catch((err: unknown) => err);
       const lateMs = performance.now() - started;
       expect(String(late)).toMatch(/deadline exceeded/i);
       expect(lateMs).toBeGreaterThanOrEqual(350);
@@ -61,7 +59,7 @@ describe('gRPC deadlines', () => {
       expect(ownDeadlineProblem(new Error('connect ECONNREFUSED'), 1, 3000)).toBeUndefined();
     } finally {
       clients.kv.close();
-      clients.maintenance.close();
+      clients.admin.close();
     }
   });
 

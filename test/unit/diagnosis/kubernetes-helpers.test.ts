@@ -2,7 +2,7 @@ import { rules } from '../../../src/diagnosis/rules/index.js';
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { nodesOfMembers } from '../../../src/diagnosis/support/kubernetes.js';
-import { nodePressureEvidence } from '../../../src/diagnosis/rules/node-pressure.js';
+import { nodePressureEvidence } from '../../../src/diagnosis/support/node-pressure.js';
 import type { Outcome } from '../../../src/probes/outcome.js';
 import type {
   ControlPlaneNode,

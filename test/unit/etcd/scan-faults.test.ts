@@ -145,6 +145,22 @@ describe('names that do not resolve', () => {
     });
   });
 
+  it.each([
+    [
+      '3.5 zap',
+      '{"level":"warn","ts":"2026-12-06T19:40:01.123Z","caller":"embed/config_logging.go:169","msg":"rejected connection","remote-addr":"127.0.0.1:51234","server-name":"","ip-addresses":[],"dns-names":["etcd-3.invalid"],"error":"tls: \\"127.0.0.1\\" does not match any of DNSNames [\\"etcd-3.invalid\\"] (lookup etcd-3.invalid on 127.0.0.53:53: no such host)"}',
+    ],
+    [
+      '3.4 capnslog',
+      '2026-12-06 19:40:01.123456 I | embed: rejected connection from "127.0.0.1:51234" (error "tls: \\"127.0.0.1\\" does not match any of DNSNames [\\"etcd-3.invalid\\"] (lookup etcd-3.invalid: no such host)", ServerName "", IPAddresses [], DNSNames ["etcd-3.invalid"])',
+    ],
+  ])(
+    '%s: the lookup inside a certificate SAN check is the certificate refused, no name to reach',
+    (_, line) => {
+      expect(scan(line).dnsFailed.count).toBe(0);
+    },
+  );
+
   it('a dial that times out on a reachable address is no name lookup', () => {
     const s = scan(
       '2019-05-14 17:04:58.000000 W | rafthttp: health check for peer 18c54abf5eae5036 could not connect: dial tcp 127.16.137.103:2380: i/o timeout',

@@ -2,11 +2,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import {
   compareSnapshots,
+  createMetricsLineFilter,
   type EtcdMetricsSnapshot,
   type Histogram,
   histogramDelta,
   histogramQuantile,
   parseEtcdMetrics,
+  parseEtcdMetricsReference,
   summarizeLatency,
 } from '../../../src/probes/etcd-metrics.js';
 
@@ -443,5 +445,56 @@ describe('peers in a real 3-member capture', () => {
     );
     const w = compareSnapshots(snapshotOf(before, 0), snapshot('3member-leader-peer-down', 5_000));
     expect(w.peers.find((p) => p.peerId === PEER_B)?.sentFailuresInWindow).toBe(18);
+  });
+});
+
+describe('the load reading (issue 39)', () => {
+  it('reads client bytes, ranges, watch gauges, defrag and the process resources of a real page', () => {
+    const s = snapshot('after-writes', 1000);
+    expect(s.load).toMatchObject({
+      clientSentBytes: 1350,
+      mvccRanges: 0,
+      watchStreams: 0,
+      watchers: 0,
+      slowWatchers: 0,
+      pendingEvents: 0,
+      defragInflight: 0,
+      openFds: 25,
+      maxFds: 20000,
+      residentMemoryBytes: 29212672,
+    });
+    expect(s.load?.grpcRanges).toBeGreaterThanOrEqual(0);
+    expect(s.load?.refusedWrites).toBe(0);
+  });
+
+  it('streams and the reference agree, and keeps only the Range and refused-write rows of grpc_server_handled_total', () => {
+    const text = fixture('after-writes');
+    const filter = createMetricsLineFilter();
+    filter.bytes(Buffer.from(text));
+    const streamed = filter.parse(1);
+    const reference = parseEtcdMetricsReference(text, 1);
+    expect(streamed.ok && reference.ok && streamed.snapshot.load).toEqual(
+      reference.ok && reference.snapshot.load,
+    );
+  });
+
+  it('gives rates over the window and the refused writes inside it', () => {
+    const page = (sent: number, ranges: number, refused: number) =>
+      [
+        'etcd_server_has_leader 1',
+        `etcd_network_client_grpc_sent_bytes_total ${sent}`,
+        `etcd_debugging_mvcc_range_total ${ranges}`,
+        `grpc_server_handled_total{grpc_code="OK",grpc_method="Range",grpc_service="etcdserverpb.KV",grpc_type="unary"} ${ranges}`,
+        `grpc_server_handled_total{grpc_code="InvalidArgument",grpc_method="Put",grpc_service="etcdserverpb.KV",grpc_type="unary"} ${refused}`,
+        'grpc_server_handled_total{grpc_code="OK",grpc_method="Put",grpc_service="etcdserverpb.KV",grpc_type="unary"} 999',
+      ].join('\n');
+    const w = compareSnapshots(snapshotOf(page(0, 10, 1), 0), snapshotOf(page(300e6, 40, 5), 2000));
+    expect(w.loadRates).toEqual({
+      sentBytesPerSecond: 150e6,
+      grpcRangesPerSecond: 15,
+      mvccRangesPerSecond: 15,
+      refusedWrites: 4,
+    });
+    expect(compareSnapshots(undefined, snapshotOf(page(1, 1, 1), 0)).loadRates).toBeUndefined();
   });
 });

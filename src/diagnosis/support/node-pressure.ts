@@ -1,7 +1,7 @@
 import { formatAge } from '../../format.js';
 import type { Evidence } from '../../probes/evidence.js';
 import type { NodeConditionType } from '../../probes/kubernetes/evidence.js';
-import { dataOf, kubernetesOf, memberOfNode, nodesOfMembers, scansOf } from '../support/kubernetes.js';
+import { dataOf, kubernetesOf, memberOfNode, nodesOfMembers, scansOf } from './kubernetes.js';
 
 /** Node conditions that starve etcd: the kubelet sets them from its eviction signals. */
 export type PressureCondition = Extract<NodeConditionType, 'MemoryPressure' | 'DiskPressure' | 'PIDPressure'>;

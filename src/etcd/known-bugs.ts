@@ -200,10 +200,6 @@ export function compareVersions(a: EtcdVersion, b: EtcdVersion): number {
   return a.pre < b.pre ? -1 : 1;
 }
 
-export function minorOf(v: EtcdVersion): string {
-  return `${v.major}.${v.minor}`;
-}
-
 /** The range of `bug` that `version` falls in, or undefined when it is not affected. */
 export function affectedRange(bug: KnownBug, version: EtcdVersion): AffectedRange | undefined {
   return bug.affected.find((r) => {

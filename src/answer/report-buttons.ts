@@ -1,4 +1,5 @@
 import { type ActionId, VIEW_CAUSES } from '../diagnosis/finding.js';
+import { isChatButtonKind } from '../contracts/action-id.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { actionLabel, type NotOffered, type ViewButton } from '../report/chat-view.js';
 import type { MessageRef } from '../chat/adapter.js';
@@ -96,5 +97,6 @@ export async function reportButtons(
 
 /** The action's own word on whether it can run on this cluster (settings as the cluster's config sets them). */
 function unavailable(action: ActionId, cluster: ClusterConfig): string | undefined {
+  if (isChatButtonKind(action)) return undefined;
   return actions[action].unavailable(cluster, settingsFor(cluster, DEFAULT_REMEDIATION_SETTINGS));
 }

@@ -3,7 +3,7 @@ import type { ClusterAccess } from './cluster-access.js';
 import { checkQueuedReply, spaceQueuedReply } from './check-replies.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import { type ClickDeps, runRemediationClick } from '../remediation/handle-click.js';
-import { type PlanLookup, parseButtonValue, type PlanStore } from '../state/plan-store.js';
+import { isRemediationPlan, type PlanLookup, parseButtonValue, type PlanStore } from '../state/plan-store.js';
 import type { JobRequests } from './job-requests.js';
 
 /** What the remediation click path needs beyond the bot's own clusters. */
@@ -61,7 +61,7 @@ export async function handleAction(action: IncomingAction, deps: ActionDeps): Pr
     });
     return spaceQueuedReply(plan.cluster, reply);
   }
-  if (deps.remediation)
+  if (deps.remediation && isRemediationPlan(plan))
     return runRemediationClick(action, planId, plan, { ...deps.remediation, clusters: deps.clusters });
   return textView(
     `*${plan.label}* (\`${plan.action}\`) is not enabled in this version of etcd-doctor: actions that change a cluster come in a later release. Nothing was done; the remediation step says how to do it by hand.`,

@@ -108,6 +108,11 @@ export interface FaultSignals {
   diskFull: PlacesStat;
   /** Go's runtime `fatal error: runtime: out of memory`. */
   outOfMemory: CountStat;
+  /**
+   * The kernel's OOM killer stopping etcd, or a process of a memory cgroup it did not name (the
+   * container's log given as etcd's): a process it named that is not etcd is left out.
+   */
+  oomKilled?: CountStat;
   dnsFailed: DnsStat;
   /** The data dir lost its snapshot database or its WAL, or the WAL cannot be read. */
   dataDirDamaged: PlacesStat;
@@ -140,6 +145,7 @@ export function emptyFaultSignals(): FaultSignals {
     fdNearLimit: count(),
     diskFull: { ...count(), where: [] },
     outOfMemory: count(),
+    oomKilled: count(),
     dnsFailed: { ...count(), hosts: [], atStart: 0 },
     dataDirDamaged: { ...count(), where: [] },
     snapshotsSent: { ...count(), peers: [] },
@@ -189,7 +195,7 @@ export function scanFaults(
   if (!(crashLine && scanCrash(text, zap, s, touched)) && touched.length === before) readFrame(text, crashes);
 }
 
-const MAYBE_RESOURCE = /too many open|file descriptor|no space left|out of memory|lookup |resolv/;
+const MAYBE_RESOURCE = /too many open|file descriptor|no space left|out of memory|lookup |resolv|[Kk]ill/;
 const MAYBE_DATA_DIR = /snapshot file doesn|SNAPSHOT-INDEX|wal: file not found|cannot be repaired/;
 const MAYBE_CAMPAIGN = /[Vv]ote|pre-candidate/;
 const MAYBE_CRASH = /(?:^|\s)(?:panic|fatal error): /;
@@ -209,6 +215,18 @@ const FD_80_ZAP = '80% of file descriptors are used';
 const NO_SPACE = /no space left on device/;
 // Go's runtime: mem_linux.go sysMap `throw("runtime: out of memory")`, malloc.go `throw("out of memory")`.
 const OUT_OF_MEMORY = /fatal error: (?:runtime: )?out of memory\b/;
+// The kernel's OOM killer (mm/oom_kill.c, mm/memcontrol.c): `Memory cgroup out of memory: Kill[ed]
+// process <pid> (<comm>)`, `Out of memory: Kill[ed] process <pid> (<comm>)`, `oom-kill:…,task=<comm>,…`
+// (Linux ≥ 4.19), and before 4.19 a memory cgroup's report `Task in <cgroup> killed as a result of
+// limit of <cgroup>`, which names no process (etcd-io/etcd#8780).
+const KERNEL_OOM =
+  /(?:[Oo]ut of memory: Kill(?:ed)? process \d{1,10} \(([^)\s]{1,32})\)|oom-kill:\S{0,300}?\btask=([^,\s]{1,32}),|(?<![\w])()Task in \S{1,300} killed as a result of limit of )/;
+
+/** The OOM killer's victim is etcd, or was not named. */
+function isEtcdProcess(comm: string | undefined): boolean {
+  return comm === undefined || comm === '' || /^etcd/.test(comm);
+}
+
 // Go's net package: `lookup <host>[ on <server>]: no such host` (and the resolver's other answers);
 // pkg/netutil resolveURL: ETCD33 capnslog `failed resolving host <host:port> (<err>); retrying in 1s`
 // and `could not resolve host <host:port>`, ETCD34/35/36 zap `failed to resolve URL Host` with `host`.
@@ -230,6 +248,11 @@ function scanResources(line: string, zap: ZapLike | undefined, s: FaultSignals, 
   }
   if (NO_SPACE.test(line)) touched.push(addPlace(s.diskFull, diskPlace(line), line));
   if (OUT_OF_MEMORY.test(line)) touched.push(addCount(s.outOfMemory, line));
+  const killed = KERNEL_OOM.exec(line);
+  if (killed && isEtcdProcess(killed[1] ?? killed[2] ?? killed[3])) {
+    s.oomKilled ??= { count: 0, example: undefined };
+    touched.push(addCount(s.oomKilled, line));
+  }
   scanDns(line, zap, s, touched);
 }
 
@@ -365,7 +388,8 @@ function addSnapshot(
 // etcd-io/etcd#10080, #12088, #11012), ETCD34/35/36 zap `apply request took too long` with the same
 // text in `request` (InternalAuthenticateRequest's String(), raft_internal_stringer.go).
 const AUTHENTICATE = /authenticate:<name:\\?"?([^\s\\"<>]{1,64})/;
-const TOOK_TOO_LONG = /took too long \(([^)]+)\) to execute/;
+// A Go duration (`1.2s`, `312.5ms`) is short: bounded, so a line of repeated openings stays linear.
+const TOOK_TOO_LONG = /took too long \(([^)]{1,40})\) to execute/;
 const MAX_AUTH_SAMPLES = 100;
 
 function scanAuth(line: string, zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
@@ -449,6 +473,7 @@ const OUTSIDE: ReadonlyArray<keyof (FaultSignals & OutsideCauseSignals)> = [
   'fdExhausted',
   'diskFull',
   'outOfMemory',
+  'oomKilled',
   'dnsFailed',
   'dataDirDamaged',
   'tocommitOutOfRange',

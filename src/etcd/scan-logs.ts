@@ -172,11 +172,15 @@ export function emptySignals(): LogSignals {
   };
 }
 
+/** The longest line read, as offline analysis reads uploads (offline/collection.ts maxLineBytes). */
+export const MAX_SCANNED_LINE_CHARS = 64 * 1024;
+
 /** Scans a log text (one line per entry) and counts what it found. */
 export function scanLogText(text: string): LogSignals {
   const signals = emptySignals();
   for (const raw of text.split('\n')) {
-    const line = raw.trimEnd();
+    // A pod's log is untrusted text: each line is read up to the offline reader's cap (issue 38 L6).
+    const line = (raw.length > MAX_SCANNED_LINE_CHARS ? raw.slice(0, MAX_SCANNED_LINE_CHARS) : raw).trimEnd();
     if (line.length > 0) scanLine(line, signals);
   }
   return signals;
@@ -228,7 +232,8 @@ export function lineTimestamp(line: string, zap: ZapEntry | undefined = parseZap
 
 // Plain-text forms (capnslog, raft's std logger, klog). Each is written so it cannot also match
 // the zap rendering of the same event, which scanZap handles from fields.
-const TOOK_TOO_LONG = /took too long \(([^)]+)\) to execute/;
+// A Go duration (`1.2s`, `312.5ms`) is short: bounded, so a line of repeated openings stays linear.
+const TOOK_TOO_LONG = /took too long \(([^)]{1,40})\) to execute/;
 const LEGACY_APPLY = /apply entries took too long \[([^\s\]]+) for \d+ entries\]/;
 const SYNC_DURATION = /sync duration of ([^\s,]+), expected less than/;
 const HEARTBEAT = /failed to send out heartbeat on time \(exceeded/;
@@ -269,7 +274,9 @@ const REJECTED_TLS = /rejected connection from "([^"]*)" \(error "((?:[^"\\]|\\.
 const PEER_X509 =
   /(x509: (?:certificate signed by unknown authority|certificate has expired or is not yet valid[^"(]*|certificate is valid for [^"(]*)|remote error: tls: bad certificate|tls: [^(]*does not match any of [^(]*)/;
 const TLS_ERROR = /x509: |tls: /;
-const CANDIDATE = /[0-9a-f]+ became (?:pre-)?candidate at term (\d+)/;
+// raft ids are uint64 in hex (at most 16 digits): bounded, so a long hex run costs 16 steps a
+// position, not the rest of the line (issue 38 M1: the unbounded `+` took 3.2 s on a 64 KiB line).
+const CANDIDATE = /\b[0-9a-f]{1,16} became (?:pre-)?candidate at term (\d{1,20})/;
 const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit index \d+/;
 // etcd 3.0–3.3 etcdserver/cluster_util.go: `failed to reach the peerURL(<url>) of member <id> (<error>)`.
 const FAILED_REACH = /failed to reach the peerURL\(([^)]+)\) of member ([0-9a-f]+) \((.*)\)$/;

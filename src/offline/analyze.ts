@@ -25,6 +25,7 @@ import { gunzipCounted } from './readers/read-entries.js';
 import { readHead } from './readers/sniff.js';
 import { hasBboltMagic } from '../etcd/snapshot/bbolt-file.js';
 import { buildTimeline } from './timeline.js';
+import { boundedMessage } from '../untrusted-text.js';
 
 export type { TimelineEntry } from '../contracts/report-json.js';
 
@@ -240,12 +241,23 @@ async function isGzip(path: string): Promise<boolean> {
   }
 }
 
-/** Nothing etcd or Kubernetes said: a wrong file, answered in one line. */
+/** What the reader looks for, named when it found none of it. */
+const TRIED =
+  "tried etcd's zap JSON and console, capnslog, Go's log, raft's and klog lines, anywhere after a journald, syslog, docker, CRI, kubectl, container-service or Procfile prefix";
+const QUOTED_LINES = 3;
+
+/** Nothing etcd or Kubernetes said: a wrong file, answered with what was tried and the first lines read. */
 function assertAnalysable(c: Collected, paths: readonly string[]): void {
   const appLines = c.logs.reduce((n, l) => n + l.writer.etcdLines + l.writer.klogLines, 0);
-  if (appLines > 0 || c.objects > 0 || Object.keys(c.etcdInfo).length > 0) return;
+  // The kernel's OOM killer stopping etcd (or an unnamed container) is etcd's evidence on its own.
+  const kernel = c.logs.some((l) => (l.writer.signals.oomKilled?.count ?? 0) > 0);
+  if (appLines > 0 || kernel || c.objects > 0 || Object.keys(c.etcdInfo).length > 0) return;
   const what = paths.length === 1 ? '' : ` in ${paths.join(', ')}`;
-  throw new OfflineInputError(`no etcd log lines found${what}: is this the etcd container's log?`);
+  const unread = c.logs.flatMap((l) => l.writer.unread).slice(0, QUOTED_LINES);
+  const quoted = unread.map((u) => JSON.stringify(boundedMessage(u, 100))).join(', ');
+  throw new OfflineInputError(
+    `no etcd log lines found${what}: is this the etcd container's log? (${TRIED}${quoted ? `; first lines: ${quoted}` : ''})`,
+  );
 }
 
 /**

@@ -9,6 +9,8 @@
  * however large the input is. Readers never buffer a whole log or a whole archive.
  */
 
+import { MAX_SCANNED_LINE_CHARS } from '../etcd/scan-logs.js';
+
 /** What kind of input a path turned out to be (said in the report's `source`). */
 export type CollectionKind = 'must-gather' | 'cluster-info-dump' | 'log' | 'snapshot';
 
@@ -63,7 +65,7 @@ export const DEFAULT_MAX_ENTRIES = 30_000;
 
 export const DEFAULT_READ_LIMITS: ReadLimits = {
   maxTotalBytes: 8 * 1024 ** 3,
-  maxLineBytes: 64 * 1024,
+  maxLineBytes: MAX_SCANNED_LINE_CHARS,
 };
 
 export interface ReadOptions {

@@ -98,7 +98,9 @@ function cri(line: UnwrappedLine): boolean {
 }
 
 /** `kubectl logs --timestamps` (RFC 3339 nano), and any other ISO time before a line. */
-const TIMESTAMP_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)) (.*)$/s;
+// Not zap's console encoder, whose own time is followed by the level (`<time>\tinfo\t…`, find-line.ts).
+const TIMESTAMP_PREFIX =
+  /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)) (?![ \t]*(?:debug|info|warn|error|dpanic|panic|fatal)[ \t])(.*)$/s;
 
 function timestampPrefix(line: UnwrappedLine): boolean {
   const m = TIMESTAMP_PREFIX.exec(line.text);

@@ -3,7 +3,7 @@ import type { ClusterAccess } from '../bot/cluster-access.js';
 import type { AuditEvent, AuditLog } from '../state/audit-log.js';
 import type { RemediateJob } from '../queue/job-schemas.js';
 import { type ChatView, textView, type ViewButton } from '../report/chat-view.js';
-import { buttonValue, type Plan, type PlanStore } from '../state/plan-store.js';
+import { buttonValue, type PlanStore, type RemediationPlan } from '../state/plan-store.js';
 import type { RegisteredAction } from './action.js';
 import { actions } from './actions/index.js';
 import { snapshotOf } from './plan-context.js';
@@ -31,7 +31,7 @@ export interface ClickDeps {
 interface Click {
   click: IncomingAction;
   planId: string;
-  plan: Plan;
+  plan: RemediationPlan;
   action: RegisteredAction;
   settings: RemediationSettings;
   dryRun: boolean;
@@ -50,7 +50,7 @@ interface Click {
 export async function runRemediationClick(
   click: IncomingAction,
   planId: string,
-  plan: Plan,
+  plan: RemediationPlan,
   deps: ClickDeps,
 ): Promise<ChatView> {
   const action = actions[plan.action];
@@ -186,7 +186,7 @@ async function confirm(c: Click, lines: string[]): Promise<ChatView> {
 /** A plan of its own for the "Run it" button: bound to the clicker, pointing back at the original. */
 async function saveConfirmation(
   planId: string,
-  plan: Plan,
+  plan: RemediationPlan,
   user: string,
   deps: Pick<ClickDeps, 'plans' | 'now'>,
   choiceArgs: Record<string, string>,
@@ -210,7 +210,7 @@ async function saveConfirmation(
 function runItButton(
   id: string,
   label: string,
-  plan: Plan,
+  plan: RemediationPlan,
   action: RegisteredAction,
   lines: string[],
 ): ViewButton {

@@ -8,7 +8,13 @@ import { type Logger, withFields } from '../logger.js';
 import type { RemediateJob } from '../queue/job-schemas.js';
 import { type ChatView, textView, type ViewButton } from '../report/chat-view.js';
 import type { HeldLock } from '../state/owned-lock.js';
-import { buttonValue, type Plan, type PlanStore } from '../state/plan-store.js';
+import {
+  buttonValue,
+  isRemediationPlan,
+  type Plan,
+  type PlanStore,
+  type RemediationPlan,
+} from '../state/plan-store.js';
 import {
   type ActionClients,
   type ActionContext,
@@ -50,7 +56,7 @@ export interface RemediationResult {
 /** Everything one run needs, resolved once from its job and plan. */
 interface Run {
   job: RemediateJob;
-  plan: Plan;
+  plan: RemediationPlan;
   action: RegisteredAction;
   cluster: ClusterConfig;
   settings: RemediationSettings;
@@ -76,6 +82,7 @@ export function createRemediationRunner(deps: RemediationRunnerDeps) {
   return async function runRemediation(job: RemediateJob): Promise<RemediationResult> {
     const plan = await signedPlan(job, deps);
     if (!('action' in plan)) return plan;
+    if (!isRemediationPlan(plan)) return chatButtonJob(job, plan, deps);
     const run = runOf(job, plan, deps);
     // The marker names this job: a job that finds its own marker and no end ran before, here or
     // on a worker that died mid-run (BullMQ hands a stalled job over), and is not run again.
@@ -177,7 +184,29 @@ async function alreadyRan(run: Run, owner: string, deps: RemediationRunnerDeps):
   return { status: 'failed', summary };
 }
 
-function runOf(job: RemediateJob, plan: Plan, deps: RemediationRunnerDeps): Run {
+/**
+ * A re-run or "What fills it?" is queued by the bot when its button is pressed (bot/handle-action.ts);
+ * a remediation job for one was not made by the bot's click path and is refused, never queued a
+ * second way.
+ */
+async function chatButtonJob(
+  job: RemediateJob,
+  plan: Plan,
+  deps: RemediationRunnerDeps,
+): Promise<RemediationResult> {
+  const summary = `${plan.label} is answered by the bot when its button is pressed, never by a remediation job; nothing was done`;
+  await deps.audit.append({
+    event: 'refused',
+    cluster: plan.cluster,
+    user: job.user,
+    action: plan.action,
+    plan: job.plan,
+    detail: summary,
+  });
+  return { status: 'refused', summary };
+}
+
+function runOf(job: RemediateJob, plan: RemediationPlan, deps: RemediationRunnerDeps): Run {
   const cluster = deps.cluster(plan.cluster);
   const action = actions[plan.action];
   const thread = threadOf(plan.context);

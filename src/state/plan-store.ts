@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from '../clients/redis.js';
 import { z } from 'zod';
-import { type ActionId, isActionId } from '../contracts/action-id.js';
+import {
+  type ActionId,
+  isActionId,
+  isChatButtonKind,
+  type RemediationActionId,
+} from '../contracts/action-id.js';
 import type { RecordSigner } from './record-signer.js';
 
 /**
@@ -20,6 +25,13 @@ export interface Plan {
   createdAt: number;
   /** What the diagnosis knew when the button was made, and confirmation bindings (src/remediation/plan-context.ts). */
   context?: Record<string, string>;
+}
+
+/** A plan a remediation runs (not one of the chat side's own buttons). */
+export type RemediationPlan = Plan & { action: RemediationActionId };
+
+export function isRemediationPlan(plan: Plan): plan is RemediationPlan {
+  return !isChatButtonKind(plan.action);
 }
 
 /**

@@ -34,11 +34,16 @@ export const outOfMemoryRule: Rule = {
   ],
   evaluate(evidence) {
     const logged = etcdSignalByMember(evidence, (s) => s.signals.outOfMemory ?? NO_STAT);
+    const kernel = etcdSignalByMember(evidence, (s) => s.signals.oomKilled ?? NO_STAT);
     const killed = etcdExits(evidence, (t) => t.reason === OOM_KILLED);
     const explain = [
-      `out of memory: Go runtime ${logged.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; OOMKilled containers: ${killed.map((k) => k.pod).join(', ') || 'none'}`,
+      `out of memory: Go runtime ${logged.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; kernel OOM killer ${kernel.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; OOMKilled containers: ${killed.map((k) => k.pod).join(', ') || 'none'}`,
     ];
-    const members = unique([...killed.map((k) => k.member), ...logged.map((s) => s.member)]);
+    const members = unique([
+      ...killed.map((k) => k.member),
+      ...logged.map((s) => s.member),
+      ...kernel.map((s) => s.member),
+    ]);
     if (members.length === 0) return { explain };
     const finding: Finding = {
       cause: 'out-of-memory',
@@ -51,10 +56,12 @@ export const outOfMemoryRule: Rule = {
       summary: `${formatList(members)} ran out of memory (${[
         ...(killed.length > 0 ? ['the etcd container was OOMKilled'] : []),
         ...(logged.length > 0 ? ['Go: fatal error: runtime: out of memory'] : []),
+        ...(kernel.length > 0 ? ["the kernel's OOM killer stopped it at its memory limit"] : []),
       ].join('; ')}): the member stops, and replaying its WAL at the restart needs the same memory again`,
       evidence: [
         ...killed.map(describeExit),
         ...logged.map((s) => `${s.member}: ${describeSignal(s, 'fatal error: runtime: out of memory')}`),
+        ...kernel.map((s) => `${s.member}: ${describeSignal(s, 'killed by the kernel OOM killer')}`),
         ...nodePressureEvidence(evidence, ['MemoryPressure'], members),
       ],
       steps: [

@@ -1,4 +1,4 @@
-import type { ActionId } from '../../diagnosis/finding.js';
+import type { RemediationActionId } from '../../contracts/action-id.js';
 import type { RegisteredAction } from '../action.js';
 import { defragment } from './defragment.js';
 import { diskBenchmark } from './disk-benchmark.js';
@@ -6,13 +6,15 @@ import { openTicket } from './open-ticket.js';
 import { promoteLearner } from './promote-learner.js';
 import { recoverNospace } from './recover-nospace.js';
 import { replaceMember } from './replace-member.js';
-import { rerun } from './rerun.js';
 import { restartStaticPod } from './restart-static-pod.js';
 import { snooze } from './snooze.js';
-import { whatFillsIt } from './space.js';
 
-/** Every button's action. A Record over ActionId: a new id without an action does not compile. */
-export const actions: Record<ActionId, RegisteredAction> = {
+/**
+ * Every remediation button's action. A Record over RemediationActionId: a new id without an action
+ * does not compile. The chat side's own buttons (re-run, what fills it?) are not here: the bot
+ * answers them (bot/handle-action.ts).
+ */
+export const actions: Record<RemediationActionId, RegisteredAction> = {
   'open-ticket': openTicket,
   defragment,
   'recover-nospace': recoverNospace,
@@ -20,7 +22,5 @@ export const actions: Record<ActionId, RegisteredAction> = {
   'disk-benchmark': diskBenchmark,
   'replace-member': replaceMember,
   'promote-learner': promoteLearner,
-  rerun,
   snooze,
-  space: whatFillsIt,
 };

@@ -137,4 +137,19 @@ describe('plans and remediation jobs that etcd-doctor did not sign', () => {
     expect(done.returnvalue).toMatchObject({ status: 'done' });
     expect((await snoozed())?.by).toBe(ALICE);
   });
+
+  it('a signed job for a re-run button: the bot answers those itself, so the job path refuses it and audits it', async () => {
+    const button = await h.button('rerun', { depth: 'diagnose' });
+    const id = JSON.parse(button.value).plan as string;
+    const done = await addRaw(signedJob(testSigner, job(id)));
+
+    expect(done.returnvalue).toMatchObject({
+      status: 'refused',
+      summary: expect.stringMatching(
+        /is answered by the bot when its button is pressed, never by a remediation job/,
+      ),
+    });
+    const [entry] = await auditOf(id);
+    expect(entry).toMatchObject({ event: 'refused', action: 'rerun', cluster: 'local', user: ALICE });
+  });
 });

@@ -13,6 +13,7 @@ import type { PreflightOptions } from './cli/run-preflight.js';
 import type { RoleOptions } from './cli/run-role-command.js';
 import type { SpaceOptions } from './cli/run-space-command.js';
 import type { UpgradeCheckOptions } from './cli/run-upgrade-check-command.js';
+import type { RecoverOptions } from './cli/run-recover-command.js';
 import type { WatchOptions } from './cli/run-watch-command.js';
 import { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
 import { redisPlaceFromEnv } from './config/redis-target.js';
@@ -135,6 +136,22 @@ function addUpgradeCheckCommand(program: Command, io: CliIo, setExit: (code: num
     });
 }
 
+/** `etcd-doctor recover <cluster>`: the plan to get quorum back, which it never runs (src/lifecycle/). */
+function addRecoverCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('recover')
+    .description(
+      'after quorum loss: which member to restore from and why, what each choice loses, and the steps (run by you, never by etcd-doctor)',
+    )
+    .argument('<cluster>', 'cluster name from the config file')
+    .addOption(configOption())
+    .option('--json', 'print the JSON plan (docs/cli.md)')
+    .action(async (cluster: string, options: RecoverOptions) => {
+      const { runRecoverCommand } = await import('./cli/run-recover-command.js');
+      setExit(await runRecoverCommand(cluster, options, io));
+    });
+}
+
 /** `etcd-doctor watch <cluster>`: the live terminal view (src/cli/watch-cli.ts). */
 function addWatchCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   program
@@ -248,6 +265,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   addWatchCommand(program, io, setExit);
   addBackupsCommand(program, io, setExit);
   addUpgradeCheckCommand(program, io, setExit);
+  addRecoverCommand(program, io, setExit);
 
   program
     .command('digest')

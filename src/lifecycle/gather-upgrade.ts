@@ -3,12 +3,13 @@ import { loadEtcdTls } from '../clients/etcd-clients.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import type { Doctor } from '../doctor.js';
-import { EtcdDoctorError } from '../errors.js';
 import { mapConcurrent } from '../map-concurrent.js';
 import type { Evidence } from '../probes/evidence.js';
 import { cutText } from '../untrusted-text.js';
 import { judgeUpgrade, type UpgradeCheckJson, type UpgradeInput, type V2Answer } from './upgrade-check.js';
-import { isKnownMinor, KNOWN_MINORS } from './upgrade-rules.js';
+import { parseTarget } from './upgrade-rules.js';
+
+export { parseTarget };
 
 /** A v2 GET is a local read of the member's store: 3 s is long. */
 const V2_TIMEOUT_MS = 3000;
@@ -18,16 +19,6 @@ export interface UpgradeCheckDeps {
   config: ConfigFile;
   readFileBuffer: (path: string) => Promise<Buffer>;
   now?: () => number;
-}
-
-/** `--to 4.0`: one line saying which minors are known. */
-export function parseTarget(text: string): (typeof KNOWN_MINORS)[number] {
-  const minor = text.trim().replace(/^v/, '').split('.').slice(0, 2).join('.');
-  if (isKnownMinor(minor)) return minor;
-  throw new EtcdDoctorError(
-    'command_invalid',
-    `"${cutText(text, 20)}" is not an etcd minor etcd-doctor knows: use --to with one of ${KNOWN_MINORS.join(', ')}, the minor after the one the cluster runs`,
-  );
 }
 
 /**

@@ -15,6 +15,9 @@
  *   etcd below 3.6.0 (kubernetes#135701).
  */
 
+import { EtcdDoctorError } from '../errors.js';
+import { cutText } from '../untrusted-text.js';
+
 /** The minors etcd-doctor knows how to check an upgrade to. */
 export const KNOWN_MINORS = ['3.4', '3.5', '3.6', '3.7'] as const;
 export type KnownMinor = (typeof KNOWN_MINORS)[number];
@@ -105,4 +108,14 @@ export const KUBEADM_MIN_ETCD: ReadonlyArray<{ fromKubernetesMinor: number; etcd
 export function kubernetesMinorOf(gitVersion: string | undefined): number | undefined {
   const m = /^v?1\.(\d{1,3})\./.exec(gitVersion ?? '');
   return m?.[1] ? Number(m[1]) : undefined;
+}
+
+/** `--to 4.0`: one line saying which minors are known. */
+export function parseTarget(text: string): KnownMinor {
+  const minor = text.trim().replace(/^v/, '').split('.').slice(0, 2).join('.');
+  if (isKnownMinor(minor)) return minor;
+  throw new EtcdDoctorError(
+    'command_invalid',
+    `"${cutText(text, 20)}" is not an etcd minor etcd-doctor knows: use --to with one of ${KNOWN_MINORS.join(', ')}, the minor after the one the cluster runs`,
+  );
 }

@@ -99,16 +99,7 @@ export function kubeadmEtcdMinor(kubernetesMinor: number): KnownMinor | undefine
   return undefined;
 }
 
-/** kubeadm from this Kubernetes minor refuses etcd below this version (kubernetes#135701). */
-export const KUBEADM_MIN_ETCD: ReadonlyArray<{ fromKubernetesMinor: number; etcd: string }> = [
-  { fromKubernetesMinor: 36, etcd: '3.6.0' },
-];
-
-/** `v1.34.2` → 34; anything else undefined. */
-export function kubernetesMinorOf(gitVersion: string | undefined): number | undefined {
-  const m = /^v?1\.(\d{1,3})\./.exec(gitVersion ?? '');
-  return m?.[1] ? Number(m[1]) : undefined;
-}
+export { KUBEADM_MIN_ETCD, kubernetesMinorOf } from '../etcd/known-bugs.js';
 
 /** `--to 4.0`: one line saying which minors are known. */
 export function parseTarget(text: string): KnownMinor {

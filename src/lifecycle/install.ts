@@ -39,6 +39,13 @@ export function installLifecycle(o: LifecycleFeatureOptions): Pick<JobKindHandle
         );
         return { cluster: job.cluster, task: job.task };
       },
+      // A job that failed for good still answers, once, saying what failed and why.
+      failed: async (jobId, job, reason) => {
+        const what = job.task === 'recover' ? 'The recovery plan' : 'The upgrade check';
+        const thread = job.thread ? { channel: job.channel, ts: job.thread } : undefined;
+        const view = textView(`${what} of *${job.cluster}* failed: ${reason.slice(0, 300)}`, 'error');
+        await once(jobId, () => o.chat.post({ channel: job.channel, ...(thread ? { thread } : {}) }, view));
+      },
     },
   };
 }

@@ -171,7 +171,7 @@ function addWatchCommand(program: Command, io: CliIo, setExit: (code: number) =>
 
 /** The long-running roles: bot, worker, serve (src/roles/). */
 function addRoleCommands(program: Command, io: CliIo, setExit: (code: number) => void): void {
-  const role = (name: Role, description: string) => {
+  const role = (name: Role, description: string) =>
     program
       .command(name)
       .description(description)
@@ -185,10 +185,13 @@ function addRoleCommands(program: Command, io: CliIo, setExit: (code: number) =>
         const { runProcessRole } = await import('./cli/run-role-command.js');
         setExit(await runProcessRole(name, options, io));
       });
-  };
   role('bot', 'the chat side: receives /etcd commands and queues jobs (Slack; needs Redis)');
   role('worker', 'runs queued probes and diagnoses and posts the answers (needs Redis)');
   role('serve', 'bot and worker in one process; the shell chat when no Slack tokens are set');
+  role(
+    'analyzer',
+    'analyses files shared in chat and nothing else, in pods that need no etcd or Kubernetes credentials (config offline.analysisIn: analyzer; Slack; needs Redis)',
+  );
 }
 
 /** `etcd-doctor preflight <cluster>`: before opting into remediation (src/remediation/preflight.ts). */

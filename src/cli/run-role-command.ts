@@ -10,7 +10,7 @@ export interface RoleOptions {
   queuePrefix: string;
 }
 
-/** `etcd-doctor bot|worker|serve`: runs until SIGINT/SIGTERM. */
+/** `etcd-doctor bot|worker|serve|analyzer`: runs until SIGINT/SIGTERM. */
 export async function runProcessRole(role: Role, options: RoleOptions, io: CliIo): Promise<number> {
   const env = requireEnv(io.env);
   const config = await loadConfigFor(options.config, io.env);

@@ -305,6 +305,12 @@ export const offlineSettingsSchema = z.strictObject({
    * analysisMemoryMb + 128 MiB and up to 10 downloads of maxFileBytes in the temp dir.
    */
   concurrency: z.number().int().min(1).max(16).optional(),
+  /**
+   * Who reads shared files: `worker` (default), or `analyzer`, the `etcd-doctor analyzer` pods of
+   * deploy/kubernetes/components/analyzer, which hold no etcd or Kubernetes credentials; the workers
+   * then leave the analyze queue to them (issue 38 M3).
+   */
+  analysisIn: z.enum(['worker', 'analyzer']).optional(),
 });
 
 /** `etcd-doctor mcp` and `/mcp`. */

@@ -15,8 +15,16 @@ import type { RedisTarget } from '../config/redis-target.js';
 import type { SpaceRunOptions } from '../space/measure-space.js';
 import type { Secret } from '../secret.js';
 
-/** One process type per role (DESIGN.md): the chat side, the workers, or both. */
-export type Role = 'bot' | 'worker' | 'serve';
+/**
+ * One process type per role (DESIGN.md): the chat side, the workers, or both; and the analyzer, the
+ * analyze queue of shared files alone, in pods with no cluster credentials (roles/analyzer.ts).
+ */
+export type Role = 'bot' | 'worker' | 'serve' | 'analyzer';
+
+/** The roles that receive chat (commands, clicks, files): the others only answer queued jobs. */
+export function receivesChat(role: Role): boolean {
+  return role === 'bot' || role === 'serve';
+}
 
 /** Timings; the defaults suit production, tests shorten them. */
 export interface RoleTuning {

@@ -1,5 +1,5 @@
 import { EtcdDoctorError } from '../errors.js';
-import type { RoleSetup, RunRoleOptions } from './role-options.js';
+import { type RoleSetup, type RunRoleOptions, receivesChat } from './role-options.js';
 import { runShell } from './shell.js';
 import { runSlackRole } from './slack.js';
 import { keyPrefixFor, redisTargetFromEnv } from '../config/redis-target.js';
@@ -40,18 +40,19 @@ export async function runRole(opts: RunRoleOptions): Promise<void> {
   }
   // Plans are signed by the worker that renders a button and checked by the bot; a job is signed by
   // the bot and checked by the worker: two processes, so one key they share (a Secret).
-  if (role !== 'serve' && !env.REMEDIATION_SIGNING_KEY) {
+  // The analyzer signs and checks nothing: it answers analyses, which carry no buttons.
+  if ((role === 'bot' || role === 'worker') && !env.REMEDIATION_SIGNING_KEY) {
     throw new EtcdDoctorError(
       'config_invalid',
       `etcd-doctor ${role} needs REMEDIATION_SIGNING_KEY, the key that signs remediation plans and jobs: the same in the bot and every worker, at least 32 characters (openssl rand -hex 32), kept in a Secret, never in Redis`,
     );
   }
-  if (!env.REMEDIATION_SIGNING_KEY)
+  if (role === 'serve' && !env.REMEDIATION_SIGNING_KEY)
     setup.logger.warn(
       {},
       'REMEDIATION_SIGNING_KEY is not set: buttons are signed with a key of this process only, so they work only in it; set the key when more than one etcd-doctor process shares this Redis',
     );
-  if (role !== 'worker' && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
+  if (receivesChat(role) && !env.SLACK_APP_TOKEN && !env.SLACK_SIGNING_SECRET) {
     throw new EtcdDoctorError(
       'config_invalid',
       'Slack needs SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)',

@@ -5,7 +5,7 @@ import { installMcpHttp, type McpHttp } from '../mcp/install-mcp-http.js';
 import { healthRoutes, metricsRoute } from '../http/health-routes.js';
 import { type HttpServer, startHttpServer } from '../http/server.js';
 import { mcpHttpOptions } from './mcp-options.js';
-import type { RoleProcess, RunningRoles } from './role-options.js';
+import { type RoleProcess, type RunningRoles, receivesChat } from './role-options.js';
 import { startRoles } from './start-roles.js';
 import { whenAborted } from '../timing.js';
 
@@ -22,11 +22,11 @@ export async function runSlackRole(proc: RoleProcess, botToken: BotToken): Promi
   let roles: RunningRoles | undefined;
   let chat: SlackAdapter | undefined;
   // Bolt's HTTP receiver serves the routes in HTTP mode; the worker and Socket Mode need a server.
-  const boltServes = proc.role !== 'worker' && !env.SLACK_APP_TOKEN;
+  const boltServes = receivesChat(proc.role) && !env.SLACK_APP_TOKEN;
   // A worker serves /mcp only when asked to (MCP_TOKEN): it has the access the tools need (the etcd
   // client certificate, the kubeconfig), which the bot pods of deploy/ do not (components/mcp).
   const mcp =
-    proc.role === 'worker' && !env.MCP_TOKEN
+    proc.role === 'analyzer' || (proc.role === 'worker' && !env.MCP_TOKEN)
       ? undefined
       : installMcpHttp(mcpHttpOptions(setup, env.MCP_TOKEN));
   const routes = processRoutes(proc, mcp, {

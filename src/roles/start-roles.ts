@@ -5,9 +5,10 @@ import { DEFAULT_JOB_TIMEOUT_MS, type JobWorker } from '../queue/job-worker.js';
 import { type BotRole, startBot } from './bot.js';
 import { keyPrefixFor } from '../config/redis-target.js';
 import { createRoleBase } from './role-base.js';
-import type { RunningRoles, StartRolesOptions } from './role-options.js';
+import { receivesChat, type RunningRoles, type StartRolesOptions } from './role-options.js';
 import { stopRoles } from './shutdown.js';
 import { startWorker } from './worker.js';
+import { startAnalyzer } from './analyzer.js';
 
 export type { Role, RoleTuning, RunningRoles, StartRolesOptions } from './role-options.js';
 export { DEFAULT_QUEUE_PREFIX } from './role-options.js';
@@ -16,7 +17,8 @@ const IDLE_POLL_MS = 100;
 
 /**
  * The composition root of the long-running roles, given a chat adapter: `worker` takes jobs off the
- * queue (roles/worker.ts), `bot` takes commands and queues jobs (roles/bot.ts), `serve` is both.
+ * queue (roles/worker.ts), `bot` takes commands and queues jobs (roles/bot.ts), `serve` is both,
+ * `analyzer` takes only the analyze queue of shared files (roles/analyzer.ts).
  * Every role has the digest subscriptions, and catches up on a slot missed while all were down.
  */
 export async function startRoles(given: StartRolesOptions): Promise<RunningRoles> {
@@ -36,8 +38,12 @@ export async function startRoles(given: StartRolesOptions): Promise<RunningRoles
   const enqueue = (data: JobData) =>
     bot ? bot.queue.enqueue(data) : Promise.reject(new Error('no queue in this role'));
   const worker: JobWorker | undefined =
-    opts.role === 'bot' ? undefined : startWorker(base, { digests, enqueue });
-  if (opts.role !== 'worker') bot = await startBot(base, { digests, hasWorker: worker !== undefined });
+    opts.role === 'bot'
+      ? undefined
+      : opts.role === 'analyzer'
+        ? startAnalyzer(base)
+        : startWorker(base, { digests, enqueue });
+  if (receivesChat(opts.role)) bot = await startBot(base, { digests, hasWorker: worker !== undefined });
   reconcileDigests(digests.service, opts.logger);
 
   return {

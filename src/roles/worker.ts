@@ -9,7 +9,6 @@ import { doctorFor } from '../history/doctor-for.js';
 import { historyStoreFor } from '../history/install.js';
 import { type JobKindHandlers, noHandler, routeJobs } from '../queue/job-handlers.js';
 import type { JobData } from '../queue/job-schemas.js';
-import { ANALYZE_QUEUE_NAME } from '../queue/job-queue.js';
 import {
   createJobWorker,
   JOB_CONCURRENCY,
@@ -17,7 +16,7 @@ import {
   type JobWorkerOptions,
   joinWorkers,
 } from '../queue/job-worker.js';
-import { DEFAULT_ANALYSIS_CONCURRENCY, installOfflineAnalysis } from '../offline/install.js';
+import { installOfflineAnalysis } from '../offline/install.js';
 import { installMaintenance, installRemediation } from '../remediation/install.js';
 import { installSpace } from '../space/install.js';
 import { installLifecycle } from '../lifecycle/install.js';
@@ -29,6 +28,7 @@ import { checkJobs } from '../checks/check-jobs.js';
 import { installWatch } from '../watch/install.js';
 import { watchCheckSlots } from '../watch/watched-clusters.js';
 import { digestPartSlots } from '../digest/part-slots.js';
+import { analysisWorker } from './analyzer.js';
 import { pick, type RoleBase } from './role-base.js';
 import { remediationOptions } from './remediation-options.js';
 
@@ -117,34 +117,26 @@ export function startWorker(
 
 /**
  * One worker per queue: the jobs queue, and the analyze queue of files shared in chat, with its own
- * slots; an analysis whose process died is failed and answered, never recovered into the next
- * worker (maxStalledCount 0).
+ * slots (roles/analyzer.ts), unless the analyzer role serves that queue in pods of its own
+ * (config `offline.analysisIn: analyzer`).
  */
 function startQueueWorkers(
   base: RoleBase,
   shared: Pick<JobWorkerOptions, 'handlers' | 'clusterLocks' | 'workerName'>,
 ): JobWorker {
   const { opts, tuning } = base;
-  const common = {
+  const jobs = createJobWorker({
     ...shared,
     redis: base.redis,
     prefix: opts.queuePrefix,
     logger: opts.logger,
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
     ...pick(tuning, ['jobTimeoutMs', 'lockDurationMs', 'stalledIntervalMs']),
-  };
-  const jobs = createJobWorker({
-    ...common,
     concurrency: jobSlots(tuning.concurrency, opts.config),
     ...pick(tuning, ['maxStalledCount', 'remediationTimeoutMs']),
   });
-  const analyses = createJobWorker({
-    ...common,
-    name: ANALYZE_QUEUE_NAME,
-    concurrency: opts.config.offline?.concurrency ?? DEFAULT_ANALYSIS_CONCURRENCY,
-    maxStalledCount: 0,
-  });
-  return joinWorkers([jobs, analyses]);
+  if (opts.config.offline?.analysisIn === 'analyzer') return jobs;
+  return joinWorkers([jobs, analysisWorker(base, shared)]);
 }
 
 /** Buttons and maintenance windows, from one set of remediation options; the windows' schedulers are set now. */

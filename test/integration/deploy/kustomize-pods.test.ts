@@ -47,10 +47,11 @@ function everyDeployment(): Array<{
 }
 
 describe('the Deployments', () => {
-  it('are the bot and the worker, running their role', () => {
+  it('are the bot and the worker (and, where components/analyzer is added, the analyzer), running their role', () => {
     for (const target of APP_TARGETS) {
       const deployments = deploymentsOf(objectsOf(rendered, target));
       expect(deployments.map((d) => d.metadata?.name).sort()).toEqual([
+        ...(target === 'install' ? ['etcd-doctor-analyzer'] : []),
         'etcd-doctor-bot',
         'etcd-doctor-worker',
       ]);

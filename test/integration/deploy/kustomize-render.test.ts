@@ -88,7 +88,7 @@ describe('kubectl kustomize', () => {
       'images',
     ]);
     const kustomizations = filesUnder(KUSTOMIZE_ROOT).filter((f) => f.endsWith('kustomization.yaml'));
-    expect(kustomizations.length).toBe(10);
+    expect(kustomizations.length).toBe(11);
     for (const file of kustomizations) {
       const k = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
       expect({ file, kind: k.kind, unknown: Object.keys(k).filter((f) => !v2Fields.has(f)) }).toEqual({
@@ -213,6 +213,42 @@ describe('MCP for in-cluster assistants (components/mcp)', () => {
         .map((e) => e.name);
       expect({ target, mcp: env.includes('MCP_TOKEN') }).toEqual({ target, mcp: false });
     }
+  });
+});
+
+describe('the analyzer for shared files (components/analyzer)', () => {
+  it('runs `etcd-doctor analyzer` with no etcd certificate, no Kubernetes token, no kubeconfig and no signing key', () => {
+    const objects = objectsOf(rendered, 'install');
+    const analyzer = deploymentNamed(objects, 'etcd-doctor-analyzer');
+    const pod = podSpecOf(analyzer);
+    const container = containerOf(analyzer, 'analyzer');
+    expect(container.args).toEqual(['analyzer']);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.serviceAccountName).toBeUndefined();
+    const secrets = (pod.volumes ?? []).flatMap((v) => (v.secret?.secretName ? [v.secret.secretName] : []));
+    expect(secrets).toEqual(['etcd-doctor-redis-tls']);
+    const env = (container.env ?? []).map((e) => e.name);
+    for (const name of ['REMEDIATION_SIGNING_KEY', 'MCP_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET'])
+      expect({ name, present: env.includes(name) }).toEqual({ name, present: false });
+    expect(container.envFrom ?? []).toEqual([]);
+    // The worker, for contrast, holds the certificate the analyzer must not.
+    const workerSecrets = (podSpecOf(deploymentNamed(objects, 'etcd-doctor-worker')).volumes ?? []).flatMap(
+      (v) => (v.secret?.secretName ? [v.secret.secretName] : []),
+    );
+    expect(workerSecrets).toContain('etcd-doctor-etcd-client');
+  });
+
+  it("mounts the install's clusters file, which hands the analyze queue to it", () => {
+    const objects = objectsOf(rendered, 'install');
+    const volume = podSpecOf(deploymentNamed(objects, 'etcd-doctor-analyzer')).volumes?.find(
+      (v) => v.name === 'config',
+    );
+    const map = findObject(objects, 'ConfigMap', volume?.configMap?.name ?? '') as {
+      data?: Record<string, string>;
+    };
+    const config = parseConfigText(map.data?.['etcd-doctor.yaml'] ?? '', 'etcd-doctor.yaml');
+    if (!config.ok) throw new Error(config.error);
+    expect(config.value.offline?.analysisIn).toBe('analyzer');
   });
 });
 

@@ -83,8 +83,8 @@ const podOf = (name: string): Pod => {
 const REDIS: Pod = { namespace: 'etcd-doctor', labels: { 'app.kubernetes.io/name': 'redis' } };
 
 describe('the Redis NetworkPolicy (components/redis-networkpolicy, in an install)', () => {
-  it("admits etcd-doctor's bot and worker pods on Redis' and Sentinel's ports", () => {
-    for (const name of ['etcd-doctor-bot', 'etcd-doctor-worker'])
+  it("admits etcd-doctor's bot, worker and analyzer pods on Redis' and Sentinel's ports", () => {
+    for (const name of ['etcd-doctor-bot', 'etcd-doctor-worker', 'etcd-doctor-analyzer'])
       for (const port of [6379, 26379])
         expect({ name, port, ok: admitted(policy, podOf(name), REDIS, port) }).toEqual({
           name,

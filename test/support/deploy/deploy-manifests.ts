@@ -20,6 +20,7 @@ export const TARGETS = [
   'components/ingress',
   'components/mcp',
   'components/redis-networkpolicy',
+  'components/analyzer',
   'control-plane-namespaces/kubeadm',
   'control-plane-namespaces/openshift',
   'install',
@@ -39,6 +40,8 @@ export const INSTALL_CLUSTERS_FILE = `clusters:
     etcd:
       endpoints: [https://etcd-0.etcd.prod.svc:2379]
     kubernetes: { kubeconfig: /etc/etcd-doctor/kube/prod.kubeconfig }
+offline:
+  analysisIn: analyzer
 `;
 
 function writeInstallOverlay(dir: string): void {
@@ -58,6 +61,7 @@ function writeInstallOverlay(dir: string): void {
   - ${from('components/remediation')}
   - ${from('components/mcp')}
   - ${from('components/redis-networkpolicy')}
+  - ${from('components/analyzer')}
 configMapGenerator:
   - name: etcd-doctor-config
     behavior: replace

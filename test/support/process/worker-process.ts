@@ -16,7 +16,7 @@ export interface WorkerProcess {
 /** Keeps at most this many stderr chunks: a long run must not grow the test's own memory. */
 const MAX_LOG_CHUNKS = 2000;
 
-/** Starts `bin/etcd-doctor.js worker` on `prefix`, posting to the fake Slack at `slackApiUrl`. */
+/** Starts `bin/etcd-doctor.js worker` (or another role) on `prefix`, posting to the fake Slack at `slackApiUrl`. */
 export function startWorkerProcess(opts: {
   configPath: string;
   prefix: string;
@@ -25,14 +25,18 @@ export function startWorkerProcess(opts: {
   nodeOptions?: string;
   /** Another Redis than the shared one (a test's own, to restart it). */
   redisUrl?: string;
+  /** The role and its options: `worker` by default; `['analyzer']`, `['worker', '--no-analysis']`. */
+  role?: readonly string[];
 }): WorkerProcess {
-  const child = spawn(process.execPath, ['bin/etcd-doctor.js', 'worker', '--queue-prefix', opts.prefix], {
+  const role = opts.role ?? ['worker'];
+  const child = spawn(process.execPath, ['bin/etcd-doctor.js', ...role, '--queue-prefix', opts.prefix], {
     env: {
       PATH: process.env.PATH ?? '',
       REDIS_URL: opts.redisUrl ?? REDIS_URL,
       ETCD_DOCTOR_CONFIG: opts.configPath,
       SLACK_BOT_TOKEN: 'xoxb-1-worker',
-      REMEDIATION_SIGNING_KEY: TEST_SIGNING_KEY_TEXT,
+      // The analyzer signs nothing, and its pods hold no key (deploy/kubernetes/components/analyzer).
+      ...(role[0] === 'analyzer' ? {} : { REMEDIATION_SIGNING_KEY: TEST_SIGNING_KEY_TEXT }),
       SLACK_API_URL: opts.slackApiUrl,
       PORT: '0',
       LOG_LEVEL: 'info',

@@ -236,9 +236,16 @@ function v2Store(input: UpgradeInput, rule: MinorUpgradeRule): Verdict[] {
   return [
     passed(
       'v2-store',
-      `the v2 API is off or empty on ${formatList(answered.map((a) => a.member))}${input.podFlags ? ' and no pod sets --enable-v2' : ''} (to be sure offline: ${offline})`,
+      `the v2 API is off or empty on ${formatList(answered.map((a) => a.member))}${input.podFlags ? ' and no pod sets --enable-v2' : ''}${writeOnlyEverywhere(input) ? '; every pod runs --v2-deprecation at write-only or later, and etcd 3.5 refuses to load a v2 snapshot with custom content at that stage (server.go assertNoV2StoreContent)' : ''} (to be sure offline: ${offline})`,
     ),
   ];
+}
+
+/** Every pod sets `--v2-deprecation` to `write-only`, `write-only-drop-data` or `gone` (etcd's stages). */
+function writeOnlyEverywhere(input: UpgradeInput): boolean {
+  const stages = new Set(['write-only', 'write-only-drop-data', 'gone']);
+  const pods = input.podFlags ?? [];
+  return pods.length > 0 && pods.every((p) => stages.has(p.flags.get('v2-deprecation') ?? ''));
 }
 
 /** Flags the target no longer accepts, read from the pod specs. */

@@ -114,4 +114,15 @@ describe('upgrade-check', () => {
       '"4.0" is not an etcd minor etcd-doctor knows: use --to with one of 3.4, 3.5, 3.6, 3.7',
     );
   });
+
+  it('--v2-deprecation=write-only on every pod is said beside a v2 API that is off', () => {
+    const podFlags = ['etcd-1', 'etcd-2', 'etcd-3'].map((member) => ({
+      member,
+      flags: new Map([['v2-deprecation', 'write-only']]),
+    }));
+    const r = judgeUpgrade(input({ podFlags }));
+    expect(r.passed.find((p) => p.check === 'v2-store')?.summary).toContain(
+      'every pod runs --v2-deprecation at write-only or later',
+    );
+  });
 });

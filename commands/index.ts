@@ -5,8 +5,10 @@ import diagnose from './diagnose.js';
 import digest from './digest.js';
 import health from './health.js';
 import help from './help.js';
+import recover from './recover.js';
 import space from './space.js';
 import status from './status.js';
+import upgradeCheck from './upgrade-check.js';
 import watch from './watch.js';
 
 /** Every chat command. Adding one means a file here and a line in this list. */
@@ -16,6 +18,8 @@ export const commands: readonly ChatCommand[] = [
   space,
   status,
   backups,
+  upgradeCheck,
+  recover,
   clusters,
   digest,
   watch,

@@ -12,6 +12,8 @@ import type { DigestOptions } from './cli/run-digest-command.js';
 import type { PreflightOptions } from './cli/run-preflight.js';
 import type { RoleOptions } from './cli/run-role-command.js';
 import type { SpaceOptions } from './cli/run-space-command.js';
+import type { UpgradeCheckOptions } from './cli/run-upgrade-check-command.js';
+import type { RecoverOptions } from './cli/run-recover-command.js';
 import type { WatchOptions } from './cli/run-watch-command.js';
 import { type CliIo, EXIT, exitCodeFor } from './cli/io.js';
 import { redisPlaceFromEnv } from './config/redis-target.js';
@@ -114,6 +116,39 @@ function addBackupsCommand(program: Command, io: CliIo, setExit: (code: number) 
     .action(async (cluster: string, options: BackupsOptions) => {
       const { runBackupsCommand } = await import('./cli/run-backups-command.js');
       setExit(await runBackupsCommand(cluster, options, io));
+    });
+}
+
+/** `etcd-doctor upgrade-check <cluster> --to <minor>`: can it go to that etcd minor now (src/lifecycle/). */
+function addUpgradeCheckCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('upgrade-check')
+    .description(
+      'can the cluster go to that etcd minor now: one minor at a time, patch level, v2 data, removed flags, learners, failure margin, backup, kubeadm',
+    )
+    .argument('<cluster>', 'cluster name from the config file')
+    .requiredOption('--to <minor>', 'the etcd minor to upgrade to (3.5, 3.6, 3.7)')
+    .addOption(configOption())
+    .option('--json', 'print the JSON verdict (docs/cli.md)')
+    .action(async (cluster: string, options: UpgradeCheckOptions) => {
+      const { runUpgradeCheckCommand } = await import('./cli/run-upgrade-check-command.js');
+      setExit(await runUpgradeCheckCommand(cluster, options, io));
+    });
+}
+
+/** `etcd-doctor recover <cluster>`: the plan to get quorum back, which it never runs (src/lifecycle/). */
+function addRecoverCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('recover')
+    .description(
+      'after quorum loss: which member to restore from and why, what each choice loses, and the steps (run by you, never by etcd-doctor)',
+    )
+    .argument('<cluster>', 'cluster name from the config file')
+    .addOption(configOption())
+    .option('--json', 'print the JSON plan (docs/cli.md)')
+    .action(async (cluster: string, options: RecoverOptions) => {
+      const { runRecoverCommand } = await import('./cli/run-recover-command.js');
+      setExit(await runRecoverCommand(cluster, options, io));
     });
 }
 
@@ -232,6 +267,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   addRoleCommands(program, io, setExit);
   addWatchCommand(program, io, setExit);
   addBackupsCommand(program, io, setExit);
+  addUpgradeCheckCommand(program, io, setExit);
+  addRecoverCommand(program, io, setExit);
 
   program
     .command('digest')

@@ -61,6 +61,23 @@ export async function handleAction(action: IncomingAction, deps: ActionDeps): Pr
     });
     return spaceQueuedReply(plan.cluster, reply);
   }
+  if (plan.action === 'recovery-plan') {
+    deps.clusters.get(plan.cluster, { channel: action.channel, channelName: action.channelName });
+    // Read-only: the plan is posted in the diagnosis's thread; a person runs its steps.
+    const thread = plan.context?.threadChannel === action.channel ? plan.context.threadTs : undefined;
+    const reply = await deps.jobs.lifecycle({
+      task: 'recover',
+      cluster: plan.cluster,
+      channel: action.channel,
+      user: action.user,
+      ...(thread ? { thread } : {}),
+    });
+    return textView(
+      reply.joined
+        ? `The recovery plan of *${plan.cluster}* is already being worked out; it follows in the thread.`
+        : `Working out the recovery plan of *${plan.cluster}* (read-only); it follows in the thread.`,
+    );
+  }
   if (deps.remediation && isRemediationPlan(plan))
     return runRemediationClick(action, planId, plan, { ...deps.remediation, clusters: deps.clusters });
   return textView(

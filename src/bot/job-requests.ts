@@ -24,6 +24,10 @@ export interface JobRequests {
   space(req: Requester & { cluster: string; thread?: string }): Promise<EnqueueReply>;
   /** `/etcd backups <cluster>`: the cluster's snapshots, each read, answered in the channel. */
   backups(req: Requester & { cluster: string }): Promise<EnqueueReply>;
+  /** `/etcd upgrade-check` and `/etcd recover` (src/lifecycle/), answered in the channel or `thread`. */
+  lifecycle(
+    req: Requester & { task: 'upgrade-check' | 'recover'; cluster: string; target?: string; thread?: string },
+  ): Promise<EnqueueReply>;
   /** Files to analyse offline (src/offline/); counted in `outstanding` like the others. */
   analyze(job: AnalyzeJob): Promise<EnqueueReply>;
   /** Jobs this process queued that have not answered yet (the shell waits for them at end of input). */
@@ -62,6 +66,10 @@ export function createJobRequests(
     },
     async backups(req) {
       const data = { v: 1 as const, kind: 'backups' as const, ...req, requestedAt: now() };
+      return reply(await queue.enqueue(data));
+    },
+    async lifecycle(req) {
+      const data = { v: 1 as const, kind: 'lifecycle' as const, ...req, requestedAt: now() };
       return reply(await queue.enqueue(data));
     },
     async analyze(job) {

@@ -15,9 +15,10 @@ export const REMEDIATION_ACTION_IDS = [
 
 /**
  * Buttons the chat side answers itself (bot/handle-action.ts): their press queues a read-only job
- * straight away (a check again, what fills etcd) and never becomes a remediation.
+ * straight away (a check again, what fills etcd, the recovery plan after quorum loss) and never
+ * becomes a remediation.
  */
-export const CHAT_BUTTON_KINDS = ['rerun', 'space'] as const;
+export const CHAT_BUTTON_KINDS = ['rerun', 'space', 'recovery-plan'] as const;
 
 /**
  * Every button's kind. A list, not only a type: a stored plan names its action, and the plan store

@@ -157,7 +157,12 @@ export function knownBugPart(report: DiagnosisReport): string | undefined {
   if (!f) return undefined;
   const targets = [...f.summary.matchAll(/upgrade to (\S+) or later/g)].map((m) => m[1] ?? '');
   const sign = f.severity === 'warning' ? ':warning: ' : '';
-  return `${sign}known bugs on ${formatList(f.members)} (upgrade to ${formatList(targets)})`;
+  // A version its Kubernetes no longer supports leads the part (the rule names it first).
+  const unsupported = /^(.*?no longer supports \(below [^)]+\))/.exec(f.summary)?.[1];
+  const bugs = targets.length
+    ? `known bugs on ${formatList(f.members)} (upgrade to ${formatList(targets)})`
+    : '';
+  return `${sign}${[unsupported, bugs].filter(Boolean).join('; ')}`;
 }
 
 /**

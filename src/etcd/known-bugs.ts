@@ -236,3 +236,30 @@ export function patchToReach(hits: readonly KnownBugHit[]): string | undefined {
   }
   return best ? `${best.major}.${best.minor}.${best.patch}${best.pre ? `-${best.pre}` : ''}` : undefined;
 }
+
+/**
+ * The lowest etcd a Kubernetes minor's kubeadm supports: kubeadm 1.36 refuses etcd below 3.6.0
+ * (kubernetes#135701; Kubernetes 1.34 to 1.36 ship etcd 3.6: kubernetes#138392, #138746).
+ */
+export const KUBEADM_MIN_ETCD: ReadonlyArray<{ fromKubernetesMinor: number; etcd: string; source: string }> =
+  [
+    {
+      fromKubernetesMinor: 36,
+      etcd: '3.6.0',
+      source: 'https://github.com/kubernetes/kubernetes/pull/135701',
+    },
+  ];
+
+/** `v1.34.2` → 34; anything else undefined. */
+export function kubernetesMinorOf(gitVersion: string | undefined): number | undefined {
+  const m = /^v?1\.(\d{1,3})\./.exec(gitVersion ?? '');
+  return m?.[1] ? Number(m[1]) : undefined;
+}
+
+/** The floor kubeadm of this Kubernetes version puts under etcd, or undefined. */
+export function kubeadmEtcdFloor(gitVersion: string | undefined) {
+  const minor = kubernetesMinorOf(gitVersion);
+  if (minor === undefined) return undefined;
+  const floor = [...KUBEADM_MIN_ETCD].reverse().find((f) => minor >= f.fromKubernetesMinor);
+  return floor ? { ...floor, kubernetesMinor: minor } : undefined;
+}

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import { type OfflineAnalysis, registerAnalyzeTool } from './analyze-tool.js';
 import { type AuditReader, registerAuditTool } from './audit-tool.js';
 import { registerClusterTools } from './cluster-tools.js';
+import { registerLifecycleTools } from './lifecycle-tools.js';
 import { createSharedSpaceMeter, registerSpaceTool, type SpaceMeter } from './space-tool.js';
 
 /** package.json's version (a unit test keeps them equal). */
@@ -28,6 +29,7 @@ export interface McpServerDeps {
 const INSTRUCTIONS = [
   'etcd-doctor names the root cause of etcd and Kubernetes control-plane incidents, and the member behind it, with evidence.',
   'Start with etcd_list_clusters or etcd_status, then etcd_diagnose the cluster in trouble; findings[0] is the root cause.',
+  'Before an etcd upgrade, etcd_upgrade_check says what blocks it.',
   'For a database near its quota, etcd_space says what fills it (per Kubernetes resource and namespace, the largest objects, writes per second).',
   'Every tool only reads. Remediation (defragment, restart a static pod, disarm an alarm) is done by people in Slack, with confirmation; etcd_audit_trail shows what they did.',
 ].join(' ');
@@ -47,6 +49,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     logger: deps.logger,
     measure: deps.space ?? createSharedSpaceMeter(fileSpaceMeter),
   });
+  registerLifecycleTools(server, deps);
   if (deps.audit)
     registerAuditTool(server, {
       audit: deps.audit,

@@ -238,3 +238,39 @@ export const analyzeOutput = z.looseObject({
   snapshot: snapshotFacts.optional().describe('kind snapshot: hashOk false means the file is damaged.'),
   space: snapshotSpace.optional().describe('kind snapshot: what fills it, as etcd_space says it live.'),
 });
+
+export const upgradeCheckInput = (known: readonly string[]) =>
+  z.object({
+    cluster: clusterInput(known),
+    target: z
+      .string()
+      .min(1)
+      .max(20)
+      .describe('The etcd minor to upgrade to: 3.5, 3.6 or 3.7 (one minor after the one the cluster runs).'),
+  });
+
+export const upgradeCheckOutput = z.looseObject({
+  cluster: z.string(),
+  target: z.string(),
+  ready: z.boolean().describe('True when no check blocks the upgrade.'),
+  blockers: z.array(
+    z.looseObject({ check: z.string(), members: z.array(z.string()), summary: z.string(), fix: z.string() }),
+  ),
+  passed: z.array(z.looseObject({ check: z.string(), summary: z.string() })),
+  unchecked: z
+    .array(z.looseObject({ check: z.string(), summary: z.string() }))
+    .describe('Checks whose evidence could not be read: neither passed nor blocking.'),
+});
+
+export const recoverOutput = z.looseObject({
+  cluster: z.string(),
+  restoreFrom: z
+    .looseObject({ member: z.string().nullable(), source: z.string(), revision: z.number().nullable() })
+    .nullable()
+    .describe(
+      'Where to restore from: the member with the newest data, or the verified backup; null: nothing.',
+    ),
+  candidates: z.array(z.looseObject({ member: z.string().nullable(), source: z.string() })),
+  dataAtRisk: z.string(),
+  steps: z.array(z.looseObject({ on: z.string(), action: z.string(), command: z.string() })),
+});

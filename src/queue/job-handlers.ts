@@ -113,6 +113,9 @@ const JOB_KINDS: { [K in JobKind]: KindPolicy<JobOf<K>> } = {
   },
   status: { deduplicationId: (job) => `status:${job.channel}` },
   backups: { deduplicationId: (job) => `backups:${job.channel}:${job.cluster}` },
+  lifecycle: {
+    deduplicationId: (job) => `lifecycle:${job.task}:${job.channel}:${job.cluster}:${job.target ?? ''}`,
+  },
   digest: { deduplicationId: (job) => `digest:${job.channel}:${job.slotMs ?? `now-${job.requestedAt}`}` },
   // Parts are added by their digest with fixed job ids, never through the deduplicating queue.
   'digest-part': {

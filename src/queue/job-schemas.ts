@@ -36,6 +36,20 @@ export const backupsJobSchema = z.strictObject({
 });
 
 /**
+ * etcd's own lifecycle (src/lifecycle/): `/etcd upgrade-check <cluster> <minor>` and
+ * `/etcd recover <cluster>` (also the "Show the recovery plan" button, answered in `thread`).
+ */
+export const lifecycleJobSchema = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('lifecycle'),
+  task: z.enum(['upgrade-check', 'recover']),
+  cluster: clusterName,
+  target: z.string().min(1).max(20).optional(),
+  thread: z.string().max(64).optional(),
+  ...requester,
+});
+
+/**
  * A channel's digest. Scheduled ones come from a BullMQ job scheduler (the slot is in the job id);
  * `slotMs` is set for a missed slot sent late; neither for `digest --now`.
  */
@@ -163,6 +177,7 @@ export const jobDataSchema = z.discriminatedUnion('kind', [
   checkJobSchema,
   statusJobSchema,
   backupsJobSchema,
+  lifecycleJobSchema,
   digestJobSchema,
   digestPartJobSchema,
   alertJobSchema,
@@ -174,6 +189,7 @@ export const jobDataSchema = z.discriminatedUnion('kind', [
 export type CheckJob = z.infer<typeof checkJobSchema>;
 export type StatusJob = z.infer<typeof statusJobSchema>;
 export type BackupsJob = z.infer<typeof backupsJobSchema>;
+export type LifecycleJob = z.infer<typeof lifecycleJobSchema>;
 export type DigestJob = z.infer<typeof digestJobSchema>;
 export type DigestPartJob = z.infer<typeof digestPartJobSchema>;
 export type AlertJob = z.infer<typeof alertJobSchema>;

@@ -89,6 +89,7 @@ export const ACTION_LABELS: Record<ActionId, string> = {
   rerun: 'Re-run diagnosis',
   snooze: 'Snooze',
   space: 'What fills it?',
+  'recovery-plan': 'Show the recovery plan',
 };
 
 /** `Restart etcd-2`, `Benchmark the disk of master-1`. */

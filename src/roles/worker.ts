@@ -19,6 +19,7 @@ import {
 import { installOfflineAnalysis } from '../offline/install.js';
 import { installMaintenance, installRemediation } from '../remediation/install.js';
 import { installSpace } from '../space/install.js';
+import { installLifecycle } from '../lifecycle/install.js';
 import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
@@ -93,6 +94,15 @@ export function startWorker(
     ...watch.jobs,
     analyze: offline.analyzeJob ?? noHandler('analyze'),
     space: spaceJobs(base, state, workerId).space,
+    ...installLifecycle({
+      doctor,
+      chat,
+      config,
+      state,
+      workerId,
+      readFileBuffer: base.opts.readFileBuffer ?? ((p) => readFile(p)),
+      sleep: (ms) => abortableSleep(ms),
+    }),
   };
   const handlers = routeJobs(record, logger);
   const worker = startQueueWorkers(base, { handlers, clusterLocks: state, workerName: workerId });

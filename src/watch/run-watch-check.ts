@@ -1,4 +1,5 @@
 import type { DiagnosisReport } from '../contracts/report-json.js';
+import { LATENT_CAUSES } from '../diagnosis/finding.js';
 import type { Doctor } from '../doctor.js';
 import { summarizeCheck } from '../state/minute-sample.js';
 import { createClockSampling } from './clock-sampling.js';
@@ -92,7 +93,10 @@ export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promi
       ...streak,
       t: sample.t,
       status: report.status,
-      causes: report.findings.filter((f) => f.severity !== 'info').map((f) => [f.cause, f.members]),
+      // A known bug of the release is a risk, not a cause of what the watch sees (LATENT_CAUSES).
+      causes: report.findings
+        .filter((f) => f.severity !== 'info' && !LATENT_CAUSES.has(f.cause))
+        .map((f) => [f.cause, f.members]),
       intervalSeconds: job.intervalSeconds,
       durationMs: Math.round(report.durationMs),
     };

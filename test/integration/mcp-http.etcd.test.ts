@@ -109,6 +109,8 @@ describe('serve with PORT and MCP_TOKEN', () => {
       'etcd_diagnose',
       'etcd_status',
       'etcd_space',
+      'etcd_upgrade_check',
+      'etcd_recover',
       'etcd_audit_trail',
     ]);
     await lab.kill('etcd-2');

@@ -33,6 +33,8 @@ const TOOLS = [
   'etcd_diagnose',
   'etcd_status',
   'etcd_space',
+  'etcd_upgrade_check',
+  'etcd_recover',
   'etcd_audit_trail',
   // Over stdio etcd_analyze is always there (mcp.analyzeRoots bounds it when set).
   'etcd_analyze',

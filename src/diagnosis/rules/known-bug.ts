@@ -1,5 +1,8 @@
 import {
+  compareVersions,
   KNOWN_BUGS_DATE,
+  kubeadmEtcdFloor,
+  parseEtcdVersion,
   type KnownBugHit,
   type KnownBugKind,
   knownBugsOf,
@@ -36,10 +39,68 @@ export const knownBugRule: Rule = {
       ? groups.map((g) => `${g.version} on ${formatList(g.members)}: ${g.hits.length} known bug(s)`)
       : [`no member runs a release with a known bug (table of ${KNOWN_BUGS_DATE})`];
     const affected = groups.filter((g) => g.hits.length > 0);
-    if (affected.length === 0) return { explain };
-    return { finding: findingOf(affected), explain };
+    const unsupported = unsupportedByKubeadm(evidence, groups);
+    if (affected.length === 0 && !unsupported) return { explain };
+    const finding = affected.length ? findingOf(affected) : emptyFinding();
+    if (unsupported) addUnsupported(finding, unsupported);
+    return { finding, explain };
   },
 };
+
+interface Unsupported {
+  members: string[];
+  versions: string[];
+  kubernetesMinor: number;
+  floor: string;
+  source: string;
+}
+
+/** kubeadm whose Kubernetes no longer supports the etcd some members run (kubeadm 1.36: below 3.6.0). */
+function unsupportedByKubeadm(evidence: Evidence, groups: VersionGroup[]): Unsupported | undefined {
+  const k = evidence.kubernetes?.ok ? evidence.kubernetes.data : undefined;
+  if (k?.distribution !== 'kubeadm') return undefined;
+  const api = k.apiserver.ok && k.apiserver.data.latency.ok ? k.apiserver.data.latency.data : undefined;
+  const floor = kubeadmEtcdFloor(api?.gitVersion);
+  const min = floor ? parseEtcdVersion(floor.etcd) : undefined;
+  if (!floor || !min) return undefined;
+  const below = groups.filter((g) => {
+    const v = parseEtcdVersion(g.version);
+    return v && compareVersions(v, min) < 0;
+  });
+  if (below.length === 0) return undefined;
+  return {
+    members: below.flatMap((g) => g.members),
+    versions: below.map((g) => g.version),
+    kubernetesMinor: floor.kubernetesMinor,
+    floor: floor.etcd,
+    source: floor.source,
+  };
+}
+
+function emptyFinding(): Finding {
+  return {
+    cause: 'known-bug',
+    severity: 'info',
+    members: [],
+    nodes: [],
+    summary: '',
+    evidence: [],
+    steps: [],
+    unknowns: [],
+  };
+}
+
+/** A version its Kubernetes no longer supports: a warning, named first. */
+function addUnsupported(finding: Finding, u: Unsupported): void {
+  const line = `${formatList(u.members)} run${u.members.length === 1 ? 's' : ''} etcd ${formatList(u.versions)}, which Kubernetes 1.${u.kubernetesMinor} (kubeadm) no longer supports (below ${u.floor})`;
+  finding.severity = 'warning';
+  finding.members = [...new Set([...u.members, ...finding.members])];
+  finding.summary = finding.summary ? `${line}; ${finding.summary}` : line;
+  finding.evidence.unshift(`kubeadm 1.${u.kubernetesMinor} supports etcd ${u.floor} or later: ${u.source}`);
+  finding.steps.unshift({
+    text: `Upgrade etcd to ${u.floor.split('.').slice(0, 2).join('.')}: \`etcd-doctor upgrade-check <cluster> --to ${u.floor.split('.').slice(0, 2).join('.')}\` says what blocks it`,
+  });
+}
 
 /** Members grouped by the version their Status reports. */
 function versionGroups(evidence: Evidence): VersionGroup[] {

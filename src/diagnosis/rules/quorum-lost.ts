@@ -58,6 +58,15 @@ export const quorumLostRule: Rule = {
         {
           text: 'Do not restore from a snapshot unless a majority of members lost their data directories: a restore builds a new cluster and drops every write since the snapshot (etcd disaster recovery guide)',
         },
+        // Only when etcd-doctor saw every voter: a member it could not check may be fine.
+        ...(unknown === 0
+          ? [
+              {
+                text: 'If they cannot come back: the recovery plan says which member to restore from, what each choice loses, and the steps to run (read-only: etcd-doctor runs none of them)',
+                action: 'recovery-plan' as const,
+              },
+            ]
+          : []),
       ],
       unknowns: unknown > 0 ? [`${unknown} voting members could not be checked by etcd-doctor`] : [],
     };

@@ -60,7 +60,30 @@ export function parseEtcdPodSpec(pod: V1Pod): EtcdPodSpec {
       maxRequestBytes: numberFlag(flags, 'max-request-bytes'),
       memoryLimitBytes: quantityBytes(container?.resources?.limits?.memory),
     }),
+    upgradeFlags: upgradeFlagsOf(flags),
   };
+}
+
+/** Flags whose meaning changes across minors (src/lifecycle/upgrade-rules.ts); at most 64 kept. */
+const UPGRADE_FLAGS = new Set([
+  'enable-v2',
+  'v2-deprecation',
+  'max-learners',
+  'feature-gates',
+  'snapshot-count',
+  'max-snapshots',
+]);
+
+function upgradeFlagsOf(flags: ReadonlyMap<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  let kept = 0;
+  for (const [name, value] of flags) {
+    if (kept >= 64) break;
+    if (!UPGRADE_FLAGS.has(name) && !name.startsWith('experimental-')) continue;
+    out[name] = value.slice(0, 200);
+    kept++;
+  }
+  return out;
 }
 
 function optionalNumbers<K extends string>(

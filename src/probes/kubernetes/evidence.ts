@@ -201,6 +201,11 @@ export interface EtcdPodSpec {
   maxRequestBytes?: number;
   /** The etcd container's `resources.limits.memory` in bytes; absent: no limit (kubeadm sets none). */
   memoryLimitBytes?: number;
+  /**
+   * The flags an upgrade check reads (`enable-v2`, `v2-deprecation`, `max-learners`,
+   * `feature-gates`, `snapshot-count`, `max-snapshots`, every `experimental-*`), as etcd sees them.
+   */
+  upgradeFlags?: Record<string, string>;
 }
 
 export interface ReadyzCheck {

@@ -42,6 +42,8 @@ export interface EtcdLab {
    * says true, or when /version has answered for 5 s without quorum; rejects after 20 s.
    */
   restart(name: string): Promise<void>;
+  /** Starts the member again on its data dir with its usual flags plus these (`--force-new-cluster`). */
+  restartWith(name: string, extraArgs: string[]): Promise<void>;
   /** Delays the member's fsync/fdatasync by `delayMicros` via strace; resolves once strace is attached. */
   slowDisk(name: string, delayMicros: number): Promise<{ stop(): Promise<void> }>;
   /** SIGSTOP for stopMs, SIGCONT for runMs, repeated (at most maxDurationMs, default 5 min); stop() leaves it running. */

@@ -4,7 +4,7 @@ import type { ChildRegistry } from './child-registry.js';
 import type { EtcdLab } from './lab-api.js';
 import { fill, fragment, type MemberStatus, readStatus, writeLoad } from './etcd-ops.js';
 import { type CpuStarveOptions, type FaultHandle, injectSlowDisk, starveCpu } from './faults.js';
-import { addLearner, joinExisting, wipeMember } from './lab-learner.js';
+import { addLearner, joinExisting, restartWith, wipeMember } from './lab-learner.js';
 import { type LabPki, publicTls, tlsEtcdctlArgs } from './lab-tls.js';
 import type { LabConfig, LabMember } from './member-plan.js';
 import { type MemberProcess, waitUntilServing } from './member-process.js';
@@ -57,6 +57,10 @@ export function createLabControl(ctx: LabContext): EtcdLab {
     stop: (name) => signalMember(ctx, name, 'SIGSTOP'),
     cont: (name) => signalMember(ctx, name, 'SIGCONT'),
     restart: (name) => restart(ctx, name),
+    restartWith: (name, extraArgs) =>
+      restartWith(ctx, name, extraArgs, (proc, url) =>
+        waitUntilServing(proc, url, RESTART_TIMEOUT_MS, ctx.pki?.material),
+      ),
     slowDisk: (name, delayMicros) => slowDisk(ctx, name, delayMicros),
     cpuStarve: (name, opts) => cpuStarve(ctx, name, opts),
     leaderName: () => leaderName(ctx),

@@ -61,6 +61,28 @@ export async function joinExisting(ctx: LabContext, name: string, initialCluster
   ctx.memberIds.set(name, await waitUntilFollowing(ctx, plan.clientUrl, proc));
 }
 
+/**
+ * Starts `name` again on its data dir with its usual flags plus `extraArgs` (`--force-new-cluster`
+ * for a recovery), as an operator edits a unit or a static pod manifest; `[]` starts it as usual.
+ * Resolves once it serves its client URL.
+ */
+export async function restartWith(
+  ctx: LabContext,
+  name: string,
+  extraArgs: string[],
+  waitServing: (proc: MemberProcess, clientUrl: string) => Promise<void>,
+): Promise<void> {
+  const plan = planOf(ctx, name);
+  await ctx.processes.get(name)?.kill();
+  ctx.stopped.delete(name);
+  const initialCluster = ctx.members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
+  const join = { initialCluster, token: ctx.token, state: 'new' as const };
+  const args = [...memberArgs(ctx.config, plan, join, ctx.pki), ...extraArgs];
+  const proc = spawnMember(ctx.config, plan, args, ctx.registry);
+  ctx.processes.set(name, proc);
+  await waitServing(proc, plan.clientUrl);
+}
+
 function planOf(ctx: LabContext, name: string): LabMember {
   const plan = ctx.members.find((m) => m.name === name);
   if (!plan)

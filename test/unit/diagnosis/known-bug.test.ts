@@ -127,3 +127,48 @@ describe('known-bug', () => {
     expect(knownBugRule.evaluate(running('3.6.14'), { now: NOW }).finding).toBeUndefined();
   });
 });
+
+describe('known-bug: a version its Kubernetes no longer supports', () => {
+  /** Only what the rule reads of Kubernetes: kubeadm, and the apiserver's /version. */
+  function onKubeadm(evidence: Evidence, gitVersion: string): Evidence {
+    const skipped = { ok: false as const, failure: { kind: 'skipped' as const, message: 'not read' } };
+    const kubernetes = {
+      distribution: 'kubeadm' as const,
+      server: 'https://127.0.0.1:6443',
+      collectedAt: NOW,
+      pods: skipped,
+      logs: skipped,
+      leases: skipped,
+      nodes: skipped,
+      staticPods: skipped,
+      etcdPods: skipped,
+      apiserver: ok({
+        readyz: skipped,
+        latency: ok({ getNamespaceMs: 3, versionMs: 1, gitVersion }),
+        etcdRequests: skipped,
+      }),
+      events: skipped,
+    };
+    return { ...evidence, kubernetes: ok(kubernetes) } as unknown as Evidence;
+  }
+
+  it('kubeadm 1.36 with etcd 3.5.33 (no known bug): a warning naming the members, 3.6.0 and kubernetes#135701', () => {
+    const finding = knownBugRule.evaluate(onKubeadm(running('3.5.33'), 'v1.36.2'), { now: NOW }).finding;
+    expect(finding?.severity).toBe('warning');
+    expect(finding?.summary).toBe(
+      'etcd-1, etcd-2 and etcd-3 run etcd 3.5.33, which Kubernetes 1.36 (kubeadm) no longer supports (below 3.6.0)',
+    );
+    expect(finding?.evidence[0]).toBe(
+      'kubeadm 1.36 supports etcd 3.6.0 or later: https://github.com/kubernetes/kubernetes/pull/135701',
+    );
+  });
+
+  it('kubeadm 1.35 with etcd 3.5.33: nothing; kubeadm 1.36 with 3.6.14: nothing', () => {
+    expect(
+      knownBugRule.evaluate(onKubeadm(running('3.5.33'), 'v1.35.0'), { now: NOW }).finding,
+    ).toBeUndefined();
+    expect(
+      knownBugRule.evaluate(onKubeadm(running('3.6.14'), 'v1.36.0'), { now: NOW }).finding,
+    ).toBeUndefined();
+  });
+});

@@ -87,9 +87,16 @@ describe('the view: what etcd-doctor cannot see is never a cluster failure', () 
     const members = e.members.map((m) => (m.target.name === 'etcd-1' ? survivor : blocked(m)));
     const result = diagnose({ ...e, members }, rules, ctx);
     expect(result.findings[0]?.cause).toBe('quorum-lost');
+    // No step restores anything; the one step that names a restore is the read-only recovery plan
+    // (issue 40), which only says where a person would restore from.
     expect(
-      result.findings[0]?.steps.filter((s) => /restore/i.test(s.text) && !/^Do not/.test(s.text)),
+      result.findings[0]?.steps.filter(
+        (s) => /restore/i.test(s.text) && !/^Do not/.test(s.text) && s.action !== 'recovery-plan',
+      ),
     ).toEqual([]);
+    expect(result.findings[0]?.steps.find((s) => s.action === 'recovery-plan')?.text).toMatch(
+      /read-only: etcd-doctor runs none of them/,
+    );
   });
 
   it('a learner down beside three healthy voters: a warning, quorum 2 of 3, one to spare', () => {

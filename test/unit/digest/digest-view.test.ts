@@ -166,4 +166,26 @@ describe('the digest line of a cluster running a release with a known bug', () =
     expect(line).toMatch(/^🟢 \*prod\* HEALTHY ·/);
     expect(line).toContain(':warning: known bugs on etcd-1, etcd-2 and etcd-3 (upgrade to 3.4.42)');
   });
+
+  it('a version its Kubernetes no longer supports leads the part', () => {
+    const finding = {
+      cause: 'known-bug' as const,
+      severity: 'warning' as const,
+      members: ['etcd-1'],
+      nodes: [],
+      summary: 'etcd-1 runs etcd 3.5.33, which Kubernetes 1.36 (kubeadm) no longer supports (below 3.6.0)',
+      evidence: [],
+      steps: [],
+      unknowns: [],
+      remediation: [],
+      causedBy: null,
+    };
+    const line = digestLine(
+      { cluster: 'prod', ok: true, samples: [], report: report([row('etcd-1')], { findings: [finding] }) },
+      now,
+    );
+    expect(line).toContain(
+      ':warning: etcd-1 runs etcd 3.5.33, which Kubernetes 1.36 (kubeadm) no longer supports (below 3.6.0)',
+    );
+  });
 });

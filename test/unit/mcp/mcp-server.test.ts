@@ -95,6 +95,8 @@ describe('the MCP server', () => {
       'etcd_diagnose',
       'etcd_status',
       'etcd_space',
+      'etcd_upgrade_check',
+      'etcd_recover',
     ]);
   });
 

@@ -1,5 +1,6 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
-import type { LoadRates, LoadReading } from '../../probes/etcd-metrics.js';
+import type { LoadReading } from '../../probes/etcd-metrics.js';
+import type { LoadRates } from '../../probes/metrics-window.js';
 import type { EtcdPodSpec } from '../../probes/kubernetes/evidence.js';
 import { formatBytes, formatMs } from '../../format.js';
 import { dataOf, kubernetesOf, memberOfNode } from './kubernetes.js';

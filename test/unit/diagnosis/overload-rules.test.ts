@@ -5,7 +5,8 @@ import { rules } from '../../../src/diagnosis/rules/index.js';
 import { apiserverLists, keepListLine } from '../../../src/probes/kubernetes/apiserver-lists.js';
 import { quantityBytes } from '../../../src/probes/kubernetes/etcd-pod-spec.js';
 import type { Evidence, MetricsData } from '../../../src/probes/evidence.js';
-import type { LoadRates, LoadReading } from '../../../src/probes/etcd-metrics.js';
+import type { LoadReading } from '../../../src/probes/etcd-metrics.js';
+import type { LoadRates } from '../../../src/probes/metrics-window.js';
 import type { EtcdPodSpec, KubernetesEvidence } from '../../../src/probes/kubernetes/evidence.js';
 import { clusterEvidence, failed, metricsData, ok } from '../../support/evidence/evidence.js';
 

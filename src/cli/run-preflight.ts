@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { loadKubernetesClients } from '../clients/kubernetes.js';
+import { kubernetesLoader } from '../clients/cluster-reach.js';
 import { findCluster, loadConfigFor } from '../config/load-config.js';
 import { EtcdDoctorError } from '../errors.js';
 import { runPreflight } from '../remediation/preflight.js';
@@ -27,7 +27,7 @@ export async function runPreflightCommand(
       'config_invalid',
       `cluster ${clusterName} has no kubernetes section: remediation through Kubernetes (components/remediation) does not apply to it`,
     );
-  const kube = await loadKubernetesClients(cluster.kubernetes, { readFile: (p) => readFile(p, 'utf8') });
+  const kube = await kubernetesLoader(cluster, (p) => readFile(p))();
   const result = await runPreflight(clusterName, {
     kube,
     settings: settingsFor(cluster, DEFAULT_REMEDIATION_SETTINGS),

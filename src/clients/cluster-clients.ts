@@ -1,8 +1,8 @@
 import type { ClusterConfig, ConfigFile, ResolvedCluster } from '../config/schema.js';
-import { describeError, EtcdDoctorError } from '../errors.js';
 import type { MemberInfo } from '../probes/evidence.js';
 import type { Outcome } from '../probes/outcome.js';
 import { createEtcdClients, type EtcdClients, type EtcdTlsFiles, loadEtcdTls } from './etcd-clients.js';
+import { etcdEndpointsOf, kubernetesLoader } from './cluster-reach.js';
 import { createHttpGet, type HttpClient } from './http.js';
 
 /** One cluster's etcd gRPC clients and HTTP agent, with what the doctor remembers about it. */
@@ -48,7 +48,8 @@ export function createClientPool(deps: {
     if (!entry) {
       const created: ClientsEntry = {
         clients: (async () => {
-          const resolved = await resolveEndpoints(cluster);
+          const endpoints = await etcdEndpointsOf(cluster, kubernetesLoader(cluster, deps.readFileBuffer));
+          const resolved: ResolvedCluster = { ...cluster, etcd: { ...cluster.etcd, endpoints } };
           const etcdPath = `clusters[${deps.config.clusters.indexOf(cluster)}].etcd`;
           const tls = await loadEtcdTls(cluster, deps, etcdPath);
           return {
@@ -78,33 +79,6 @@ export function createClientPool(deps: {
     if (entry.users > 0 || entry.keep || clients.get(name) !== entry) return;
     clients.delete(name);
     void entry.clients.then(closeClients, () => undefined);
-  };
-
-  /** A cluster configured with `kubernetes` only: its etcd client URLs come from the etcd pods. */
-  const resolveEndpoints = async (cluster: ClusterConfig): Promise<ResolvedCluster> => {
-    const { endpoints } = cluster.etcd;
-    if (endpoints) return { ...cluster, etcd: { ...cluster.etcd, endpoints } };
-    const k8s = cluster.kubernetes;
-    try {
-      if (!k8s) throw new Error('no kubernetes config');
-      // Loaded only for such a cluster: health and diagnose of the others never load the client.
-      const { loadKubernetesClients } = await import('./kubernetes.js');
-      const { discoverEtcdEndpoints } = await import('../probes/kubernetes/discover-etcd-endpoints.js');
-      const kube = await loadKubernetesClients(k8s, {
-        readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
-      });
-      const found = await discoverEtcdEndpoints(kube, {
-        timeoutMs: deps.config.probes.timeoutMs,
-        ...(k8s.distribution ? { distribution: k8s.distribution } : {}),
-      });
-      return { ...cluster, etcd: { ...cluster.etcd, endpoints: found } };
-    } catch (err) {
-      throw new EtcdDoctorError(
-        'config_invalid',
-        `cluster ${cluster.name} lists no etcd.endpoints and they could not be discovered through Kubernetes: ${describeError(err)}`,
-        { cause: err },
-      );
-    }
   };
 
   return {

@@ -1,3 +1,4 @@
+import { kubernetesLoader } from '../clients/cluster-reach.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { DoctorDeps } from './options.js';
 
@@ -32,7 +33,6 @@ export async function backupsEvidenceOf(
   signal: AbortSignal | undefined,
 ): Promise<BackupsCollection | undefined> {
   const m = await import('../probes/collect-backups.js');
-  const k8s = cluster.kubernetes;
   return m.collectBackups({
     cluster,
     budget: how === 'listing' ? m.LISTING_BUDGET : m.DIAGNOSIS_BUDGET,
@@ -40,12 +40,7 @@ export async function backupsEvidenceOf(
     // Budgets run on the real clock; file ages are judged by the rule against the doctor's.
     now: Date.now,
     timeoutMs: deps.config.probes.timeoutMs,
-    loadKubernetesClients: async () => {
-      if (!k8s) throw new Error('no kubernetes config');
-      return (await import('../clients/kubernetes.js')).loadKubernetesClients(k8s, {
-        readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
-      });
-    },
+    loadKubernetesClients: kubernetesLoader(cluster, deps.readFileBuffer),
     ...(signal ? { signal } : {}),
   });
 }

@@ -1,3 +1,4 @@
+import { kubernetesLoader } from '../clients/cluster-reach.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { Evidence } from '../probes/evidence.js';
 import type { KubernetesEvidence } from '../probes/kubernetes/evidence.js';
@@ -19,10 +20,7 @@ export function kubernetesEvidenceOf(
       now,
       parts,
       settings: { timeoutMs: deps.config.probes.timeoutMs, logTimeoutMs: 2 * deps.config.probes.timeoutMs },
-      loadClients: async () =>
-        (await import('../clients/kubernetes.js')).loadKubernetesClients(k8s, {
-          readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
-        }),
+      loadClients: kubernetesLoader(cluster, deps.readFileBuffer),
     }),
   );
 }

@@ -1,9 +1,8 @@
 import { createEtcdClients, type EtcdClients, loadEtcdTls } from '../clients/etcd-clients.js';
-import type { KubernetesClients } from '../clients/kubernetes.js';
+import { etcdEndpointsOf, kubernetesLoader } from '../clients/cluster-reach.js';
 import { createHttpGet, type HttpClient } from '../clients/http.js';
 import { type ClusterConfig, RESERVED_ENV_PREFIXES } from '../config/schema.js';
-import { EtcdDoctorError } from '../errors.js';
-import { type ActionClients, noKubernetes } from './action.js';
+import type { ActionClients } from './action.js';
 
 export interface ActionClientDeps {
   readFileBuffer: (path: string) => Promise<Buffer>;
@@ -35,31 +34,14 @@ export function createActionClients(
   deps: ActionClientDeps,
 ): ActionClients & { close(): Promise<void> } {
   let etcd: Promise<EtcdClients> | undefined;
-  let kube: Promise<KubernetesClients> | undefined;
   let http: Promise<HttpClient> | undefined;
-  const loadKube = () => {
-    const k8s = cluster.kubernetes;
-    if (!k8s) throw new EtcdDoctorError('action_failed', noKubernetes(cluster.name));
-    // Loaded when an action needs it: a static import put the Kubernetes client (~60 MiB RSS)
-    // into every worker's start-up, with Kubernetes configured or not.
-    kube ??= import('../clients/kubernetes.js').then(({ loadKubernetesClients }) =>
-      loadKubernetesClients(k8s, {
-        readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
-      }),
-    );
-    return kube;
-  };
+  // Loaded when an action needs it: a static import put the Kubernetes client (~60 MiB RSS)
+  // into every worker's start-up, with Kubernetes configured or not.
+  const loadKube = kubernetesLoader(cluster, deps.readFileBuffer, 'action_failed');
   return {
     etcd() {
       etcd ??= (async () => {
-        const endpoints =
-          cluster.etcd.endpoints ??
-          (await (
-            await import('../probes/kubernetes/discover-etcd-endpoints.js')
-          ).discoverEtcdEndpoints(await loadKube(), {
-            timeoutMs: 5000,
-            ...(cluster.kubernetes?.distribution ? { distribution: cluster.kubernetes.distribution } : {}),
-          }));
+        const endpoints = await etcdEndpointsOf(cluster, loadKube);
         const tls = await loadEtcdTls(cluster, deps);
         return createEtcdClients({ ...cluster, etcd: { ...cluster.etcd, endpoints } }, tls);
       })();

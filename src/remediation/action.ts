@@ -213,8 +213,3 @@ export const failed = (summary: string, lines: string[] = []): ActionOutcome => 
   summary,
   lines,
 });
-
-/** Why an action that works through the Kubernetes API cannot run on a cluster configured without it. */
-export function noKubernetes(cluster: string): string {
-  return `cluster ${cluster} has no kubernetes: section in the config`;
-}

@@ -1,3 +1,4 @@
+import { etcdEndpointsOf, kubernetesLoader } from '../clients/cluster-reach.js';
 import { createMemberClients, loadEtcdTls, type MemberClients } from '../clients/etcd-clients.js';
 import { createHttpGet, type HttpClient } from '../clients/http.js';
 import type { ClusterConfig } from '../config/schema.js';
@@ -220,38 +221,23 @@ function noMemberAnswered(cluster: string, roles: readonly MemberRole[]): string
   return `no member of ${cluster} answered Status within ${STATUS_TIMEOUT_MS / 1000} s (${why}): nothing was measured`;
 }
 
-/** The cluster's etcd client URLs: configured, or read from the etcd pods through Kubernetes. */
+/** The cluster's etcd client URLs (clients/cluster-reach.ts), or why not as the space scan says it. */
 async function resolveEndpoints(cluster: ClusterConfig, deps: SpaceDeps): Promise<string[]> {
-  if (cluster.etcd.endpoints) return cluster.etcd.endpoints;
   try {
-    const { discoverEtcdEndpoints } = await import('../probes/kubernetes/discover-etcd-endpoints.js');
-    return await discoverEtcdEndpoints(await loadKube(cluster, deps), {
-      timeoutMs: STATUS_TIMEOUT_MS,
-      ...(cluster.kubernetes?.distribution ? { distribution: cluster.kubernetes.distribution } : {}),
-    });
+    return await etcdEndpointsOf(cluster, kubernetesLoader(cluster, deps.readFileBuffer));
   } catch (err) {
-    throw new SpaceUnavailableError(
-      `cluster ${cluster.name} lists no etcd.endpoints and they could not be discovered through Kubernetes: ${describeError(err).replace(/^unexpected error: /, '')}`,
-      { cause: err },
-    );
+    throw new SpaceUnavailableError(describeError(err).replace(/^unexpected error: /, ''), { cause: err });
   }
-}
-
-async function loadKube(cluster: ClusterConfig, deps: SpaceDeps) {
-  const k8s = cluster.kubernetes;
-  if (!k8s)
-    throw new SpaceUnavailableError(`cluster ${cluster.name} has neither etcd.endpoints nor kubernetes`);
-  const { loadKubernetesClients } = await import('../clients/kubernetes.js');
-  return loadKubernetesClients(k8s, {
-    readFile: async (p) => (await deps.readFileBuffer(p)).toString('utf8'),
-  });
 }
 
 /** apiserver_storage_objects, when Kubernetes is configured; a failure is said, never thrown. */
 async function crossCheck(cluster: ClusterConfig, deps: SpaceDeps): Promise<ApiserverCrossCheck | undefined> {
   if (!cluster.kubernetes) return undefined;
   try {
-    const objects = await readApiserverObjects(await loadKube(cluster, deps), STATUS_TIMEOUT_MS);
+    const objects = await readApiserverObjects(
+      await kubernetesLoader(cluster, deps.readFileBuffer)(),
+      STATUS_TIMEOUT_MS,
+    );
     return { objects: [...objects].map(([resource, count]) => ({ resource, objects: count, keys: null })) };
   } catch (err) {
     return { objects: [], error: describeError(err).replace(/^unexpected error: /, '') };

@@ -1,15 +1,8 @@
+import { noKubernetes } from '../../clients/cluster-reach.js';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
-import {
-  type ActionContext,
-  type ActionOutcome,
-  defineAction,
-  done,
-  failed,
-  noKubernetes,
-  refused,
-} from '../action.js';
+import { type ActionContext, type ActionOutcome, defineAction, done, failed, refused } from '../action.js';
 import { fioVerdict, parseFioOutput } from '../fio-result.js';
 import { quorumGuard, readClusterState } from './cluster-state.js';
 import {

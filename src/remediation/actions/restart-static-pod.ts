@@ -1,18 +1,11 @@
+import { noKubernetes } from '../../clients/cluster-reach.js';
 import type { V1Pod } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
 import { ETCD_CAUSES } from '../../diagnosis/finding.js';
 import { CONTROL_PLANE_COMPONENTS, type ControlPlaneComponent } from '../../probes/kubernetes/evidence.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
-import {
-  type ActionContext,
-  type ActionOutcome,
-  defineAction,
-  done,
-  failed,
-  noKubernetes,
-  refused,
-} from '../action.js';
+import { type ActionContext, type ActionOutcome, defineAction, done, failed, refused } from '../action.js';
 import { type ClusterState, isHealthy, readClusterState } from './cluster-state.js';
 import {
   isReady,

@@ -75,6 +75,8 @@ export interface ScenarioOptions {
   delays?: DelayRule[];
   settings?: Partial<KubeProbeSettings>;
   clusterName?: string;
+  /** Pod logs served instead of the fixture's, by `namespace/pod/container`. */
+  logs?: Record<string, string>;
 }
 
 /** Starts the fake on a fixture, loads real clients from a written kubeconfig, and collects. */
@@ -115,6 +117,10 @@ export async function collectScenario(fixture: string, opts: ScenarioOptions = {
     ...(opts.delays ? { delays: opts.delays } : {}),
   });
   try {
+    for (const [at, text] of Object.entries(opts.logs ?? {})) {
+      const [namespace = '', pod = '', container = ''] = at.split('/');
+      fake.setLog(namespace, pod, container, text);
+    }
     const kubeconfig = await writeFakeKubeconfig(fake.url, {
       token: fake.token,
       context: 'etcd-doctor@fake',

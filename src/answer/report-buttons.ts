@@ -1,4 +1,4 @@
-import { type ActionId, VIEW_CAUSES } from '../diagnosis/finding.js';
+import { type ActionId, LATENT_CAUSES, VIEW_CAUSES } from '../diagnosis/finding.js';
 import { isChatButtonKind } from '../contracts/action-id.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { actionLabel, type NotOffered, type ViewButton } from '../report/chat-view.js';
@@ -57,11 +57,12 @@ export async function reportButtons(
   });
   // A diagnosis that found something can become a ticket, or be snoozed (src/remediation/actions/).
   // Snoozing silences the cluster's alerting: offered only for a finding about the cluster, never
-  // for one about etcd-doctor's own view alone (its access, its network path, its own load).
+  // for one about etcd-doctor's own view alone (its access, its network path, its own load), nor
+  // for a known bug of the release alone (LATENT_CAUSES: no fault, nothing to silence).
   if (report.findings.length > 0) {
     if (opts.tickets && !seen.has('open-ticket:{}'))
       specs.push({ action: 'open-ticket', args: {}, finding: null });
-    if (report.findings.some((f) => !VIEW_CAUSES.has(f.cause)))
+    if (report.findings.some((f) => !VIEW_CAUSES.has(f.cause) && !LATENT_CAUSES.has(f.cause)))
       specs.push({ action: 'snooze', args: { hours: '4' }, finding: null });
   }
   specs.push({ action: 'rerun', args: { depth: report.kind }, finding: null });

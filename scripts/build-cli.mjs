@@ -56,8 +56,6 @@ export const BUNDLED = [
   'yaml',
   'zod',
   'bignumber.js',
-  'shallow-equal',
-  'parse-prometheus-text-format',
   'fastest-levenshtein',
 ];
 

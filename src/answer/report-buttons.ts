@@ -56,9 +56,9 @@ export async function reportButtons(
     }
   });
   // A diagnosis that found something can become a ticket, or be snoozed (src/remediation/actions/).
-  // Snoozing silences the cluster's alerting: offered only for a finding about the cluster, never
-  // for one about etcd-doctor's own view alone (its access, its network path, its own load), nor
-  // for a known bug of the release alone (LATENT_CAUSES: no fault, nothing to silence).
+  // Snoozing silences the cluster's alerting: offered only for a finding about a fault of the
+  // cluster, never for one about etcd-doctor's own view alone (its access, its network path, its own
+  // load), nor for a known bug of the release alone (LATENT_CAUSES: it never alerts).
   if (report.findings.length > 0) {
     if (opts.tickets && !seen.has('open-ticket:{}'))
       specs.push({ action: 'open-ticket', args: {}, finding: null });

@@ -333,8 +333,9 @@ function scanDataDir(line: string, _zap: ZapLike | undefined, s: FaultSignals, t
 // <id>, size <s>]...`, `database snapshot [index: <i>, to: <id>] failed to be sent out (<err>)`;
 // ETCD34/35/36 zap `sending database snapshot` / `failed to send database snapshot` with
 // `remote-peer-id`, `size`, `error`. rafthttp/http.go: `receiving database snapshot`.
-const SNAP_SEND = /start to send database snapshot \[index: \d+, to ([0-9a-f]+)(?:, size ([^\]]+))?\]/;
-const SNAP_FAILED = /database snapshot \[index: \d+, to: ([0-9a-f]+)\] failed to be sent out \((.{0,200})\)/;
+const SNAP_SEND = /start to send database snapshot \[index: \d+, to ([0-9a-f]{1,16})(?:, size ([^\]]+))?\]/;
+const SNAP_FAILED =
+  /database snapshot \[index: \d+, to: ([0-9a-f]{1,16})\] failed to be sent out \((.{0,200})\)/;
 const SNAP_RECEIVING = /receiving database snapshot \[index: \d+, from/;
 
 function scanSnapshots(line: string, zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
@@ -594,10 +595,10 @@ function addFrame(event: CrashEvent, text: string): boolean {
 // term %d` and `%x received %s [rejection ]from %x at term %d` (MsgVote, MsgPreVote and their
 // responses); etcd 2.x–3.1 wrote `sent vote request to` and `received vote [rejection ]from`.
 const VOTE_ASKED =
-  /[0-9a-f]+ \[logterm: \d+, index: \d+\] sent (?:Msg(?:Pre)?Vote|vote) request to ([0-9a-f]+) at term/;
+  /(?<![0-9a-f])[0-9a-f]{1,16} \[logterm: \d{1,20}, index: \d{1,20}\] sent (?:Msg(?:Pre)?Vote|vote) request to ([0-9a-f]{1,16}) at term/;
 const VOTE_ANSWERED =
-  /([0-9a-f]+) received (?:Msg(?:Pre)?VoteResp|vote)(?: rejection)? from ([0-9a-f]+) at term/;
-const PRE_CANDIDATE = /[0-9a-f]+ became pre-candidate at term \d+/;
+  /(?<![0-9a-f])([0-9a-f]{1,16}) received (?:Msg(?:Pre)?VoteResp|vote)(?: rejection)? from ([0-9a-f]{1,16}) at term/;
+const PRE_CANDIDATE = /(?<![0-9a-f])[0-9a-f]{1,16} became pre-candidate at term \d{1,20}/;
 
 function scanCampaign(line: string, s: FaultSignals): void {
   const stat = s.campaign;

@@ -120,7 +120,11 @@ export interface LogSignals extends FaultSignals {
    * mvcc `finished scheduled compaction`: capnslog `finished scheduled compaction at <rev> (took
    * …)`, zap with `compact-revision`. Every member logs each compaction as it applies it.
    */
-  compactions: CountStat & { lastRevision: number | undefined };
+  compactions: CountStat & {
+    lastRevision: number | undefined;
+    /** The longest silence between two compaction lines: compaction that stopped, then resumed. */
+    longestGap?: { seconds: number; from: string; to: string };
+  };
 }
 
 export interface UnexplainedError {
@@ -237,11 +241,11 @@ const TOOK_TOO_LONG = /took too long \(([^)]{1,40})\) to execute/;
 const LEGACY_APPLY = /apply entries took too long \[([^\s\]]+) for \d+ entries\]/;
 const SYNC_DURATION = /sync duration of ([^\s,]+), expected less than/;
 const HEARTBEAT = /failed to send out heartbeat on time \(exceeded/;
-const CLOCK = /the clock difference against peer ([0-9a-f]+) is too high \[([^\s\]]+) > [^\]]+\]/;
+const CLOCK = /the clock difference against peer ([0-9a-f]{1,16}) is too high \[([^\s\]]+) > [^\]]+\]/;
 const COULD_NOT_CONNECT =
-  /health check for peer ([0-9a-f]+) could not connect: (.*?)(?: \(prober "[^"]*"\))?$/;
-const ELECTED = /raft\.node: [0-9a-f]+ elected leader [0-9a-f]+ at term \d+/;
-const LOST = /raft\.node: [0-9a-f]+ lost leader [0-9a-f]+ at term \d+/;
+  /health check for peer ([0-9a-f]{1,16}) could not connect: (.*?)(?: \(prober "[^"]*"\))?$/;
+const ELECTED = /raft\.node: [0-9a-f]{1,16} elected leader [0-9a-f]{1,16} at term \d+/;
+const LOST = /raft\.node: [0-9a-f]{1,16} lost leader [0-9a-f]{1,16} at term \d+/;
 const REQUEST_TIMED_OUT = /etcdserver: request timed out/;
 const LEADER_CHANGED = /etcdserver: leader changed/;
 const LEADERELECTION_LOST = /leaderelection lost/i;
@@ -251,9 +255,9 @@ const RENEW_FAILED = /failed to renew lease(?: ([^\s:]+):|"[^\n]*?\block="([^"]+
 // alarm` with `alarm:NOSPACE` on every /health), and `etcdserver: no space` by each refused apply;
 // the quota message only where an apply hit it.
 const DB_SPACE =
-  /database space exceeded|exceeded backend quota|etcdserver: no space(?! left on device)|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer|due to an alarm\W{1,20}[^"]*alarm:NOSPACE/;
+  /database space exceeded|exceeded backend quota|etcdserver: no space(?! left on device)|alarm raised\W{1,20}(?:alarm\W{1,4})?NOSPACE|alarm NOSPACE raised by peer|due to an alarm\W{1,20}[^"]{0,300}alarm:NOSPACE/;
 const TOCOMMIT = /tocommit\(\d+\) is out of range \[lastIndex\(\d+\)\]/;
-const STARTING = /\bstarting member [0-9a-f]+ in cluster [0-9a-f]+/;
+const STARTING = /\bstarting member [0-9a-f]{1,16} in cluster [0-9a-f]{1,16}/;
 // capnslog: `starting member <id> in cluster <cid>`, `restarting member … in cluster <cid> at …`,
 // `published {Name:…} to cluster <cid>`, `added member <id> [<urls>] to cluster <cid>`.
 const OWN_CLUSTER = /\b(?:in|to) cluster ([0-9a-f]{8,16})\b/;
@@ -264,26 +268,32 @@ const CLUSTER_MISMATCH = /cluster ID mismatch/;
 // a removed peer's stream, which the other members log (ETCD33/34 http.go, 3.5 zap).
 const MEMBER_REMOVED = /permanently removed from the cluster/;
 const REMOVED_PEER =
-  /rejected the stream from peer ([0-9a-f]+) since it was removed|rejected stream from remote peer because it was removed/;
-const REMOVED_PEER_ZAP = /"remote-peer-id-from":"([0-9a-f]+)"/;
-const BOOTSTRAPPED = /member [0-9a-f]+ has already been bootstrapped/;
+  /rejected the stream from peer ([0-9a-f]{1,16}) since it was removed|rejected stream from remote peer because it was removed/;
+const REMOVED_PEER_ZAP = /"remote-peer-id-from":"([0-9a-f]{1,16})"/;
+const BOOTSTRAPPED = /member [0-9a-f]{1,16} has already been bootstrapped/;
 // embed/config_logging.go: `rejected connection from "<addr>" (error "<tls error>", ServerName …)`,
 // zap `"msg":"rejected connection"` with an `error` field; and x509 failures of a peer dial.
 const REJECTED_TLS = /rejected connection from "([^"]*)" \(error "((?:[^"\\]|\\.)*)"/;
 // A peer dial or probe failing on the certificate (capnslog plain text; zap has it in `error`).
+// Go's crypto/x509 (verify.go) HostnameError too: a certificate without the peer's IP or name in its
+// SANs (`cannot validate certificate for <ip> because it doesn't contain any IP SANs`, `… not valid
+// for any names, but wanted to match <name>`, Go ≥ 1.15 `relies on legacy Common Name field`).
 const PEER_X509 =
-  /(x509: (?:certificate signed by unknown authority|certificate has expired or is not yet valid[^"(]*|certificate is valid for [^"(]*)|remote error: tls: bad certificate|tls: [^(]*does not match any of [^(]*)/;
+  /(x509: (?:certificate signed by unknown authority|certificate has expired or is not yet valid[^"(]{0,300}|certificate is valid for [^"(]{0,300}|cannot validate certificate for \S{1,253} because it doesn't contain any IP SANs|certificate is not valid for any names[^"(]{0,300}|certificate relies on legacy Common Name field[^"(]{0,100})|remote error: tls: bad certificate|tls: [^(]{0,300}?does not match any of [^(]{0,300})/;
 const TLS_ERROR = /x509: |tls: /;
-// raft ids are uint64 in hex (at most 16 digits): bounded, so a long hex run costs 16 steps a
-// position, not the rest of the line (issue 38 M1: the unbounded `+` took 3.2 s on a 64 KiB line).
-const CANDIDATE = /\b[0-9a-f]{1,16} became (?:pre-)?candidate at term (\d{1,20})/;
-const RESTARTING = /\brestarting member [0-9a-f]+ in cluster [0-9a-f]+ at commit index \d+/;
+// raft ids are uint64 in hex (at most 16 digits): bounded, and a pattern that starts with one starts
+// only where a run of them does, so a long hex run stays linear (issue 38 M1: the unbounded `+`
+// took 3.2 s on a 64 KiB line).
+const CANDIDATE = /(?<![0-9a-f])[0-9a-f]{1,16} became (?:pre-)?candidate at term (\d{1,20})/;
+const RESTARTING = /\brestarting member [0-9a-f]{1,16} in cluster [0-9a-f]{1,16} at commit index \d+/;
 // etcd 3.0–3.3 etcdserver/cluster_util.go: `failed to reach the peerURL(<url>) of member <id> (<error>)`.
-const FAILED_REACH = /failed to reach the peerURL\(([^)]+)\) of member ([0-9a-f]+) \((.*)\)$/;
+const FAILED_REACH =
+  /failed to reach the peerURL\(([^)]{1,512})\) of member ([0-9a-f]{1,16}) \((.{0,2000})\)$/;
 // capnslog `rafthttp: peer <id> became inactive (message send to peer failed)`; under journald
 // (etcd 3.0–3.4 as a systemd unit) the `rafthttp: ` package prefix is not in the message.
-const INACTIVE = /\bpeer ([0-9a-f]+) became inactive(?: \(([^)]*)\))?/;
-const ACTIVE = /\bpeer ([0-9a-f]+) became active/;
+// etcd 2.1–2.3 capnslog (rafthttp/peer_status.go): `the connection with <id> became inactive`.
+const INACTIVE = /\b(?:peer|the connection with) ([0-9a-f]{1,16}) became inactive(?: \(([^)]{0,300})\))?/;
+const ACTIVE = /\b(?:peer|the connection with) ([0-9a-f]{1,16}) became active/;
 // mvcc/kvstore_compaction.go (3.0–3.4 capnslog); zap has `compact-revision` (scanZap).
 const COMPACTED = /finished scheduled compaction at (\d+) \(took/;
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
@@ -316,6 +326,7 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   if (peer?.[1]) touched.push(addPeerUnreachable(s, peer[1], peer[2], line));
   const reach = FAILED_REACH.exec(line);
   if (reach?.[2]) touched.push(addPeerUnreachable(s, reach[2], reach[3], line));
+  if (MAYBE_LEGACY_PEER.test(line)) scanLegacyPeer(line, s, touched);
   const active = ACTIVE.exec(line);
   if (active?.[1]) markPeerActive(s, active[1], line);
   const renew = RENEW_FAILED.exec(line);
@@ -347,8 +358,69 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   if (compacted) touched.push(addCompaction(s, Number(compacted), line));
 }
 
+// A peer's messages failing in etcd 2.x, from etcd-io/etcd's source: rafthttp (master of Feb 2015,
+// 550c58713) `encountered error sending messages in <worker> from <local> to <remote>: <err>`;
+// v2.0 `sender: error posting to <id>: <err>`; 2.1-alpha (38b8e848a) `roundtripping error: error
+// roundtripping to <peer URL>/raft/stream/<type>/<local id>: <err>`, whose path names the member
+// that dials, so the peer is the URL's host; raft (v2.1.0 raft.go) `<local> failed to send message
+// to <remote> because it is unreachable`, and before it `… and changed it to be unreachable`; and
+// rafthttp 2.1–3.4 (peer_status.go) `failed to <dial|read|post> <id> on <stream|pipeline> (<err>)`,
+// which follows `became inactive` and gives its error.
+const MAYBE_LEGACY_PEER =
+  /unreachable|roundtripping|error sending messages|error posting to|failed to \w{1,20} [0-9a-f]{1,16} on /;
+const ENCOUNTERED =
+  /encountered error sending messages in [\w ]{1,30} from [0-9a-f]{1,16} to ([0-9a-f]{1,16}): (.{0,300})$/;
+const POSTING = /\bsender: error posting to ([0-9a-f]{1,16}): (.{0,300})$/;
+const ROUNDTRIP =
+  /error roundtripping to \w{1,10}:\/\/(\[[^\]\s]{1,64}\]:\d{1,5}|[\w.-]{1,253}:\d{1,5})\/\S{0,200}: (.{0,300})$/;
+const RAFT_UNREACHABLE =
+  /[0-9a-f]{1,16} failed to send message to ([0-9a-f]{1,16}) (?:because it is unreachable|and changed it to be unreachable)/;
+const DEACTIVATED_REASON =
+  /\bfailed to \w{1,20} ([0-9a-f]{1,16}) on (?:stream|pipeline|snapshot)[^(]{0,40}\((.{0,300})\)$/;
+
+function scanLegacyPeer(line: string, s: LogSignals, touched: Seen[]): void {
+  const sent = ENCOUNTERED.exec(line) ?? POSTING.exec(line);
+  if (sent?.[1]) touched.push(addPeerUnreachable(s, sent[1], sent[2], line));
+  const trip = ROUNDTRIP.exec(line);
+  if (trip?.[1]) touched.push(addPeerByAddress(s, trip[1], trip[2] ?? '', line));
+  const raft = RAFT_UNREACHABLE.exec(line)?.[1];
+  if (raft) touched.push(addPeerById(s, raft, line));
+  const reason = DEACTIVATED_REASON.exec(line);
+  const known = reason?.[1] ? s.peerUnreachable.find((p) => p.peerId === reason[1]) : undefined;
+  if (known && reason?.[2]) {
+    known.lastError = reason[2].slice(0, EXAMPLE_CHARS);
+    known.address = DIAL_ADDRESS.exec(reason[2])?.[1] ?? known.address;
+  }
+}
+
+const HEX_ID = /^[0-9a-f]{1,16}$/;
+
+/**
+ * A dial to a peer URL whose member id the line does not name: the same peer as the one member
+ * raft names unreachable when the log names exactly one (by id) and dials exactly one address.
+ */
+function addPeerByAddress(s: LogSignals, address: string, error: string, line: string): Seen {
+  const byId = s.peerUnreachable.filter((p) => HEX_ID.test(p.peerId));
+  const byAddress = s.peerUnreachable.filter((p) => !HEX_ID.test(p.peerId));
+  const lone = byId.length === 1 && byAddress.length === 0 ? byId[0] : undefined;
+  return addPeerUnreachable(s, lone?.peerId ?? address, error, line);
+}
+
+/** raft's own word that a peer is unreachable: one peer dialled by address only is that peer. */
+function addPeerById(s: LogSignals, peerId: string, line: string): Seen {
+  const byId = s.peerUnreachable.filter((p) => HEX_ID.test(p.peerId));
+  const byAddress = s.peerUnreachable.filter((p) => !HEX_ID.test(p.peerId));
+  const lone = byId.length === 0 && byAddress.length === 1 ? byAddress[0] : undefined;
+  if (lone) lone.peerId = peerId;
+  return addPeerUnreachable(s, peerId, undefined, line);
+}
+
 function addCompaction(s: LogSignals, revision: number, line: string): Seen {
   const stat = s.compactions;
+  const at = stat.lastSeenAt ? lineTimestamp(line) : undefined;
+  const seconds = at && stat.lastSeenAt ? (Date.parse(at) - Date.parse(stat.lastSeenAt)) / 1000 : Number.NaN;
+  if (at && stat.lastSeenAt && seconds > (stat.longestGap?.seconds ?? 0))
+    stat.longestGap = { seconds, from: stat.lastSeenAt, to: at };
   addCount(s, 'compactions', line);
   if (Number.isFinite(revision)) stat.lastRevision = Math.max(stat.lastRevision ?? 0, revision);
   return stat;
@@ -359,8 +431,10 @@ const TEXT_PEER = /\b(?:peer|dial) ([0-9a-f]{6,16})\b/;
 // The remote's certificate failed our verification (not our own refused: `remote error: tls: …`).
 const REMOTE_CERT_BAD = /x509: |does not match any of/;
 
-const MISMATCH_PEER = /"remote-peer-(?:server-name|id)":"([0-9a-f]+)"|(?:peer|remote)\[([0-9a-f]+)\]/;
-const MISMATCH_LOCAL = /"local-member-cluster-id":"([0-9a-f]+)"|\bwant ([0-9a-f]+)\)|\blocal=([0-9a-f]+)\)/;
+const MISMATCH_PEER =
+  /"remote-peer-(?:server-name|id)":"([0-9a-f]{1,16})"|(?:peer|remote)\[([0-9a-f]{1,16})\]/;
+const MISMATCH_LOCAL =
+  /"local-member-cluster-id":"([0-9a-f]{1,16})"|\bwant ([0-9a-f]{1,16})\)|\blocal=([0-9a-f]{1,16})\)/;
 
 function addMismatch(s: LogSignals, line: string): Seen {
   const stat = s.clusterIdMismatch;
@@ -418,7 +492,7 @@ function addCandidacy(s: LogSignals, term: number, line: string): Seen {
 
 // capnslog rafthttp peer_status.go deactivate: `E | rafthttp: failed to read <id> on stream MsgApp v2
 // (unexpected EOF)`, always followed by `peer <id> became inactive`, which peerUnreachable counts.
-const PEER_DEACTIVATED = /\bfailed to \w+ [0-9a-f]+ on (?:stream|pipeline|snapshot)\b/;
+const PEER_DEACTIVATED = /\bfailed to \w+ [0-9a-f]{1,16} on (?:stream|pipeline|snapshot)\b/;
 const CAPNSLOG_ERROR = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [EC] \| /;
 const KLOG_ERROR = /^[EF]\d{4} \d\d:\d\d:\d\d\.\d+ /;
 // Go's runtime writes a panic or fatal error to stderr without a logger: `panic: …`, `fatal error: …`.

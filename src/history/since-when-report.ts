@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { MinuteHistory } from '../state/minute-history.js';
 import { withDeadline } from '../timing.js';
 import type { MinuteSample } from '../state/minute-sample.js';
-import { findLastSeen, findSinceWhen, sinceMetric } from './since-when.js';
+import { DATED_BY_FINDING, findLastSeen, findSinceWhen, sinceMetric } from './since-when.js';
 
 /** How far back "since when" looks: the full-resolution day (the incidents' lookback too). */
 export const SINCE_WHEN_LOOKBACK_MS = 24 * 3600_000;
@@ -21,7 +21,7 @@ const PAST_CAUSES = new Set(['slow-disk', 'peer-network']);
 
 /** The causes whose finding is dated from the history (those with a metric in it). */
 function dated(f: FindingJson): boolean {
-  return sinceMetric(f.cause, undefined) !== undefined;
+  return sinceMetric(f.cause, undefined) !== undefined || f.cause in DATED_BY_FINDING;
 }
 
 /** Whether any finding of the report could be dated from the minute history. */

@@ -74,6 +74,18 @@ const METRICS: Record<string, SinceMetric | ((row: MinuteMember | undefined) => 
   'leader-churn': { col: COL.leaderChanges, label: 'leader changes', unit: 'count', words: 'leader churn' },
 };
 
+/**
+ * Causes the history dates by their findings alone (no column of theirs is kept), in the words the
+ * head says: `heavy client reads on etcd-1 since 02:13 (12 min)` (issue 39).
+ */
+export const DATED_BY_FINDING: Readonly<Record<string, string>> = {
+  'expensive-requests': 'heavy client reads',
+  'request-too-large': 'writes refused for size',
+  'slow-watchers': 'slow watchers',
+  'defrag-in-progress': 'a defragmentation',
+  'fd-exhaustion': 'file descriptors near the limit',
+};
+
 /** The metric that shows `cause` on `member` in the latest sample, if the history has one. */
 export function sinceMetric(cause: string, latest: MinuteMember | undefined): SinceMetric | undefined {
   const m = METRICS[cause];
@@ -231,7 +243,7 @@ function head(
   metric: SinceMetric | undefined,
 ): { text: string; named: boolean } {
   const who = member ?? 'the cluster';
-  if (!metric) return { text: `${cause} on ${who}`, named: false };
+  if (!metric) return { text: `${DATED_BY_FINDING[cause] ?? cause} on ${who}`, named: false };
   const latest = run.at(-1);
   const now = latest ? readingOf(latest, member, metric.col) : undefined;
   if (metric.limit !== undefined && metric.beyond && now !== undefined && Math.abs(now) > metric.limit)

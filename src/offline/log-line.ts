@@ -155,7 +155,8 @@ function journaldIso(line: UnwrappedLine): boolean {
  * Several members interleaved with a name before a bar: docker compose (`etcd-1  | <line>`) and
  * goreman, which etcd's own Procfile uses (`12:26:12 etcd1 | <line>`).
  */
-const NAME_PREFIX = /^(?:\d\d:\d\d:\d\d )?([A-Za-z][\w.-]{0,62}?) *\| (.*)$/s;
+// Two characters at least: `W | ` is capnslog's level and bar, its time on the line before (a web console's copy).
+const NAME_PREFIX = /^(?:\d\d:\d\d:\d\d )?([A-Za-z][\w.-]{1,62}?) *\| (.*)$/s;
 
 function namePrefix(line: UnwrappedLine): boolean {
   const m = NAME_PREFIX.exec(line.text);

@@ -116,8 +116,8 @@ function writerFor(state: StreamState, source: string | undefined): WriterState 
 
 function consume(raw: string, state: StreamState): void {
   const u = unwrapLine(raw);
-  const held = writerFor(state, u.source);
-  if (held.pending !== undefined && !u.partial) {
+  const held = state.writers.get(u.source ?? state.opts.name);
+  if (held?.pending !== undefined && !u.partial) {
     // The last piece of a line CRI or Docker split: the whole line goes on from here.
     u.text = (held.pending + u.text).slice(0, state.opts.maxLineChars);
     const at = held.pendingAt ?? u.at;
@@ -158,7 +158,7 @@ function consume(raw: string, state: StreamState): void {
     etcd,
   };
   writerFor(state, state.pending.source).bytes += raw.length + 1;
-  splitAtHeads(state, 0);
+  if (found?.glued) splitAtHeads(state, 0);
 }
 
 /** Lines joined into one at most, and a line's text shorter than this is a mail client's soft wrap. */
@@ -211,7 +211,8 @@ function splitAtHeads(state: StreamState, from: number): void {
   for (let i = 0; i < MAX_JOINED * 4; i++) {
     const m = HEAD.exec(pending.text);
     if (!m) return;
-    if (m.index === 0) continue;
+    // Only a head glued to the text before it was joined into it; after a space it is text a line quotes.
+    if (m.index === 0 || /\s/.test(pending.text.charAt(m.index - 1))) continue;
     const rest = pending.text.slice(m.index);
     pending.text = pending.text.slice(0, m.index);
     pending.found = undefined;

@@ -1,4 +1,3 @@
-import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import {
   type Histogram,
   histogramDelta,
@@ -7,6 +6,22 @@ import {
   summarizeLatency,
 } from '../etcd/histogram.js';
 
+import {
+  bytesAt,
+  bytesStartWith,
+  clip,
+  eachLine,
+  eachLineInBytes,
+  edgeMayBeSpace,
+  edgeMayBeSpaceByte,
+  HASH,
+  isNameEnd,
+  metricNameEnd,
+  nameEndInBytes,
+  parseFloatText,
+  readKeptLines,
+  type Samples,
+} from './prometheus-text.js';
 export type { Histogram, QuantileSummary };
 export { histogramDelta, histogramQuantile, summarizeLatency };
 
@@ -112,53 +127,9 @@ export type ParseEtcdMetricsResult =
   | { ok: true; snapshot: EtcdMetricsSnapshot }
   | { ok: false; error: string };
 
-type Counters = EtcdMetricsSnapshot['counters'];
-type WindowCounter = Exclude<keyof Counters, 'proposalsCommitted' | 'proposalsApplied'>;
+export type Counters = EtcdMetricsSnapshot['counters'];
 
-/** What two scrapes of one member say about the time between them. */
-export interface EtcdMetricsWindow {
-  /** Time between the scrapes; 0 without an earlier scrape. */
-  windowSeconds: number;
-  walFsync: QuantileSummary;
-  backendCommit: QuantileSummary;
-  /** The wal fsync histogram of the window itself (absent without an earlier scrape, or after a reset): the minute history keeps its buckets. */
-  walFsyncWindow?: Histogram;
-  /** The backend commit histogram of the window (same conditions as walFsyncWindow). */
-  backendCommitWindow?: Histogram;
-  /** Every peer's RTT histogram of the window, added up (bucket layouts agree: one etcd binary). */
-  peerRttWindow?: Histogram;
-  /** RTT p99 is over the whole since-start histogram: etcd adds one sample per peer only every ~30 s. */
-  peers: Array<{
-    peerId: string;
-    rttP99Seconds: number | undefined;
-    rttSamples: number;
-    sentFailuresTotal: number;
-    sentFailuresInWindow: number;
-  }>;
-  /** Counter increases inside the window; 0 without an earlier scrape or after a reset. */
-  deltas: Record<WindowCounter, number>;
-  /** True when the member restarted between the scrapes (or a counter went backwards): deltas are 0. */
-  countersReset: boolean;
-  totals: Counters;
-  gauges: EtcdMetricsSnapshot['gauges'];
-  /** proposals committed − applied in the later scrape (never below 0). */
-  applyBacklog: number;
-  /** The later scrape's load reading, and the earlier one's (gauges that must hold across the window). */
-  load?: LoadReading;
-  loadBefore?: LoadReading;
-  /** Client load inside the window, per second (absent without an earlier scrape or across a restart). */
-  loadRates?: LoadRates;
-}
-
-export interface LoadRates {
-  sentBytesPerSecond?: number;
-  grpcRangesPerSecond?: number;
-  mvccRangesPerSecond?: number;
-  /** Put and Txn requests refused as invalid inside the window (a count, not a rate). */
-  refusedWrites?: number;
-}
-
-const COUNTER_NAMES: Record<keyof Counters, string> = {
+export const COUNTER_NAMES: Record<keyof Counters, string> = {
   leaderChanges: 'etcd_server_leader_changes_seen_total',
   heartbeatSendFailures: 'etcd_server_heartbeat_send_failures_total',
   slowApply: 'etcd_server_slow_apply_total',
@@ -168,21 +139,6 @@ const COUNTER_NAMES: Record<keyof Counters, string> = {
   proposalsCommitted: 'etcd_server_proposals_committed_total',
   proposalsApplied: 'etcd_server_proposals_applied_total',
 };
-
-const WINDOW_COUNTERS: readonly WindowCounter[] = [
-  'leaderChanges',
-  'heartbeatSendFailures',
-  'slowApply',
-  'slowReadIndexes',
-  'readIndexesFailed',
-  'proposalsFailed',
-];
-
-interface Sample {
-  labels: Readonly<Record<string, string>>;
-  value: number;
-}
-type Samples = ReadonlyMap<string, readonly Sample[]>;
 
 /**
  * Reads the Prometheus text of an etcd member's /metrics. Text that is not Prometheus
@@ -273,7 +229,7 @@ export function createMetricsLineFilter(): MetricsLineFilter {
       if (!st.anyEtcd)
         return { ok: false, error: `no etcd_* metric among its ${st.names.size} metric names` };
       const read = readKeptLines(st.kept);
-      return read.ok ? snapshotOf(read.samples, scrapedAtMs) : read;
+      return read.ok ? etcdSnapshotOf(read.samples, scrapedAtMs) : read;
     },
   };
 }
@@ -325,7 +281,7 @@ function keepText(st: FilterState, line: string): void {
 
 /** keepText on the line's bytes: a grpc_server_handled_total row is decoded only when kept. */
 function keepBytes(st: FilterState, buf: Buffer, from: number, to: number): void {
-  if (st.lastName !== GRPC_HANDLED || grpcBytesKept(buf.subarray(from, to)))
+  if (st.lastName !== GRPC_HANDLED || grpcBytesKept(buf, from, to))
     st.kept.push(buf.toString('utf8', from, to));
 }
 
@@ -350,75 +306,7 @@ function checkBytes(st: FilterState, buf: Buffer, from: number, to: number): voi
   if (st.lastKept) keepBytes(st, buf, from, to);
 }
 
-/** Whether buf holds `name` (ASCII) at `from`. */
-function bytesStartWith(buf: Buffer, from: number, name: string): boolean {
-  for (let i = 0; i < name.length; i++) if (buf[from + i] !== name.charCodeAt(i)) return false;
-  return true;
-}
-
-/** metricNameEnd on bytes. */
-function nameEndInBytes(buf: Buffer, from: number, to: number): number {
-  let i = from;
-  for (; i < to; i++) {
-    const c = buf[i] ?? 0;
-    const nameStart = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58;
-    if (!nameStart && (i === from || c < 48 || c > 57)) break;
-  }
-  return i;
-}
-
-/** A byte at a line's edge that trim() might remove, as edgeMayBeSpace judges a character. */
-function edgeMayBeSpaceByte(b: number): boolean {
-  return b <= SPACE || b > 126;
-}
-
-/** The complete lines of `rest + chunk` as ranges (the first joined); returns the unfinished line. */
-function eachLineInBytes(
-  rest: Buffer | undefined,
-  chunk: Buffer,
-  lineAt: (buf: Buffer, from: number, to: number) => void,
-): Buffer | undefined {
-  let start = 0;
-  if (rest) {
-    const nl = chunk.indexOf(NEWLINE);
-    if (nl === -1) return Buffer.concat([rest, chunk]);
-    const joined = Buffer.concat([rest, chunk.subarray(0, nl)]);
-    lineAt(joined, 0, joined.length);
-    start = nl + 1;
-  }
-  for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
-    lineAt(chunk, start, nl);
-    start = nl + 1;
-  }
-  // A copy: the rest of a line must not keep the whole chunk alive.
-  return start < chunk.length ? Buffer.from(chunk.subarray(start)) : undefined;
-}
-
-/**
- * The complete lines of `rest + chunk`: the first (joined with `rest`) as a string, the others as
- * ranges of `chunk`. Returns the new unfinished line.
- */
-function eachLine(
-  rest: string,
-  chunk: string,
-  line: (text: string) => void,
-  lineAt: (text: string, from: number, to: number) => void,
-): string {
-  let start = 0;
-  if (rest !== '') {
-    const nl = chunk.indexOf('\n');
-    if (nl === -1) return rest + chunk;
-    line(rest + chunk.slice(0, nl));
-    start = nl + 1;
-  }
-  for (let nl = chunk.indexOf('\n', start); nl !== -1; nl = chunk.indexOf('\n', start)) {
-    lineAt(chunk, start, nl);
-    start = nl + 1;
-  }
-  return chunk.slice(start);
-}
-
-function snapshotOf(samples: Samples, scrapedAtMs: number): ParseEtcdMetricsResult {
+export function etcdSnapshotOf(samples: Samples, scrapedAtMs: number): ParseEtcdMetricsResult {
   const counters = Object.fromEntries(
     Object.entries(COUNTER_NAMES).map(([key, name]) => [key, first(samples, name) ?? 0]),
   ) as Counters;
@@ -453,179 +341,6 @@ function snapshotOf(samples: Samples, scrapedAtMs: number): ParseEtcdMetricsResu
   return { ok: true, snapshot };
 }
 
-/**
- * Derives the window between two scrapes of one member. Without `before`, everything is
- * since-start. A restart between the scrapes (process_start_time_seconds changed, or a counter
- * went backwards) is treated the same way, since no subtraction across it is meaningful.
- */
-export function compareSnapshots(
-  before: EtcdMetricsSnapshot | undefined,
-  after: EtcdMetricsSnapshot,
-  opts: { minSamples?: number } = {},
-): EtcdMetricsWindow {
-  if (before !== undefined && before.scrapedAtMs > after.scrapedAtMs) {
-    throw new RangeError(
-      `compareSnapshots: before (${before.scrapedAtMs}) is later than after (${after.scrapedAtMs})`,
-    );
-  }
-  const minSamples = opts.minSamples ?? DEFAULT_MIN_FSYNC_SAMPLES;
-  const countersReset = before !== undefined && wasReset(before, after);
-  const earlier = countersReset ? undefined : before;
-  const windowSeconds = before === undefined ? 0 : (after.scrapedAtMs - before.scrapedAtMs) / 1000;
-  const latency = (pick: (s: EtcdMetricsSnapshot) => Histogram | undefined): QuantileSummary => {
-    const summary = summarizeLatency(earlier && pick(earlier), pick(after), { minSamples });
-    return { ...summary, windowSeconds: summary.source === 'window' ? windowSeconds : undefined };
-  };
-  const delta = (pick: (s: EtcdMetricsSnapshot) => Histogram | undefined): Histogram | undefined => {
-    const a = earlier && pick(earlier);
-    const b = pick(after);
-    return a && b ? histogramDelta(a, b) : undefined;
-  };
-  const fsyncWindow = delta((s) => s.walFsync);
-  const commitWindow = delta((s) => s.backendCommit);
-  const rttWindow = earlier ? peerRttDelta(earlier, after) : undefined;
-  return {
-    windowSeconds,
-    ...(fsyncWindow ? { walFsyncWindow: fsyncWindow } : {}),
-    ...(commitWindow ? { backendCommitWindow: commitWindow } : {}),
-    ...(rttWindow ? { peerRttWindow: rttWindow } : {}),
-    walFsync: latency((s) => s.walFsync),
-    backendCommit: latency((s) => s.backendCommit),
-    peers: comparePeers(earlier, after),
-    deltas: Object.fromEntries(
-      WINDOW_COUNTERS.map((key) => [key, earlier ? increase(earlier.counters[key], after.counters[key]) : 0]),
-    ) as Record<WindowCounter, number>,
-    countersReset,
-    totals: after.counters,
-    gauges: after.gauges,
-    // The two gauges are read one after the other, so applied can briefly pass committed.
-    applyBacklog: Math.max(0, after.counters.proposalsCommitted - after.counters.proposalsApplied),
-    ...(after.load ? { load: after.load } : {}),
-    ...(earlier?.load ? { loadBefore: earlier.load } : {}),
-    ...loadRatesOf(earlier, after, windowSeconds),
-  };
-}
-
-/** The load counters' increase over the window, per second; nothing across a restart or without one. */
-function loadRatesOf(
-  before: EtcdMetricsSnapshot | undefined,
-  after: EtcdMetricsSnapshot,
-  windowSeconds: number,
-): { loadRates?: LoadRates } {
-  const a = before?.load;
-  const b = after.load;
-  if (!a || !b || windowSeconds <= 0) return {};
-  const rate = (x: number | undefined, y: number | undefined) =>
-    x === undefined || y === undefined ? undefined : increase(x, y) / windowSeconds;
-  const count = (x: number | undefined, y: number | undefined) =>
-    y === undefined ? undefined : increase(x ?? 0, y);
-  const rates: LoadRates = defined({
-    sentBytesPerSecond: rate(a.clientSentBytes, b.clientSentBytes),
-    grpcRangesPerSecond: rate(a.grpcRanges, b.grpcRanges),
-    mvccRangesPerSecond: rate(a.mvccRanges, b.mvccRanges),
-    refusedWrites: count(a.refusedWrites, b.refusedWrites),
-  });
-  return { loadRates: rates };
-}
-
-/** The window's RTT observations of every peer in one histogram (the minute history keeps its buckets). */
-function peerRttDelta(before: EtcdMetricsSnapshot, after: EtcdMetricsSnapshot): Histogram | undefined {
-  let total: Histogram | undefined;
-  for (const [peerId, h] of Object.entries(after.peerRtt)) {
-    const old = before.peerRtt[peerId];
-    const d = old ? histogramDelta(old, h) : undefined;
-    if (!d) continue;
-    if (!total) total = d;
-    else if (
-      d.buckets.every((b, i) => total?.buckets[i]?.le === b.le) &&
-      d.buckets.length === total.buckets.length
-    )
-      total = {
-        buckets: total.buckets.map((b, i) => ({ le: b.le, count: b.count + (d.buckets[i]?.count ?? 0) })),
-        sum: total.sum + d.sum,
-        count: total.count + d.count,
-      };
-  }
-  return total;
-}
-
-function comparePeers(
-  before: EtcdMetricsSnapshot | undefined,
-  after: EtcdMetricsSnapshot,
-): EtcdMetricsWindow['peers'] {
-  const ids = new Set([
-    ...Object.keys(after.peerRtt),
-    ...Object.keys(after.peerSentFailures),
-    ...Object.keys(after.peerReceivedFailures),
-  ]);
-  return [...ids].sort().map((peerId) => {
-    const rtt = after.peerRtt[peerId];
-    const sent = after.peerSentFailures[peerId] ?? 0;
-    return {
-      peerId,
-      rttP99Seconds: rtt === undefined ? undefined : histogramQuantile(0.99, rtt),
-      rttSamples: rtt?.count ?? 0,
-      sentFailuresTotal: sent,
-      // A peer without the counter in `before` had no failures yet: client_golang creates it on the first.
-      sentFailuresInWindow: before === undefined ? 0 : increase(before.peerSentFailures[peerId] ?? 0, sent),
-    };
-  });
-}
-
-function wasReset(before: EtcdMetricsSnapshot, after: EtcdMetricsSnapshot): boolean {
-  const startBefore = before.gauges.processStartTimeSeconds;
-  const startAfter = after.gauges.processStartTimeSeconds;
-  if (startBefore !== undefined && startAfter !== undefined && startBefore !== startAfter) return true;
-  return (Object.keys(COUNTER_NAMES) as Array<keyof Counters>).some(
-    (k) => after.counters[k] < before.counters[k],
-  );
-}
-
-function increase(before: number, after: number): number {
-  return after >= before ? after - before : 0;
-}
-
-// --- reading the text -----------------------------------------------------------------------
-
-// parse-prometheus-text-format 1.1.1 folds a HISTOGRAM (or SUMMARY) family into one object keyed
-// by `le` and drops every other label, so the per-peer `To` histograms collapse into one and their
-// _sum/_count vanish. Without the TYPE line the same lines come back as plain samples with all
-// their labels, which is all this module needs: so the parser is given no comment lines at all.
-// A line is blank, a comment, or a metric name followed by labels or a space (Prometheus text
-// format 0.0.4): SAMPLE_OR_COMMENT = /^(?:$|#|[a-zA-Z_:][a-zA-Z0-9_:]*[{ \t])/ on the trimmed line,
-// checked by char code in createMetricsLineFilter.
-const HASH = 35;
-const OPEN_BRACE = 123;
-const SPACE = 32;
-const TAB = 9;
-const NEWLINE = 10;
-
-/** The end of the metric name ([a-zA-Z_:][a-zA-Z0-9_:]*) starting at `from`; `from` if none. */
-function metricNameEnd(text: string, from: number, to: number): number {
-  let i = from;
-  for (; i < to; i++) {
-    const c = text.charCodeAt(i);
-    const nameStart = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58;
-    if (!nameStart && (i === from || c < 48 || c > 57)) break;
-  }
-  return i;
-}
-
-/** What may follow a metric name: its labels or the space before its value. */
-function isNameEnd(c: number): boolean {
-  return c === OPEN_BRACE || c === SPACE || c === TAB;
-}
-
-/** Whether trim() could change text[from, to): an ASCII control or space, or any non-ASCII, at either end. */
-function edgeMayBeSpace(text: string, from = 0, to = text.length): boolean {
-  if (from >= to) return false;
-  const first = text.charCodeAt(from);
-  const last = text.charCodeAt(to - 1);
-  return first <= SPACE || first > 126 || last <= SPACE || last > 126;
-}
-// Go's strconv.ParseFloat forms that Prometheus writes: decimals, exponents, ±Inf, NaN.
-const FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
-
 const COMPACTIONS_COUNT = 'etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count';
 
 /**
@@ -648,10 +363,35 @@ function grpcLineKept(line: string): boolean {
   );
 }
 
-/** The same on the line's bytes, without decoding it. */
-function grpcBytesKept(line: Buffer): boolean {
+const CODE_AT = Buffer.from(`${GRPC_HANDLED}{grpc_code="`);
+const METHOD_AT = Buffer.from('",grpc_method="');
+const RANGE_VALUE = Buffer.from('Range"');
+const INVALID_VALUE = Buffer.from('InvalidArgument');
+const WRITE_VALUES = [Buffer.from('Put"'), Buffer.from('Txn"')];
+
+/**
+ * The same on the line's bytes, without decoding it or making a Buffer: client_golang writes the
+ * labels sorted (grpc_code, grpc_method, …), so the code and the method sit at known places. A
+ * line of another shape is searched as a whole (subarray, no copy).
+ */
+function grpcBytesKept(buf: Buffer, from: number, to: number): boolean {
+  if (!bytesAt(buf, from, CODE_AT)) {
+    const line = buf.subarray(from, to);
+    return (
+      line.includes(RANGE_BYTES) ||
+      (line.includes(INVALID_BYTES) && WRITE_BYTES.some((l) => line.includes(l)))
+    );
+  }
+  const codeFrom = from + CODE_AT.length;
+  let codeTo = codeFrom;
+  while (codeTo < to && buf[codeTo] !== 34 /* " */) codeTo++;
+  const methodFrom = codeTo + METHOD_AT.length;
+  if (!bytesAt(buf, codeTo, METHOD_AT)) return false;
+  if (bytesAt(buf, methodFrom, RANGE_VALUE)) return true;
   return (
-    line.includes(RANGE_BYTES) || (line.includes(INVALID_BYTES) && WRITE_BYTES.some((l) => line.includes(l)))
+    codeTo - codeFrom === INVALID_VALUE.length &&
+    bytesAt(buf, codeFrom, INVALID_VALUE) &&
+    WRITE_VALUES.some((v) => bytesAt(buf, methodFrom, v))
   );
 }
 
@@ -723,252 +463,8 @@ const READ_NAMES = new Set([
 ]);
 
 /** The entries whose value is a number (optional gauges are absent, not undefined). */
-function defined(values: Record<string, number | undefined>): Record<string, number> {
+export function defined(values: Record<string, number | undefined>): Record<string, number> {
   return Object.fromEntries(Object.entries(values).filter((e): e is [string, number] => e[1] !== undefined));
-}
-
-type ReadResult = { ok: true; samples: Samples } | { ok: false; error: string };
-
-/**
- * The reference reading, kept to check the streaming one against (test/unit/probes): every line of
- * the page through parse-prometheus-text-format, comments left out (see above), then the same
- * snapshot. A page costs ~4 ms this way against well under 1 ms streamed and filtered.
- */
-export function parseEtcdMetricsReference(text: string, scrapedAtMs: number): ParseEtcdMetricsResult {
-  const lines = text.split('\n').filter((l) => !l.trim().startsWith('#'));
-  const read = readWithLibrary(lines);
-  return read.ok ? snapshotOf(read.samples, scrapedAtMs) : read;
-}
-
-/**
- * The kept lines (filtered and checked by createMetricsLineFilter) as samples by name, read
- * directly: the same samples parse-prometheus-text-format gives for them (readWithLibrary, the
- * reference), without its family objects. Its rules, kept: a line is trimmed; consecutive samples
- * of one name with the same labels are one sample (the last value wins); an invalid line is named
- * before any bad value.
- */
-function readKeptLines(kept: string[]): ReadResult {
-  const samples = new Map<string, Sample[]>();
-  let badValue: { name: string; value: string } | undefined;
-  let runName = '';
-  let run: Sample[] = [];
-  for (const raw of kept) {
-    const line = raw.trim();
-    const parsed = plainSampleLine(line) ?? parseSampleLine(line);
-    if (!parsed) return { ok: false, error: `invalid line ${clip(line)}` };
-    const value = parseFloatText(parsed.value);
-    if (value === undefined) {
-      badValue ??= { name: parsed.name, value: parsed.value };
-      continue;
-    }
-    if (parsed.name !== runName) {
-      runName = parsed.name;
-      run = [];
-    }
-    const last = run.at(-1);
-    if (last && sameLabels(last.labels, parsed.labels)) {
-      last.value = value;
-      continue;
-    }
-    const sample = { labels: parsed.labels, value };
-    run.push(sample);
-    const list = samples.get(parsed.name);
-    if (list) list.push(sample);
-    else samples.set(parsed.name, [sample]);
-  }
-  if (badValue) return { ok: false, error: `${badValue.name} has the value ${clip(badValue.value)}` };
-  return { ok: true, samples };
-}
-
-function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
-}
-
-/**
- * The lines etcd writes (`name value` or `name{a="x",b="y"} value`: no escape, no tab, single
- * spaces) read with indexOf and slices; anything else is left to parseSampleLine, which reads
- * these the same way a character at a time (test/unit/probes/etcd-metrics-filtered.test.ts).
- */
-function plainSampleLine(
-  line: string,
-): { name: string; labels: Record<string, string>; value: string } | undefined {
-  if (line.includes('\\') || line.includes('\t')) return undefined;
-  const space = line.indexOf(' ');
-  const brace = line.indexOf('{');
-  const labels: Record<string, string> = {};
-  let i: number;
-  let name: string;
-  if (brace === -1 || (space !== -1 && space < brace)) {
-    if (space <= 0) return undefined;
-    name = line.slice(0, space);
-    i = space;
-  } else {
-    name = line.slice(0, brace);
-    i = brace + 1;
-    while (line[i] !== '}') {
-      const eq = line.indexOf('="', i);
-      const close = eq === -1 ? -1 : line.indexOf('"', eq + 2);
-      if (close === -1) return undefined;
-      const labelName = line.slice(i, eq);
-      if (labelName === '' || /[ ,{}=]/.test(labelName)) return undefined;
-      labels[labelName] = line.slice(eq + 2, close);
-      i = close + 1;
-      if (line[i] === ',') i += 1;
-      else if (line[i] !== '}') return undefined;
-    }
-    i += 1;
-  }
-  if (line[i] !== ' ' || line[i + 1] === ' ' || i + 1 >= line.length) return undefined;
-  const end = line.indexOf(' ', i + 1);
-  return { name, labels, value: line.slice(i + 1, end === -1 ? undefined : end) };
-}
-
-/** parseSampleLine's states (parse-prometheus-text-format 1.1.1): those before LabelName are outside `{...}`. */
-enum At {
-  Name,
-  StartOfLabelName,
-  EndOfName,
-  Value,
-  EndOfLabels,
-  Timestamp,
-  LabelName,
-  LabelValueQuote,
-  LabelValueEquals,
-  LabelValue,
-  LabelValueSlash,
-  NextLabel,
-}
-
-interface SampleParts {
-  name: string;
-  labelName: string;
-  labelValue: string;
-  value: string;
-  labels: Record<string, string>;
-}
-
-/**
- * One sample line exactly as parse-prometheus-text-format 1.1.1's parseSampleLine reads it (its
- * state machine, ported), so the direct reading gives the reference's samples for any kept line:
- * undefined where it throws InvalidLineError; the timestamp is read past and ignored.
- */
-function parseSampleLine(
-  line: string,
-): { name: string; labels: Record<string, string>; value: string } | undefined {
-  const parts: SampleParts = { name: '', labelName: '', labelValue: '', value: '', labels: {} };
-  let state: At | undefined = At.Name;
-  for (const c of line) {
-    state = state < At.LabelName ? outsideLabels(state, c, parts) : insideLabels(state, c, parts);
-    if (state === undefined) return undefined;
-  }
-  return { name: parts.name, labels: parts.labels, value: parts.value };
-}
-
-function isBlank(c: string): boolean {
-  return c === ' ' || c === '\t';
-}
-
-/** parseSampleLine's steps in the name, the value and the timestamp. */
-function outsideLabels(state: At, c: string, p: SampleParts): At | undefined {
-  switch (state) {
-    case At.Name:
-      if (c === '{') return At.StartOfLabelName;
-      if (isBlank(c)) return At.EndOfName;
-      p.name += c;
-      return state;
-    case At.EndOfName:
-      if (isBlank(c)) return state;
-      if (c === '{') return At.StartOfLabelName;
-      p.value += c;
-      return At.Value;
-    case At.StartOfLabelName:
-      if (isBlank(c)) return state;
-      if (c === '}') return At.EndOfLabels;
-      p.labelName += c;
-      return At.LabelName;
-    case At.EndOfLabels:
-      if (isBlank(c)) return state;
-      p.value += c;
-      return At.Value;
-    case At.Value:
-      if (isBlank(c)) return At.Timestamp;
-      p.value += c;
-      return state;
-    default:
-      return state;
-  }
-}
-
-/** parseSampleLine's steps inside `{...}`: undefined where it throws. */
-function insideLabels(state: At, c: string, p: SampleParts): At | undefined {
-  switch (state) {
-    case At.LabelName:
-      if (c === '=') return At.LabelValueQuote;
-      if (c === '}') return At.EndOfLabels;
-      if (isBlank(c)) return At.LabelValueEquals;
-      p.labelName += c;
-      return state;
-    case At.LabelValueEquals:
-      if (c === '=') return At.LabelValueQuote;
-      return isBlank(c) ? state : undefined;
-    case At.LabelValueQuote:
-      if (c === '"') return At.LabelValue;
-      return isBlank(c) ? state : undefined;
-    case At.LabelValue:
-      if (c === '\\') return At.LabelValueSlash;
-      if (c !== '"') {
-        p.labelValue += c;
-        return state;
-      }
-      p.labels[p.labelName] = p.labelValue;
-      p.labelName = '';
-      p.labelValue = '';
-      return At.NextLabel;
-    case At.LabelValueSlash:
-      p.labelValue += c === '\\' ? '\\' : c === 'n' ? '\n' : c === '"' ? '"' : `\\${c}`;
-      return At.LabelValue;
-    case At.NextLabel:
-      if (c === ',') return At.LabelName;
-      if (c === '}') return At.EndOfLabels;
-      return isBlank(c) ? state : undefined;
-    default:
-      return state;
-  }
-}
-
-/** The lines as samples by name, through parse-prometheus-text-format (the reference reading). */
-function readWithLibrary(kept: string[]): ReadResult {
-  let families: parsePrometheusTextFormat.MetricFamily[];
-  try {
-    // Only the lines read below, and no comments: no TYPE line folds a histogram (see above).
-    families = parsePrometheusTextFormat(`${kept.join('\n')}\n`);
-  } catch (err) {
-    // The parser throws InvalidLineError('Encountered invalid line: <line>').
-    const message = err instanceof Error ? err.message : String(err);
-    return { ok: false, error: `invalid line ${clip(message.replace(/^Encountered invalid line: /, ''))}` };
-  }
-  const samples = new Map<string, Sample[]>();
-  for (const family of families) {
-    for (const metric of family.metrics) {
-      const value = parseFloatText(metric.value);
-      if (value === undefined) {
-        return { ok: false, error: `${family.name} has the value ${clip(metric.value ?? '')}` };
-      }
-      const list = samples.get(family.name) ?? [];
-      list.push({ labels: metric.labels ?? {}, value });
-      samples.set(family.name, list);
-    }
-  }
-  return { ok: true, samples };
-}
-
-function parseFloatText(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (/^\+?Inf$/i.test(text)) return Number.POSITIVE_INFINITY;
-  if (/^-Inf$/i.test(text)) return Number.NEGATIVE_INFINITY;
-  if (/^NaN$/i.test(text)) return Number.NaN;
-  return FLOAT.test(text) ? Number(text) : undefined;
 }
 
 /** The first finite value of an unlabelled counter or gauge. */
@@ -1010,9 +506,4 @@ function valuesBy(samples: Samples, name: string, label: string): Record<string,
     if (key !== undefined) out[key] = (out[key] ?? 0) + s.value;
   }
   return out;
-}
-
-function clip(text: string): string {
-  const oneLine = JSON.stringify(text);
-  return oneLine.length > 120 ? `${oneLine.slice(0, 117)}...` : oneLine;
 }

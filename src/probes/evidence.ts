@@ -1,7 +1,8 @@
 import type { PeerCertificateInfo } from '../clients/http.js';
 import type { AccessProblem } from './access-problem.js';
 import type { BackupsEvidence } from './backups-evidence.js';
-import type { EtcdMetricsWindow, QuantileSummary } from './etcd-metrics.js';
+import type { QuantileSummary } from './etcd-metrics.js';
+import type { EtcdMetricsWindow } from './metrics-window.js';
 
 import type { KubernetesEvidence } from './kubernetes/evidence.js';
 import type { Outcome } from './outcome.js';

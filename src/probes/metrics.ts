@@ -1,12 +1,7 @@
 import type { HttpGet } from '../clients/http.js';
 import type { MetricsData } from './evidence.js';
-import {
-  compareSnapshots,
-  createMetricsLineFilter,
-  type EtcdMetricsSnapshot,
-  type EtcdMetricsWindow,
-  type QuantileSummary,
-} from './etcd-metrics.js';
+import { createMetricsLineFilter, type EtcdMetricsSnapshot, type QuantileSummary } from './etcd-metrics.js';
+import { compareSnapshots, type EtcdMetricsWindow } from './metrics-window.js';
 import { BACKEND_COMMIT_P99_LIMIT_S, WAL_FSYNC_P99_LIMIT_S } from '../etcd/latency-limits.js';
 import type { MemberProbeContext, ScrapeMemory } from './member-context.js';
 import { deadlineSignal, formatSeconds, ProbeError, type Probe } from './probe.js';

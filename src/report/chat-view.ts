@@ -1,6 +1,6 @@
 import type { CheckDepth } from '../contracts/check-depth.js';
 import type { Status } from '../diagnosis/diagnose.js';
-import type { ActionId } from '../diagnosis/finding.js';
+import { type ActionId, LATENT_CAUSES } from '../diagnosis/finding.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
 import { formatList, formatMs } from '../format.js';
 
@@ -157,6 +157,12 @@ export function headline(report: DiagnosisReport): string {
   // A known bug of the release (diagnosis LATENT_CAUSES) never heads the verdict: it is no fault now.
   const root = report.findings.find((f) => f.cause !== 'known-bug');
   if (!root) return `${membersLine} (${formatMs(report.durationMs)})`;
+  // A known bug of the release (LATENT_CAUSES, ranked last) is a risk, not the cluster's state now:
+  // the line stays the members' and names it after them.
+  if (LATENT_CAUSES.has(root.cause)) {
+    const on = root.members.length ? ` on ${formatList(root.members)}` : '';
+    return `${membersLine} (${formatMs(report.durationMs)}); \`${root.cause}\`${on}`;
+  }
   const where = root.members.length ? ` on ${formatList(root.members)}` : '';
   const more = report.findings.length > 1 ? ` (+${report.findings.length - 1} more)` : '';
   return `\`${root.cause}\`${where}: ${root.summary}${more}`;

@@ -51,7 +51,8 @@ export function renderViewText(view: ChatView, opts: TextRenderOptions = {}): st
         const b = view.buttons.find((vb) => performs(vb, step));
         return b && shown.get(b);
       };
-      const text = renderText(view.report, { stepButton });
+      // Steps and evidence quote commands as Slack code (`etcd-doctor health`): plain words here.
+      const text = plainText(renderText(view.report, { stepButton }));
       const lines = shown.size ? [`Buttons: ${[...shown.values()].join('  ')}`] : [];
       if (view.notOffered?.length) lines.push(notOfferedLine(view.notOffered));
       return lines.length ? terminalSafe(`${text}\n\n${lines.join('\n')}`) : text;

@@ -169,7 +169,7 @@ describe('Slack HTTP receiver: a diagnosis end to end', () => {
       const totals = [...updates, ...posted].flatMap((t) =>
         [...t.matchAll(/Diagnosing \*local\*: \d+ of (\d+) probes/g)].map((m) => m[1]),
       );
-      expect(new Set(totals).size).toBe(1);
+      expect([...new Set(totals)]).toHaveLength(1);
     } finally {
       await lab.restart('etcd-2');
     }

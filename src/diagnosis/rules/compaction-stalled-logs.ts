@@ -26,6 +26,8 @@ interface Gap {
   lastRevision: number | undefined;
   lastAt: string | undefined;
   endAt: string;
+  /** Compaction stopped this long between two of its lines, then resumed (longer than the silence at the end). */
+  resumed?: { from: string; to: string };
 }
 
 /**
@@ -44,7 +46,7 @@ export const compactionStalledLogsRule: Rule = {
     const intervalMs = ctx.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
     const limitMs = STALLED_AFTER_INTERVALS * intervalMs;
     const withApiserver = scansOf(kubernetesOf(evidence), 'kube-apiserver').length > 0;
-    const gaps = gapsOf(evidence);
+    const gaps = gapsOf(evidence, limitMs);
     const explain = gaps.map(
       (g) =>
         `${g.member}: ${g.count} compaction lines, ${g.lastAt ? `the last at ${g.lastAt}` : 'none'}; its log runs ${formatAge(g.gapMs)} past it, to ${g.endAt} (fires past ${formatAge(limitMs)} with >= ${MIN_COMPACTION_LINES} lines, or with none beside a kube-apiserver log)`,
@@ -72,8 +74,8 @@ export const compactionStalledLogsRule: Rule = {
   },
 };
 
-/** Per etcd member: the current log (not the previous one, which ended at a restart). */
-function gapsOf(evidence: Evidence): Gap[] {
+/** Per etcd member: the current log (not the previous one, which ended at a restart); a silence over `limitMs` inside it counts too. */
+function gapsOf(evidence: Evidence, limitMs: number): Gap[] {
   const byMember = new Map<string, ContainerLogScan[]>();
   for (const scan of scansOf(kubernetesOf(evidence), 'etcd')) {
     const member = memberOfScan(evidence, scan);
@@ -84,12 +86,16 @@ function gapsOf(evidence: Evidence): Gap[] {
     if (!current?.lastLineAt) return [];
     const c = current.signals.compactions;
     const since = c && c.count > 0 ? c.lastSeenAt : current.firstLineAt;
-    const gapS = spanSeconds(since, current.lastLineAt);
-    if (gapS === undefined) return [];
+    const tailS = spanSeconds(since, current.lastLineAt);
+    if (tailS === undefined) return [];
+    // A stall that ended inside the log (etcd-io/etcd#7944's three days) is the longest silence.
+    const long = c?.longestGap;
+    const inner = long && long.seconds > tailS && long.seconds * 1000 > limitMs ? long : undefined;
     return [
       {
         member,
-        gapMs: gapS * 1000,
+        gapMs: (inner?.seconds ?? tailS) * 1000,
+        ...(inner ? { resumed: { from: inner.from, to: inner.to } } : {}),
         count: c?.count ?? 0,
         lastRevision: c?.lastRevision,
         lastAt: c && c.count > 0 ? c.lastSeenAt : undefined,
@@ -102,6 +108,8 @@ function gapsOf(evidence: Evidence): Gap[] {
 function describeGap(g: Gap): string {
   if (g.count === 0)
     return `no \`finished scheduled compaction\` line in ${formatAge(g.gapMs)} of etcd log (to ${g.endAt})`;
+  if (g.resumed)
+    return `no \`finished scheduled compaction\` line for ${formatAge(g.gapMs)}, from ${g.resumed.from} to ${g.resumed.to}, before compaction resumed (${g.count} lines in all): the history of that time piled up`;
   const rev = g.lastRevision === undefined ? '' : ` (revision ${formatCount(g.lastRevision)})`;
   return `the last \`finished scheduled compaction\` was logged at ${g.lastAt}${rev}, and the log runs ${formatAge(g.gapMs)} more, to ${g.endAt}, with none (${g.count} before it)`;
 }

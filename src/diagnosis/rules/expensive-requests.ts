@@ -89,7 +89,8 @@ function describeHeavy(h: Heavy): string {
   const ranges = r?.grpcRangesPerSecond ?? r?.mvccRangesPerSecond;
   const each = ranges && ranges > 0 ? `, about ${formatBytes(h.sent / ranges)} each` : '';
   const rangeWords = ranges !== undefined ? `, ${formatPerSecond(ranges, 'ranges')}${each}` : '';
-  const watch = h.load.load.watchers !== undefined ? `, ${h.load.load.watchers} watchers` : '';
+  const watchers = h.load.load.watchers ?? 0;
+  const watch = watchers > 0 ? `, ${watchers} watchers` : '';
   return `${h.load.name}: ${formatRate(h.sent)} sent to clients over ${h.load.windowSeconds} s${rangeWords}${watch}${h.latency ? `; ${h.latency}` : ''}`;
 }
 

@@ -3,7 +3,16 @@ import type { EtcdPodSpec, KubernetesEvidence, WarningEvent } from '../../probes
 import { formatAge, formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { countIn, dataOf, failureText, kubernetesOf, scansOfPod, unique } from '../support/kubernetes.js';
+import {
+  countIn,
+  dataOf,
+  failureText,
+  kubernetesOf,
+  nodesOfMembers,
+  scansOfPod,
+  unique,
+} from '../support/kubernetes.js';
+import { describeSignal, etcdSignalByMember } from '../support/logs.js';
 
 /** kubelet records `Rebooted` when a node's boot id changes (NodeRebooted event). */
 const REBOOTED = 'Rebooted';
@@ -31,7 +40,8 @@ export const nonDurableStorageRule: Rule = {
   evaluate(evidence, ctx) {
     const k = kubernetesOf(evidence);
     const specs = dataOf(k?.etcdPods);
-    if (!k || !specs) return { explain: [`no etcd pod specs: ${failureText(k?.etcdPods, 'etcd pods')}`] };
+    if (!k || !specs)
+      return lostLogOnly(evidence, `no etcd pod specs: ${failureText(k?.etcdPods, 'etcd pods')}`);
     const problems = specs.flatMap((spec) => [...configProblems(spec), ...aftermath(k, spec, ctx.now)]);
     const explain = specs.map(
       (s) =>
@@ -44,6 +54,44 @@ export const nonDurableStorageRule: Rule = {
     };
   },
 };
+
+/**
+ * Without the pod specs (a log given alone): raft's panic `tocommit(N) is out of range
+ * [lastIndex(M)]. Was the raft log corrupted, truncated, or lost?` (raft/log.go commitTo, every
+ * version) says the member's log lacks entries it had acknowledged, so its data dir did not keep
+ * what it wrote: tmpfs, --unsafe-no-fsync, a cache that lies about fsync, or a data dir replaced by
+ * an older copy (etcd-io/etcd#12483). Which, the log cannot tell: a warning that names them.
+ */
+function lostLogOnly(evidence: Evidence, why: string): { finding?: Finding; explain: string[] } {
+  const lost = etcdSignalByMember(evidence, (s) => s.signals.tocommitOutOfRange);
+  const explain = [
+    why,
+    `raft log lost (tocommit out of range): ${lost.map((l) => `${l.member} ${l.count}`).join(', ') || 'none'}`,
+  ];
+  if (lost.length === 0) return { explain };
+  const members = lost.map((l) => l.member);
+  const finding: Finding = {
+    cause: 'non-durable-storage',
+    severity: 'warning',
+    members,
+    nodes: nodesOfMembers(evidence, members),
+    summary: `${formatList(members)} lost raft log entries it had acknowledged (tocommit out of range): its data dir did not keep what it wrote`,
+    evidence: lost.map(
+      (l) =>
+        `${l.member}: ${describeSignal(l, 'tocommit(…) is out of range')}${l.example ? `; e.g. ${l.example}` : ''}`,
+    ),
+    steps: [
+      {
+        text: `Find where ${formatList(members)} keeps its data dir: tmpfs or an emptyDir with medium Memory, --unsafe-no-fsync, a disk whose write cache lies about fsync, or a data dir restored from an older copy (KB R8)`,
+      },
+      {
+        text: 'A member that lost its data is a failed member: remove it, then add it back empty (etcd runtime-configuration "Replace a failed machine")',
+      },
+    ],
+    unknowns: ['only logs: where the data dir lives is not in them (the pod spec, the mount)'],
+  };
+  return { finding, explain: [...explain, `fired: ${formatList(members)}`] };
+}
 
 function describeVolume(spec: EtcdPodSpec): string {
   const v = spec.dataVolume;

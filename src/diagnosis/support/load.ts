@@ -1,5 +1,6 @@
 import type { Evidence, MemberEvidence } from '../../probes/evidence.js';
-import type { LoadRates, LoadReading } from '../../probes/etcd-metrics.js';
+import type { LoadReading } from '../../probes/etcd-metrics.js';
+import type { LoadRates } from '../../probes/metrics-window.js';
 import type { EtcdPodSpec } from '../../probes/kubernetes/evidence.js';
 import { formatBytes, formatMs } from '../../format.js';
 import { dataOf, kubernetesOf, memberOfNode } from './kubernetes.js';
@@ -38,8 +39,8 @@ export function formatRate(bytesPerSecond: number): string {
 }
 
 /** `3.2 ranges a second` or `12 ranges a second`. */
-export function formatPerSecond(n: number, what: string): string {
-  return `${n >= 10 ? Math.round(n) : Number(n.toFixed(1))} ${what} a second`;
+export function formatPerSecond(n: number, what?: string): string {
+  return `${n >= 10 ? Math.round(n) : Number(n.toFixed(1))}${what ? ` ${what}` : ''} a second`;
 }
 
 /** The etcd pod spec of a member (its `--name`, else the node it runs on). */

@@ -1,6 +1,7 @@
 import type { Outcome } from '../outcome.js';
 import { type Histogram, histogramQuantile } from '../../etcd/histogram.js';
 import { formatSeconds, type Probe, ProbeError, ProbeTimeoutError, toFailure } from '../probe.js';
+import { apiserverLists, keepListLine } from './apiserver-lists.js';
 import type { KubeProbeContext } from './context.js';
 import type { ApiserverData, EtcdRequestLatency, ReadyzCheck } from './evidence.js';
 import { forbiddenMessage, kubeCall } from './kube-call.js';
@@ -130,11 +131,12 @@ async function readEtcdRequestMetrics(
   ctx: KubeProbeContext,
   signal: AbortSignal,
 ): Promise<EtcdRequestLatency> {
-  const res = await rawGet(ctx, '/metrics', signal, (line) => line.startsWith(METRIC));
+  const res = await rawGet(ctx, '/metrics', signal, (line) => line.startsWith(METRIC) || keepListLine(line));
   if (res.status !== 200) throw new ProbeError('error', `answered /metrics with HTTP ${res.status}`);
   const summary = summarizeEtcdRequests(res.body);
   if (!summary) throw new ProbeError('error', `has no ${METRIC} in its /metrics`);
-  return summary;
+  const lists = apiserverLists(res.body.split('\n').filter(keepListLine));
+  return lists ? { ...summary, lists } : summary;
 }
 
 interface Series {

@@ -1,3 +1,4 @@
+import type { ApiserverLists } from './apiserver-lists.js';
 import type { Outcome } from '../outcome.js';
 import type { LogSignals } from '../../etcd/scan-logs.js';
 
@@ -220,6 +221,8 @@ export interface EtcdRequestLatency {
   source: 'since-start';
   /** The (operation, resource) with the highest mean, e.g. `update leases`. */
   slowest: { operation: string; resource: string; meanSeconds: number; count: number } | undefined;
+  /** What the apiserver lists, by resource, from the same page (apiserver-lists.ts). */
+  lists?: ApiserverLists;
 }
 
 export interface ApiserverData {

@@ -110,6 +110,25 @@ describe('reportButtons', () => {
     );
   });
 
+  it('offers no Snooze for a known bug of the release alone: it is a risk, and never alerts', async () => {
+    const plans = createPlanStore(redis, prefix, testSigner);
+    const latent: DiagnosisReport = {
+      ...report,
+      status: 'healthy',
+      findings: [
+        finding({
+          cause: 'known-bug',
+          severity: 'warning',
+          members: ['etcd-1', 'etcd-2', 'etcd-3'],
+          summary: 'etcd-1, etcd-2 and etcd-3 run etcd 3.4.23, missing 1 known corruption bug',
+          steps: [],
+        }),
+      ],
+    };
+    const labels = (await reportButtons(latent, 'shell', plans, Date.now)).buttons.map((b) => b.label);
+    expect(labels).toEqual(['Re-run diagnosis']);
+  });
+
   it('offers no button that cannot work on the cluster as configured, and says why once', async () => {
     const plans = createPlanStore(redis, prefix, testSigner);
     const cluster = { name: 'local', etcd: { endpoints: ['http://127.0.0.1:2379'] } };

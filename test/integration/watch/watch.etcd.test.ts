@@ -1,3 +1,4 @@
+import { type Cause, LATENT_CAUSES } from '../../../src/diagnosis/finding.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -84,7 +85,9 @@ describe('watch', () => {
       // puts fsyncs in it, and leader changes are counted in it (none here).
       const later = samples.slice(1);
       for (const sample of later) {
-        expect([sample.s, sample.f]).toEqual(['healthy', []]);
+        // Healthy: no finding but the known bugs of the release the lab runs (a risk, not a fault).
+        const faults = sample.f.filter(([cause]) => !LATENT_CAUSES.has(cause as Cause));
+        expect([sample.s, faults]).toEqual(['healthy', []]);
         expect(sample.m).toHaveLength(3);
         for (const m of sample.m) {
           expect(m[COL.leaderChanges]).toBe(0);
@@ -105,7 +108,8 @@ describe('watch', () => {
       const reply = (await chat.command('watch', { user: 'U1' }))
         .map((v) => (v.kind === 'text' ? v.lines.join('\n') : ''))
         .join('\n');
-      expect(reply).toMatch(/\*local\* every 5 s: healthy at \d\d:\d\d:\d\d UTC/);
+      // A known bug of the release the lab runs may follow the state: a risk, not a fault.
+      expect(reply).toMatch(/\*local\* every 5 s: healthy(?: \(known-bug on [^)]+\))? at \d\d:\d\d:\d\d UTC/);
     } finally {
       await roles?.stop();
       await load;

@@ -190,6 +190,41 @@ describe('compaction-stalled from logs (analyze)', () => {
   });
 });
 
+describe('compaction-stalled from logs: a stall that ended inside the log', () => {
+  it('zap: compactions every 5 min, none for 2 h, then every 5 min again: names the silence', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'compaction-logs-'));
+    try {
+      const path = join(dir, 'etcd-4.log');
+      const times = [
+        '2026-11-29T00:00:00Z',
+        '2026-11-29T00:05:00Z',
+        '2026-11-29T02:05:00Z',
+        '2026-11-29T02:10:00Z',
+      ];
+      await writeFile(path, zapEtcd(times, '2026-11-29T02:12:00Z'));
+      const report = await analyzePaths([path]);
+      expect(report.findings.find((f) => f.cause === 'compaction-stalled')?.evidence[0]).toBe(
+        'etcd-4: no `finished scheduled compaction` line for 2.0 h, from 2026-11-29T00:05:00.000Z to 2026-11-29T02:05:00.000Z, before compaction resumed (4 lines in all): the history of that time piled up',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('zap: compactions every 5 min without a break are no finding', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'compaction-logs-'));
+    try {
+      const path = join(dir, 'etcd-5.log');
+      const times = ['2026-11-29T00:00:00Z', '2026-11-29T00:05:00Z', '2026-11-29T00:10:00Z'];
+      await writeFile(path, zapEtcd(times, '2026-11-29T00:12:00Z'));
+      const report = await analyzePaths([path]);
+      expect(report.findings.find((f) => f.cause === 'compaction-stalled')).toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('compaction-stalled from logs: what is not enough', () => {
   let dir: string;
   beforeAll(async () => {

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
+import { apiserverLists, keepListLine } from '../../../src/probes/kubernetes/apiserver-lists.js';
 import { quantityBytes } from '../../../src/probes/kubernetes/etcd-pod-spec.js';
 import type { Evidence, MetricsData } from '../../../src/probes/evidence.js';
-import type { LoadRates, LoadReading } from '../../../src/probes/etcd-metrics.js';
+import type { LoadReading } from '../../../src/probes/etcd-metrics.js';
+import type { LoadRates } from '../../../src/probes/metrics-window.js';
 import type { EtcdPodSpec, KubernetesEvidence } from '../../../src/probes/kubernetes/evidence.js';
 import { clusterEvidence, failed, metricsData, ok } from '../../support/evidence/evidence.js';
 
@@ -226,3 +229,48 @@ function kube(etcdPods: EtcdPodSpec[]): KubernetesEvidence {
     events: none,
   };
 }
+
+describe('which resource the apiserver lists (issue 39)', () => {
+  it('reads the LIST rows of a real-shaped page and names pods across all namespaces', () => {
+    const page = readFileSync(new URL('../../fixtures/kube/list-storm/metrics.txt', import.meta.url), 'utf8');
+    const lists = apiserverLists(page.split('\n').filter(keepListLine));
+    expect(lists?.startedAtSeconds).toBe(1715671800);
+    expect(lists?.resources.find((r) => r.resource === 'pods')).toMatchObject({
+      listsByScope: { cluster: 21600 },
+      fromStorage: 21600,
+      responses: 21600,
+    });
+    const base = clusterEvidence({
+      'etcd-1': {
+        metrics: withLoad({}, { sentBytesPerSecond: 150e6, grpcRangesPerSecond: 3 }),
+        health: ok({ tookMs: 700 }),
+      },
+    });
+    const k = kube([]);
+    const e = {
+      ...base,
+      kubernetes: ok({
+        ...k,
+        collectedAt: Date.parse('2024-05-14T09:30:00Z'),
+        apiserver: ok({
+          readyz: failed('error', 'not read'),
+          latency: failed('error', 'not read'),
+          etcdRequests: ok({
+            p99Seconds: 0.01,
+            meanSeconds: 0.005,
+            count: 100,
+            source: 'since-start' as const,
+            slowest: undefined,
+            ...(lists ? { lists } : {}),
+          }),
+        }),
+      }),
+    };
+    const f = run(e).findings[0];
+    expect(f?.cause).toBe('expensive-requests');
+    expect(f?.summary).toBe(
+      'LISTs of pods across all namespaces (3 a second, 85 MB each, since the apiserver started 2 h 00 min ago) are reading 150 MB/s from etcd-1: heavy reads explain the latency there',
+    );
+    expect(f?.steps[0]?.text).toMatch(/LISTs of pods without `limit`/);
+  });
+});

@@ -199,3 +199,62 @@ describe('parseGoDuration', () => {
     expect(parseGoDuration('fast')).toBeUndefined();
   });
 });
+
+describe('etcd 2.x peers that cannot be reached (etcd-io/etcd at 550c58713, 38b8e848a, v2.1.0)', () => {
+  it('names the peer of rafthttp’s send errors and keeps the refusal', () => {
+    const s = scanLogText(
+      'rafthttp: encountered error sending messages in stream msgapp from 6e3bd23ae5f1eae0 to 924e2e83e93f2560: dial tcp 127.0.0.1:7003: connection refused',
+    );
+    expect(s.peerUnreachable).toMatchObject([
+      {
+        peerId: '924e2e83e93f2560',
+        lastError: 'dial tcp 127.0.0.1:7003: connection refused',
+        address: '127.0.0.1:7003',
+      },
+    ]);
+  });
+
+  it('takes the peer of a round-trip error from the URL’s host, not the path’s id (the member that dials)', () => {
+    const s = scanLogText(
+      'rafthttp: roundtripping error: error roundtripping to http://node3:2380/raft/stream/message/1c72a8f45eb39769: dial tcp 127.30.104.4:2380: connection refused',
+    );
+    expect(s.peerUnreachable.map((p) => p.peerId)).toEqual(['node3:2380']);
+  });
+
+  it('joins raft’s one unreachable peer to the one address dialled', () => {
+    const s = scanLogText(
+      [
+        'INFO: raft: 4d4ab69f33ba6775 failed to send message to e402adc05fa52b85 because it is unreachable [next = 47228, match = 0, state = ProgressStateProbe, waiting = false, pendingSnapshot = 0]',
+        '2015/05/06 14:04:26 rafthttp: roundtripping error: error roundtripping to http://127.17.0.14:2380/raft/stream/msgapp/4d4ab69f33ba6775: dial tcp 127.17.0.14:2380: connection refused',
+      ].join('\n'),
+    );
+    expect(s.peerUnreachable).toMatchObject([
+      { peerId: 'e402adc05fa52b85', count: 2, address: '127.17.0.14:2380' },
+    ]);
+  });
+
+  it('reads 2.1’s `the connection with <id> became inactive` and the failure after it', () => {
+    const s = scanLogText(
+      [
+        '2015-09-01 10:00:00.000000 I | rafthttp: the connection with 1c72a8f45eb39769 became inactive',
+        '2015-09-01 10:00:00.000001 E | rafthttp: failed to dial 1c72a8f45eb39769 on stream MsgApp v2 (dial tcp 127.0.0.3:2380: connection refused)',
+      ].join('\n'),
+    );
+    expect(s.peerUnreachable).toMatchObject([
+      { peerId: '1c72a8f45eb39769', count: 1, lastError: 'dial tcp 127.0.0.3:2380: connection refused' },
+    ]);
+  });
+});
+
+describe('a peer certificate without the peer’s address (Go crypto/x509 HostnameError)', () => {
+  it.each([
+    "x509: cannot validate certificate for 127.17.8.101 because it doesn't contain any IP SANs",
+    'x509: certificate is not valid for any names, but wanted to match etcd-1',
+    'x509: certificate relies on legacy Common Name field, use SANs instead',
+  ])('%s', (error) => {
+    const s = scanLogText(
+      `2016-01-01 00:00:00.000000 W | rafthttp: health check for peer 1c72a8f45eb39769 could not connect: ${error}`,
+    );
+    expect(s.tlsRejected).toMatchObject({ count: 1, peers: ['1c72a8f45eb39769'] });
+  });
+});

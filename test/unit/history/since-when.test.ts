@@ -53,6 +53,19 @@ describe('since when', () => {
       'member-down on etcd-3 since 02:00 (5 min)',
     );
   });
+
+  it('dates the overload causes by their findings, in words (issue 39)', () => {
+    const t = Date.parse('2024-05-02T02:13:00Z');
+    const storm = (at: number): MinuteSample => ({
+      ...check(at, 1),
+      s: 'degraded',
+      f: [['expensive-requests', 'warning', ['etcd-1']]],
+    });
+    const samples = [check(t - MIN, 1), storm(t), storm(t + MIN), storm(t + 2 * MIN)];
+    expect(sinceWhen(samples, 'expensive-requests', 'etcd-1', t + 12 * MIN)).toBe(
+      'heavy client reads on etcd-1 since 02:13 (12 min)',
+    );
+  });
 });
 
 /** A check where etcd-2's column `col` reads `value` and `finding` (if any) names etcd-2, or no member. */

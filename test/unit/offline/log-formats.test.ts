@@ -221,6 +221,10 @@ describe('analyze: several files, stdin, bad input', () => {
     await expect(analyzePaths([nginx])).rejects.toThrow(
       "no etcd log lines found: is this the etcd container's log?",
     );
+    // It names what it tried and quotes the first lines it could not read.
+    await expect(analyzePaths([nginx])).rejects.toThrow(
+      /tried etcd's zap JSON and console, capnslog, Go's log, raft's and klog lines, .*; first lines: "127\.0\.0\.1 - - \[17\/Aug\/2023:12:26:12 \+0000\] \\"GET \/ HTTP\/1\.1\\" 200 612"\)$/,
+    );
     await expect(analyzePaths([join(dir, 'nope.log')])).rejects.toThrow(
       /nope\.log: no such file or directory$/,
     );

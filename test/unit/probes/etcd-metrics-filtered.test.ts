@@ -1,10 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import {
-  createMetricsLineFilter,
-  parseEtcdMetrics,
-  parseEtcdMetricsReference,
-} from '../../../src/probes/etcd-metrics.js';
+import { createMetricsLineFilter, parseEtcdMetrics } from '../../../src/probes/etcd-metrics.js';
+import { parseEtcdMetricsReference } from '../../support/probes/reference-metrics.js';
 
 /**
  * The /metrics reading every check uses keeps only the ~100 lines the rules read and reads them

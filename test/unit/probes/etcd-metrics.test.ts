@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import {
-  compareSnapshots,
   createMetricsLineFilter,
   type EtcdMetricsSnapshot,
   type Histogram,
   histogramDelta,
   histogramQuantile,
   parseEtcdMetrics,
-  parseEtcdMetricsReference,
   summarizeLatency,
 } from '../../../src/probes/etcd-metrics.js';
+import { compareSnapshots } from '../../../src/probes/metrics-window.js';
+import { parseEtcdMetricsReference } from '../../support/probes/reference-metrics.js';
 
 // Fixtures are real /metrics pages of etcd 3.4.23 (see test/fixtures/metrics/README.md), except
 // etcd-3.4.23-slow-disk-crafted.txt, which says so in its first line.

@@ -1,0 +1,101 @@
+/**
+ * What the apiserver lists, from the /metrics page it already reads (issue 39): by resource, the
+ * LIST requests it served (`apiserver_request_total{verb="LIST"}`, by scope: `cluster` is every
+ * namespace), those it served from etcd rather than its watch cache
+ * (`apiserver_storage_list_total`), the objects it fetched from etcd for them
+ * (`apiserver_storage_list_fetched_objects_total`), and the mean size of a LIST response
+ * (`apiserver_response_sizes_sum` / `_count`, verb LIST). Counters since the apiserver started
+ * (`process_start_time_seconds`): one scrape says what it lists on average, not this second.
+ * K8S staging/src/k8s.io/apiserver/pkg/storage/etcd3/metrics/metrics.go and endpoints/metrics.
+ */
+export interface ApiserverLists {
+  /** Unix seconds the apiserver started, when its page says. */
+  startedAtSeconds: number | undefined;
+  resources: ResourceLists[];
+}
+
+export interface ResourceLists {
+  resource: string;
+  /** LIST requests by scope (`cluster`, `namespace`, `resource`). */
+  listsByScope: Record<string, number>;
+  /** LISTs served from etcd (apiserver_storage_list_total). */
+  fromStorage: number | undefined;
+  /** Objects fetched from etcd for those LISTs. */
+  fetchedObjects: number | undefined;
+  /** Bytes of LIST responses and their count (apiserver_response_sizes, verb LIST). */
+  responseBytes: number | undefined;
+  responses: number | undefined;
+}
+
+const PREFIXES = [
+  'apiserver_request_total{',
+  'apiserver_storage_list_total{',
+  'apiserver_storage_list_fetched_objects_total{',
+  'apiserver_response_sizes_sum{',
+  'apiserver_response_sizes_count{',
+  'process_start_time_seconds ',
+];
+
+/** The /metrics lines apiserverLists reads (LIST rows only, where the metric has a verb). */
+export function keepListLine(line: string): boolean {
+  if (!PREFIXES.some((p) => line.startsWith(p))) return false;
+  return !line.includes('verb="') || line.includes('verb="LIST"');
+}
+
+/** The LIST reading of the kept lines; undefined when the page has none. */
+export function apiserverLists(lines: readonly string[]): ApiserverLists | undefined {
+  const byResource = new Map<string, ResourceLists>();
+  let startedAtSeconds: number | undefined;
+  const of = (resource: string): ResourceLists => {
+    let r = byResource.get(resource);
+    if (!r) {
+      r = {
+        resource,
+        listsByScope: {},
+        fromStorage: undefined,
+        fetchedObjects: undefined,
+        responseBytes: undefined,
+        responses: undefined,
+      };
+      byResource.set(resource, r);
+    }
+    return r;
+  };
+  for (const line of lines) {
+    const sample = sampleOf(line);
+    if (!sample) continue;
+    const { name, labels, value } = sample;
+    if (name === 'process_start_time_seconds') {
+      startedAtSeconds = value;
+      continue;
+    }
+    const resource = labels.get('resource');
+    if (!resource) continue;
+    const r = of(resource);
+    if (name === 'apiserver_request_total') {
+      const scope = labels.get('scope') || 'unknown';
+      r.listsByScope[scope] = (r.listsByScope[scope] ?? 0) + value;
+    } else if (name === 'apiserver_storage_list_total') r.fromStorage = (r.fromStorage ?? 0) + value;
+    else if (name === 'apiserver_storage_list_fetched_objects_total')
+      r.fetchedObjects = (r.fetchedObjects ?? 0) + value;
+    else if (name === 'apiserver_response_sizes_sum') r.responseBytes = (r.responseBytes ?? 0) + value;
+    else if (name === 'apiserver_response_sizes_count') r.responses = (r.responses ?? 0) + value;
+  }
+  if (byResource.size === 0) return undefined;
+  return { startedAtSeconds, resources: [...byResource.values()] };
+}
+
+/** `name{labels} value`, labels as a map; undefined for a line of another shape. */
+function sampleOf(line: string): { name: string; labels: Map<string, string>; value: number } | undefined {
+  const open = line.indexOf('{');
+  const close = line.lastIndexOf('}');
+  const space = line.lastIndexOf(' ');
+  if (space < 0) return undefined;
+  const name = open >= 0 ? line.slice(0, open) : line.slice(0, space);
+  const labels = new Map<string, string>();
+  if (open >= 0 && close > open)
+    for (const m of line.slice(open + 1, close).matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      if (m[1] !== undefined && m[2] !== undefined) labels.set(m[1], m[2]);
+  const value = Number(line.slice(space + 1));
+  return Number.isFinite(value) ? { name, labels, value } : undefined;
+}

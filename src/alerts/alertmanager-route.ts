@@ -42,69 +42,12 @@ type Reply = { status: number; body: Record<string, unknown> };
  */
 export function alertmanagerRoute(deps: AlertmanagerRouteDeps): HttpRoute {
   const accept = async (req: IncomingMessage): Promise<Reply> => {
-    if (!isAuthorized(req.headers.authorization, deps.token)) {
-      if (!deps.token)
-        deps.logger.warn({}, 'alertmanager: refused a request because ALERTMANAGER_TOKEN is not set');
-      return {
-        status: 401,
-        body: { error: 'unauthorized: send ALERTMANAGER_TOKEN as a bearer token or basic-auth password' },
-      };
-    }
-    const text = await readBody(req);
-    if (text === undefined)
-      return { status: 413, body: { error: `body larger than ${MAX_BODY_BYTES} bytes` } };
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (err) {
-      return {
-        status: 400,
-        body: { error: `invalid JSON: ${describeError(err).replace(/^unexpected error: /, '')}` },
-      };
-    }
-    const parsed = alertmanagerPayloadSchema.safeParse(raw);
-    if (!parsed.success)
-      return {
-        status: 400,
-        body: { error: `invalid Alertmanager payload: ${formatZodError(parsed.error)}` },
-      };
+    const read = await readPayload(req, deps);
+    if ('status' in read) return read;
     const enqueue = deps.enqueue();
     if (!enqueue) return { status: 503, body: { error: 'starting up; try again' } };
-    return queueTriage(parsed.data, enqueue);
+    return queueTriage(read.payload, enqueue, deps);
   };
-
-  const queueTriage = async (
-    payload: AlertmanagerPayload,
-    enqueue: (job: AlertJob) => Promise<{ jobId: string }>,
-  ): Promise<Reply> => {
-    const { byCluster, unlabelled } = alertsByCluster(payload, deps.clusterLabel);
-    const queued: Array<{ cluster: string; jobId: string }> = [];
-    const ignored: Array<{ cluster: string | null; reason: string }> = [];
-    if (unlabelled) {
-      deps.logger.warn(
-        { groupKey: payload.groupKey, label: deps.clusterLabel, alerts: unlabelled },
-        'alertmanager: alerts without the cluster label',
-      );
-      ignored.push({ cluster: null, reason: `${unlabelled} alert(s) have no "${deps.clusterLabel}" label` });
-    }
-    for (const [name, alerts] of byCluster) {
-      const cluster = deps.cluster(name);
-      const channel = cluster?.slack?.channel;
-      if (!cluster || !channel) {
-        const reason = cluster ? 'has no slack.channel in the config' : 'is not in the config';
-        deps.logger.warn(
-          { cluster: name, groupKey: payload.groupKey },
-          `alertmanager: cluster ${reason}; alert ignored`,
-        );
-        ignored.push({ cluster: name, reason: `cluster "${name}" ${reason}` });
-        continue;
-      }
-      const { jobId } = await enqueue(alertJob(payload, cluster.name, channel, alerts, deps.now()));
-      queued.push({ cluster: name, jobId });
-    }
-    return { status: 202, body: { queued, ignored } };
-  };
-
   return {
     path: '/alertmanager',
     method: 'POST',
@@ -117,6 +60,70 @@ export function alertmanagerRoute(deps: AlertmanagerRouteDeps): HttpRoute {
         .then((reply) => send(res, reply));
     },
   };
+}
+
+/** The request as a version-4 payload, or the reply that says why not (401, 413, 400). */
+async function readPayload(
+  req: IncomingMessage,
+  deps: Pick<AlertmanagerRouteDeps, 'token' | 'logger'>,
+): Promise<Reply | { payload: AlertmanagerPayload }> {
+  if (!isAuthorized(req.headers.authorization, deps.token)) {
+    if (!deps.token)
+      deps.logger.warn({}, 'alertmanager: refused a request because ALERTMANAGER_TOKEN is not set');
+    return {
+      status: 401,
+      body: { error: 'unauthorized: send ALERTMANAGER_TOKEN as a bearer token or basic-auth password' },
+    };
+  }
+  const text = await readBody(req);
+  if (text === undefined) return { status: 413, body: { error: `body larger than ${MAX_BODY_BYTES} bytes` } };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return {
+      status: 400,
+      body: { error: `invalid JSON: ${describeError(err).replace(/^unexpected error: /, '')}` },
+    };
+  }
+  const parsed = alertmanagerPayloadSchema.safeParse(raw);
+  if (!parsed.success)
+    return { status: 400, body: { error: `invalid Alertmanager payload: ${formatZodError(parsed.error)}` } };
+  return { payload: parsed.data };
+}
+
+/** One triage job per known cluster with a channel; the others are said in the reply and logged. */
+async function queueTriage(
+  payload: AlertmanagerPayload,
+  enqueue: (job: AlertJob) => Promise<{ jobId: string }>,
+  deps: Pick<AlertmanagerRouteDeps, 'clusterLabel' | 'cluster' | 'logger' | 'now'>,
+): Promise<Reply> {
+  const { byCluster, unlabelled } = alertsByCluster(payload, deps.clusterLabel);
+  const queued: Array<{ cluster: string; jobId: string }> = [];
+  const ignored: Array<{ cluster: string | null; reason: string }> = [];
+  if (unlabelled) {
+    deps.logger.warn(
+      { groupKey: payload.groupKey, label: deps.clusterLabel, alerts: unlabelled },
+      'alertmanager: alerts without the cluster label',
+    );
+    ignored.push({ cluster: null, reason: `${unlabelled} alert(s) have no "${deps.clusterLabel}" label` });
+  }
+  for (const [name, alerts] of byCluster) {
+    const cluster = deps.cluster(name);
+    const channel = cluster?.slack?.channel;
+    if (!cluster || !channel) {
+      const reason = cluster ? 'has no slack.channel in the config' : 'is not in the config';
+      deps.logger.warn(
+        { cluster: name, groupKey: payload.groupKey },
+        `alertmanager: cluster ${reason}; alert ignored`,
+      );
+      ignored.push({ cluster: name, reason: `cluster "${name}" ${reason}` });
+      continue;
+    }
+    const { jobId } = await enqueue(alertJob(payload, cluster.name, channel, alerts, deps.now()));
+    queued.push({ cluster: name, jobId });
+  }
+  return { status: 202, body: { queued, ignored } };
 }
 
 function alertJob(

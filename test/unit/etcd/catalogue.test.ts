@@ -10,7 +10,7 @@ import {
   DOCS_END,
   versionsOf,
 } from '../../../src/etcd/catalogue.js';
-import { parseZap } from '../../../src/etcd/scan-logs.js';
+import { parseZap, scanLogText } from '../../../src/etcd/scan-logs.js';
 import { CATALOGUE_LINES } from './catalogue-lines.js';
 
 const keyOf = (e: CatalogueEntry) => e.zap ?? e.text ?? '';
@@ -70,5 +70,36 @@ describe('docs/detection.md', () => {
     const to = doc.indexOf(DOCS_END);
     expect(from).toBeGreaterThan(0);
     expect(doc.slice(from, to + DOCS_END.length)).toBe(catalogueMarkdown());
+  });
+});
+
+describe('unexplained error lines, as the catalogue reads them', () => {
+  const zapLine = (level: string, msg: string, error: string) =>
+    JSON.stringify({ level, ts: '2024-05-14T08:30:00.000Z', caller: 'etcdmain/main.go:1', msg, error });
+
+  it('an error line the catalogue holds benign or context is not unexplained', () => {
+    const text = [
+      zapLine('error', 'failed to notify systemd for readiness', 'No socket'),
+      '2018-03-02 08:30:00.123456 E | etcdmain: forgot to set Type=notify in systemd service file?',
+      zapLine('error', 'unexpected error code', 'rpc error: code = Unknown'),
+    ].join('\n');
+    expect(scanLogText(text).unexplainedErrors).toEqual([]);
+  });
+
+  it('an error line it knows as evidence keeps its error, with what etcd means and the cause', () => {
+    const [e] = scanLogText(
+      zapLine('fatal', 'failed to purge wal file', 'remove x.wal: permission denied'),
+    ).unexplainedErrors;
+    expect(e).toMatchObject({
+      message: 'failed to purge wal file: remove x.wal: permission denied',
+      evidenceFor: 'etcd-crash',
+      meaning: expect.stringContaining('could not delete old WAL files and stops'),
+    });
+  });
+
+  it('an error line it does not know stays raw', () => {
+    const [e] = scanLogText(zapLine('error', 'something new happened', 'boom')).unexplainedErrors;
+    expect(e).toMatchObject({ message: 'something new happened: boom' });
+    expect(e?.meaning).toBeUndefined();
   });
 });

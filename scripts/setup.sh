@@ -27,7 +27,12 @@ case "${REDIS_URL:-redis://127.0.0.1:6379}" in
 esac
 [ -z "${REDIS_SENTINELS:-}${REDIS_CLUSTER_NODES:-}" ] || need_redis=0
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# A worktree whose node_modules links to another checkout's: npm ci would empty that checkout's
+# modules through the link (it did, twice, under other runs), so it is left to that checkout.
+if [ -L node_modules ]; then
+  [ package-lock.json -nt node_modules/.package-lock.json ] &&
+    say "node_modules links to $(readlink node_modules), older than this package-lock.json: run npm ci there"
+elif [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm dependencies (npm ci)"
   npm ci --no-audit --no-fund >&2
 fi

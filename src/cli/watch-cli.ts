@@ -14,7 +14,8 @@ const num = (v: number | null, unit: string) => (v === null ? '-' : `${Math.roun
 
 /** One refresh of the terminal view: the time, the status, a line per member, the root cause. */
 export function watchFrame(report: DiagnosisReport, intervalSeconds: number, check: number): string {
-  const root = report.findings[0];
+  // A known bug of the release (known-bug) is no fault now: never the frame's root cause.
+  const root = report.findings.find((f) => f.cause !== 'known-bug');
   const frame = [
     `${report.cluster} at ${report.collectedAt.slice(11, 19)} UTC: ${report.status.toUpperCase()} (check ${check}, every ${intervalSeconds} s; Ctrl-C to stop)`,
     ...report.members.map(

@@ -248,7 +248,7 @@ export function digestMessages(
 /** The thread's summary for unhealthy clusters beyond those that get a full report. */
 export function briefLines(o: ClusterOutcome): string[] {
   if (!o.ok) return [`${EMOJI.failed} *${o.cluster}*: ${o.reason}`];
-  const root = o.report.findings[0];
+  const root = o.report.findings.find((f) => f.cause !== 'known-bug');
   return [
     `${EMOJI[o.report.status]} *${o.cluster}*: ${headline(o.report)}`,
     ...(root ? root.evidence.slice(0, 3).map((e) => `    ${e}`) : []),

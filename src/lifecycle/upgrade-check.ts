@@ -355,7 +355,7 @@ function kubeadm(input: UpgradeInput): Verdict[] {
     return [
       passed(
         'kubeadm',
-        `kubeadm 1.${minor} installs etcd ${ships}: \`kubeadm upgrade apply\` moves etcd with Kubernetes`,
+        `kubeadm 1.${minor} installs etcd ${ships}: kubeadm upgrade apply moves etcd with Kubernetes`,
       ),
     ];
   const floor = KUBEADM_MIN_ETCD.find((f) => minor >= f.fromKubernetesMinor);

@@ -43,7 +43,7 @@ export function registerClusterTools(server: McpServer, deps: ClusterToolDeps): 
       description: [
         'Quick health check of one etcd cluster (etcd is the key-value store behind the Kubernetes control plane), usually under a second.',
         'For each member: whether it answers, which one is the raft leader, how long a linearizable read took, database size, and active alarms such as NOSPACE.',
-        `Returns etcd-doctor's JSON report; findings[0], if any, is the most likely root cause. ${STATUS_MEANING}`,
+        `Returns etcd-doctor's JSON report; findings[0], if any, is the most likely root cause (a known-bug finding, a risk of the release a member runs, never is: it comes after every fault). ${STATUS_MEANING}`,
         'For a root-cause analysis with metrics, clocks and Kubernetes, use etcd_diagnose. Read-only.',
       ].join(' '),
       inputSchema: healthInput(known),

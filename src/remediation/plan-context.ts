@@ -24,7 +24,7 @@ export function planContext(
       })),
     ),
   };
-  const root = report.findings[0];
+  const root = report.findings.find((f) => f.cause !== 'known-bug');
   if (root) context.rootCause = root.cause;
   const leader = report.members.find((m) => m.isLeader)?.name;
   if (leader) context.leader = leader;

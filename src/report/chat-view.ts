@@ -154,7 +154,8 @@ export function headline(report: DiagnosisReport): string {
   const learners = report.members.filter((m) => m.isLearner).length;
   const leader = report.members.find((m) => m.isLeader)?.name;
   const membersLine = `${up} of ${report.members.length} members answer${learners ? ` (${learners} learner${learners > 1 ? 's' : ''})` : ''}${unchecked ? `, ${unchecked} not checked` : ''}${leader ? `, leader ${leader}` : ', no leader'}`;
-  const root = report.findings[0];
+  // A known bug of the release (diagnosis LATENT_CAUSES) never heads the verdict: it is no fault now.
+  const root = report.findings.find((f) => f.cause !== 'known-bug');
   if (!root) return `${membersLine} (${formatMs(report.durationMs)})`;
   // A known bug of the release (LATENT_CAUSES, ranked last) is a risk, not the cluster's state now:
   // the line stays the members' and names it after them.

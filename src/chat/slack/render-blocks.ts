@@ -243,7 +243,8 @@ function renderReport(view: ReportView): SlackMessage {
     ':page_facing_up: This report was too long for one message; the full text is attached in this thread.',
   );
   const fitted = fitBlocks(body, tail, note);
-  const root = report.findings[0];
+  // A known bug of the release is never the root cause the notification names.
+  const root = report.findings.find((f) => !LATENT_CAUSES.has(f.cause));
   const text = `${what} of ${report.cluster}: ${STATUS_WORD[report.status]}${root ? `, ${root.cause}${root.members.length ? ` on ${formatList(root.members)}` : ''}` : ''}`;
   const message: SlackMessage = { text: escapeMrkdwn(text), blocks: fitted.blocks };
   if (fitted.truncated) {

@@ -98,7 +98,7 @@ function addUnsupported(finding: Finding, u: Unsupported): void {
   finding.summary = finding.summary ? `${line}; ${finding.summary}` : line;
   finding.evidence.unshift(`kubeadm 1.${u.kubernetesMinor} supports etcd ${u.floor} or later: ${u.source}`);
   finding.steps.unshift({
-    text: `Upgrade etcd to ${u.floor.split('.').slice(0, 2).join('.')}: \`etcd-doctor upgrade-check <cluster> --to ${u.floor.split('.').slice(0, 2).join('.')}\` says what blocks it`,
+    text: `Upgrade etcd to ${u.floor.split('.').slice(0, 2).join('.')}: etcd-doctor upgrade-check <cluster> --to ${u.floor.split('.').slice(0, 2).join('.')} says what blocks it`,
   });
 }
 
@@ -156,7 +156,7 @@ function findingOf(groups: VersionGroup[]): Finding {
       ),
     ),
     steps: groups.map((g) => ({
-      text: `Upgrade ${formatList(g.members)} to etcd ${patchToReach(g.hits)} or later, one member at a time, checking \`etcd-doctor health\` between members (a patch upgrade within ${minorWord(g.version)})`,
+      text: `Upgrade ${formatList(g.members)} to etcd ${patchToReach(g.hits)} or later, one member at a time, checking etcd-doctor health between members (a patch upgrade within ${minorWord(g.version)})`,
     })),
     unknowns: [],
   };

@@ -16,7 +16,8 @@ import { collectScenario } from '../../support/kube/kube-evidence.js';
  * unexplained errors) is the same, so the rules see the same log both ways.
  */
 const DIR = fileURLToPath(new URL('../../fixtures/real-logs', import.meta.url));
-const POD_SHAPED = /^(?:\{"level"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)? [DINWECF] \| |[IWEF]\d{4} \d\d:\d\d:\d\d)/;
+const POD_SHAPED =
+  /^(?:\{"level"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d+)? [DINWECF] \| |[IWEF]\d{4} \d\d:\d\d:\d\d)/;
 const ETCD_CONTAINER = 'kube-system/etcd-master-1/etcd';
 
 interface Row {

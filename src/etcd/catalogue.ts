@@ -2293,7 +2293,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   },
   {
     text: 'became pre-candidate at term',
-    textVersions: ['2.3', '3.3', '3.4', '3.5', '3.6'],
+    textVersions: ['3.3', '3.4', '3.5', '3.6'],
     package: 'raft',
     level: 'info',
     evidence: 'leader-churn',
@@ -2488,15 +2488,19 @@ function longestText(text: string): CatalogueEntry | undefined {
   return best;
 }
 
+/** zap messages as its console encoder writes them, between tabs (built once). */
+const CONSOLE = WITH_ZAP.map((e) => ({ entry: e, tabbed: `\t${e.zap}\t`, last: `\t${e.zap}` }));
+
 /** A zap console line (`<ts>\t<LEVEL>\t<caller>\t<msg>\t{fields}`): its message between tabs. */
 function consoleMessage(line: string): CatalogueEntry | undefined {
+  if (!line.includes('\t')) return undefined; // capnslog, Go's log and raft's lines hold no tab
   let best: CatalogueEntry | undefined;
-  for (const e of WITH_ZAP) {
-    if (
-      (!best || e.zap.length > (best.zap?.length ?? 0)) &&
-      (line.includes(`\t${e.zap}\t`) || line.endsWith(`\t${e.zap}`))
-    )
-      best = e;
+  let bestLength = 0;
+  for (const { entry, tabbed, last } of CONSOLE) {
+    if (entry.zap.length > bestLength && (line.includes(tabbed) || line.endsWith(last))) {
+      best = entry;
+      bestLength = entry.zap.length;
+    }
   }
   return best;
 }

@@ -11,7 +11,7 @@ import { createIncidents } from '../state/incidents.js';
 import { createOwnedLocks } from '../state/owned-lock.js';
 import type { PlanStore } from '../state/plan-store.js';
 import { createIsSnoozed } from '../state/remediation-state.js';
-import type { JobKindHandlers } from '../queue/job-handlers.js';
+import type { Feature } from '../queue/job-handlers.js';
 import { createAlertRunner } from './run-alert.js';
 
 const DEFAULT_THREAD_WINDOW_MINUTES = 720;
@@ -32,7 +32,7 @@ export function installAlerts(opts: {
   renderer: ChartRenderer;
   logger: Logger;
   now: () => number;
-}): { jobs: Pick<JobKindHandlers, 'alert'> } {
+}): Feature<'alert'> {
   const windowMinutes = opts.config.alertmanager?.threadWindowMinutes ?? DEFAULT_THREAD_WINDOW_MINUTES;
   const coalesceMs = (opts.config.alertmanager?.coalesceMinutes ?? DEFAULT_COALESCE_MINUTES) * 60_000;
   const locks = createOwnedLocks(opts.redis);

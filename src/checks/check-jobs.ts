@@ -7,8 +7,8 @@ import { type Logger, withFields } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
 import {
   type JobHandlers,
+  type Feature,
   type JobKind,
-  type JobKindHandlers,
   type RunInfo,
   routeJobs,
 } from '../queue/job-handlers.js';
@@ -119,7 +119,7 @@ function createCheckRun(deps: JobRunnerDeps, now: () => number, sleep: (ms: numb
  * finish, answers in its thread exactly once, then turns the root into the verdict; `status` and
  * `backups` answer once in their channel. Only workers run these.
  */
-export function checkJobs(deps: JobRunnerDeps): Pick<JobKindHandlers, 'check' | 'status' | 'backups'> {
+export function checkJobs(deps: JobRunnerDeps): Feature<'check' | 'status' | 'backups'> {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => abortableSleep(ms));
   // Status and backups answer through `once` below: their handlers run only after this returns.
@@ -135,52 +135,53 @@ export function checkJobs(deps: JobRunnerDeps): Pick<JobKindHandlers, 'check' | 
   const failed = (jobId: string, failure: Failure, reason: string) =>
     answerFailure(deps, once, jobId, failure, reason);
   return {
-    check: {
-      run: (job, info) =>
-        runCheck(
-          job,
-          info.jobId,
-          info.signal,
-          started(info, { kind: job.kind, cluster: job.cluster }),
-          info.answered,
-        ),
-      failed: (jobId, job, reason) =>
-        failed(
-          jobId,
-          {
-            channel: job.channel,
-            cluster: job.cluster,
-            what: `the ${job.depth === 'diagnose' ? 'diagnosis' : 'health check'} of *${job.cluster}*`,
-            rootVerdict: failedVerdictView(job.depth, job.cluster, reason),
-          },
-          reason,
-        ),
-    },
-    status: {
-      run: (job, info) => {
-        started(info, { kind: job.kind });
-        return status(job, info.jobId);
+    jobs: {
+      check: {
+        run: (job, info) =>
+          runCheck(
+            job,
+            info.jobId,
+            info.signal,
+            started(info, { kind: job.kind, cluster: job.cluster }),
+            info.answered,
+          ),
+        failed: (jobId, job, reason) =>
+          failed(
+            jobId,
+            {
+              channel: job.channel,
+              cluster: job.cluster,
+              what: `the ${job.depth === 'diagnose' ? 'diagnosis' : 'health check'} of *${job.cluster}*`,
+              rootVerdict: failedVerdictView(job.depth, job.cluster, reason),
+            },
+            reason,
+          ),
       },
-      failed: (jobId, job, reason) =>
-        failed(jobId, { channel: job.channel, what: 'the status check' }, reason),
-    },
-    backups: {
-      run: (job, info) => {
-        started(info, { kind: job.kind, cluster: job.cluster });
-        return backups(job, info.jobId, info.signal);
+      status: {
+        run: (job, info) => {
+          started(info, { kind: job.kind });
+          return status(job, info.jobId);
+        },
+        failed: (jobId, job, reason) =>
+          failed(jobId, { channel: job.channel, what: 'the status check' }, reason),
       },
-      failed: (jobId, job, reason) =>
-        failed(
-          jobId,
-          { channel: job.channel, cluster: job.cluster, what: `the backup listing of *${job.cluster}*` },
-          reason,
-        ),
+      backups: {
+        run: (job, info) => {
+          started(info, { kind: job.kind, cluster: job.cluster });
+          return backups(job, info.jobId, info.signal);
+        },
+        failed: (jobId, job, reason) =>
+          failed(
+            jobId,
+            { channel: job.channel, cluster: job.cluster, what: `the backup listing of *${job.cluster}*` },
+            reason,
+          ),
+      },
     },
   };
 }
 
 /** The checks alone as a job worker's handlers (tests; the worker role puts checkJobs in its record). */
 export function createJobRunner(deps: JobRunnerDeps): JobHandlers {
-  const record = checkJobs(deps);
-  return routeJobs(record, deps.logger);
+  return routeJobs(checkJobs(deps).jobs, deps.logger);
 }

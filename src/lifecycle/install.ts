@@ -2,7 +2,7 @@ import type { ChatAdapter } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
 import { answerer } from '../answer/answer-once.js';
-import type { JobKindHandlers } from '../queue/job-handlers.js';
+import type { Feature } from '../queue/job-handlers.js';
 import type { LifecycleJob } from '../queue/job-schemas.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
@@ -26,25 +26,27 @@ export interface LifecycleFeatureOptions {
  * "Show the recovery plan" button) answer once in their channel, or in the thread they came from.
  * Both only read: the recovery plan's steps are for a person to run.
  */
-export function installLifecycle(o: LifecycleFeatureOptions): Pick<JobKindHandlers, 'lifecycle'> {
+export function installLifecycle(o: LifecycleFeatureOptions): Feature<'lifecycle'> {
   const once = answerer(o, o.sleep);
   const deps = { doctor: o.doctor, config: o.config, readFileBuffer: o.readFileBuffer };
   return {
-    lifecycle: {
-      run: async (job, info) => {
-        const view = await viewFor(deps, job, info.signal);
-        const thread = job.thread ? { channel: job.channel, ts: job.thread } : undefined;
-        await once(info.jobId, () =>
-          o.chat.post({ channel: job.channel, ...(thread ? { thread } : {}) }, view),
-        );
-        return { cluster: job.cluster, task: job.task };
-      },
-      // A job that failed for good still answers, once, saying what failed and why.
-      failed: async (jobId, job, reason) => {
-        const what = job.task === 'recover' ? 'The recovery plan' : 'The upgrade check';
-        const thread = job.thread ? { channel: job.channel, ts: job.thread } : undefined;
-        const view = textView(`${what} of *${job.cluster}* failed: ${reason.slice(0, 300)}`, 'error');
-        await once(jobId, () => o.chat.post({ channel: job.channel, ...(thread ? { thread } : {}) }, view));
+    jobs: {
+      lifecycle: {
+        run: async (job, info) => {
+          const view = await viewFor(deps, job, info.signal);
+          const thread = job.thread ? { channel: job.channel, ts: job.thread } : undefined;
+          await once(info.jobId, () =>
+            o.chat.post({ channel: job.channel, ...(thread ? { thread } : {}) }, view),
+          );
+          return { cluster: job.cluster, task: job.task };
+        },
+        // A job that failed for good still answers, once, saying what failed and why.
+        failed: async (jobId, job, reason) => {
+          const what = job.task === 'recover' ? 'The recovery plan' : 'The upgrade check';
+          const thread = job.thread ? { channel: job.channel, ts: job.thread } : undefined;
+          const view = textView(`${what} of *${job.cluster}* failed: ${reason.slice(0, 300)}`, 'error');
+          await once(jobId, () => o.chat.post({ channel: job.channel, ...(thread ? { thread } : {}) }, view));
+        },
       },
     },
   };

@@ -2,10 +2,11 @@ import type { ChatAdapter, ChatHandlers } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 import type { EnqueueOutcome } from '../queue/job-queue.js';
+import type { Feature, JobKindHandlers } from '../queue/job-handlers.js';
 import type { AnalyzeJob } from '../queue/job-schemas.js';
 import type { JobState } from '../state/job-state.js';
 import type { RateLimiter } from '../state/rate-limit.js';
-import { type AnalyzeJobHandlers, createAnalyzeJob } from './analyze-job.js';
+import { createAnalyzeJob } from './analyze-job.js';
 import { createFileRequests } from './file-requests.js';
 
 /** Files larger than this are refused in chat (before downloading when Slack gives the size). */
@@ -37,9 +38,10 @@ export interface OfflineDeps {
   worker?: OfflineWorkerWiring;
 }
 
-export interface OfflineFeature {
+export interface OfflineFeature extends Feature<never> {
   onFiles?: NonNullable<ChatHandlers['onFiles']>;
-  analyzeJob?: AnalyzeJobHandlers;
+  /** The `analyze` handler, where this role has a worker side. */
+  jobs: Partial<Pick<JobKindHandlers, 'analyze'>>;
 }
 
 /**
@@ -49,7 +51,7 @@ export interface OfflineFeature {
  */
 export function installOfflineAnalysis(deps: OfflineDeps): OfflineFeature {
   const maxFileBytes = deps.config.offline?.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const feature: OfflineFeature = {};
+  const feature: OfflineFeature = { jobs: {} };
   if (deps.bot)
     feature.onFiles = createFileRequests({
       config: deps.config,
@@ -60,7 +62,7 @@ export function installOfflineAnalysis(deps: OfflineDeps): OfflineFeature {
       logger: deps.logger,
     });
   if (deps.worker)
-    feature.analyzeJob = createAnalyzeJob({
+    feature.jobs.analyze = createAnalyzeJob({
       chat: deps.chat,
       logger: deps.logger,
       maxFileBytes,

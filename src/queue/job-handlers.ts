@@ -47,6 +47,17 @@ export interface KindHandler<J extends JobData> {
 /** The handler record: one handler per job kind, every kind. */
 export type JobKindHandlers = { [K in JobKind]: KindHandler<JobOf<K>> };
 
+/**
+ * What every feature's install gives the roles (issue 41: one shape, not six): the worker's job
+ * handlers of its kinds, the schedulers it keeps in step with the config (`reconcile`, not awaited
+ * at start), and what it closes. A feature with a chat side adds it beside (`clicks`, `onFiles`).
+ */
+export interface Feature<Kinds extends JobKind = never> {
+  jobs: Pick<JobKindHandlers, Kinds>;
+  reconcile?(): Promise<void>;
+  close?(): Promise<void>;
+}
+
 /** What a job worker runs: the answer to each job, and the answer to a job that failed for good. */
 export interface JobHandlers {
   run(data: JobData, info: RunInfo): Promise<unknown>;

@@ -7,7 +7,7 @@ import { EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { parseMaintenanceWindow, windowCronPattern } from '../config/maintenance-window.js';
 import { describeError } from '../errors.js';
-import type { JobKindHandlers } from '../queue/job-handlers.js';
+import type { Feature } from '../queue/job-handlers.js';
 import type { JobData, RemediateJob } from '../queue/job-schemas.js';
 import { createMaintenanceSchedules, type MaintenanceRepeat } from '../queue/maintenance-schedules.js';
 import { createPlanStore } from '../state/plan-store.js';
@@ -50,9 +50,7 @@ function clusterOf(config: ConfigFile, name: string) {
   return found;
 }
 
-export interface RemediationFeature {
-  /** The worker's `remediate` job handler. */
-  jobs: Pick<JobKindHandlers, 'remediate'>;
+export interface RemediationFeature extends Feature<'remediate'> {
   /** The bot's click path dependencies (the bot adds its ClusterAccess). */
   clicks: Omit<ClickDeps, 'clusters'>;
 }
@@ -68,9 +66,7 @@ export function installRemediation(w: RemediationOptions): RemediationFeature {
   return { jobs: { remediate: { run: remediationJobHandler(w) } }, clicks: clickDeps(w) };
 }
 
-export interface MaintenanceFeature {
-  /** The worker's `maintenance` job handler. */
-  jobs: Pick<JobKindHandlers, 'maintenance'>;
+export interface MaintenanceFeature extends Feature<'maintenance'> {
   /** Upserts a scheduler per cluster with a defragmentation window and removes the others; not awaited at startup. */
   reconcile(): Promise<void>;
   close(): Promise<void>;

@@ -26,7 +26,7 @@ export function startAnalyzer(base: RoleBase): JobWorker {
     worker: { state, workerId, sleep: (ms) => abortableSleep(ms) },
   });
   // Only the analyze queue reaches this process; any other kind is refused by routeJobs.
-  const handlers = routeJobs(offline.analyzeJob ? { analyze: offline.analyzeJob } : {}, opts.logger);
+  const handlers = routeJobs(offline.jobs, opts.logger);
   return analysisWorker(base, { handlers, clusterLocks: state, workerName: workerId });
 }
 

@@ -7,7 +7,7 @@ import { createChartPoster } from '../charts/post-chart.js';
 import type { DigestFeature } from '../digest/install.js';
 import { doctorFor } from '../history/doctor-for.js';
 import { historyStoreFor } from '../history/install.js';
-import { type JobKindHandlers, noHandler, routeJobs } from '../queue/job-handlers.js';
+import { type Feature, type JobKindHandlers, noHandler, routeJobs } from '../queue/job-handlers.js';
 import type { JobData } from '../queue/job-schemas.js';
 import {
   createJobWorker,
@@ -68,7 +68,6 @@ export function startWorker(
     logger,
     now,
   });
-  void watch.reconcile();
   const offline = installOfflineAnalysis({
     chat,
     config,
@@ -85,32 +84,27 @@ export function startWorker(
     postChart: createChartPoster({ chat, renderer, history: minutes, now }),
     ...pick(tuning, ['progressIntervalMs']),
   });
+  const lifecycle = lifecycleJobs(base, doctor, state, workerId);
+  const space = spaceJobs(base, state, workerId);
   // Every job kind's handler, one record (a kind without one does not compile).
   const record: JobKindHandlers = {
-    ...checks,
+    ...checks.jobs,
     ...digests,
     ...alerts.jobs,
     ...remediation.jobs,
     ...watch.jobs,
-    analyze: offline.analyzeJob ?? noHandler('analyze'),
-    space: spaceJobs(base, state, workerId).space,
-    ...installLifecycle({
-      doctor,
-      chat,
-      config,
-      state,
-      workerId,
-      readFileBuffer: base.opts.readFileBuffer ?? ((p) => readFile(p)),
-      sleep: (ms) => abortableSleep(ms),
-    }),
+    analyze: offline.jobs.analyze ?? noHandler('analyze'),
+    ...space.jobs,
+    ...lifecycle.jobs,
   };
+  const closeFeatures = foldFeatures([checks, alerts, remediation, watch, offline, space, lifecycle]);
   const handlers = routeJobs(record, logger);
   const worker = startQueueWorkers(base, { handlers, clusterLocks: state, workerName: workerId });
   return {
     ...worker,
     async close(force) {
       await worker.close(force);
-      await Promise.all([watch.close(), remediation.close()]);
+      await closeFeatures();
     },
   };
 }
@@ -147,9 +141,9 @@ function installRemediationJobs(
 ) {
   const options = remediationOptions(base, redis, enqueue);
   const maintenance = installMaintenance(options);
-  void maintenance.reconcile();
   return {
     jobs: { ...installRemediation(options).jobs, ...maintenance.jobs },
+    reconcile: () => maintenance.reconcile(),
     close: () => maintenance.close(),
   };
 }
@@ -160,6 +154,37 @@ function installRemediationJobs(
  */
 function jobSlots(tuned: number | undefined, config: RoleBase['opts']['config']): number {
   return tuned ?? JOB_CONCURRENCY + watchCheckSlots(config) + digestPartSlots(config);
+}
+
+/**
+ * One shape for every feature (queue/job-handlers.ts Feature), folded: their schedulers are set
+ * now (not awaited: Redis may be down at start), and they close with the worker.
+ */
+function foldFeatures(parts: ReadonlyArray<Pick<Feature, 'reconcile' | 'close'>>): () => Promise<void> {
+  for (const part of parts) void part.reconcile?.();
+  return async () => {
+    await Promise.all(parts.map((part) => part.close?.()));
+  };
+}
+
+/** etcd's lifecycle (src/lifecycle/): `lifecycle` jobs, from `/etcd upgrade-check`, `/etcd recover` and the recovery plan button. */
+function lifecycleJobs(
+  base: RoleBase,
+  doctor: Parameters<typeof installLifecycle>[0]['doctor'],
+  state: ReturnType<typeof createJobState>,
+  workerId: string,
+) {
+  const { chat, config } = base.opts;
+  const readFileBuffer = base.opts.readFileBuffer ?? ((p: string) => readFile(p));
+  return installLifecycle({
+    doctor,
+    chat,
+    config,
+    state,
+    workerId,
+    readFileBuffer,
+    sleep: (ms) => abortableSleep(ms),
+  });
 }
 
 /** What fills etcd (src/space/): `space` jobs, from `/etcd space` and the "What fills it?" button. */

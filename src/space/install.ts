@@ -4,7 +4,8 @@ import type { ConfigFile } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 import type { JobState } from '../state/job-state.js';
 import type { SpaceRunOptions } from './measure-space.js';
-import { createSpaceJob, type SpaceJobHandlers } from './space-job.js';
+import type { Feature } from '../queue/job-handlers.js';
+import { createSpaceJob } from './space-job.js';
 
 export interface SpaceFeatureOptions {
   chat: ChatAdapter;
@@ -24,20 +25,22 @@ export interface SpaceFeatureOptions {
  * with the breakdown and the bar chart. The chat side queues them (commands/space.ts, the
  * "What fills it?" button in bot/handle-action.ts).
  */
-export function installSpace(o: SpaceFeatureOptions): { space: SpaceJobHandlers } {
+export function installSpace(o: SpaceFeatureOptions): Feature<'space'> {
   return {
-    space: createSpaceJob({
-      chat: o.chat,
-      cluster: (name) => findCluster(o.config, name),
-      state: o.state,
-      workerId: o.workerId,
-      logger: o.logger,
-      space: { readFileBuffer: o.readFileBuffer },
-      // Vega and resvg load with the first chart, not with the worker.
-      drawChart: async (report) => (await import('../charts/space-chart.js')).renderSpaceChart(report),
-      sleep: o.sleep,
-      ...(o.progressIntervalMs ? { progressIntervalMs: o.progressIntervalMs } : {}),
-      ...(o.overrides ? { overrides: o.overrides } : {}),
-    }),
+    jobs: {
+      space: createSpaceJob({
+        chat: o.chat,
+        cluster: (name) => findCluster(o.config, name),
+        state: o.state,
+        workerId: o.workerId,
+        logger: o.logger,
+        space: { readFileBuffer: o.readFileBuffer },
+        // Vega and resvg load with the first chart, not with the worker.
+        drawChart: async (report) => (await import('../charts/space-chart.js')).renderSpaceChart(report),
+        sleep: o.sleep,
+        ...(o.progressIntervalMs ? { progressIntervalMs: o.progressIntervalMs } : {}),
+        ...(o.overrides ? { overrides: o.overrides } : {}),
+      }),
+    },
   };
 }

@@ -14,14 +14,12 @@ import { createMinuteHistory, type MinuteHistory } from '../state/minute-history
 import type { PlanStore } from '../state/plan-store.js';
 import { createIsSnoozed } from '../state/remediation-state.js';
 import { createWatchState, type WatchState } from '../state/watch-state.js';
-import type { JobKindHandlers } from '../queue/job-handlers.js';
+import type { Feature } from '../queue/job-handlers.js';
 import { createIncidentRunner } from './incident-runner.js';
 import { createWatchCheck } from './run-watch-check.js';
 import { watchedClusters } from '../config/watched.js';
 
-export interface WatchFeature {
-  /** The worker's `watch` job handler. */
-  jobs: Pick<JobKindHandlers, 'watch'>;
+export interface WatchFeature extends Feature<'watch'> {
   history: MinuteHistory;
   state: WatchState;
   /** Upserts a scheduler per watched cluster and removes the others; not awaited at startup. */

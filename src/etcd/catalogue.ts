@@ -1229,7 +1229,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     package: 'embed',
     level: 'warn',
     evidence: 'peer-tls',
-    meaning: 'a TLS handshake was refused: name or IP missing from the certificate, unknown CA, expired',
+    meaning:
+      'a TLS handshake was refused on the peer or client port: a name or IP missing from the certificate, an unknown CA, expired',
     fields: ['remote-addr', 'server-name', 'ip-addresses', 'dns-names', 'error'],
   },
   {

@@ -3033,6 +3033,81 @@ export const CATALOGUE_LINES: readonly { entry: string; shape: string; line: str
     line: '{"level":"info","ts":"2024-05-14T08:30:00.123Z","logger":"raft","caller":"etcdserver/zap_raft.go:77","msg":"8e9e05c52164694d [term: 42] ignored a 8e9e05c52164694d message with lower term from 8e9e05c52164694d [term: 42]"}',
   },
   {
+    entry: 'A tick missed to fire. Node blocks too long!',
+    shape: 'capnslog',
+    line: '2018-03-02 08:30:00.123456 W | raft: 8e9e05c52164694d A tick missed to fire. Node blocks too long!',
+  },
+  {
+    entry: 'A tick missed to fire. Node blocks too long!',
+    shape: 'raft-std',
+    line: 'raft2020/05/14 08:30:10 WARN: 8e9e05c52164694d A tick missed to fire. Node blocks too long!',
+  },
+  {
+    entry: 'A tick missed to fire. Node blocks too long!',
+    shape: 'zap',
+    line: '{"level":"warn","ts":"2024-05-14T08:30:00.123Z","logger":"raft","caller":"etcdserver/zap_raft.go:77","msg":"8e9e05c52164694d A tick missed to fire. Node blocks too long!"}',
+  },
+  {
+    entry: 'stepped down to follower since quorum is not active',
+    shape: 'capnslog',
+    line: '2018-03-02 08:30:00.123456 W | raft: 8e9e05c52164694d stepped down to follower since quorum is not active',
+  },
+  {
+    entry: 'stepped down to follower since quorum is not active',
+    shape: 'raft-std',
+    line: 'raft2020/05/14 08:30:10 WARN: 8e9e05c52164694d stepped down to follower since quorum is not active',
+  },
+  {
+    entry: 'stepped down to follower since quorum is not active',
+    shape: 'zap',
+    line: '{"level":"warn","ts":"2024-05-14T08:30:00.123Z","logger":"raft","caller":"etcdserver/zap_raft.go:77","msg":"8e9e05c52164694d stepped down to follower since quorum is not active"}',
+  },
+  {
+    entry: ' state.commit ',
+    shape: 'capnslog',
+    line: '2018-03-02 08:30:00.123456 C | raft: 8e9e05c52164694d state.commit 42 is out of range [42, 42]',
+  },
+  {
+    entry: ' state.commit ',
+    shape: 'raft-std',
+    line: 'raft2020/05/14 08:30:10 PANIC: 8e9e05c52164694d state.commit 42 is out of range [42, 42]',
+  },
+  {
+    entry: ' state.commit ',
+    shape: 'zap',
+    line: '{"level":"panic","ts":"2024-05-14T08:30:00.123Z","logger":"raft","caller":"etcdserver/zap_raft.go:77","msg":"8e9e05c52164694d state.commit 42 is out of range [42, 42]"}',
+  },
+  {
+    entry: 'pending configuration changes to apply',
+    shape: 'capnslog',
+    line: '2018-03-02 08:30:00.123456 W | raft: 8e9e05c52164694d cannot campaign at term 42 since there are still 42 pending configuration changes to apply',
+  },
+  {
+    entry: 'pending configuration changes to apply',
+    shape: 'raft-std',
+    line: 'raft2020/05/14 08:30:10 WARN: 8e9e05c52164694d cannot campaign at term 42 since there are still 42 pending configuration changes to apply',
+  },
+  {
+    entry: 'pending configuration changes to apply',
+    shape: 'zap',
+    line: '{"level":"warn","ts":"2024-05-14T08:30:00.123Z","logger":"raft","caller":"etcdserver/zap_raft.go:77","msg":"8e9e05c52164694d cannot campaign at term 42 since there are still 42 pending configuration changes to apply"}',
+  },
+  {
+    entry: 'is unpromotable and can not campaign',
+    shape: 'capnslog',
+    line: '2018-03-02 08:30:00.123456 W | raft: 8e9e05c52164694d is unpromotable and can not campaign',
+  },
+  {
+    entry: 'is unpromotable and can not campaign',
+    shape: 'raft-std',
+    line: 'raft2020/05/14 08:30:10 WARN: 8e9e05c52164694d is unpromotable and can not campaign',
+  },
+  {
+    entry: 'is unpromotable and can not campaign',
+    shape: 'zap',
+    line: '{"level":"warn","ts":"2024-05-14T08:30:00.123Z","logger":"raft","caller":"etcdserver/zap_raft.go:77","msg":"8e9e05c52164694d is unpromotable and can not campaign"}',
+  },
+  {
     entry: 'sending database snapshot',
     shape: 'zap',
     line: '{"level":"info","ts":"2024-05-14T08:30:00.123Z","caller":"rafthttp/snapshot_sender.go:120","msg":"sending database snapshot","snapshot-index":"x","remote-peer-id":"8e9e05c52164694d","size":"x"}',

@@ -3,7 +3,7 @@
 // files to load), else tsc's dist/src/main.js (about 0.6 s), against seconds through a TypeScript
 // loader. `health` and `diagnose` run dist/cli/check.cjs from V8's code cache (bin/code-cache.js).
 //  - Installed (the image, a package): no src/ beside dist/, so dist/ it is.
-//  - In a checkout: dist/ when it is at least as new as every file in src/ and commands/; otherwise
+//  - In a checkout: dist/ when it is at least as new as every file in src/; otherwise
 //    (no build yet, or sources edited since) the sources run through tsx, a dev dependency, and a
 //    terminal is told how to get the fast start. ETCD_DOCTOR_COMPILED=1 always runs dist/.
 // CommonJS (bin/package.json): Node starts a CommonJS main file without its ES module loader, and
@@ -23,7 +23,7 @@ const CHECKS = new Set(['health', 'diagnose']);
 /** The newest modification time (ms) of the TypeScript sources, or 0 without any. */
 function newestSource() {
   let newest = 0;
-  for (const dir of ['src', 'commands']) {
+  for (const dir of ['src']) {
     if (!existsSync(root + dir)) continue;
     for (const entry of readdirSync(root + dir, { recursive: true, withFileTypes: true })) {
       if (entry.isFile() && entry.name.endsWith('.ts'))

@@ -1,4 +1,4 @@
-import { commands as defaultCommands } from '../../commands/index.js';
+import { commands as defaultCommands } from '../commands/index.js';
 import { createBot } from '../bot/create-bot.js';
 import { createClusterAccess } from '../bot/cluster-access.js';
 import { chatPlans } from '../bot/deadline.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { commands } from '../../../commands/index.js';
+import { commands } from '../../../src/commands/index.js';
 
 /**
  * deploy/slack-app-manifest.yaml against the manifest rules in shared/reference/slack-contract.md §7

@@ -207,13 +207,34 @@ export async function waitForMetric(
   name: string,
   done: (value: number) => boolean,
   timeoutMs = 30_000,
+  everyMs = 200,
 ): Promise<number | undefined> {
   const until = Date.now() + timeoutMs;
   let value: number | undefined;
   for (let i = 0; i < 300 && Date.now() < until; i++) {
     value = await metricValue(lab, member, name);
     if (value !== undefined && done(value)) return value;
-    await sleep(200);
+    await sleep(everyMs);
   }
   throw new Error(`${member}'s ${name} did not get there in ${timeoutMs} ms (last ${value})`);
+}
+
+/**
+ * Waits until a member has sent nothing to clients for a moment: two readings of its sent-bytes
+ * counter 1 s apart are equal (a response that was on its way when the load was killed is done).
+ */
+export async function waitForQuietClients(lab: EtcdLab, member: string, timeoutMs = 30_000): Promise<void> {
+  let last: number | undefined;
+  await waitForMetric(
+    lab,
+    member,
+    'etcd_network_client_grpc_sent_bytes_total',
+    (v) => {
+      const quiet = v === last;
+      last = v;
+      return quiet;
+    },
+    timeoutMs,
+    1000,
+  );
 }

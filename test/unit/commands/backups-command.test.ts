@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import backups from '../../../commands/backups.js';
-import { commands } from '../../../commands/index.js';
+import backups from '../../../src/commands/backups.js';
+import { commands } from '../../../src/commands/index.js';
 import type { JobRequests } from '../../../src/bot/job-requests.js';
 import { createClusterAccess } from '../../../src/bot/cluster-access.js';
 import type { CommandContext } from '../../../src/commands/command.js';

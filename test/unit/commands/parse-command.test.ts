@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { commands } from '../../../commands/index.js';
+import { commands } from '../../../src/commands/index.js';
 import { parseCommand } from '../../../src/commands/parse-command.js';
 
 describe('parseCommand', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import '../../support/fuzz-seed.js';
-import { commands } from '../../../commands/index.js';
+import { commands } from '../../../src/commands/index.js';
 import { handleAction } from '../../../src/bot/handle-action.js';
 import type { JobRequests } from '../../../src/bot/job-requests.js';
 import type { IncomingAction } from '../../../src/chat/adapter.js';

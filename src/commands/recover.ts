@@ -1,6 +1,6 @@
-import { oneCluster } from '../src/commands/args.js';
-import { defineCommand } from '../src/commands/command.js';
-import { textView } from '../src/report/chat-view.js';
+import { oneCluster } from './args.js';
+import { defineCommand } from './command.js';
+import { textView } from '../report/chat-view.js';
 
 /** `/etcd recover <cluster>`: after quorum loss, the plan to get it back; etcd-doctor runs none of it. */
 export default defineCommand({

@@ -1,6 +1,6 @@
-import { oneCluster } from '../src/commands/args.js';
-import { defineCommand } from '../src/commands/command.js';
-import { checkQueuedReply } from '../src/bot/check-replies.js';
+import { oneCluster } from './args.js';
+import { defineCommand } from './command.js';
+import { checkQueuedReply } from '../bot/check-replies.js';
 
 /** `/etcd health <cluster>`: the fast per-member answer (reachable, leader, took, DB size, alarms). */
 export default defineCommand({

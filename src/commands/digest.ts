@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { type CommandContext, defineCommand } from '../src/commands/command.js';
-import type { DigestService } from '../src/digest/digest-service.js';
-import { formatTimeOfDay, isTimeZone, parseTimeOfDay } from '../src/digest/schedule.js';
-import { EtcdDoctorError } from '../src/errors.js';
-import { type ChatView, textView } from '../src/report/chat-view.js';
+import { type CommandContext, defineCommand } from './command.js';
+import type { DigestService } from '../digest/digest-service.js';
+import { formatTimeOfDay, isTimeZone, parseTimeOfDay } from '../digest/schedule.js';
+import { EtcdDoctorError } from '../errors.js';
+import { type ChatView, textView } from '../report/chat-view.js';
 
 const USAGE = 'digest subscribe <clusters|all> daily <HH:MM> <IANA time zone> | unsubscribe | list';
 const word = z.string().min(1).max(64);

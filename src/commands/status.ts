@@ -1,6 +1,6 @@
-import { noArgs } from '../src/commands/args.js';
-import { defineCommand } from '../src/commands/command.js';
-import { textView } from '../src/report/chat-view.js';
+import { noArgs } from './args.js';
+import { defineCommand } from './command.js';
+import { textView } from '../report/chat-view.js';
 
 /** `/etcd status`: a health check of every cluster this channel may see, one line each. */
 export default defineCommand({

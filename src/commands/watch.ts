@@ -1,8 +1,8 @@
-import { formatDuration } from '../src/format.js';
+import { formatDuration } from '../format.js';
 import { z } from 'zod';
-import { defineCommand } from '../src/commands/command.js';
-import { type ChatView, textView } from '../src/report/chat-view.js';
-import type { WatchedCluster } from '../src/watch/watch-status.js';
+import { defineCommand } from './command.js';
+import { type ChatView, textView } from '../report/chat-view.js';
+import type { WatchedCluster } from '../watch/watch-status.js';
 
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 

@@ -1,4 +1,4 @@
-import type { ChatCommand } from '../src/commands/command.js';
+import type { ChatCommand } from './command.js';
 import backups from './backups.js';
 import clusters from './clusters.js';
 import diagnose from './diagnose.js';

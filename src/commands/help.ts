@@ -1,7 +1,7 @@
-import { optionalWord } from '../src/commands/args.js';
-import { defineCommand } from '../src/commands/command.js';
-import { usageLines } from '../src/commands/parse-command.js';
-import { textView } from '../src/report/chat-view.js';
+import { optionalWord } from './args.js';
+import { defineCommand } from './command.js';
+import { usageLines } from './parse-command.js';
+import { textView } from '../report/chat-view.js';
 
 /** Offline analysis is not a command: a file dropped in the chat, or `analyze` typed in a terminal. */
 const OFFLINE =

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineCommand } from '../src/commands/command.js';
-import { parseTarget } from '../src/lifecycle/upgrade-rules.js';
-import { textView } from '../src/report/chat-view.js';
+import { defineCommand } from './command.js';
+import { parseTarget } from '../lifecycle/upgrade-rules.js';
+import { textView } from '../report/chat-view.js';
 
 /** `/etcd upgrade-check <cluster> <minor>`: can the cluster go to that etcd minor now (src/lifecycle/). */
 export default defineCommand({

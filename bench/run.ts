@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { benchCatalogueRead } from './catalogue-read.js';
 import { benchCharts } from './charts.js';
 import { benchCliProcess } from './cli-process.js';
 import { benchDiagnosisTime } from './diagnosis-time.js';
@@ -42,6 +43,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   'watch-fleet': () => benchWatchFleet(),
   'watch-fleet-2000-scale': () => benchWatchFleet(WATCH_2000_SCALE),
   'offline-read': benchOfflineRead,
+  'catalogue-read': benchCatalogueRead,
   'snapshot-read': benchSnapshotRead,
   'space-scan': benchSpaceScan,
 };

@@ -4,6 +4,7 @@
  * timestamp: under journald (and crictl, and `kubectl logs --timestamps`) those differ or vanish.
  */
 
+import { type CatalogueEntry, catalogueEntryOf, isBenignOrContext } from './catalogue.js';
 import { type CountStat, type DurationStat, EXAMPLE_CHARS, parseGoDuration, type Seen } from './log-stat.js';
 import {
   addCertExpired,
@@ -128,7 +129,11 @@ export interface LogSignals extends FaultSignals {
 }
 
 export interface UnexplainedError {
+  /** The message (with zap's `error`) with what varies folded. */
   message: string;
+  /** What etcd means by it, in one line, and the cause it is evidence for (the catalogue's). */
+  meaning?: string;
+  evidenceFor?: string;
   count: number;
   example: string;
   firstSeenAt?: string;
@@ -199,8 +204,13 @@ export function scanLine(raw: string, signals: LogSignals): void {
   if (zap) scanZap(zap, line, signals, touched);
   scanText(line, signals, touched, zap);
   scanFaults(line, zap, signals, touched);
-  if (touched.length === 0 && isErrorLine(line, zap) && !PEER_DEACTIVATED.test(line))
-    touched.push(addUnexplained(signals, line, zap));
+  if (touched.length === 0 && isErrorLine(line, zap) && !PEER_DEACTIVATED.test(line)) {
+    // The catalogue (catalogue.ts) knows what etcd means by the line: routine or context is not
+    // "unexplained"; evidence for a cause is kept with its meaning. Read only for error lines no
+    // signal counted, so the scan of a large log pays nothing for it on any other line.
+    const known = catalogueEntryOf(line, zap?.msg);
+    if (!known || !isBenignOrContext(known)) touched.push(addUnexplained(signals, line, zap, known));
+  }
   // Only a line that matched needs its time: stamp the stats it just counted.
   const at = touched.length > 0 ? lineTimestamp(line, zap) : undefined;
   if (!at) return;
@@ -522,11 +532,20 @@ function errorMessage(line: string, zap: ZapEntry | undefined): string {
     .slice(0, 160);
 }
 
-function addUnexplained(s: LogSignals, line: string, zap: ZapEntry | undefined): Seen {
+function addUnexplained(
+  s: LogSignals,
+  line: string,
+  zap: ZapEntry | undefined,
+  known: CatalogueEntry | undefined,
+): Seen {
   const message = errorMessage(line, zap);
   let stat = s.unexplainedErrors.find((e) => e.message === message);
   if (!stat) {
     stat = { message, count: 0, example: line.slice(0, EXAMPLE_CHARS) };
+    if (known) {
+      stat.meaning = known.meaning;
+      stat.evidenceFor = known.evidence;
+    }
     // Past the cap a new message is not kept: the most frequent ones are already there, or arrive early.
     if (s.unexplainedErrors.length < MAX_UNEXPLAINED) s.unexplainedErrors.push(stat);
   }

@@ -7,6 +7,26 @@ import { earliest, formatSpan, latest } from '../support/logs.js';
 /** Messages quoted in the finding, the most frequent first. */
 const QUOTED = 3;
 
+type Summed = UnexplainedError & { members: Set<string> };
+
+/** A message as the summary names it: what etcd means by it when the catalogue knows it. */
+function said(e: UnexplainedError): string {
+  return e.meaning ? `"${e.message}" (etcd means ${e.meaning})` : `"${e.message}"`;
+}
+
+/**
+ * One evidence line. A message the catalogue (src/etcd/catalogue.ts) knows is quoted with its
+ * meaning and the cause it is evidence for, which no rule named from this line; others raw.
+ */
+function quote(e: Summed): string {
+  const span = formatSpan(e.firstSeenAt, e.lastSeenAt);
+  const where = `${[...e.members].sort().join(', ')}${span ? `, ${span}` : ''}`;
+  const means = e.meaning
+    ? `: etcd means ${e.meaning}; evidence for ${e.evidenceFor}, which no rule named from it`
+    : '';
+  return `${e.count} × "${e.message}" (${where})${means}; e.g. ${e.example}`;
+}
+
 /**
  * Nothing unexplained is hidden: error-level etcd lines that no other signal counted
  * (scan-logs.ts `unexplainedErrors`) become an info finding that quotes the top messages with
@@ -19,7 +39,7 @@ export const unexplainedErrorsRule: Rule = {
   needs: ['kubernetes'],
   rank: 80,
   evaluate(evidence) {
-    const byMessage = new Map<string, UnexplainedError & { members: Set<string> }>();
+    const byMessage = new Map<string, Summed>();
     for (const scan of scansOf(kubernetesOf(evidence), 'etcd')) {
       for (const e of scan.signals.unexplainedErrors ?? []) {
         const sum = byMessage.get(e.message) ?? { ...e, count: 0, members: new Set<string>() };
@@ -44,11 +64,8 @@ export const unexplainedErrorsRule: Rule = {
       severity: 'info',
       members,
       nodes: [],
-      summary: `etcd logged ${total} error line${total === 1 ? '' : 's'} that no known cause explains; the most frequent: "${top[0]?.message}"`,
-      evidence: top.slice(0, QUOTED).map((e) => {
-        const span = formatSpan(e.firstSeenAt, e.lastSeenAt);
-        return `${e.count} × "${e.message}" (${[...e.members].sort().join(', ')}${span ? `, ${span}` : ''}); e.g. ${e.example}`;
-      }),
+      summary: `etcd logged ${total} error line${total === 1 ? '' : 's'} that no known cause explains; the most frequent: ${top[0] ? said(top[0]) : ''}`,
+      evidence: top.slice(0, QUOTED).map(quote),
       steps: [
         {
           text: 'Read these lines in context (`journalctl -u etcd`, `kubectl logs -n kube-system etcd-<node>`): etcd-doctor knows no cause for them',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { CATALOGUE } from '../../../src/etcd/catalogue.js';
 import { MAX_SCANNED_LINE_CHARS, scanLogText } from '../../../src/etcd/scan-logs.js';
 
 /**
@@ -60,6 +61,22 @@ describe('log lines built to make a regex backtrack', () => {
     scanLogText(`{"level":"warn","ts":"2026-12-06T03:00:00.000Z","msg":"${line.replace(/"/g, "'")}"}`);
     expect(performance.now() - started).toBeLessThan(1000);
   });
+});
+
+// The catalogue (src/etcd/catalogue.ts) matches plain text, no regex; each of its messages repeated
+// to 64 KiB, as an error line of capnslog, zap JSON and zap's console encoder (the lines that reach it).
+describe('catalogue messages repeated to make its lookup slow', () => {
+  it.each(CATALOGUE.map((e) => [e.zap ?? e.text ?? '']))(
+    '%s, 64 KiB: read in well under a second',
+    (unit) => {
+      const line = fill(unit);
+      const started = performance.now();
+      scanLogText(`2026-12-06 03:00:00.000000 E | etcdserver: ${line}`);
+      scanLogText(JSON.stringify({ level: 'error', ts: '2026-12-06T03:00:00.000Z', msg: line }));
+      scanLogText(`2026-12-06T03:00:00.000Z\tERROR\tetcdserver/server.go:1\t${line}`);
+      expect(performance.now() - started).toBeLessThan(1000);
+    },
+  );
 });
 
 describe("a pod's log line longer than the cap (the live scan)", () => {

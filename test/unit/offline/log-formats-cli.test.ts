@@ -334,6 +334,10 @@ describe('nothing unexplained is hidden, and a quiet log is an answer', () => {
     expect(report.findings[0]?.evidence[0]).toMatch(
       /^2 × "failed to purge snap db file: remove \/var\/lib\/etcd\/member\/snap\/<id>-<id>\.snap\.db: permission denied" \(unexplained-etcd-2, 07:01:00–07:02:00\)/,
     );
+    // The catalogue (src/etcd/catalogue.ts) says what etcd means by it, and what it is evidence for.
+    expect(report.findings[0]?.evidence[0]).toContain(
+      ': etcd means the member could not delete old snapshot databases and stops; evidence for etcd-crash, which no rule named from it',
+    );
     expect(report.status).toBe('unknown');
     expect(code).toBe(3);
     const text = await cliInProcess(['analyze', join(LOGS, 'unexplained-etcd-2.log')]);

@@ -26,7 +26,10 @@ export interface McpCommandIo {
 
 /**
  * `etcd-doctor mcp [--config F]`: the MCP server on stdio. stdout carries only protocol messages;
- * pino logs go to stderr, where MCP clients collect a server's log.
+ * pino logs go to stderr, where MCP clients collect a server's log. It runs no role: it is its own
+ * process and so its own composition root, and builds its doctor and its audit reader (a short
+ * connection per read) here. /mcp in the serve, bot and worker roles takes the role's instead
+ * (mcp/install-mcp-http.ts).
  */
 export async function runMcpCommand(options: McpCommandOptions, io: McpCommandIo): Promise<void> {
   const env = requireEnv(io.env);

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { connectOneShot } from '../clients/redis.js';
+import { connectOneShot, type Redis } from '../clients/redis.js';
 import { type AuditRecord, createAuditLog, formatAuditRecord, parseSince } from '../state/audit-log.js';
 import { describeError, EtcdDoctorError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -61,6 +61,53 @@ export function createRedisAuditReader(opts: { redisUrl: RedisTarget; prefix: st
       } finally {
         clearTimeout(timer);
         redis.disconnect();
+      }
+    },
+  };
+}
+
+/**
+ * The trail read over a connection the role already holds (/mcp in the serve, bot and worker
+ * roles): that connection reconnects on its own, so a read while Redis is down waits in its queue
+ * and the tool says so after AUDIT_DEADLINE_MS, naming the connection's last error.
+ */
+export function createConnectionAuditReader(opts: {
+  redis: Redis;
+  redisUrl: RedisTarget;
+  prefix: string;
+}): AuditReader {
+  let lastError: unknown;
+  opts.redis.on('error', (err: unknown) => {
+    lastError = err;
+  });
+  opts.redis.on('ready', () => {
+    lastError = undefined;
+  });
+  const unavailable = (reason: string, cause?: unknown) =>
+    new EtcdDoctorError(
+      'queue_unavailable',
+      `Redis at ${describeRedisTarget(opts.redisUrl)} ${reason}, and the audit trail lives there; etcd-doctor's cluster tools work without it.`,
+      { cause },
+    );
+  const log = createAuditLog(opts.redis, opts.prefix);
+  return {
+    async read(query) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), AUDIT_DEADLINE_MS);
+      });
+      try {
+        const result = await Promise.race([log.read(query), late]).catch((err: unknown) => {
+          throw unavailable(
+            `does not answer (${describeError(err).replace(/^unexpected error: /, '')})`,
+            err,
+          );
+        });
+        if (result !== 'late') return result;
+        const why = lastError ? ` (${describeError(lastError).replace(/^unexpected error: /, '')})` : '';
+        throw unavailable(`did not answer within ${AUDIT_DEADLINE_MS / 1000} s${why}`);
+      } finally {
+        clearTimeout(timer);
       }
     },
   };

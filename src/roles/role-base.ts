@@ -6,14 +6,19 @@ import { createDoctor, type Doctor } from '../doctor.js';
 import type { RoleTuning, StartRolesOptions } from './role-options.js';
 import { createRecordSigner, processSigningKey, type RecordSigner } from '../state/record-signer.js';
 
+/** What the process's shared parts are built from (a role setup, or startRoles' options). */
+export type ProcessPartsOptions = Pick<
+  StartRolesOptions,
+  'config' | 'redisUrl' | 'logger' | 'metrics' | 'signingKey' | 'doctor' | 'readFileBuffer'
+>;
+
 /**
- * What every role of a process shares: the options, the doctor, and the Redis connections (each
- * one logs once when Redis goes away, and the first one answers /readyz).
+ * What every part of a process shares, built once: the doctor, the Redis connections (each one
+ * logs once when Redis goes away, and the first one answers /readyz) and the signer. The roles
+ * (startRoles) and the HTTP features beside them (MCP's /mcp) take theirs from it, so the process
+ * has one composition root; stopping the roles closes it.
  */
-export interface RoleBase {
-  readonly opts: StartRolesOptions;
-  readonly tuning: RoleTuning;
-  readonly now: () => number;
+export interface ProcessParts {
   readonly doctor: Doctor;
   /** The doctor was built here (not given), so stopping the roles closes it. */
   readonly ownsDoctor: boolean;
@@ -27,7 +32,19 @@ export interface RoleBase {
   closeRedis(redisUp: boolean): Promise<void>;
 }
 
-export function createRoleBase(opts: StartRolesOptions): RoleBase {
+/** What every role of a process shares: the process's parts, and the roles' options. */
+export interface RoleBase extends ProcessParts {
+  readonly opts: StartRolesOptions;
+  readonly tuning: RoleTuning;
+  readonly now: () => number;
+}
+
+/** The roles' base on the process's parts (built here when the process has not built them). */
+export function createRoleBase(opts: StartRolesOptions, parts = createProcessParts(opts)): RoleBase {
+  return { ...parts, opts, tuning: opts.tuning ?? {}, now: opts.now ?? Date.now };
+}
+
+export function createProcessParts(opts: ProcessPartsOptions): ProcessParts {
   const doctor =
     opts.doctor ??
     createDoctor({
@@ -38,9 +55,6 @@ export function createRoleBase(opts: StartRolesOptions): RoleBase {
   const connections: Redis[] = [];
   const redis = createRedisConnections(opts.redisUrl);
   return {
-    opts,
-    tuning: opts.tuning ?? {},
-    now: opts.now ?? Date.now,
     doctor,
     ownsDoctor: !opts.doctor,
     redis,

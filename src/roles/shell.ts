@@ -8,6 +8,7 @@ import type { Secret } from '../secret.js';
 import { healthRoutes, metricsRoute } from '../http/health-routes.js';
 import { type HttpServer, startHttpServer } from '../http/server.js';
 import { mcpHttpOptions } from './mcp-options.js';
+import { createProcessParts } from './role-base.js';
 import { DEFAULT_QUEUE_PREFIX, type RoleSetup, type RunningRoles } from './role-options.js';
 import { startRoles } from './start-roles.js';
 import { whenAborted } from '../timing.js';
@@ -42,6 +43,7 @@ export interface RunShellOptions extends Partial<Omit<RoleSetup, 'config' | 'pro
  * The whole product without Slack (`etcd-doctor serve` with no Slack tokens, `npm run demo`): the
  * shell chat, the command layer, the queue and a worker in one process. Piped input runs every
  * command, waits until each has answered, then returns; a terminal runs until Ctrl-D or `exit`.
+ * The process's parts (the doctor, Redis) are built once, here: the roles and /mcp both run on them.
  */
 export async function runShell(opts: RunShellOptions): Promise<void> {
   let roles: RunningRoles | undefined;
@@ -58,17 +60,13 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
     ...(opts.farewell ? { farewell: opts.farewell } : {}),
     ...(opts.fileDir ? { fileDir: opts.fileDir } : {}),
   });
-  roles = await startRoles({
-    ...setup,
-    role: 'serve',
-    chat,
-    ...(opts.doctor ? { doctor: opts.doctor } : {}),
-  });
+  const parts = createProcessParts({ ...setup, ...(opts.doctor ? { doctor: opts.doctor } : {}) });
+  roles = await startRoles({ ...setup, role: 'serve', chat }, parts);
   const started = roles;
   let server: HttpServer | undefined;
   let mcp: McpHttp | undefined;
   if (opts.listen) {
-    mcp = installMcpHttp(mcpHttpOptions(setup, opts.mcpToken));
+    mcp = installMcpHttp(mcpHttpOptions(setup, parts, opts.mcpToken));
     server = await startHttpServer({
       ...opts.listen,
       routes: [
@@ -78,7 +76,6 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
       ],
     }).catch(async (err: unknown) => {
       await started.stop();
-      await mcp?.close();
       throw err;
     });
     const routes = `/healthz, /readyz and /metrics${mcp.routes.length ? ', and /mcp' : ''}`;
@@ -99,7 +96,6 @@ export async function runShell(opts: RunShellOptions): Promise<void> {
   } finally {
     await roles.stop();
     await server?.close();
-    await mcp?.close();
   }
 }
 

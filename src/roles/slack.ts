@@ -5,6 +5,7 @@ import { installMcpHttp, type McpHttp } from '../mcp/install-mcp-http.js';
 import { healthRoutes, metricsRoute } from '../http/health-routes.js';
 import { type HttpServer, startHttpServer } from '../http/server.js';
 import { mcpHttpOptions } from './mcp-options.js';
+import { createProcessParts } from './role-base.js';
 import { type RoleProcess, type RunningRoles, receivesChat } from './role-options.js';
 import { startRoles } from './start-roles.js';
 import { whenAborted } from '../timing.js';
@@ -15,6 +16,8 @@ type BotToken = NonNullable<RoleProcess['env']['SLACK_BOT_TOKEN']>;
  * `etcd-doctor bot|worker|serve` with Slack: the Slack adapter (Socket Mode with SLACK_APP_TOKEN,
  * else HTTP), the roles on it, and the HTTP routes (/healthz, /readyz, /metrics, /alertmanager,
  * /mcp): on Bolt's own server in HTTP mode, on one of their own otherwise. Runs until `shutdown`.
+ * The composition root of the process: its parts (the doctor, Redis) are built once, here, before the
+ * routes (the adapter takes them at creation), and the roles and /mcp both run on them.
  */
 export async function runSlackRole(proc: RoleProcess, botToken: BotToken): Promise<void> {
   const { env, setup } = proc;
@@ -23,12 +26,13 @@ export async function runSlackRole(proc: RoleProcess, botToken: BotToken): Promi
   let chat: SlackAdapter | undefined;
   // Bolt's HTTP receiver serves the routes in HTTP mode; the worker and Socket Mode need a server.
   const boltServes = receivesChat(proc.role) && !env.SLACK_APP_TOKEN;
+  const parts = createProcessParts(setup);
   // A worker serves /mcp only when asked to (MCP_TOKEN): it has the access the tools need (the etcd
   // client certificate, the kubeconfig), which the bot pods of deploy/ do not (components/mcp).
   const mcp =
     proc.role === 'analyzer' || (proc.role === 'worker' && !env.MCP_TOKEN)
       ? undefined
-      : installMcpHttp(mcpHttpOptions(setup, env.MCP_TOKEN));
+      : installMcpHttp(mcpHttpOptions(setup, parts, env.MCP_TOKEN));
   const routes = processRoutes(proc, mcp, {
     redisReady: () => roles?.redisReady() ?? Promise.resolve(false),
     slackReady: () => chat?.authOk() ?? Promise.resolve(false),
@@ -44,7 +48,7 @@ export async function runSlackRole(proc: RoleProcess, botToken: BotToken): Promi
     logger,
     ...(setup.metrics ? { metrics: setup.metrics } : {}),
   });
-  roles = await startRoles({ ...setup, role: proc.role, chat });
+  roles = await startRoles({ ...setup, role: proc.role, chat }, parts);
   const server: HttpServer | undefined = boltServes
     ? undefined
     : await startHttpServer({ port: env.PORT, host: env.LISTEN_HOST, routes });
@@ -62,7 +66,6 @@ export async function runSlackRole(proc: RoleProcess, botToken: BotToken): Promi
   logger.info({ role: proc.role }, 'shutting down: no new commands, finishing running jobs');
   await roles.stop();
   await server?.close();
-  await mcp?.close();
   logger.info({ role: proc.role }, 'etcd-doctor stopped');
 }
 

@@ -4,7 +4,7 @@ import type { JobData } from '../queue/job-schemas.js';
 import { DEFAULT_JOB_TIMEOUT_MS, type JobWorker } from '../queue/job-worker.js';
 import { type BotRole, startBot } from './bot.js';
 import { keyPrefixFor } from '../config/redis-target.js';
-import { createRoleBase } from './role-base.js';
+import { createRoleBase, type ProcessParts } from './role-base.js';
 import { receivesChat, type RunningRoles, type StartRolesOptions } from './role-options.js';
 import { stopRoles } from './shutdown.js';
 import { startWorker } from './worker.js';
@@ -20,11 +20,13 @@ const IDLE_POLL_MS = 100;
  * queue (roles/worker.ts), `bot` takes commands and queues jobs (roles/bot.ts), `serve` is both,
  * `analyzer` takes only the analyze queue of shared files (roles/analyzer.ts).
  * Every role has the digest subscriptions, and catches up on a slot missed while all were down.
+ * `parts`: the process's doctor and Redis connections when the process built them first, to share
+ * them with /mcp (roles/slack.ts, roles/shell.ts); built here otherwise. Stopping closes them.
  */
-export async function startRoles(given: StartRolesOptions): Promise<RunningRoles> {
+export async function startRoles(given: StartRolesOptions, parts?: ProcessParts): Promise<RunningRoles> {
   // On a Redis Cluster the deployment's keys share one hash tag (config/redis-target.ts).
   const opts = { ...given, queuePrefix: keyPrefixFor(given.redisUrl, given.queuePrefix) };
-  const base = createRoleBase(opts);
+  const base = createRoleBase(opts, parts);
   const digests = installDigests({
     redis: base.connect('etcd-doctor-digest'),
     prefix: opts.queuePrefix,

@@ -4,6 +4,7 @@ import { configFileSchema } from '../../src/config/schema.js';
 import { type HttpServer, startHttpServer } from '../../src/http/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { installMcpHttp, type McpHttp } from '../../src/mcp/install-mcp-http.js';
+import { createProcessParts, type ProcessParts } from '../../src/roles/role-base.js';
 import { Secret } from '../../src/secret.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 
@@ -21,6 +22,7 @@ let silent: Server;
 const sockets: Socket[] = [];
 let http: HttpServer;
 let mcp: McpHttp;
+let parts: ProcessParts;
 const prefix = testPrefix('mcp-gate');
 
 beforeAll(async () => {
@@ -35,19 +37,23 @@ beforeAll(async () => {
     probes: { timeoutMs: PROBE_TIMEOUT_MS, metricsWindowMs: 300 },
     mcp: { maxConcurrentCalls: 4, callsPerMinute: 100 },
   });
+  // The process's parts, as a role builds them (roles/role-base.ts): /mcp builds none of its own.
+  parts = createProcessParts({ config, redisUrl: REDIS_URL, logger: silentLogger });
   mcp = installMcpHttp({
     token: new Secret(TOKEN),
     config,
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
     logger: silentLogger,
+    parts,
   });
   http = await startHttpServer({ port: 0, host: '127.0.0.1', routes: mcp.routes });
 });
 
 afterAll(async () => {
   await http?.close();
-  await mcp?.close();
+  await parts?.doctor.close();
+  await parts?.closeRedis(true);
   for (const s of sockets) s.destroy();
   await new Promise<void>((resolve) => silent.close(() => resolve()));
   await purgePrefix(prefix);

@@ -16,7 +16,9 @@ import {
   spawnRole,
   texts,
 } from '../support/chat/mcp-client.js';
-import { purgePrefix, testPrefix } from '../support/redis/redis-prefix.js';
+import { Redis } from 'ioredis';
+import { createAuditLog } from '../../src/state/audit-log.js';
+import { purgePrefix, REDIS_URL, testPrefix } from '../support/redis/redis-prefix.js';
 import { SIGNING_SECRET } from '../support/slack/slack-driver.js';
 import { waitUntil } from '../support/process/worker-process.js';
 import { within } from '../support/process/within.js';
@@ -134,6 +136,32 @@ describe('serve with PORT and MCP_TOKEN', () => {
     })) as Parameters<typeof texts>[0];
     expect(result.isError).toBe(true);
     expect(texts(result)).toEqual(['unknown cluster "prod"; known clusters: local']);
+  });
+
+  it("the audit trail over /mcp is read on the role's own Redis, under the role's key prefix", async () => {
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    try {
+      await createAuditLog(redis, prefix).append({
+        event: 'finished',
+        cluster: 'local',
+        user: 'U0CAROL',
+        action: 'defragment',
+        plan: 'p-http',
+        detail: 'etcd-1 defragmented',
+        durationMs: 1500,
+      });
+    } finally {
+      redis.disconnect();
+    }
+    client ??= await connectHttp(`${serve.base}/mcp`, TOKEN);
+    const result = (await client.callTool({
+      name: 'etcd_audit_trail',
+      arguments: { cluster: 'local', since: '1h' },
+    })) as Parameters<typeof texts>[0];
+    expect(result.isError).toBeFalsy();
+    expect(texts(result)[0]).toMatch(
+      /^1 audit entries in the last 1h:\n\S+Z {2}local {2}U0CAROL {2}defragment {2}finished {2}\(1\.5 s\)/,
+    );
   });
 
   it('a wrong token or none gets 401 with a JSON-RPC error, and the SDK client cannot connect', async () => {

@@ -4,6 +4,7 @@
  * timestamp: under journald (and crictl, and `kubectl logs --timestamps`) those differ or vanish.
  */
 
+import { findEtcdLine } from './find-line.js';
 import { type CatalogueEntry, catalogueEntryOf, isBenignOrContext } from './catalogue.js';
 import { type CountStat, type DurationStat, EXAMPLE_CHARS, parseGoDuration, type Seen } from './log-stat.js';
 import {
@@ -190,9 +191,19 @@ export function scanLogText(text: string): LogSignals {
   for (const raw of text.split('\n')) {
     // A pod's log is untrusted text: each line is read up to the offline reader's cap (issue 38 L6).
     const line = (raw.length > MAX_SCANNED_LINE_CHARS ? raw.slice(0, MAX_SCANNED_LINE_CHARS) : raw).trimEnd();
-    if (line.length > 0) scanLine(line, signals);
+    if (line.length > 0) scanLine(zapJsonOf(line), signals);
   }
   return signals;
+}
+
+/**
+ * A pod running etcd with `--log-format=console` writes zap's console encoder (`<ts>\t<LEVEL>\t
+ * <caller>\t<msg>\t{fields}`): read as the zap JSON entry it encodes, as the offline reader does.
+ */
+function zapJsonOf(line: string): string {
+  if (!line.includes('\t')) return line;
+  const found = findEtcdLine(line);
+  return found?.shape === 'zap-console' ? found.text : line;
 }
 
 /** Adds one line's matches to `signals`. */

@@ -58,8 +58,10 @@ export const quorumLostRule: Rule = {
         {
           text: 'Do not restore from a snapshot unless a majority of members lost their data directories: a restore builds a new cluster and drops every write since the snapshot (etcd disaster recovery guide)',
         },
-        // Only when etcd-doctor saw every voter: a member it could not check may be fine.
-        ...(unknown === 0
+        // Only when etcd-doctor saw every voter (a member it could not check may be fine) and one
+        // of them answered it: with none, the plan has no member's data to choose from, and the
+        // apiserver's word that etcd failed says nothing about whose data survives.
+        ...(unknown === 0 && voters.some((m) => m.status.ok)
           ? [
               {
                 text: 'If they cannot come back: the recovery plan says which member to restore from, what each choice loses, and the steps to run (read-only: etcd-doctor runs none of them)',

@@ -258,3 +258,19 @@ describe('a peer certificate without the peer’s address (Go crypto/x509 Hostna
     expect(s.tlsRejected).toMatchObject({ count: 1, peers: ['1c72a8f45eb39769'] });
   });
 });
+
+describe("a pod's log in zap's console encoder (--log-format=console)", () => {
+  it('reads as the zap JSON entry it encodes: the same signals, peer and error', () => {
+    const json =
+      '{"level":"warn","ts":"2023-10-31T08:16:06.598Z","caller":"rafthttp/probing_status.go:68","msg":"prober detected unhealthy status","round-tripper-name":"ROUND_TRIPPER_RAFT_MESSAGE","remote-peer-id":"b366cbcd316c915f","rtt":"0s","error":"dial tcp 127.0.0.2:2380: connect: connection refused"}';
+    const console =
+      '2023-10-31T08:16:06.598Z\tWARN\trafthttp/probing_status.go:68\tprober detected unhealthy status\t{"round-tripper-name": "ROUND_TRIPPER_RAFT_MESSAGE", "remote-peer-id": "b366cbcd316c915f", "rtt": "0s", "error": "dial tcp 127.0.0.2:2380: connect: connection refused"}';
+    const fromConsole = scanLogText(console).peerUnreachable;
+    expect(fromConsole).toEqual([
+      expect.objectContaining({ peerId: 'b366cbcd316c915f', count: 1, address: '127.0.0.2:2380' }),
+    ]);
+    expect(fromConsole.map(({ example: _, ...rest }) => rest)).toEqual(
+      scanLogText(json).peerUnreachable.map(({ example: _, ...rest }) => rest),
+    );
+  });
+});

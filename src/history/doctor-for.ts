@@ -22,7 +22,7 @@ export type DoctorRole =
   | { role: 'worker'; records: HistoryStore; reads: HistoryReader; logger: Logger; now: () => number }
   /** `etcd-doctor digest --now`: records every diagnosis; the digest reads the minute history itself. */
   | { role: 'digest-now'; records: HistoryStore; logger: Logger }
-  /** The MCP tools (stdio, /mcp): a doctor of their own, dated from the deployment's Redis, as in Slack. */
+  /** The MCP tools (stdio: its own doctor; /mcp: the role's), dated from the deployment's Redis, as in Slack. */
   | { role: 'mcp'; config: ConfigFile; where: { redisUrl: RedisTarget; prefix: string } }
   /** The watch: the plain doctor; its checks go to the minute history, which it writes itself. */
   | { role: 'watch' };

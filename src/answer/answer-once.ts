@@ -47,16 +47,19 @@ export async function answerOnce(
   throw new Error(`another worker is still answering job ${jobId}`);
 }
 
-/** A job runner's way to answer once: `answerOnce` with its claim settings (a 120 s lease by default). */
+/** How long a job's claim on its answer holds while it is delivered. */
+const ANSWER_LEASE_MS = 120_000;
+
+/** A job runner's way to answer once: `answerOnce` with its claim settings (ANSWER_LEASE_MS). */
 export function answerer(
-  deps: Pick<AnswerOnceOptions, 'state' | 'workerId'> & { answerLeaseMs?: number },
+  deps: Pick<AnswerOnceOptions, 'state' | 'workerId'>,
   sleep: (ms: number) => Promise<void>,
 ): (jobId: string, deliver: () => Promise<MessageRef>) => Promise<boolean> {
   return (jobId, deliver) =>
     answerOnce(jobId, deliver, {
       state: deps.state,
       workerId: deps.workerId,
-      leaseMs: deps.answerLeaseMs ?? 120_000,
+      leaseMs: ANSWER_LEASE_MS,
       waitMs: 5000,
       sleep,
     });

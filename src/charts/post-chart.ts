@@ -14,8 +14,6 @@ import type { Cause } from '../diagnosis/finding.js';
 export interface ChartPosterDeps {
   chat: Pick<ChatAdapter, 'upload'>;
   renderer: ChartRenderer;
-  /** The chart is given up after this long (Slack retries a failing upload for minutes). Default 30 s. */
-  deadlineMs?: number;
   /** The watch's minute history: with it, charts span its last hour (else the probe window). */
   history?: HistoryReader;
   now?: () => number;
@@ -36,6 +34,7 @@ export type DigestChartPoster = (
   logger: Logger,
 ) => Promise<void>;
 
+/** The chart is given up after this long (Slack retries a failing upload for minutes). */
 const DEFAULT_DEADLINE_MS = 30_000;
 
 /**
@@ -104,7 +103,7 @@ async function drawAndUpload(
 ): Promise<void> {
   const upload = deps.chat.upload;
   if (!upload) return;
-  const deadlineMs = deps.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const deadlineMs = DEFAULT_DEADLINE_MS;
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {

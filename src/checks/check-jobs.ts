@@ -34,8 +34,6 @@ export interface JobRunnerDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Root message updates at most this often. Default 1000 ms (Slack: ~1 message per second per channel). */
   progressIntervalMs?: number;
-  /** Default 120 s. */
-  answerLeaseMs?: number;
   /** Posts a chart of the finding's metric after the answer, in its thread (src/charts). None without it. */
   postChart?: ChartPoster;
 }

@@ -63,8 +63,6 @@ export interface DigestRunnerDeps {
   partSize?: number;
   /** A slot sent later than this after its time is marked late. Default 10 min. */
   lateAfterMs?: number;
-  /** How long a slot's claim holds while the digest is built and posted. Default 10 min. */
-  claimLeaseMs?: number;
   /** Posts a chart of the clusters with a problem into the digest's thread, last (src/charts). */
   postChart?: DigestChartPoster;
 }
@@ -85,6 +83,9 @@ export type { PartOutcome };
 /** History reads at once when the outcomes are collected (each a few small samples). */
 const HISTORY_READS = 50;
 const HISTORY_DAYS_MS = 9 * 24 * 3600_000;
+
+/** How long a slot's claim holds while the digest is built and posted. */
+const SLOT_CLAIM_LEASE_MS = 600_000;
 
 /**
  * One channel's digest: diagnose its clusters concurrently, compare with history, post one message
@@ -131,12 +132,7 @@ export function createDigestRunner(deps: DigestRunnerDeps) {
     // Named by the job, so the same digest claims its slot again when it comes back to collect its parts.
     const owner = run.jobId ? `digest-job:${run.jobId}` : `${deps.workerId}:${randomUUID()}`;
     if (slotMs !== undefined) {
-      const claimed = await deps.subscriptions.claimSlot(
-        job.channel,
-        slotMs,
-        owner,
-        deps.claimLeaseMs ?? 600_000,
-      );
+      const claimed = await deps.subscriptions.claimSlot(job.channel, slotMs, owner, SLOT_CLAIM_LEASE_MS);
       if (!claimed) return { sent: false, channel: job.channel, slotMs, reason: 'already-sent' };
     }
     try {

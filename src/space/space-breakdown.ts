@@ -36,6 +36,9 @@ export interface LargestObject {
   resource: string;
 }
 
+/** Namespaces listed per top resource. */
+const NAMESPACES_PER_RESOURCE = 10;
+
 /** The `space` breakdown of the JSON contracts (DESIGN.md: `space`, `analyze snapshot.db`). */
 export interface SpaceBreakdown {
   totalKeys: number;
@@ -49,8 +52,6 @@ export interface SpaceOptions {
   prefixes?: readonly string[];
   /** How many resources `byNamespace` covers (the largest by bytes); default 10. */
   topResources?: number;
-  /** Namespaces listed per top resource; default 10. */
-  namespacesPerResource?: number;
   /** Objects in `largest`; default 20. */
   largest?: number;
 }
@@ -169,7 +170,7 @@ function rank(
   const byNamespace = ranked.slice(0, opts.topResources ?? 10).flatMap(([resource, t]) =>
     [...t.namespaces.entries()]
       .sort(byBytesThenName)
-      .slice(0, opts.namespacesPerResource ?? 10)
+      .slice(0, NAMESPACES_PER_RESOURCE)
       .map(([namespace, n]) => ({ resource, namespace, keys: n.keys, bytes: n.bytes })),
   );
   return { totalKeys, totalBytes, byResource, byNamespace, largest };

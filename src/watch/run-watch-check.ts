@@ -59,8 +59,6 @@ export interface WatchCheckDeps {
     context: CheckContext,
   ) => Promise<unknown>;
   logger: Logger;
-  /** Default KEPT_CLUSTERS_MAX. */
-  keptClustersMax?: number;
   /** For how long the clocks agreed (clock-sampling.ts); default Date.now. */
   now?: () => number;
 }
@@ -71,7 +69,7 @@ export interface WatchCheckDeps {
  * and its outcome kept for `/etcd watch`. Returns the outcome, which BullMQ keeps as the job's result.
  */
 export function createWatchCheck(deps: WatchCheckDeps): (job: WatchJob) => Promise<LastCheck> {
-  const keep = keptClusters(deps.keptClustersMax ?? KEPT_CLUSTERS_MAX);
+  const keep = keptClusters(KEPT_CLUSTERS_MAX);
   const clock = createClockSampling(deps.now ?? Date.now);
   return async (job) => {
     const ttlMs = job.intervalSeconds * 1000 * KEEP_INTERVALS + KEEP_GRACE_MS;

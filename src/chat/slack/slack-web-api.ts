@@ -18,8 +18,6 @@ export interface SlackWebApiOptions {
   logger: Logger;
   /** Web API retries for 5xx and network errors; 429 waits for Retry-After. Default 5, 0.5-10 s apart. */
   retries?: number;
-  /** Per request; a hung request is retried like a network error. Default 30 s. */
-  requestTimeoutMs?: number;
   /** Web API calls by method and outcome (429s included) on /metrics. */
   metrics?: Pick<Metrics, 'slackCall' | 'error'>;
 }
@@ -48,7 +46,8 @@ export function createSlackWebApi(opts: SlackWebApiOptions): SlackWebApi {
     // 429: the WebClient waits Retry-After and tries again; Slack did not take the call, so it cannot repeat.
     rejectRateLimitedCalls: false,
     retryConfig: { retries, factor: 2, minTimeout: 500, maxTimeout: 10_000, randomize: true },
-    timeout: opts.requestTimeoutMs ?? 30_000,
+    // Per request; a hung request is retried like a network error.
+    timeout: 30_000,
   };
   const client = new webApi.WebClient(opts.botToken.reveal(), clientOptions);
   // The WebClient waits out a 429 itself; the event is the only sign of it.

@@ -23,8 +23,6 @@ export interface CollectKubernetesDeps {
   clients: KubernetesClients;
   now: () => number;
   settings?: Partial<KubeProbeSettings>;
-  /** Called as each probe finishes, for progress messages. */
-  onProbe?: (record: ProbeRecord) => void;
   /**
    * `vantage`: only what the apiserver can say about etcd being up (its readyz and a read, the
    * etcd pods): a health check asks it when no member answered etcd-doctor. Default `all`.
@@ -66,7 +64,6 @@ export async function collectKubernetesEvidence(
   const subject = `the apiserver of ${cluster.name} (${deps.clients.server})`;
   const run = async <T>(probe: Probe<KubeProbeContext, T>): Promise<Outcome<T>> => {
     const outcome = await runProbe(probe, ctx, { subject, now: deps.now });
-    deps.onProbe?.(recordOf(probe.kind, outcome));
     return outcome;
   };
   const collectedAt = deps.now();

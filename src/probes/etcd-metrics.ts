@@ -103,7 +103,10 @@ export interface LoadReading {
   clientSentBytes?: number;
   /** grpc_server_handled_total{grpc_method="Range"}, every code added up (counter). */
   grpcRanges?: number;
-  /** etcd_debugging_mvcc_range_total (3.4 and 3.5; 3.5 also etcd_mvcc_range_total): ranges, Txn's included. */
+  /**
+   * Ranges, Txn's included: etcd_mvcc_range_total (3.5 and later: the only name from 3.6), else
+   * etcd_debugging_mvcc_range_total (3.4 and 3.5).
+   */
   mvccRanges?: number;
   /**
    * grpc_server_handled_total{grpc_code="InvalidArgument"} of Put and Txn: what etcd answers a
@@ -405,7 +408,7 @@ function loadOf(samples: Samples): LoadReading {
   return defined({
     clientSentBytes: first(samples, 'etcd_network_client_grpc_sent_bytes_total'),
     grpcRanges: sumOf((l) => l.grpc_method === 'Range'),
-    mvccRanges: first(samples, 'etcd_debugging_mvcc_range_total'),
+    mvccRanges: first(samples, 'etcd_mvcc_range_total') ?? first(samples, 'etcd_debugging_mvcc_range_total'),
     refusedWrites: sumOf(
       (l) => l.grpc_code === 'InvalidArgument' && (l.grpc_method === 'Put' || l.grpc_method === 'Txn'),
     ),
@@ -430,7 +433,7 @@ const HISTOGRAMS = [
  * 100 of them: parsing only those takes a diagnosis's /metrics cost from ~4 ms to well under 1 ms a
  * scrape (docs/BENCHMARKS.md), which is what a 200-cluster digest spends its CPU on.
  */
-const READ_NAMES = new Set([
+export const READ_NAMES: ReadonlySet<string> = new Set([
   ...Object.values(COUNTER_NAMES),
   ...HISTOGRAMS.flatMap((h) => [`${h}_bucket`, `${h}_sum`, `${h}_count`]),
   'etcd_network_peer_sent_failures_total',
@@ -450,6 +453,7 @@ const READ_NAMES = new Set([
   'etcd_debugging_mvcc_db_compaction_last',
   COMPACTIONS_COUNT,
   'etcd_network_client_grpc_sent_bytes_total',
+  'etcd_mvcc_range_total',
   'etcd_debugging_mvcc_range_total',
   'etcd_debugging_mvcc_watch_stream_total',
   'etcd_debugging_mvcc_watcher_total',

@@ -26,7 +26,7 @@ interface Heavy {
  * Client load that explains the latency (issue 39; KB F11 "expensive requests", CEOP
  * performance-metrics.md): a member sending its clients 10 MB/s or more over the /metrics window
  * (`etcd_network_client_grpc_sent_bytes_total`), with the ranges behind it
- * (`grpc_server_handled_total{grpc_method="Range"}`, `etcd_debugging_mvcc_range_total`). A warning
+ * (`grpc_server_handled_total{grpc_method="Range"}`, `etcd_mvcc_range_total`, in 3.4 `etcd_debugging_mvcc_range_total`). A warning
  * when the member shows latency now (a slow linearizable read, GET /version stalled, applies over
  * 100 ms): then it explains cpu-starvation and slow-reads there, and is ranked above them. Heavy
  * reads that slow nothing are `info`. With Kubernetes, the apiserver's own metrics name the

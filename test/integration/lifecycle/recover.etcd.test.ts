@@ -168,7 +168,9 @@ async function addBack(lab: EtcdLab, e1: string, name: string): Promise<void> {
   }
   expect(added.stderr).toBe('');
   expect(added.code).toBe(0);
-  const id = /Member ([0-9a-f]+) added/.exec(added.stdout)?.[1] ?? '';
+  // etcdctl prints the id with %16x: an id under 16 hex digits is padded with spaces.
+  const id = /Member\s+([0-9a-f]+)\s+added/.exec(added.stdout)?.[1] ?? '';
+  expect(id).toMatch(/^[0-9a-f]{1,16}$/);
   const initialCluster = /ETCD_INITIAL_CLUSTER="([^"]+)"/.exec(added.stdout)?.[1] ?? '';
   await lab.join(name, initialCluster);
   const giveUpAt = Date.now() + PROMOTE_DEADLINE_MS;

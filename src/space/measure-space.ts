@@ -1,3 +1,4 @@
+import type { KubernetesClients } from '../clients/kubernetes.js';
 import { etcdEndpointsOf, kubernetesLoader } from '../clients/cluster-reach.js';
 import { createMemberClients, loadEtcdTls, type MemberClients } from '../clients/etcd-clients.js';
 import { createHttpGet, type HttpClient } from '../clients/http.js';
@@ -84,12 +85,13 @@ export async function measureSpace(
   opts: SpaceRunOptions = {},
 ): Promise<SpaceReport> {
   const settings = spaceSettingsOf(cluster, opts);
-  const endpoints = await resolveEndpoints(cluster, deps);
+  const kube = kubernetesLoader(cluster, deps.readFileBuffer);
+  const endpoints = await resolveEndpoints(cluster, kube);
   const tls = await loadEtcdTls(cluster, deps);
   const members = endpoints.map((e) => createMemberClients(e, tls, SCAN_GRPC_OPTIONS));
   const http = createHttpGet(tls);
   try {
-    return await measureWith(cluster, { members, http, settings, deps, opts });
+    return await measureWith(cluster, { members, http, settings, deps, opts, kube });
   } finally {
     for (const m of members) {
       m.kv.close();
@@ -105,6 +107,8 @@ interface Measuring {
   settings: SpaceSettingsResolved;
   deps: SpaceDeps;
   opts: SpaceRunOptions;
+  /** The cluster's Kubernetes clients, loaded once for the run (endpoints and the apiserver's counts). */
+  kube: () => Promise<KubernetesClients>;
 }
 
 async function measureWith(cluster: ClusterConfig, m: Measuring): Promise<SpaceReport> {
@@ -123,7 +127,7 @@ async function measureWith(cluster: ClusterConfig, m: Measuring): Promise<SpaceR
     metricsUrlOf(biggest.endpoint, cluster.etcd.metricsUrls?.[index]),
     STATUS_TIMEOUT_MS,
   );
-  const apiserverP = crossCheck(cluster, m.deps);
+  const apiserverP = crossCheck(cluster, m.kube);
   // A one-member cluster has no follower: its only member is read, at the same rate limit.
   const follower = pickFollower(roles) ?? (roles.length === 1 ? first : undefined);
   const scanned = follower ? await scanOrWhy(m, follower, nameOf(follower), now) : undefined;
@@ -222,22 +226,25 @@ function noMemberAnswered(cluster: string, roles: readonly MemberRole[]): string
 }
 
 /** The cluster's etcd client URLs (clients/cluster-reach.ts), or why not as the space scan says it. */
-async function resolveEndpoints(cluster: ClusterConfig, deps: SpaceDeps): Promise<string[]> {
+async function resolveEndpoints(
+  cluster: ClusterConfig,
+  kube: () => Promise<KubernetesClients>,
+): Promise<string[]> {
   try {
-    return await etcdEndpointsOf(cluster, kubernetesLoader(cluster, deps.readFileBuffer));
+    return await etcdEndpointsOf(cluster, kube);
   } catch (err) {
     throw new SpaceUnavailableError(describeError(err).replace(/^unexpected error: /, ''), { cause: err });
   }
 }
 
 /** apiserver_storage_objects, when Kubernetes is configured; a failure is said, never thrown. */
-async function crossCheck(cluster: ClusterConfig, deps: SpaceDeps): Promise<ApiserverCrossCheck | undefined> {
+async function crossCheck(
+  cluster: ClusterConfig,
+  kube: () => Promise<KubernetesClients>,
+): Promise<ApiserverCrossCheck | undefined> {
   if (!cluster.kubernetes) return undefined;
   try {
-    const objects = await readApiserverObjects(
-      await kubernetesLoader(cluster, deps.readFileBuffer)(),
-      STATUS_TIMEOUT_MS,
-    );
+    const objects = await readApiserverObjects(await kube(), STATUS_TIMEOUT_MS);
     return { objects: [...objects].map(([resource, count]) => ({ resource, objects: count, keys: null })) };
   } catch (err) {
     return { objects: [], error: describeError(err).replace(/^unexpected error: /, '') };

@@ -315,9 +315,14 @@ async function execute(
     const tookMs = performance.now() - started;
     // The outcome goes last: a progress edit still in flight must not land over it.
     await notes.close();
-    await deps.chat.update(ref, outcomeView(outcome, title, job.user, tookMs));
+    // Audited before the outcome is shown: the record exists when the presser reads the thread. A
+    // failed audit write still shows the outcome, and then fails the job.
     const auditLines = [outcome.summary, ...outcome.lines, ...(outcome.link ? [outcome.link.url] : [])];
-    await run.audit(auditEvent(outcome, run.dryRun), auditLines.join(' | '), tookMs);
+    try {
+      await run.audit(auditEvent(outcome, run.dryRun), auditLines.join(' | '), tookMs);
+    } finally {
+      await deps.chat.update(ref, outcomeView(outcome, title, job.user, tookMs));
+    }
     return { status: outcome.status, summary: outcome.summary };
   } finally {
     await clients.close().catch(() => undefined);

@@ -142,7 +142,13 @@ describe('a worker killed in the middle of replace-member', () => {
       );
 
       // Mid-run: removed, added back as a learner, the start instructions posted, waiting for it.
-      await fake.waitFor(() => texts().some((t) => START_FLAGS.test(t)), INSTRUCTIONS_MS);
+      // A run that ends first (refused or failed: its guards read the cluster as it was) never posts
+      // them: stop at once and show what the thread said.
+      const ended = /ran \*?Replace etcd-3\*? on \*?local\*?: (refused|failed|finished)/;
+      await fake.waitFor(() => texts().some((t) => START_FLAGS.test(t) || ended.test(t)), INSTRUCTIONS_MS);
+      expect({ thread: texts(), posted: texts().some((t) => START_FLAGS.test(t)) }).toMatchObject({
+        posted: true,
+      });
       first.child.kill('SIGKILL');
       await waitUntil(() => first.child.signalCode === 'SIGKILL', 5000, 'the first worker died');
       const second = startWorker();

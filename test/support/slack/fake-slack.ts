@@ -245,7 +245,14 @@ class FakeSlackServer implements FakeSlack {
     while (!pred(this)) {
       if (Date.now() > deadline) {
         const seen = this.#calls.map((c) => `${c.method}(${c.error ?? c.status})`).join(', ') || 'none';
-        throw new Error(`fake Slack: condition not met within ${timeoutMs} ms; calls so far: ${seen}`);
+        // The last messages' text, cut short: what the thread said when the wait gave up.
+        const last = this.#workspace.messages
+          .slice(-3)
+          .map((m) => JSON.stringify(m.text.slice(0, 300)))
+          .join('; ');
+        throw new Error(
+          `fake Slack: condition not met within ${timeoutMs} ms; calls so far: ${seen}; last messages: ${last || 'none'}`,
+        );
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }

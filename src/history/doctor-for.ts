@@ -4,7 +4,9 @@ import type { Doctor } from '../doctor.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
+import type { AuditLog } from '../state/audit-log.js';
 import type { HistoryStore } from '../state/history-store.js';
+import { addDefragRunner } from './defrag-runner.js';
 import { addSinceWhen, type HistoryReader, readHistory, sinceWhenDated } from './since-when-report.js';
 import { summarizeDiagnosis } from './summarize-diagnosis.js';
 import { withWatchHistory } from './watch-history.js';
@@ -19,7 +21,15 @@ import { withWatchHistory } from './watch-history.js';
  */
 export type DoctorRole =
   /** The worker (checks, digests, alerts): records every diagnosis, and dates it from its own Redis. */
-  | { role: 'worker'; records: HistoryStore; reads: HistoryReader; logger: Logger; now: () => number }
+  | {
+      role: 'worker';
+      records: HistoryStore;
+      reads: HistoryReader;
+      /** Where a defragmentation etcd is doing was started, if by etcd-doctor (defrag-runner.ts). */
+      audit: Pick<AuditLog, 'read'>;
+      logger: Logger;
+      now: () => number;
+    }
   /** `etcd-doctor digest --now`: records every diagnosis; the digest reads the minute history itself. */
   | { role: 'digest-now'; records: HistoryStore; logger: Logger }
   /** The MCP tools (stdio: its own doctor; /mcp: the role's), dated from the deployment's Redis, as in Slack. */
@@ -31,7 +41,12 @@ export type DoctorRole =
 export function doctorFor(doctor: Doctor, spec: DoctorRole): Doctor {
   switch (spec.role) {
     case 'worker':
-      return withSinceWhen(recording(doctor, spec.records, spec.logger), spec.reads, spec.logger, spec.now);
+      return withDefragRunner(
+        withSinceWhen(recording(doctor, spec.records, spec.logger), spec.reads, spec.logger, spec.now),
+        spec.audit,
+        spec.logger,
+        spec.now,
+      );
     case 'digest-now':
       return recording(doctor, spec.records, spec.logger);
     case 'mcp':
@@ -85,6 +100,21 @@ function withSinceWhen(doctor: Doctor, history: HistoryReader, logger: Logger, n
       if (depth !== 'diagnose' || !sinceWhenDated(report)) return report;
       const at = now();
       return addSinceWhen(report, await readHistory(history, name, at, logger), at);
+    },
+  };
+}
+
+/** A diagnosis naming a defragmentation in progress says who started it (etcd-doctor's audit trail). */
+function withDefragRunner(
+  doctor: Doctor,
+  audit: Pick<AuditLog, 'read'>,
+  logger: Logger,
+  now: () => number,
+): Doctor {
+  return {
+    ...doctor,
+    async run(name, depth, opts = {}) {
+      return addDefragRunner(await doctor.run(name, depth, opts), audit, now(), logger);
     },
   };
 }

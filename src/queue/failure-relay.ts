@@ -1,5 +1,5 @@
 import { Queue, QueueEvents } from 'bullmq';
-import type { RedisConnections } from '../clients/redis.js';
+import { disconnectUnlessEnded, type RedisConnections } from '../clients/redis.js';
 import type { Logger } from '../logger.js';
 import type { FailureHow } from './job-handlers.js';
 import { type JobData, jobDataSchema } from './job-schemas.js';
@@ -90,8 +90,8 @@ export function relayFinalFailures(opts: {
     drop() {
       void events.close().catch(() => undefined);
       void queue.close().catch(() => undefined);
-      queueRedis.disconnect();
-      eventsRedis.disconnect();
+      disconnectUnlessEnded(queueRedis);
+      disconnectUnlessEnded(eventsRedis);
     },
   };
 }

@@ -9,7 +9,7 @@ import { describeError } from '../errors.js';
 import { type Logger, withFields } from '../logger.js';
 import type { MaintenanceJob } from '../queue/job-schemas.js';
 import { textView } from '../report/chat-view.js';
-import type { AuditEvent, AuditLog } from '../state/audit-log.js';
+import { type AuditEvent, type AuditLog, MAINTENANCE_ACTOR } from '../state/audit-log.js';
 import type { HeldLock } from '../state/owned-lock.js';
 import type { RemediationState } from '../state/remediation-state.js';
 import { type ActionClients, type ActionContext, type ActionOutcome, RemediationAborted } from './action.js';
@@ -17,9 +17,6 @@ import { runDefragment } from './actions/defragment.js';
 import { withDeadline } from '../timing.js';
 import { createProgressNotes, PROGRESS_EDIT_DEADLINE_MS, type ProgressNotes } from './progress-notes.js';
 import { type RemediationSettings, settingsFor } from './settings.js';
-
-/** Who the audit trail and the chat name for a run no one pressed. */
-export const MAINTENANCE_ACTOR = 'maintenance-window';
 
 export interface MaintenanceDeps {
   chat: ChatAdapter;

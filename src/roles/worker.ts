@@ -20,6 +20,7 @@ import { installOfflineAnalysis } from '../offline/install.js';
 import { installMaintenance, installRemediation } from '../remediation/install.js';
 import { installSpace } from '../space/install.js';
 import { installLifecycle } from '../lifecycle/install.js';
+import { createAuditLog } from '../state/audit-log.js';
 import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
@@ -52,7 +53,15 @@ export function startWorker(
   const history = historyStoreFor(redis, prefix, config, now);
   // Diagnoses are recorded, and say since when from the watch's minute history; its charts span its last hour.
   const minutes = createMinuteHistory(redis, prefix, now);
-  const doctor = doctorFor(base.doctor, { role: 'worker', records: history, reads: minutes, logger, now });
+  const audit = createAuditLog(redis, prefix);
+  const doctor = doctorFor(base.doctor, {
+    role: 'worker',
+    records: history,
+    reads: minutes,
+    audit,
+    logger,
+    now,
+  });
   const digests = features.digests.jobs({ doctor, history, workerId, renderer });
   const alerts = installAlerts({ redis, prefix, config, chat, doctor, plans, renderer, logger, now });
   const remediation = installRemediationJobs(base, redis, features.enqueue);

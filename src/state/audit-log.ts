@@ -18,6 +18,9 @@ export type AuditEvent =
   | 'failed'
   | 'dry-run';
 
+/** Who the audit trail and the chat name for a maintenance window's run, which no one pressed. */
+export const MAINTENANCE_ACTOR = 'maintenance-window';
+
 export interface AuditEntry {
   event: AuditEvent;
   cluster: string;

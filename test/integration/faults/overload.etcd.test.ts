@@ -1,5 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { addDefragRunner } from '../../../src/history/defrag-runner.js';
+import { silentLogger } from '../../../src/logger.js';
+import { createAuditLog } from '../../../src/state/audit-log.js';
+import { REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { createDoctor } from '../../../src/doctor.js';
 import { startFakeKubeApi } from '../../support/kube/fake-kube-api.js';
@@ -226,6 +231,16 @@ describe('overload and exhaustion, live', () => {
       `defragmenting:\n${line(report)}\n${named(report, 'defrag-in-progress')?.evidence.join('\n')}`,
     );
     expect(report.findings[0]).toMatchObject({ cause: 'defrag-in-progress', members: [target.name] });
+    // Who ran it, as the worker's diagnosis says: etcdctl here, so none of etcd-doctor's runs in its
+    // audit trail (real Redis, an empty trail).
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    try {
+      const audit = createAuditLog(redis, testPrefix('overload-audit'));
+      const attributed = await addDefragRunner(report, audit, Date.now(), silentLogger);
+      expect(attributed.findings[0]?.evidence[0]).toMatch(/^not started by etcd-doctor: .*etcdctl defrag/);
+    } finally {
+      redis.disconnect();
+    }
     for (const f of report.findings.filter(
       (x) => x !== report.findings[0] && x.members.includes(target.name),
     ))

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { createMaintenanceSchedules } from '../../../src/queue/maintenance-schedules.js';
-import { MAINTENANCE_ACTOR } from '../../../src/remediation/maintenance-defrag.js';
+import { MAINTENANCE_ACTOR } from '../../../src/state/audit-log.js';
 import { type EtcdLab, startEtcdLab } from '../../support/lab/etcd-lab.js';
 import { readStatus } from '../../support/lab/etcd-ops.js';
 import { REDIS_URL } from '../../support/redis/redis-prefix.js';

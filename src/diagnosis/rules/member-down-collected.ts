@@ -66,7 +66,7 @@ export function membersDownInLogs(evidence: Evidence): LoggedDown[] {
  * member-down rule asks the members themselves. A member with no log and no peer naming it is
  * not in the collection: nothing is said about it.
  */
-export const memberDownLogsRule: Rule = {
+export const memberDownCollectedRule: Rule = {
   name: 'member-down-logs',
   cause: 'member-down',
   needs: ['kubernetes'],

@@ -5,7 +5,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Evidence } from '../probes/evidence.js';
 import type { HistoryStore } from '../state/history-store.js';
-import { addSinceWhen, type HistoryReader, readHistory, sinceWhenDated } from './since-when-report.js';
+import { addSinceWhen, type HistoryReader, readHistory, reportTakesSinceWhen } from './since-when-report.js';
 import { summarizeDiagnosis } from './summarize-diagnosis.js';
 import { withWatchHistory } from './watch-history.js';
 
@@ -82,7 +82,7 @@ function withSinceWhen(doctor: Doctor, history: HistoryReader, logger: Logger, n
     ...doctor,
     async run(name, depth, opts = {}) {
       const report = await doctor.run(name, depth, opts);
-      if (depth !== 'diagnose' || !sinceWhenDated(report)) return report;
+      if (depth !== 'diagnose' || !reportTakesSinceWhen(report)) return report;
       const at = now();
       return addSinceWhen(report, await readHistory(history, name, at, logger), at);
     },

@@ -39,7 +39,7 @@ export async function runCheck(
         evidence = e;
       },
     });
-    const { report, samples } = await withWatchSince(checked, config, options, io);
+    const { report, samples } = await withWatchSinceWhen(checked, config, options, io);
     io.stdout(options.json ? JSON.stringify(report, null, 2) : renderText(report));
     // On stderr, so --json output stays one JSON document. Vega and resvg load only for --chart.
     if (options.chart && evidence) {
@@ -58,7 +58,7 @@ export async function runCheck(
  * (history/doctor-for.ts), after the run since the chart wants the samples too. Unwatched clusters
  * have none: ioredis is not loaded.
  */
-async function withWatchSince(
+async function withWatchSinceWhen(
   report: DiagnosisReport,
   config: ConfigFile,
   options: CheckOptions,

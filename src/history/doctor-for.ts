@@ -7,7 +7,7 @@ import type { Evidence } from '../probes/evidence.js';
 import type { AuditLog } from '../state/audit-log.js';
 import type { HistoryStore } from '../state/history-store.js';
 import { addDefragRunner } from './defrag-runner.js';
-import { addSinceWhen, type HistoryReader, readHistory, sinceWhenDated } from './since-when-report.js';
+import { addSinceWhen, type HistoryReader, readHistory, reportTakesSinceWhen } from './since-when-report.js';
 import { summarizeDiagnosis } from './summarize-diagnosis.js';
 import { withWatchHistory } from './watch-history.js';
 
@@ -97,7 +97,7 @@ function withSinceWhen(doctor: Doctor, history: HistoryReader, logger: Logger, n
     ...doctor,
     async run(name, depth, opts = {}) {
       const report = await doctor.run(name, depth, opts);
-      if (depth !== 'diagnose' || !sinceWhenDated(report)) return report;
+      if (depth !== 'diagnose' || !reportTakesSinceWhen(report)) return report;
       const at = now();
       return addSinceWhen(report, await readHistory(history, name, at, logger), at);
     },

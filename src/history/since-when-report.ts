@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { MinuteHistory } from '../state/minute-history.js';
 import { withDeadline } from '../timing.js';
 import type { MinuteSample } from '../state/minute-sample.js';
-import { DATED_BY_FINDING, findLastSeen, findSinceWhen, sinceMetric } from './since-when.js';
+import { SINCE_WHEN_BY_FINDING, findLastSeen, findSinceWhen, sinceWhenMetric } from './since-when.js';
 
 /** How far back "since when" looks: the full-resolution day (the incidents' lookback too). */
 export const SINCE_WHEN_LOOKBACK_MS = 24 * 3600_000;
@@ -20,13 +20,13 @@ const MAX_MEMBERS = 3;
 const PAST_CAUSES = new Set(['slow-disk', 'peer-network']);
 
 /** The causes whose finding is dated from the history (those with a metric in it). */
-function dated(f: FindingJson): boolean {
-  return sinceMetric(f.cause, undefined) !== undefined || f.cause in DATED_BY_FINDING;
+function findingTakesSinceWhen(f: FindingJson): boolean {
+  return sinceWhenMetric(f.cause, undefined) !== undefined || f.cause in SINCE_WHEN_BY_FINDING;
 }
 
 /** Whether any finding of the report could be dated from the minute history. */
-export function sinceWhenDated(report: DiagnosisReport): boolean {
-  return report.findings.some(dated);
+export function reportTakesSinceWhen(report: DiagnosisReport): boolean {
+  return report.findings.some(findingTakesSinceWhen);
 }
 
 /**
@@ -38,9 +38,9 @@ export function addSinceWhen(
   samples: readonly MinuteSample[],
   now: number,
 ): DiagnosisReport {
-  if (samples.length === 0 || !report.findings.some(dated)) return report;
+  if (samples.length === 0 || !report.findings.some(findingTakesSinceWhen)) return report;
   const findings = report.findings.map((f) => {
-    if (!dated(f)) return f;
+    if (!findingTakesSinceWhen(f)) return f;
     const who = f.members.length ? f.members.slice(0, MAX_MEMBERS) : [undefined];
     // A finding told as the past (info) says when it was last seen; a live one since when it lasts.
     const find = f.severity === 'info' && PAST_CAUSES.has(f.cause) ? findLastSeen : findSinceWhen;

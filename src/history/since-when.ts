@@ -13,7 +13,7 @@ type Unit = NonNullable<SinceWhenJson['before']>['unit'];
  * constant, src/diagnosis/rules). `limit` undefined: the rule's bound is not in the history (the
  * quota), so the head names the cause in words and the metric only gives the earlier range.
  */
-export interface SinceMetric {
+export interface SinceWhenMetric {
   col: (typeof COL)[keyof typeof COL];
   /** `wal fsync p99`: how the text and the chart name it. */
   label: string;
@@ -27,12 +27,12 @@ export interface SinceMetric {
 
 /** A metric in milliseconds with its rule's limit; the head says `above 10 ms` (or `beyond ±1 s`). */
 function limitInMs(
-  col: SinceMetric['col'],
+  col: SinceWhenMetric['col'],
   label: string,
   limitMs: number,
   words: string,
   how: 'above ' | 'beyond ±' = 'above ',
-): SinceMetric {
+): SinceWhenMetric {
   return { col, label, unit: 'ms', limit: limitMs, beyond: `${how}${formatMs(limitMs)}`, words };
 }
 
@@ -47,9 +47,9 @@ const BACKEND_COMMIT = limitInMs(
 );
 
 /** Per cause; slow-disk is its fsync unless only commits were slow (as the rule reads it). */
-const METRICS: Record<string, SinceMetric | ((row: MinuteMember | undefined) => SinceMetric)> = {
+const METRICS: Record<string, SinceWhenMetric | ((row: MinuteMember | undefined) => SinceWhenMetric)> = {
   'slow-disk': (row) => {
-    const over = (m: SinceMetric) => ((row?.[m.col] as number | null) ?? 0) > (m.limit ?? 0);
+    const over = (m: SinceWhenMetric) => ((row?.[m.col] as number | null) ?? 0) > (m.limit ?? 0);
     return over(BACKEND_COMMIT) && !over(WAL_FSYNC) ? BACKEND_COMMIT : WAL_FSYNC;
   },
   // MIXIN etcdMemberCommunicationSlow: peer round trip p99 above 150 ms (rules/peer-network.ts).
@@ -78,7 +78,7 @@ const METRICS: Record<string, SinceMetric | ((row: MinuteMember | undefined) => 
  * Causes the history dates by their findings alone (no column of theirs is kept), in the words the
  * head says: `heavy client reads on etcd-1 since 02:13 (12 min)` (issue 39).
  */
-export const DATED_BY_FINDING: Readonly<Record<string, string>> = {
+export const SINCE_WHEN_BY_FINDING: Readonly<Record<string, string>> = {
   'expensive-requests': 'heavy client reads',
   'request-too-large': 'writes refused for size',
   'slow-watchers': 'slow watchers',
@@ -87,7 +87,10 @@ export const DATED_BY_FINDING: Readonly<Record<string, string>> = {
 };
 
 /** The metric that shows `cause` on `member` in the latest sample, if the history has one. */
-export function sinceMetric(cause: string, latest: MinuteMember | undefined): SinceMetric | undefined {
+export function sinceWhenMetric(
+  cause: string,
+  latest: MinuteMember | undefined,
+): SinceWhenMetric | undefined {
   const m = METRICS[cause];
   return typeof m === 'function' ? m(latest) : m;
 }
@@ -143,7 +146,7 @@ export function findSinceWhen(
   const first = samples[start];
   const latest = samples.at(-1);
   if (first === undefined || latest === undefined || now - latest.t > STALE_HISTORY_MS) return undefined;
-  const metric = sinceMetric(cause, member ? rowOf(latest, member) : undefined);
+  const metric = sinceWhenMetric(cause, member ? rowOf(latest, member) : undefined);
   const before = metric ? range(samples.slice(0, start), member, metric.col) : undefined;
   const said = head(samples.slice(start), cause, member, metric);
   const was =
@@ -187,7 +190,7 @@ export function findLastSeen(
   const latest = samples.at(-1);
   if (latest === undefined || now - latest.t > STALE_HISTORY_MS) return undefined;
   const seen = (s: MinuteSample) => {
-    const metric = sinceMetric(cause, member ? rowOf(s, member) : undefined);
+    const metric = sinceWhenMetric(cause, member ? rowOf(s, member) : undefined);
     const v = metric ? readingOf(s, member, metric.col) : undefined;
     const over = metric?.limit !== undefined && v !== undefined && Math.abs(v) > metric.limit;
     return (
@@ -205,7 +208,7 @@ export function findLastSeen(
   while (start > 0 && seen(samples[start - 1] as MinuteSample)) start -= 1;
   const first = samples[start] as MinuteSample;
   const last = samples[end] as MinuteSample;
-  const metric = sinceMetric(cause, member ? rowOf(last, member) : undefined);
+  const metric = sinceWhenMetric(cause, member ? rowOf(last, member) : undefined);
   const who = member ?? 'the cluster';
   const what = metric?.beyond ? `${who} ${metric.label} ${metric.beyond}` : `${cause} on ${who}`;
   const lasted = last.t > first.t ? `, for ${minutes(last.t - first.t)} from ${clock(first.t)}` : '';
@@ -240,10 +243,10 @@ function head(
   run: readonly MinuteSample[],
   cause: string,
   member: string | undefined,
-  metric: SinceMetric | undefined,
+  metric: SinceWhenMetric | undefined,
 ): { text: string; named: boolean } {
   const who = member ?? 'the cluster';
-  if (!metric) return { text: `${DATED_BY_FINDING[cause] ?? cause} on ${who}`, named: false };
+  if (!metric) return { text: `${SINCE_WHEN_BY_FINDING[cause] ?? cause} on ${who}`, named: false };
   const latest = run.at(-1);
   const now = latest ? readingOf(latest, member, metric.col) : undefined;
   if (metric.limit !== undefined && metric.beyond && now !== undefined && Math.abs(now) > metric.limit)
@@ -267,7 +270,7 @@ interface Range {
 }
 
 /** `it was 2-4 ms`, `its db size was 1.2 GB-1.9 GB`, `0-1 leader changes a check`, `it was -3 to +5 ms`. */
-function wasWords(metric: SinceMetric, r: Range, named: boolean): string {
+function wasWords(metric: SinceWhenMetric, r: Range, named: boolean): string {
   const value = (v: number) =>
     metric.unit === 'bytes' ? formatBytes(v) : metric.unit === 'count' ? String(v) : plainMs(v);
   // Always a range, even of one value (`1-1 ms`): the issue's format, which readers and tests match.

@@ -65,22 +65,8 @@ export function openSchedulerQueue(opts: { connection: Redis; prefix: string; na
 }
 
 export function createJobQueue(opts: JobQueueOptions): JobQueue {
-  const open = (name: string) => {
-    const queue = new Queue(name, {
-      connection: opts.connection,
-      prefix: opts.prefix,
-      defaultJobOptions: {
-        attempts: opts.attempts ?? 3,
-        backoff: { type: 'exponential', delay: opts.backoffMs ?? 2000 },
-        removeOnComplete: { age: 3600, count: 1000 },
-        removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
-      },
-    });
-    queue.on('error', () => undefined); // connection errors surface as failed adds; the connection logs them
-    return queue;
-  };
   const main = opts.name ?? DEFAULT_QUEUE_NAME;
-  const byName = new Map([main, ANALYZE_QUEUE_NAME].map((name) => [name, open(name)]));
+  const byName = new Map([main, ANALYZE_QUEUE_NAME].map((name) => [name, openJobQueue(name, opts)]));
   const all = [...byName.values()];
   const queueFor = (data: JobData) => byName.get(queueNameFor(data, main)) as Queue;
   const timeoutMs = opts.enqueueTimeoutMs ?? 1500;
@@ -94,29 +80,7 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
       const started = Date.now();
       if (!(await connected(opts.connection, timeoutMs)))
         throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE);
-      const jobId = jobIdFor(data, randomUUID());
-      const adding = queueFor(data).add(data.kind, data, {
-        jobId,
-        deduplication: { id: deduplicationId(data) },
-      });
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), Math.max(0, timeoutMs - (Date.now() - started)));
-      });
-      try {
-        const job = await Promise.race([adding, timedOut]);
-        if (job === 'timeout') {
-          // The user is told it failed, so a job that lands late must not run.
-          adding.then((late) => (late.id === jobId ? late.remove() : undefined)).catch(() => undefined);
-          throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE);
-        }
-        return { jobId: job.id ?? jobId, joined: job.id !== jobId };
-      } catch (err) {
-        if (err instanceof EtcdDoctorError) throw err;
-        throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE, { cause: err });
-      } finally {
-        clearTimeout(timer);
-      }
+      return addInTime(queueFor(data), data, jobIdFor(data, randomUUID()), started, timeoutMs);
     },
     async exists(jobId) {
       for (const queue of all) if ((await queue.getJob(jobId)) !== undefined) return true;
@@ -140,6 +104,57 @@ export function createJobQueue(opts: JobQueueOptions): JobQueue {
       await Promise.all(all.map((queue) => queue.close()));
     },
   };
+}
+
+/** A queue jobs go to, with the jobs' retries and how long finished jobs are kept. */
+function openJobQueue(name: string, opts: JobQueueOptions): Queue {
+  const queue = new Queue(name, {
+    connection: opts.connection,
+    prefix: opts.prefix,
+    defaultJobOptions: {
+      attempts: opts.attempts ?? 3,
+      backoff: { type: 'exponential', delay: opts.backoffMs ?? 2000 },
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
+    },
+  });
+  queue.on('error', () => undefined); // connection errors surface as failed adds; the connection logs them
+  return queue;
+}
+
+/**
+ * Adds the job, or throws `queue_unavailable` when Redis has not taken it `timeoutMs` after
+ * `started`; a job that lands later is removed.
+ */
+async function addInTime(
+  queue: Queue,
+  data: JobData,
+  jobId: string,
+  started: number,
+  timeoutMs: number,
+): Promise<EnqueueOutcome> {
+  const adding = queue.add(data.kind, data, {
+    jobId,
+    deduplication: { id: deduplicationId(data) },
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), Math.max(0, timeoutMs - (Date.now() - started)));
+  });
+  try {
+    const job = await Promise.race([adding, timedOut]);
+    if (job === 'timeout') {
+      // The user is told it failed, so a job that lands late must not run.
+      adding.then((late) => (late.id === jobId ? late.remove() : undefined)).catch(() => undefined);
+      throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE);
+    }
+    return { jobId: job.id ?? jobId, joined: job.id !== jobId };
+  } catch (err) {
+    if (err instanceof EtcdDoctorError) throw err;
+    throw new EtcdDoctorError('queue_unavailable', QUEUE_UNAVAILABLE, { cause: err });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

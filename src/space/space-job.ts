@@ -82,28 +82,7 @@ export function createSpaceJob(deps: SpaceJobDeps): SpaceJobHandlers {
       const logger = withFields(deps.logger, { jobId: info.jobId, kind: 'space', cluster: job.cluster });
       const cluster = deps.cluster(job.cluster);
       const progress = await progressMessage(info.jobId, job);
-      const updates = createProgressUpdates<TextView>(
-        (view) =>
-          info.signal.aborted ? Promise.resolve() : deps.chat.update(progress, view).then(() => undefined),
-        {
-          minIntervalMs: deps.progressIntervalMs ?? 1000,
-          onError: (err) => logger.warn({ err: describeError(err) }, 'space progress update failed'),
-        },
-      );
-      let outcome: { report: SpaceReport } | { unavailable: string };
-      try {
-        const report = await measureSpace(cluster, deps.space, {
-          signal: info.signal,
-          onProgress: (p) => updates.push(textView(`${progressWords(`*${job.cluster}*`, p)}…`)),
-          ...deps.overrides,
-        });
-        outcome = { report };
-      } catch (err) {
-        if (!(err instanceof SpaceUnavailableError)) throw err;
-        outcome = { unavailable: err.message };
-      } finally {
-        await updates.stop();
-      }
+      const outcome = await measureWithProgress(deps, job, cluster, progress, info.signal, logger);
       if (info.signal.aborted) return { status: 'abandoned' };
       const answer =
         'report' in outcome ? answerView(outcome.report) : unavailableView(job, outcome.unavailable);
@@ -132,6 +111,39 @@ export function createSpaceJob(deps: SpaceJobDeps): SpaceJobHandlers {
       );
     },
   };
+}
+
+type SpaceOutcome = { report: SpaceReport } | { unavailable: string };
+
+/** The scan, its progress edited into `progress` as it counts and reads; a cluster it cannot reach is an outcome. */
+async function measureWithProgress(
+  deps: SpaceJobDeps,
+  job: SpaceJob,
+  cluster: ClusterConfig,
+  progress: MessageRef,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<SpaceOutcome> {
+  const updates = createProgressUpdates<TextView>(
+    (view) => (signal.aborted ? Promise.resolve() : deps.chat.update(progress, view).then(() => undefined)),
+    {
+      minIntervalMs: deps.progressIntervalMs ?? 1000,
+      onError: (err) => logger.warn({ err: describeError(err) }, 'space progress update failed'),
+    },
+  );
+  try {
+    const report = await measureSpace(cluster, deps.space, {
+      signal,
+      onProgress: (p) => updates.push(textView(`${progressWords(`*${job.cluster}*`, p)}…`)),
+      ...deps.overrides,
+    });
+    return { report };
+  } catch (err) {
+    if (!(err instanceof SpaceUnavailableError)) throw err;
+    return { unavailable: err.message };
+  } finally {
+    await updates.stop();
+  }
 }
 
 function answerView(report: SpaceReport): TextView {

@@ -106,16 +106,7 @@ export function createMinuteHistory(
       // check: 5 commands a check instead of 15 (a watch writes every interval for every cluster),
       // and a set holds at most one period's checks past its caps.
       if (previous === undefined)
-        multi
-          .zremrangebyscore(full(cluster), '-inf', `(${at - retention.fullMs}`)
-          .zremrangebyrank(full(cluster), 0, -(retention.maxSamples + 1))
-          .pexpire(full(cluster), retention.fullMs)
-          .zremrangebyscore(five(cluster), '-inf', `(${at - retention.rollupMs}`)
-          .zremrangebyrank(five(cluster), 0, -(retention.maxRollups + 1))
-          .pexpire(five(cluster), retention.rollupMs)
-          .zremrangebyscore(hourly(cluster), '-inf', `(${at - HOURLY_KEEP_MS}`)
-          .zremrangebyrank(hourly(cluster), 0, -(MAX_HOURLY + 1))
-          .pexpire(hourly(cluster), HOURLY_KEEP_MS);
+        trimAndExpire(multi, [full(cluster), five(cluster), hourly(cluster)], at, retention);
       await multi.exec();
     },
     samples: (cluster, since, until) => read(full(cluster), since, until),
@@ -139,6 +130,25 @@ export function createMinuteHistory(
     },
   };
   return history;
+}
+
+/** The trims by age and by count, and the expiries, of a cluster's three sets (full, 5-minute, hourly). */
+function trimAndExpire(
+  multi: ReturnType<Redis['multi']>,
+  [full, five, hourly]: [string, string, string],
+  at: number,
+  retention: MinuteRetention,
+): void {
+  multi
+    .zremrangebyscore(full, '-inf', `(${at - retention.fullMs}`)
+    .zremrangebyrank(full, 0, -(retention.maxSamples + 1))
+    .pexpire(full, retention.fullMs)
+    .zremrangebyscore(five, '-inf', `(${at - retention.rollupMs}`)
+    .zremrangebyrank(five, 0, -(retention.maxRollups + 1))
+    .pexpire(five, retention.rollupMs)
+    .zremrangebyscore(hourly, '-inf', `(${at - HOURLY_KEEP_MS}`)
+    .zremrangebyrank(hourly, 0, -(MAX_HOURLY + 1))
+    .pexpire(hourly, HOURLY_KEEP_MS);
 }
 
 /**

@@ -57,8 +57,8 @@ export function createIncidentRunner(deps: IncidentRunnerDeps) {
     const at = deps.now();
     const incident: Incident = { id: `${cluster}-${at}`, ...subject, openedAt: at, updatedAt: at };
     if (!(await deps.incidents.open(cluster, incident))) return 'none' as const;
-    const since = await deps.sinceWhen?.(cluster, subject).catch(() => undefined);
-    const view = incidentOpenView(cluster, incident, report, since);
+    const sinceWhen = await deps.sinceWhen?.(cluster, subject).catch(() => undefined);
+    const view = incidentOpenView(cluster, incident, report, sinceWhen);
     // One problem, one thread: an Alertmanager triage thread of this cluster is posted in, not replaced.
     const alertRoot = await deps.incidents.alertRoot(cluster);
     if (alertRoot) await deps.chat.post({ channel: alertRoot.channel, thread: alertRoot }, view);
@@ -163,8 +163,8 @@ async function postChange(
   report: DiagnosisReport,
   post: (incident: Incident, report: DiagnosisReport, channel: string) => Promise<void>,
 ): Promise<void> {
-  const since = await deps.sinceWhen?.(cluster, next).catch(() => undefined);
-  if (!next.shared) await deps.chat.update(root, incidentOpenView(cluster, next, report, since));
+  const sinceWhen = await deps.sinceWhen?.(cluster, next).catch(() => undefined);
+  if (!next.shared) await deps.chat.update(root, incidentOpenView(cluster, next, report, sinceWhen));
   await deps.chat.post(
     { channel: root.channel, thread: root },
     textView(`Changed: now ${next.cause} (${next.severity}), was ${was.cause} (${was.severity}).`, 'warning'),

@@ -11,18 +11,18 @@ function who(incident: Pick<Incident, 'members'>): string {
   return incident.members.length ? ` on ${incident.members.join(', ')}` : '';
 }
 
-/** The root message while the incident lasts; `since` is the history's "since when" line, if known. */
+/** The root message while the incident lasts; `sinceWhen` is the history's "since when" line, if known. */
 export function incidentOpenView(
   cluster: string,
   incident: Incident,
   report: DiagnosisReport,
-  since: string | undefined,
+  sinceWhen: string | undefined,
 ): TextView {
   const icon = incident.severity === 'critical' ? '🔴' : '🟠';
   return textView(
     [
       `Opened at ${clock(incident.openedAt)} UTC by the watch. ${headline(report)}`,
-      ...(since ? [since] : []),
+      ...(sinceWhen ? [sinceWhen] : []),
       'The diagnosis is in the thread; it is updated when the root cause or its severity changes.',
     ],
     incident.severity === 'critical' ? 'error' : 'warning',

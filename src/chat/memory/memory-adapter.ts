@@ -115,6 +115,18 @@ export function createMemoryAdapter(opts: MemoryAdapterOptions = {}): MemoryAdap
     async groupMembers(groupId) {
       return opts.userGroups?.[groupId] ?? [];
     },
+    ...userActions(running, find),
+    waitFor: (pred, timeoutMs = 10_000) => pollUntil(adapter, pred, timeoutMs),
+  };
+  return adapter;
+}
+
+/** The test's side of the chat: a user's command or button click, answered as every adapter answers it. */
+function userActions(
+  running: () => ChatHandlers,
+  find: (ref: MessageRef) => MemoryMessage,
+): Pick<MemoryAdapter, 'command' | 'click'> {
+  return {
     command(text, as = {}) {
       const channel = as.channel ?? DEFAULT_CHANNEL;
       return repliesTo((respond) =>
@@ -140,9 +152,7 @@ export function createMemoryAdapter(opts: MemoryAdapterOptions = {}): MemoryAdap
         }),
       );
     },
-    waitFor: (pred, timeoutMs = 10_000) => pollUntil(adapter, pred, timeoutMs),
   };
-  return adapter;
 }
 
 /**

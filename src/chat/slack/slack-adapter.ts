@@ -15,7 +15,7 @@ import { downloadSlackFile, type SlackFileInfo } from './slack-file-download.js'
 import { renderSlackMessage } from './render-blocks.js';
 import { createSlackWebApi, type SlackWebApi, type SlackWebApiOptions } from './slack-web-api.js';
 import type { HttpRoute } from '../../http/route.js';
-import { type StartedReceiver, startSlackReceiver } from './slack-receiver.js';
+import { type ReceiverOptions, type StartedReceiver, startSlackReceiver } from './slack-receiver.js';
 
 /** The Web API client's options (slack-web-api.ts) and the receiver's. */
 export interface SlackAdapterOptions extends SlackWebApiOptions {
@@ -54,23 +54,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   const adapter: SlackAdapter = {
     kind: 'slack',
     async start(handlers) {
-      receiver = await startSlackReceiver(
-        {
-          botToken: opts.botToken.reveal(),
-          clientOptions,
-          logger: opts.logger,
-          command: opts.command ?? '/etcd',
-          appToken: opts.appToken?.reveal(),
-          signingSecret: opts.signingSecret?.reveal(),
-          listen: opts.listen ?? { port: 3000 },
-          routes: opts.routes ?? [],
-          socketPingTimeoutMs: opts.socketPingTimeoutMs ?? 5000,
-          ackDeadlineMs: opts.ackDeadlineMs ?? DEFAULT_ACK_DEADLINE_MS,
-          ephemeral: (channel, user, view) => adapter.ephemeral({ channel }, user, view),
-          post: (to, view) => adapter.post(to, view),
-        },
-        handlers,
-      );
+      receiver = await startSlackReceiver(receiverOptions(opts, clientOptions, adapter), handlers);
     },
     async stop() {
       await receiver?.stop();
@@ -121,6 +105,28 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     fetchFile: (fileId, fetchOpts) => fetchFile(opts, api, fileId, fetchOpts),
   };
   return adapter;
+}
+
+/** The receiver's settings: the adapter's options with their defaults; its replies go through `adapter`. */
+function receiverOptions(
+  opts: SlackAdapterOptions,
+  clientOptions: ReceiverOptions['clientOptions'],
+  adapter: ChatAdapter,
+): ReceiverOptions {
+  return {
+    botToken: opts.botToken.reveal(),
+    clientOptions,
+    logger: opts.logger,
+    command: opts.command ?? '/etcd',
+    appToken: opts.appToken?.reveal(),
+    signingSecret: opts.signingSecret?.reveal(),
+    listen: opts.listen ?? { port: 3000 },
+    routes: opts.routes ?? [],
+    socketPingTimeoutMs: opts.socketPingTimeoutMs ?? 5000,
+    ackDeadlineMs: opts.ackDeadlineMs ?? DEFAULT_ACK_DEADLINE_MS,
+    ephemeral: (channel, user, view) => adapter.ephemeral({ channel }, user, view),
+    post: (to, view) => adapter.post(to, view),
+  };
 }
 
 /** A report too long for one message goes as a file; when the upload fails, as follow-up messages. */

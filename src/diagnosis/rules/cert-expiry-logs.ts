@@ -72,7 +72,7 @@ export const certExpiryLogsRule: Rule = {
       .filter(Boolean)
       .sort()
       .at(-1);
-    const since = refusals.map((r) => r.firstSeenAt).reduce(earliest, undefined);
+    const firstSeenAt = refusals.map((r) => r.firstSeenAt).reduce(earliest, undefined);
     const who = [
       ...(peers.length ? [`peer${peers.length === 1 ? '' : 's'} ${formatList(peers)}`] : []),
       ...(clients.length ? [`clients from ${formatList(clients)}`] : []),
@@ -82,7 +82,7 @@ export const certExpiryLogsRule: Rule = {
       severity: 'critical',
       members,
       nodes: nodesOfMembers(evidence, members),
-      summary: `${formatList(refusers)} refuse${refusers.length === 1 ? 's' : ''} ${formatList(who.length ? who : ['connections'])}: ${peers.length ? 'their' : 'the'} certificate has expired${notAfter ? ` (at ${notAfter.replace('T', ' ').replace('Z', ' UTC')})` : ''}${since ? `; refused since ${since.replace('T', ' ').slice(0, 19)} UTC` : ''}`,
+      summary: `${formatList(refusers)} refuse${refusers.length === 1 ? 's' : ''} ${formatList(who.length ? who : ['connections'])}: ${peers.length ? 'their' : 'the'} certificate has expired${notAfter ? ` (at ${notAfter.replace('T', ' ').replace('Z', ' UTC')})` : ''}${firstSeenAt ? `; refused since ${firstSeenAt.replace('T', ' ').slice(0, 19)} UTC` : ''}`,
       evidence: refusals.flatMap(describe),
       steps: [
         peers.length

@@ -22,20 +22,20 @@ import { clockSkewRule } from './clock-skew.js';
 import { clockSkewLogsRule } from './clock-skew-logs.js';
 import { clusterMismatchRule } from './cluster-mismatch.js';
 import { controlPlaneRestartsRule } from './control-plane-restarts.js';
-import { controlPlaneRestartsLogsRule } from './control-plane-restarts-logs.js';
+import { controlPlaneRestartsCollectedRule } from './control-plane-restarts-collected.js';
 import { compactionStalledRule } from './compaction-stalled.js';
-import { compactionStalledLogsRule } from './compaction-stalled-logs.js';
+import { compactionStalledCollectedRule } from './compaction-stalled-collected.js';
 import { corruptionRule } from './corruption.js';
 import { cpuStarvationRule } from './cpu-starvation.js';
 import { dbFragmentationRule } from './db-fragmentation.js';
 import { dbQuotaRule } from './db-quota.js';
-import { dbQuotaLogsRule } from './db-quota-logs.js';
+import { dbQuotaCollectedRule } from './db-quota-collected.js';
 import { leaderChurnRule } from './leader-churn.js';
-import { leaderChurnLogsRule } from './leader-churn-logs.js';
+import { leaderChurnCollectedRule } from './leader-churn-collected.js';
 import { knownBugRule } from './known-bug.js';
 import { learnerNotPromotedRule } from './learner-not-promoted.js';
 import { memberDownRule } from './member-down.js';
-import { memberDownLogsRule } from './member-down-logs.js';
+import { memberDownCollectedRule } from './member-down-collected.js';
 import { noAccessRule } from './no-access.js';
 import { observerLoadRule } from './observer-load.js';
 import { nonDurableStorageRule } from './non-durable-storage.js';
@@ -44,7 +44,7 @@ import { peerNetworkLogsRule } from './peer-network-logs.js';
 import { peerTlsRule } from './peer-tls.js';
 import { quorumLostRule } from './quorum-lost.js';
 import { slowDiskRule } from './slow-disk.js';
-import { slowDiskLogsRule } from './slow-disk-logs.js';
+import { slowDiskCollectedRule } from './slow-disk-collected.js';
 import { slowReadsRule } from './slow-reads.js';
 import { staticPodMissingRule } from './static-pod-missing.js';
 import { unexplainedErrorsRule } from './unexplained-errors.js';
@@ -103,13 +103,15 @@ export const rules: readonly Rule[] = [
 /**
  * Rules for collected evidence only (`etcd-doctor analyze`): they read the logs where a live rule
  * reads members, /metrics windows and alarms, and stand in for those rules (marked `live`), which
- * are then not evaluated. Live, the live rules decide.
+ * are then not evaluated. Live, the live rules decide. Their files end in `-collected.ts`; a file
+ * ending in `-logs.ts` is a rule that reads the logs live and offline alike. (Their `name`s, in
+ * the report's `explain[]` and `notEvaluated[]`, keep `-logs` for both.)
  */
 export const collectedRules: readonly Rule[] = [
-  memberDownLogsRule,
-  dbQuotaLogsRule,
-  slowDiskLogsRule,
-  leaderChurnLogsRule,
-  controlPlaneRestartsLogsRule,
-  compactionStalledLogsRule,
+  memberDownCollectedRule,
+  dbQuotaCollectedRule,
+  slowDiskCollectedRule,
+  leaderChurnCollectedRule,
+  controlPlaneRestartsCollectedRule,
+  compactionStalledCollectedRule,
 ];

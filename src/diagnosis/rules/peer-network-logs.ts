@@ -4,7 +4,7 @@ import { formatAge, formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { answered, memberNameById } from '../support/members.js';
-import { membersDownInLogs } from './member-down-logs.js';
+import { membersDownInLogs } from './member-down-collected.js';
 import { peerWitnesses } from '../support/logs.js';
 import {
   dataOf,

@@ -24,7 +24,7 @@ interface Elections {
  * etcdHighNumberOfLeaderChanges: 4 in 15 min); over a longer log the rate per 15 min decides
  * how bad it is.
  */
-export const leaderChurnLogsRule: Rule = {
+export const leaderChurnCollectedRule: Rule = {
   name: 'leader-churn-logs',
   cause: 'leader-churn',
   needs: ['kubernetes'],

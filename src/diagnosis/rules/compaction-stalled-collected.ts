@@ -37,7 +37,7 @@ interface Gap {
  * every 5 min, then none for 3 days). A log with none at all counts only beside a kube-apiserver log,
  * whose compactor writes one every interval; an etcd without Kubernetes may compact differently.
  */
-export const compactionStalledLogsRule: Rule = {
+export const compactionStalledCollectedRule: Rule = {
   name: 'compaction-stalled-logs',
   cause: 'compaction-stalled',
   needs: ['kubernetes'],

@@ -13,7 +13,7 @@ import { DEFAULT_QUOTA_BYTES, FULL_OF_DATA, makeRoomStep } from '../support/spac
  * apiserver) log `mvcc: database space exceeded` for every refused write (WEB maintenance.md
  * "Space quota"). With etcd_info's alarm list the db-quota rule decides.
  */
-export const dbQuotaLogsRule: Rule = {
+export const dbQuotaCollectedRule: Rule = {
   name: 'db-quota-logs',
   cause: 'db-quota',
   needs: ['kubernetes'],

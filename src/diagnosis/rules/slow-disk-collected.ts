@@ -19,7 +19,7 @@ export const HEARTBEAT_LATE_MIN = 10;
  * F1 slow data disk from the etcd logs, for collected evidence (`etcd-doctor analyze`), where
  * no /metrics window exists. Live, the slow-disk rule judges fsync percentiles instead.
  */
-export const slowDiskLogsRule: Rule = {
+export const slowDiskCollectedRule: Rule = {
   name: 'slow-disk-logs',
   cause: 'slow-disk',
   needs: ['kubernetes'],

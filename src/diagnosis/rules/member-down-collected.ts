@@ -14,8 +14,8 @@ export interface LoggedDown {
   member: string;
   reporters: string[];
   /** When the peers first logged it unreachable, and last did. */
-  firstFailureAt: string | undefined;
-  lastFailureAt: string | undefined;
+  firstSeenAt: string | undefined;
+  lastSeenAt: string | undefined;
   /** Its own log's last line, when its log is in the collection. */
   ownLastLineAt: string | undefined;
   lastError: string | undefined;
@@ -42,8 +42,8 @@ export function membersDownInLogs(evidence: Evidence): LoggedDown[] {
       byPeer.set(member, {
         member,
         reporters: unique([...(seen?.reporters ?? []), reporter]),
-        firstFailureAt: earliest(seen?.firstFailureAt, p.firstSeenAt),
-        lastFailureAt: latest(seen?.lastFailureAt, p.lastSeenAt),
+        firstSeenAt: earliest(seen?.firstSeenAt, p.firstSeenAt),
+        lastSeenAt: latest(seen?.lastSeenAt, p.lastSeenAt),
         ownLastLineAt: undefined,
         lastError: p.lastError ?? seen?.lastError,
         address: p.address ?? seen?.address,
@@ -55,7 +55,7 @@ export function membersDownInLogs(evidence: Evidence): LoggedDown[] {
     const own = scans.filter((s) => !s.previous && memberOfScan(evidence, s) === d.member);
     const ownLast = own.map((s) => s.lastLineAt).reduce(latest, undefined);
     const stopped =
-      ownLast && d.firstFailureAt && Date.parse(ownLast) <= Date.parse(d.firstFailureAt) + LOG_END_GRACE_MS;
+      ownLast && d.firstSeenAt && Date.parse(ownLast) <= Date.parse(d.firstSeenAt) + LOG_END_GRACE_MS;
     if (own.length > 0 ? !stopped : !d.refused) return [];
     return [{ ...d, ownLastLineAt: ownLast }];
   });
@@ -66,7 +66,7 @@ export function membersDownInLogs(evidence: Evidence): LoggedDown[] {
  * member-down rule asks the members themselves. A member with no log and no peer naming it is
  * not in the collection: nothing is said about it.
  */
-export const memberDownLogsRule: Rule = {
+export const memberDownCollectedRule: Rule = {
   name: 'member-down-logs',
   cause: 'member-down',
   needs: ['kubernetes'],
@@ -94,7 +94,7 @@ export const memberDownLogsRule: Rule = {
       evidence: [
         ...down.map(
           (d) =>
-            `${formatList(d.reporters)} lost ${d.member}${withSpace(formatSpan(d.firstFailureAt, d.lastFailureAt))}${d.lastError ? ` (${d.lastError})` : ''} and did not log it active again`,
+            `${formatList(d.reporters)} lost ${d.member}${withSpace(formatSpan(d.firstSeenAt, d.lastSeenAt))}${d.lastError ? ` (${d.lastError})` : ''} and did not log it active again`,
         ),
         ...down.flatMap((d) => (d.ownLastLineAt ? [`${d.member}'s own log ends at ${d.ownLastLineAt}`] : [])),
         listed

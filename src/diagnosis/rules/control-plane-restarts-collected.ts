@@ -12,7 +12,7 @@ const LEASE_HOLDERS = ['kube-controller-manager', 'kube-scheduler'] as const;
  * or scheduler log): each `leaderelection lost` is one exit, by design (K8S controllermanager.go
  * OnStoppedLeading). With Pod objects, control-plane-restarts counts the restarts instead.
  */
-export const controlPlaneRestartsLogsRule: Rule = {
+export const controlPlaneRestartsCollectedRule: Rule = {
   name: 'control-plane-restarts-logs',
   cause: 'control-plane-restarts',
   needs: ['kubernetes'],

@@ -7,7 +7,7 @@ import type { Evidence } from '../probes/evidence.js';
 import type { AuditLog } from '../state/audit-log.js';
 import type { HistoryStore } from '../state/history-store.js';
 import { addDefragRunner } from './defrag-runner.js';
-import { addSinceWhen, type HistoryReader, readHistory, reportTakesSinceWhen } from './since-when-report.js';
+import { addFromHistory, type HistoryReader, readHistory, reportReadsHistory } from './since-when-report.js';
 import { summarizeDiagnosis } from './summarize-diagnosis.js';
 import { withWatchHistory } from './watch-history.js';
 
@@ -97,9 +97,9 @@ function withSinceWhen(doctor: Doctor, history: HistoryReader, logger: Logger, n
     ...doctor,
     async run(name, depth, opts = {}) {
       const report = await doctor.run(name, depth, opts);
-      if (depth !== 'diagnose' || !reportTakesSinceWhen(report)) return report;
+      if (depth !== 'diagnose' || !reportReadsHistory(report)) return report;
       const at = now();
-      return addSinceWhen(report, await readHistory(history, name, at, logger), at);
+      return addFromHistory(report, await readHistory(history, name, at, logger), at);
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { MinuteHistory } from '../state/minute-history.js';
 import { withDeadline } from '../timing.js';
 import type { MinuteSample } from '../state/minute-sample.js';
+import { addBeforeDown } from './before-down.js';
 import { SINCE_WHEN_BY_FINDING, findLastSeen, findSinceWhen, sinceWhenMetric } from './since-when.js';
 
 /** How far back "since when" looks: the full-resolution day (the incidents' lookback too). */
@@ -51,6 +52,20 @@ export function addSinceWhen(
     return since.length ? { ...f, since } : f;
   });
   return { ...report, findings };
+}
+
+/** Whether the minute history adds to the report: a finding to date, or a member down to explain. */
+export function reportReadsHistory(report: DiagnosisReport): boolean {
+  return reportTakesSinceWhen(report) || report.findings.some((f) => f.cause === 'member-down');
+}
+
+/** What the watch's minute history adds to a diagnosis: since when, and why a member went down. */
+export function addFromHistory(
+  report: DiagnosisReport,
+  samples: readonly MinuteSample[],
+  now: number,
+): DiagnosisReport {
+  return addBeforeDown(addSinceWhen(report, samples, now), samples);
 }
 
 /** Reads a cluster's minute history since `sinceMs`, oldest first. */

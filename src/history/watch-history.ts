@@ -5,7 +5,7 @@ import { redactUrlCredentials } from '../secret.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { isWatched } from '../config/watched.js';
 import type { MinuteSample } from '../state/minute-sample.js';
-import { addSinceWhen, readHistory } from './since-when-report.js';
+import { addFromHistory, readHistory } from './since-when-report.js';
 import type { RedisTarget } from '../config/redis-target.js';
 
 /** Redis answers within this long, or the diagnosis is printed without since-when. */
@@ -24,7 +24,7 @@ export async function withWatchHistory(
 ): Promise<{ report: DiagnosisReport; samples: MinuteSample[]; note?: string }> {
   if (report.kind !== 'diagnose' || !isWatched(config, report.cluster)) return { report, samples: [] };
   const read = await readCheckHistory(where.redisUrl, where.prefix, report.cluster, now);
-  return { ...read, report: addSinceWhen(report, read.samples, now) };
+  return { ...read, report: addFromHistory(report, read.samples, now) };
 }
 
 /**

@@ -43,7 +43,14 @@ export interface PeerUnreachableStat {
 /** What the scan counts: the signals below, and the faults of scan-faults.ts (resources, crashes). */
 export interface LogSignals extends FaultSignals {
   /** capnslog `... took too long (1.2s) to execute`, zap `apply request took too long`. */
-  tookTooLong: DurationStat;
+  tookTooLong: DurationStat & {
+    /**
+     * Of them, requests whose answer was small (a write, or a range of at most one key: etcd's own
+     * result `size:N`, `range_response_count:0|1`) and no error, authentication aside: the member
+     * was slow, not the request (etcdserver/util.go warnOfExpensive*Request, 3.3 to 3.6).
+     */
+    small: number;
+  };
   /** zap `slow fdatasync`, capnslog `sync duration of 1.3s, expected less than 1s`. */
   slowFdatasync: DurationStat;
   /** `failed to send out heartbeat on time`: the leader is late, likely from a slow disk. */
@@ -153,7 +160,7 @@ export function emptySignals(): LogSignals {
   const count = (): CountStat => ({ count: 0, example: undefined });
   const duration = (): DurationStat => ({ count: 0, example: undefined, maxSeconds: undefined });
   return {
-    tookTooLong: duration(),
+    tookTooLong: { ...duration(), small: 0 },
     slowFdatasync: duration(),
     heartbeatLate: count(),
     clockDrift: [],
@@ -259,9 +266,22 @@ export function lineTimestamp(line: string, zap: ZapEntry | undefined = parseZap
 // the zap rendering of the same event, which scanZap handles from fields.
 // A Go duration (`1.2s`, `312.5ms`) is short: bounded, so a line of repeated openings stays linear.
 const TOOK_TOO_LONG = /took too long \(([^)]{1,40})\) to execute/;
+// etcdserver/util.go (3.3, 3.4 capnslog): `request %q with result %q took too long (%v) to execute`,
+// the result `error:<err>` or the response (`size:N`, `range_response_count:N size:N`, a read-only
+// txn's `responses:<range_response_count:N …> size:N`); zap (3.4–3.6) puts it in `response`/`error`.
+const CAPNSLOG_RESULT = /with result "([^"]{0,300})" took too long \(/;
+const RANGE_COUNT = /range_response_count:(\d{1,12})/g;
+
+/** A response of a write or of at most one key: the answer costs the member nothing to build. */
+function isSmallResult(result: string | undefined): boolean {
+  if (!result || !/(?:^|\s)size:\d/.test(result) || result.startsWith('error')) return false;
+  for (const m of result.matchAll(RANGE_COUNT)) if (Number(m[1]) > 1) return false;
+  return true;
+}
 const LEGACY_APPLY = /apply entries took too long \[([^\s\]]+) for \d+ entries\]/;
 const SYNC_DURATION = /sync duration of ([^\s,]+), expected less than/;
-const HEARTBEAT = /failed to send out heartbeat on time \(exceeded/;
+// 3.0–3.4 `(exceeded the 100ms timeout for …)`, 2.3 `(deadline exceeded for …)` (etcdserver/server.go v2.3.0).
+const HEARTBEAT = /failed to send out heartbeat on time \((?:deadline )?exceeded/;
 const CLOCK = /the clock difference against peer ([0-9a-f]{1,16}) is too high \[([^\s\]]+) > [^\]]+\]/;
 const COULD_NOT_CONNECT =
   /health check for peer ([0-9a-f]{1,16}) could not connect: (.*?)(?: \(prober "[^"]*"\))?$/;
@@ -338,7 +358,11 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   const own = zap || s.clusterId !== undefined ? undefined : OWN_CLUSTER.exec(line)?.[1];
   if (own) s.clusterId = own;
   const took = TOOK_TOO_LONG.exec(line) ?? LEGACY_APPLY.exec(line);
-  if (took?.[1]) touched.push(addDuration(s.tookTooLong, took[1], line));
+  if (took?.[1]) {
+    touched.push(addDuration(s.tookTooLong, took[1], line));
+    if (!zap && !line.includes('authenticate:<') && isSmallResult(CAPNSLOG_RESULT.exec(line)?.[1]))
+      s.tookTooLong.small++;
+  }
   const sync = SYNC_DURATION.exec(line);
   if (sync?.[1]) touched.push(addDuration(s.slowFdatasync, sync[1], line));
   const clock = CLOCK.exec(line);
@@ -589,9 +613,12 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   const cid = s.clusterId === undefined ? str('cluster-id') : undefined;
   if (cid) s.clusterId = cid;
   if (msg === 'slow fdatasync') touched.push(addDuration(s.slowFdatasync, str('took') ?? '', line));
-  else if (msg === 'apply request took too long')
+  else if (msg === 'apply request took too long') {
     touched.push(addDuration(s.tookTooLong, str('took') ?? '', line));
-  else if (msg.startsWith('leader failed to send out heartbeat on time'))
+    const request = str('request') ?? '';
+    if (!str('error') && !request.includes('authenticate:<') && isSmallResult(str('response')))
+      s.tookTooLong.small++;
+  } else if (msg.startsWith('leader failed to send out heartbeat on time'))
     touched.push(addCount(s, 'heartbeatLate', line));
   else if (msg === 'prober found high clock drift')
     touched.push(addClockDrift(s, str('remote-peer-id') ?? '?', str('clock-drift') ?? '', line));

@@ -5,7 +5,13 @@
  */
 
 import { findEtcdLine } from './find-line.js';
-import { type CatalogueEntry, catalogueEntryOf, isBenignOrContext } from './catalogue.js';
+import {
+  type CatalogueEntry,
+  catalogueEntryOf,
+  catalogueSignal,
+  isBenignOrContext,
+  literal,
+} from './catalogue.js';
 import { type CountStat, type DurationStat, EXAMPLE_CHARS, parseGoDuration, type Seen } from './log-stat.js';
 import {
   addCertExpired,
@@ -262,10 +268,20 @@ export function lineTimestamp(line: string, zap: ZapEntry | undefined = parseZap
   return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
 }
 
+// The messages the signals below count, with their text and zap `msg` from the catalogue
+// (catalogue.ts `signal`): the catalogue and the scanners read one copy of each.
+const TOOK = catalogueSignal('tookTooLong');
+const SLOW_SYNC = catalogueSignal('slowFdatasync');
+const LATE_HEARTBEAT = catalogueSignal('heartbeatLate');
+const CLOCK_DRIFT = catalogueSignal('clockDrift');
+const PROBE_FAILED = catalogueSignal('peerUnreachable');
+const COMPACTION = catalogueSignal('compactions');
+const DEFRAG = catalogueSignal('defragmented');
+
 // Plain-text forms (capnslog, raft's std logger, klog). Each is written so it cannot also match
 // the zap rendering of the same event, which scanZap handles from fields.
 // A Go duration (`1.2s`, `312.5ms`) is short: bounded, so a line of repeated openings stays linear.
-const TOOK_TOO_LONG = /took too long \(([^)]{1,40})\) to execute/;
+const TOOK_TOO_LONG = new RegExp(`${literal(TOOK.text)}([^)]{1,40})\\) to execute`);
 // etcdserver/util.go (3.3, 3.4 capnslog): `request %q with result %q took too long (%v) to execute`,
 // the result `error:<err>` or the response (`size:N`, `range_response_count:N size:N`, a read-only
 // txn's `responses:<range_response_count:N …> size:N`); zap (3.4–3.6) puts it in `response`/`error`.
@@ -279,12 +295,15 @@ function isSmallResult(result: string | undefined): boolean {
   return true;
 }
 const LEGACY_APPLY = /apply entries took too long \[([^\s\]]+) for \d+ entries\]/;
-const SYNC_DURATION = /sync duration of ([^\s,]+), expected less than/;
+const SYNC_DURATION = new RegExp(`${literal(SLOW_SYNC.text)} ([^\\s,]+), expected less than`);
 // 3.0–3.4 `(exceeded the 100ms timeout for …)`, 2.3 `(deadline exceeded for …)` (etcdserver/server.go v2.3.0).
-const HEARTBEAT = /failed to send out heartbeat on time \((?:deadline )?exceeded/;
-const CLOCK = /the clock difference against peer ([0-9a-f]{1,16}) is too high \[([^\s\]]+) > [^\]]+\]/;
-const COULD_NOT_CONNECT =
-  /health check for peer ([0-9a-f]{1,16}) could not connect: (.*?)(?: \(prober "[^"]*"\))?$/;
+const HEARTBEAT = new RegExp(`${literal(LATE_HEARTBEAT.text)} \\((?:deadline )?exceeded`);
+const CLOCK = new RegExp(
+  `${literal(CLOCK_DRIFT.text)} ([0-9a-f]{1,16}) is too high \\[([^\\s\\]]+) > [^\\]]+\\]`,
+);
+const COULD_NOT_CONNECT = new RegExp(
+  `health check for peer ([0-9a-f]{1,16}) ${literal(PROBE_FAILED.text)} (.*?)(?: \\(prober "[^"]*"\\))?$`,
+);
 const ELECTED = /raft\.node: [0-9a-f]{1,16} elected leader [0-9a-f]{1,16} at term \d+/;
 const LOST = /raft\.node: [0-9a-f]{1,16} lost leader [0-9a-f]{1,16} at term \d+/;
 const REQUEST_TIMED_OUT = /etcdserver: request timed out/;
@@ -336,7 +355,7 @@ const FAILED_REACH =
 const INACTIVE = /\b(?:peer|the connection with) ([0-9a-f]{1,16}) became inactive(?: \(([^)]{0,300})\))?/;
 const ACTIVE = /\b(?:peer|the connection with) ([0-9a-f]{1,16}) became active/;
 // mvcc/kvstore_compaction.go (3.0–3.4 capnslog); zap has `compact-revision` (scanZap).
-const COMPACTED = /finished scheduled compaction at (\d+) \(took/;
+const COMPACTED = new RegExp(`${literal(COMPACTION.text)} at (\\d+) \\(took`);
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
 
 const COUNTED: ReadonlyArray<[RegExp, CountKey]> = [
@@ -612,28 +631,27 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   const str = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined);
   const cid = s.clusterId === undefined ? str('cluster-id') : undefined;
   if (cid) s.clusterId = cid;
-  if (msg === 'slow fdatasync') touched.push(addDuration(s.slowFdatasync, str('took') ?? '', line));
-  else if (msg === 'apply request took too long') {
+  if (SLOW_SYNC.zap.includes(msg)) touched.push(addDuration(s.slowFdatasync, str('took') ?? '', line));
+  else if (TOOK.zap.includes(msg)) {
     touched.push(addDuration(s.tookTooLong, str('took') ?? '', line));
     const request = str('request') ?? '';
     if (!str('error') && !request.includes('authenticate:<') && isSmallResult(str('response')))
       s.tookTooLong.small++;
-  } else if (msg.startsWith('leader failed to send out heartbeat on time'))
+  } else if (LATE_HEARTBEAT.zap.some((m) => msg.startsWith(m)))
     touched.push(addCount(s, 'heartbeatLate', line));
-  else if (msg === 'prober found high clock drift')
+  else if (CLOCK_DRIFT.zap.includes(msg))
     touched.push(addClockDrift(s, str('remote-peer-id') ?? '?', str('clock-drift') ?? '', line));
-  else if (msg === 'prober detected unhealthy status')
+  else if (PROBE_FAILED.zap.includes(msg))
     touched.push(addPeerUnreachable(s, str('remote-peer-id') ?? '?', str('error'), line));
   else if (msg.startsWith('peer became inactive'))
     touched.push(addPeerUnreachable(s, str('peer-id') ?? '?', str('error'), line));
   else if (msg === 'peer became active') markPeerActive(s, str('peer-id') ?? '?', line);
   else if (msg === 'starting local member') touched.push(addCount(s, 'startingMember', line));
   else if (msg === 'restarting local member') touched.push(addCount(s, 'restartingMember', line));
-  else if (msg === 'defragmented' || msg === 'finished defragmenting directory')
-    touched.push(addDefrag(s, fields, line));
+  else if (DEFRAG.zap.includes(msg)) touched.push(addDefrag(s, fields, line));
   else if (msg.startsWith('enabled backend quota') || msg.startsWith('message exceeded backend quota'))
     touched.push(addQuota(s, fields['quota-size-bytes'], line));
-  else if (msg === 'finished scheduled compaction')
+  else if (COMPACTION.zap.includes(msg))
     touched.push(addCompaction(s, Number(fields['compact-revision']), line));
   // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
   // embed's `rejected connection` (3.4/3.5 zap, peer and client alike; 3.6 says `on peer

@@ -12,7 +12,10 @@
  * constant part of the format), the longest match winning. raft writes its messages through
  * etcd's logger with the text formatted into `msg`, so its entries carry `text` only.
  *
- * Readers: `unexplained-errors` (an error line the catalogue knows as benign or context is not
+ * Readers: the log signals of scan-logs.ts and scan-faults.ts, which the offline reader and the
+ * live Kubernetes pod-log scan share (an entry's `signal` names the counter; the scanner builds its
+ * matcher from the entry's `zap` and `text`, test/unit/etcd/catalogue-signals.test.ts),
+ * `unexplained-errors` (an error line the catalogue knows as benign or context is not
  * "unexplained"; one it knows as evidence is quoted with its meaning) and docs/detection.md (its
  * table is checked against this one by test/unit/etcd/catalogue.test.ts).
  */
@@ -45,6 +48,12 @@ export interface CatalogueEntry {
   meaning: string;
   /** zap field names to read (`remote-peer-id`, `took`, `term`, `error`). */
   fields: readonly string[];
+  /**
+   * The log signal (a counter of scan-logs.ts LogSignals) that counts this message: the scanners of
+   * offline analysis and of the live pod-log scan build their matchers from this entry's `zap` and
+   * `text` (catalogueSignal), so the two cannot drift.
+   */
+  signal?: string;
 }
 
 export const CATALOGUE: readonly CatalogueEntry[] = [
@@ -58,6 +67,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     evidence: 'slow-disk',
     meaning: 'a request took longer to apply than the expected 100 ms: slow disk or an overloaded member',
     fields: ['took', 'expected-duration', 'request'],
+    signal: 'tookTooLong',
   },
   {
     zap: 'failed to apply request',
@@ -80,6 +90,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     evidence: 'slow-disk',
     meaning: 'the leader sent a heartbeat late: its disk or CPU keeps it from its raft loop',
     fields: ['to', 'heartbeat-interval', 'expected-duration', 'exceeded-duration'],
+    signal: 'heartbeatLate',
   },
   {
     text: 'server is likely overloaded',
@@ -921,6 +932,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     evidence: 'peer-network',
     meaning: 'the peer health prober cannot reach a peer',
     fields: ['remote-peer-id', 'rtt', 'error'],
+    signal: 'peerUnreachable',
   },
   {
     zap: 'prober found high clock drift',
@@ -932,6 +944,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     evidence: 'clock-skew',
     meaning: 'a peer clock differs by more than 1 s from this member',
     fields: ['remote-peer-id', 'clock-drift', 'rtt'],
+    signal: 'clockDrift',
   },
   {
     text: 'the connection to peer',
@@ -1719,6 +1732,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     evidence: 'slow-disk',
     meaning: 'a WAL fsync took longer than 1 s: the disk is slow',
     fields: ['took', 'expected-duration'],
+    signal: 'slowFdatasync',
   },
   {
     zap: 'failed to preallocate space when creating a new WAL',
@@ -2103,6 +2117,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     evidence: 'context',
     meaning: 'a compaction finished on this member',
     fields: ['compact-revision', 'took'],
+    signal: 'compactions',
   },
   {
     zap: 'failed auto periodic compaction',
@@ -2497,6 +2512,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     evidence: 'context',
     meaning: 'a defragmentation finished',
     fields: ['current-db-size-bytes', 'current-db-size-in-use-bytes', 'took'],
+    signal: 'defragmented',
   },
   {
     zap: 'defragmented',
@@ -2506,6 +2522,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     evidence: 'context',
     meaning: 'a defragmentation finished (3.4)',
     fields: ['current-db-size-bytes', 'current-db-size', 'took'],
+    signal: 'defragmented',
   },
 ];
 
@@ -2559,6 +2576,34 @@ function consoleMessage(line: string): CatalogueEntry | undefined {
 export function catalogueEntryOf(line: string, zapMsg?: string): CatalogueEntry | undefined {
   if (zapMsg !== undefined) return BY_ZAP_MSG.get(zapMsg) ?? longestText(zapMsg);
   return consoleMessage(line) ?? longestText(line);
+}
+
+/** What a log signal reads from the catalogue: its entries' zap messages and their one text. */
+export interface CatalogueSignal {
+  entries: readonly CatalogueEntry[];
+  /** zap `msg`s, matched whole. */
+  zap: readonly string[];
+  /** The constant text of the capnslog / Go log form, when the signal's entries have one. */
+  text: string | undefined;
+}
+
+/**
+ * The catalogue entries a log signal counts (their `signal`). Throws when none names it, or when
+ * they disagree on the text: the module that asks fails as it loads, never a scan.
+ */
+export function catalogueSignal(signal: string): CatalogueSignal {
+  const entries = CATALOGUE.filter((e) => e.signal === signal);
+  if (entries.length === 0) throw new Error(`no catalogue entry counts the log signal ${signal}`);
+  const texts = [...new Set(entries.flatMap((e) => (e.text ? [e.text] : [])))];
+  if (texts.length > 1)
+    throw new Error(`catalogue entries of ${signal} disagree on the text: ${texts.join(' | ')}`);
+  return { entries, zap: entries.flatMap((e) => (e.zap ? [e.zap] : [])), text: texts[0] };
+}
+
+/** A catalogue text as a regular expression's literal part (plain characters only: linear). */
+export function literal(text: string | undefined): string {
+  if (text === undefined) throw new Error('a catalogue signal without a text');
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** True for what the catalogue holds to be no cause of its own. */

@@ -8,6 +8,7 @@
  * ETCD34 = v3.4.45, ETCD35 = v3.5.33, ETCD36 = v3.6.14) and Go's runtime and net packages.
  */
 
+import { catalogueSignal, literal } from './catalogue.js';
 import { type CountStat, type DurationStat, EXAMPLE_CHARS, parseGoDuration, type Seen } from './log-stat.js';
 
 export interface FdNearLimitStat extends CountStat {
@@ -390,7 +391,9 @@ function addSnapshot(
 // text in `request` (InternalAuthenticateRequest's String(), raft_internal_stringer.go).
 const AUTHENTICATE = /authenticate:<name:\\?"?([^\s\\"<>]{1,64})/;
 // A Go duration (`1.2s`, `312.5ms`) is short: bounded, so a line of repeated openings stays linear.
-const TOOK_TOO_LONG = /took too long \(([^)]{1,40})\) to execute/;
+// The message and its text from the catalogue (catalogue.ts `signal`), as scan-logs.ts reads them.
+const TOOK = catalogueSignal('tookTooLong');
+const TOOK_TOO_LONG = new RegExp(`${literal(TOOK.text)}([^)]{1,40})\\) to execute`);
 const MAX_AUTH_SAMPLES = 100;
 
 function scanAuth(line: string, zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
@@ -399,7 +402,7 @@ function scanAuth(line: string, zap: ZapLike | undefined, s: FaultSignals, touch
   const auth = AUTHENTICATE.exec(request);
   if (!auth) return;
   const took =
-    zap?.msg === 'apply request took too long'
+    zap && TOOK.zap.includes(zap.msg)
       ? (zap.fields.took as string | undefined)
       : zap
         ? undefined

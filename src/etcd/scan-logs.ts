@@ -5,7 +5,13 @@
  */
 
 import { findEtcdLine } from './find-line.js';
-import { type CatalogueEntry, catalogueEntryOf, isBenignOrContext } from './catalogue.js';
+import {
+  type CatalogueEntry,
+  catalogueEntryOf,
+  catalogueSignal,
+  isBenignOrContext,
+  literal,
+} from './catalogue.js';
 import { type CountStat, type DurationStat, EXAMPLE_CHARS, parseGoDuration, type Seen } from './log-stat.js';
 import {
   addCertExpired,
@@ -43,7 +49,14 @@ export interface PeerUnreachableStat {
 /** What the scan counts: the signals below, and the faults of scan-faults.ts (resources, crashes). */
 export interface LogSignals extends FaultSignals {
   /** capnslog `... took too long (1.2s) to execute`, zap `apply request took too long`. */
-  tookTooLong: DurationStat;
+  tookTooLong: DurationStat & {
+    /**
+     * Of them, requests whose answer was small (a write, or a range of at most one key: etcd's own
+     * result `size:N`, `range_response_count:0|1`) and no error, authentication aside: the member
+     * was slow, not the request (etcdserver/util.go warnOfExpensive*Request, 3.3 to 3.6).
+     */
+    small: number;
+  };
   /** zap `slow fdatasync`, capnslog `sync duration of 1.3s, expected less than 1s`. */
   slowFdatasync: DurationStat;
   /** `failed to send out heartbeat on time`: the leader is late, likely from a slow disk. */
@@ -153,7 +166,7 @@ export function emptySignals(): LogSignals {
   const count = (): CountStat => ({ count: 0, example: undefined });
   const duration = (): DurationStat => ({ count: 0, example: undefined, maxSeconds: undefined });
   return {
-    tookTooLong: duration(),
+    tookTooLong: { ...duration(), small: 0 },
     slowFdatasync: duration(),
     heartbeatLate: count(),
     clockDrift: [],
@@ -255,16 +268,42 @@ export function lineTimestamp(line: string, zap: ZapEntry | undefined = parseZap
   return Number.isFinite(ms) ? new Date(ms).toISOString() : undefined;
 }
 
+// The messages the signals below count, with their text and zap `msg` from the catalogue
+// (catalogue.ts `signal`): the catalogue and the scanners read one copy of each.
+const TOOK = catalogueSignal('tookTooLong');
+const SLOW_SYNC = catalogueSignal('slowFdatasync');
+const LATE_HEARTBEAT = catalogueSignal('heartbeatLate');
+const CLOCK_DRIFT = catalogueSignal('clockDrift');
+const PROBE_FAILED = catalogueSignal('peerUnreachable');
+const COMPACTION = catalogueSignal('compactions');
+const DEFRAG = catalogueSignal('defragmented');
+
 // Plain-text forms (capnslog, raft's std logger, klog). Each is written so it cannot also match
 // the zap rendering of the same event, which scanZap handles from fields.
 // A Go duration (`1.2s`, `312.5ms`) is short: bounded, so a line of repeated openings stays linear.
-const TOOK_TOO_LONG = /took too long \(([^)]{1,40})\) to execute/;
+const TOOK_TOO_LONG = new RegExp(`${literal(TOOK.text)}([^)]{1,40})\\) to execute`);
+// etcdserver/util.go (3.3, 3.4 capnslog): `request %q with result %q took too long (%v) to execute`,
+// the result `error:<err>` or the response (`size:N`, `range_response_count:N size:N`, a read-only
+// txn's `responses:<range_response_count:N …> size:N`); zap (3.4–3.6) puts it in `response`/`error`.
+const CAPNSLOG_RESULT = /with result "([^"]{0,300})" took too long \(/;
+const RANGE_COUNT = /range_response_count:(\d{1,12})/g;
+
+/** A response of a write or of at most one key: the answer costs the member nothing to build. */
+function isSmallResult(result: string | undefined): boolean {
+  if (!result || !/(?:^|\s)size:\d/.test(result) || result.startsWith('error')) return false;
+  for (const m of result.matchAll(RANGE_COUNT)) if (Number(m[1]) > 1) return false;
+  return true;
+}
 const LEGACY_APPLY = /apply entries took too long \[([^\s\]]+) for \d+ entries\]/;
-const SYNC_DURATION = /sync duration of ([^\s,]+), expected less than/;
-const HEARTBEAT = /failed to send out heartbeat on time \(exceeded/;
-const CLOCK = /the clock difference against peer ([0-9a-f]{1,16}) is too high \[([^\s\]]+) > [^\]]+\]/;
-const COULD_NOT_CONNECT =
-  /health check for peer ([0-9a-f]{1,16}) could not connect: (.*?)(?: \(prober "[^"]*"\))?$/;
+const SYNC_DURATION = new RegExp(`${literal(SLOW_SYNC.text)} ([^\\s,]+), expected less than`);
+// 3.0–3.4 `(exceeded the 100ms timeout for …)`, 2.3 `(deadline exceeded for …)` (etcdserver/server.go v2.3.0).
+const HEARTBEAT = new RegExp(`${literal(LATE_HEARTBEAT.text)} \\((?:deadline )?exceeded`);
+const CLOCK = new RegExp(
+  `${literal(CLOCK_DRIFT.text)} ([0-9a-f]{1,16}) is too high \\[([^\\s\\]]+) > [^\\]]+\\]`,
+);
+const COULD_NOT_CONNECT = new RegExp(
+  `health check for peer ([0-9a-f]{1,16}) ${literal(PROBE_FAILED.text)} (.*?)(?: \\(prober "[^"]*"\\))?$`,
+);
 const ELECTED = /raft\.node: [0-9a-f]{1,16} elected leader [0-9a-f]{1,16} at term \d+/;
 const LOST = /raft\.node: [0-9a-f]{1,16} lost leader [0-9a-f]{1,16} at term \d+/;
 const REQUEST_TIMED_OUT = /etcdserver: request timed out/;
@@ -316,7 +355,7 @@ const FAILED_REACH =
 const INACTIVE = /\b(?:peer|the connection with) ([0-9a-f]{1,16}) became inactive(?: \(([^)]{0,300})\))?/;
 const ACTIVE = /\b(?:peer|the connection with) ([0-9a-f]{1,16}) became active/;
 // mvcc/kvstore_compaction.go (3.0–3.4 capnslog); zap has `compact-revision` (scanZap).
-const COMPACTED = /finished scheduled compaction at (\d+) \(took/;
+const COMPACTED = new RegExp(`${literal(COMPACTION.text)} at (\\d+) \\(took`);
 const DIAL_ADDRESS = /dial tcp (\[[^\]]+\]:\d+|[^\s:]+:\d+)/;
 
 const COUNTED: ReadonlyArray<[RegExp, CountKey]> = [
@@ -338,7 +377,11 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   const own = zap || s.clusterId !== undefined ? undefined : OWN_CLUSTER.exec(line)?.[1];
   if (own) s.clusterId = own;
   const took = TOOK_TOO_LONG.exec(line) ?? LEGACY_APPLY.exec(line);
-  if (took?.[1]) touched.push(addDuration(s.tookTooLong, took[1], line));
+  if (took?.[1]) {
+    touched.push(addDuration(s.tookTooLong, took[1], line));
+    if (!zap && !line.includes('authenticate:<') && isSmallResult(CAPNSLOG_RESULT.exec(line)?.[1]))
+      s.tookTooLong.small++;
+  }
   const sync = SYNC_DURATION.exec(line);
   if (sync?.[1]) touched.push(addDuration(s.slowFdatasync, sync[1], line));
   const clock = CLOCK.exec(line);
@@ -588,25 +631,27 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   const str = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string) : undefined);
   const cid = s.clusterId === undefined ? str('cluster-id') : undefined;
   if (cid) s.clusterId = cid;
-  if (msg === 'slow fdatasync') touched.push(addDuration(s.slowFdatasync, str('took') ?? '', line));
-  else if (msg === 'apply request took too long')
+  if (SLOW_SYNC.zap.includes(msg)) touched.push(addDuration(s.slowFdatasync, str('took') ?? '', line));
+  else if (TOOK.zap.includes(msg)) {
     touched.push(addDuration(s.tookTooLong, str('took') ?? '', line));
-  else if (msg.startsWith('leader failed to send out heartbeat on time'))
+    const request = str('request') ?? '';
+    if (!str('error') && !request.includes('authenticate:<') && isSmallResult(str('response')))
+      s.tookTooLong.small++;
+  } else if (LATE_HEARTBEAT.zap.some((m) => msg.startsWith(m)))
     touched.push(addCount(s, 'heartbeatLate', line));
-  else if (msg === 'prober found high clock drift')
+  else if (CLOCK_DRIFT.zap.includes(msg))
     touched.push(addClockDrift(s, str('remote-peer-id') ?? '?', str('clock-drift') ?? '', line));
-  else if (msg === 'prober detected unhealthy status')
+  else if (PROBE_FAILED.zap.includes(msg))
     touched.push(addPeerUnreachable(s, str('remote-peer-id') ?? '?', str('error'), line));
   else if (msg.startsWith('peer became inactive'))
     touched.push(addPeerUnreachable(s, str('peer-id') ?? '?', str('error'), line));
   else if (msg === 'peer became active') markPeerActive(s, str('peer-id') ?? '?', line);
   else if (msg === 'starting local member') touched.push(addCount(s, 'startingMember', line));
   else if (msg === 'restarting local member') touched.push(addCount(s, 'restartingMember', line));
-  else if (msg === 'defragmented' || msg === 'finished defragmenting directory')
-    touched.push(addDefrag(s, fields, line));
+  else if (DEFRAG.zap.includes(msg)) touched.push(addDefrag(s, fields, line));
   else if (msg.startsWith('enabled backend quota') || msg.startsWith('message exceeded backend quota'))
     touched.push(addQuota(s, fields['quota-size-bytes'], line));
-  else if (msg === 'finished scheduled compaction')
+  else if (COMPACTION.zap.includes(msg))
     touched.push(addCompaction(s, Number(fields['compact-revision']), line));
   // `message exceeded backend quota; raising alarm` is counted by DB_SPACE on the raw line.
   // embed's `rejected connection` (3.4/3.5 zap, peer and client alike; 3.6 says `on peer

@@ -44,11 +44,19 @@ export const cpuStarvationLogsRule: Rule = {
     const starved = auth.flatMap((a): Starved[] => {
       const slow = slowAuthOf(evidence, a.member);
       const beside = late.find((l) => l.member === a.member);
-      if (!beside || slow.count < UNSTALLED_MIN_EVENTS || fsync.has(a.member)) return [];
+      // One GC pause makes one slow line: the stall counts from UNSTALLED_MIN_EVENTS lines of
+      // either kind (the raft loop late, the password hash slow), with at least one of each.
+      if (
+        !beside ||
+        slow.count === 0 ||
+        slow.count + beside.count < UNSTALLED_MIN_EVENTS ||
+        fsync.has(a.member)
+      )
+        return [];
       return [{ member: a.member, auth: a, slow: slow.count, late: beside, users: slow.users }];
     });
     const explain = [
-      `authenticate requests over ${SLOW_AUTH_S * 1000} ms beside late heartbeats: ${auth.map((a) => `${a.member} ${slowAuthOf(evidence, a.member).count}`).join(', ') || 'none'} (${UNSTALLED_MIN_EVENTS} needed, and no slow fdatasync)`,
+      `authenticate requests over ${SLOW_AUTH_S * 1000} ms beside late heartbeats: ${auth.map((a) => `${a.member} ${slowAuthOf(evidence, a.member).count}`).join(', ') || 'none'} (${UNSTALLED_MIN_EVENTS} lines of the two together needed, and no slow fdatasync)`,
     ];
     if (starved.length === 0) return { explain };
     const members = starved.map((s) => s.member);

@@ -2,7 +2,8 @@ import { formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { slowDiskRule } from './slow-disk.js';
-import { nodesOfMembers } from '../support/kubernetes.js';
+import { kubernetesOf, memberOfScan, nodesOfMembers, scansOf } from '../support/kubernetes.js';
+import { UNSTALLED_MIN_EVENTS } from './cpu-starvation.js';
 import { describeSignal, etcdSignalByMember } from '../support/logs.js';
 
 /**
@@ -34,9 +35,18 @@ export const slowDiskCollectedRule: Rule = {
     const lateOnly = late.filter(
       (l) => l.count >= HEARTBEAT_LATE_MIN && !fsync.some((f) => f.member === l.member),
     );
-    const slow = [...new Set([...fsync, ...lateOnly].map((s) => s.member))];
+    // Small requests over etcd's 100 ms, repeated: etcd counts them as "slow apply requests (likely
+    // overloaded from slow disk)" (ETCD34 metrics.go slow_apply_total), and a request whose answer
+    // is one key or a write costs the member nothing to build: the member was slow, not the request.
+    // A linearizable read waits for the leader (ReadIndex) and a write for a quorum's disks: with
+    // proof of a slow disk on a member (fdatasync, late heartbeats), the others' slow requests are
+    // its echo and name no member of their own.
+    const small = smallSlowByMember(evidence);
+    const proof = fsync.length > 0 || lateOnly.length > 0;
+    const smallOnly = proof ? [] : took.filter((t) => (small.get(t.member) ?? 0) >= UNSTALLED_MIN_EVENTS);
+    const slow = [...new Set([...fsync, ...lateOnly, ...smallOnly].map((s) => s.member))];
     const explain = [
-      `etcd logs: slow fdatasync on ${fsync.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; late heartbeats on ${late.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'} (etcd logs fdatasync above ${FDATASYNC_LOG_LIMIT_S} s)`,
+      `etcd logs: slow fdatasync on ${fsync.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; late heartbeats on ${late.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'} (etcd logs fdatasync above ${FDATASYNC_LOG_LIMIT_S} s); small requests over 100 ms on ${[...small].map(([m, n]) => `${m} ${n}`).join(', ') || 'none'} (${UNSTALLED_MIN_EVENTS} needed)`,
     ];
     if (slow.length === 0) return { explain };
     const lines = (m: string) => [
@@ -44,7 +54,8 @@ export const slowDiskCollectedRule: Rule = {
       ...late.filter((s) => s.member === m).map((s) => `${m}: ${describeSignal(s, 'heartbeat sent late')}`),
       ...took.filter((s) => s.member === m).map((s) => `${m}: ${describeSignal(s, 'request took too long')}`),
     ];
-    const first = fsync[0] ?? lateOnly[0];
+    const first = fsync[0] ?? lateOnly[0] ?? smallOnly[0];
+    const smallFirst = fsync.length === 0 && lateOnly.length === 0 ? smallOnly[0] : undefined;
     const finding: Finding = {
       cause: 'slow-disk',
       severity: fsync.length > 0 ? 'critical' : 'warning',
@@ -53,7 +64,9 @@ export const slowDiskCollectedRule: Rule = {
       summary:
         fsync.length > 0
           ? `${formatList(slow)} ${slow.length === 1 ? 'has a slow disk' : 'have slow disks'} (etcd logs: ${first ? describeSignal(first, 'slow fdatasync') : ''}; etcd warns above ${FDATASYNC_LOG_LIMIT_S} s)`
-          : `${formatList(slow)} sent heartbeats late (etcd logs: ${first ? describeSignal(first, 'heartbeat sent late') : ''}): etcd blames a slow disk; a starved CPU does the same`,
+          : smallFirst
+            ? `${formatList(slow)} answered small requests (a write, one key) slower than etcd's 100 ms (${small.get(smallFirst.member) ?? 0} of ${describeSignal(smallFirst, 'request took too long')}): etcd blames a slow disk (a read waits for the leader's, a write for a quorum's); a starved CPU does the same`
+            : `${formatList(slow)} sent heartbeats late (etcd logs: ${first ? describeSignal(first, 'heartbeat sent late') : ''}): etcd blames a slow disk; a starved CPU does the same`,
       evidence: [...slow.flatMap(lines), ...(first?.example ? [`e.g. ${first.example}`] : [])],
       steps: [
         ...slow.map((m) => ({
@@ -72,3 +85,15 @@ export const slowDiskCollectedRule: Rule = {
     return { finding, explain: [...explain, `fired: ${formatList(slow)}`] };
   },
 };
+
+/** Per member, the requests over 100 ms whose answer was small (scan-logs.ts `tookTooLong.small`). */
+function smallSlowByMember(evidence: Parameters<Rule['evaluate']>[0]): Map<string, number> {
+  const byMember = new Map<string, number>();
+  for (const scan of scansOf(kubernetesOf(evidence), 'etcd')) {
+    const n = scan.signals.tookTooLong.small ?? 0;
+    if (n === 0) continue;
+    const member = memberOfScan(evidence, scan);
+    byMember.set(member, (byMember.get(member) ?? 0) + n);
+  }
+  return byMember;
+}

@@ -274,3 +274,60 @@ describe("a pod's log in zap's console encoder (--log-format=console)", () => {
     );
   });
 });
+
+describe('requests over 100 ms whose answer was small (tookTooLong.small)', () => {
+  // etcdserver/util.go warnOfExpensive*Request (v3.4.0): capnslog `%srequest %q with result %q took
+  // too long (%v) to execute`, the result the response or `error:<err>`; zap `apply request took too
+  // long` with `response` and `error`.
+  const small = [
+    '2022-03-15 09:04:44.521958 W | etcdserver: read-only range request "key:\\"/registry/health\\" " with result "range_response_count:0 size:7" took too long (146.553126ms) to execute',
+    '2022-03-15 09:04:44.555798 W | etcdserver: read-only range request "key:\\"/registry/leases/kube-system/kube-controller-manager\\" " with result "range_response_count:1 size:529" took too long (135.106455ms) to execute',
+    '2022-03-15 09:04:45.000001 W | etcdserver: request "header:<ID:8912191783742552676 username:\\"etcd-client\\" auth_revision:1 > txn:<compare:<target:MOD key:\\"/registry/x\\" mod_revision:9 > success:<request_put:<key:\\"/registry/x\\" value_size:726 >> failure:<>>" with result "size:18" took too long (150ms) to execute',
+    '{"level":"warn","ts":"2022-03-15T09:04:46.000Z","caller":"etcdserver/util.go:166","msg":"apply request took too long","took":"130ms","expected-duration":"100ms","prefix":"read-only range ","request":"key:\\"/registry/health\\" ","response":"range_response_count:0 size:7"}',
+  ];
+  const notSmall = [
+    // a list: the request's own cost
+    '2022-03-15 09:04:47.000001 W | etcdserver: read-only range request "key:\\"/registry/pods/\\" range_end:\\"/registry/pods0\\" " with result "range_response_count:5000 size:9000000" took too long (900ms) to execute',
+    // an error: its time is what it waited for (an election), not the answer's
+    '2022-01-12 08:35:31.391649 W | etcdserver: read-only range request "key:\\"/registry/pods/a/b\\" " with result "error:etcdserver: leader changed" took too long (1.039229803s) to execute',
+    // authentication: its cost is bcrypt (cpu-starvation-logs reads it)
+    '2019-08-09 10:57:50.500232 W | etcdserver: request "header:<ID:17006274213493527777 > authenticate:<name:root simple_token:>" with result "size:796" took too long (331.139139ms) to execute',
+    // 3.0–3.2 names no request or answer
+    '2016-12-09 16:03:21.925822 W | etcdserver: apply entries took too long [202.238741ms for 1 entries]',
+    '{"level":"warn","ts":"2022-03-15T09:04:48.000Z","caller":"etcdserver/util.go:166","msg":"apply request took too long","took":"4.99s","expected-duration":"100ms","prefix":"read-only range ","request":"key:\\"t104\\" ","response":"","error":"context canceled"}',
+    '{"level":"warn","ts":"2022-03-15T09:04:49.000Z","caller":"etcdserver/util.go:166","msg":"apply request took too long","took":"300ms","expected-duration":"100ms","prefix":"read-only range ","request":"key:\\"/registry/pods/\\" ","response":"range_response_count:20 size:90000"}',
+  ];
+
+  it('counts writes and ranges of at most one key, capnslog and zap alike', () => {
+    const s = scanLogText(small.join('\n'));
+    expect(s.tookTooLong).toMatchObject({ count: 4, small: 4 });
+  });
+
+  it('does not count lists, errors, authentication or 3.0–3.2 applies', () => {
+    const s = scanLogText(notSmall.join('\n'));
+    expect(s.tookTooLong).toMatchObject({ count: 6, small: 0 });
+  });
+});
+
+describe('late heartbeats in every wording', () => {
+  it('reads 2.3 `deadline exceeded for` beside 3.x `exceeded the … timeout`, and zap once per line', () => {
+    const s = scanLogText(
+      [
+        // etcdserver/server.go v2.3.0
+        '2016-07-01 09:16:35.257437 W | etcdserver: failed to send out heartbeat on time (deadline exceeded for 936.918092ms)',
+        '2016-07-01 09:16:35.257471 W | etcdserver: server is likely overloaded',
+        // etcdserver/raft.go v3.3.0
+        '2019-08-09 10:57:51.131115 W | etcdserver: failed to send out heartbeat on time (exceeded the 100ms timeout for 71.742296ms)',
+        '{"level":"warn","ts":"2024-05-01T10:00:00.223456Z","caller":"etcdserver/raft.go:416","msg":"leader failed to send out heartbeat on time; took too long, leader is overloaded likely from slow disk","to":"b366cbcd316c915f","heartbeat-interval":"100ms","expected-duration":"200ms","exceeded-duration":"1.1s"}',
+      ].join('\n'),
+    );
+    expect(s.heartbeatLate.count).toBe(3);
+  });
+
+  it('does not count the overload line alone', () => {
+    expect(
+      scanLogText('2016-07-01 09:16:34.120567 W | etcdserver: server is likely overloaded').heartbeatLate
+        .count,
+    ).toBe(0);
+  });
+});

@@ -98,6 +98,13 @@ export interface CampaignStat extends CountStat {
   answeredBy: string[];
   /** `became pre-candidate at term N` lines: with pre-vote (3.5's default) a cut-off member's term does not rise. */
   preCandidacies: number;
+  /**
+   * The newest vote request's `[logterm: L, index: I]`: the campaigner's last log entry. raft's
+   * Bootstrap writes one ConfChange entry per initial member at term 1 (raft/bootstrap.go, ETCD34
+   * and etcd-io/raft), so a member still at logterm 1 and an index no higher than its voters has
+   * never received an entry from any leader.
+   */
+  lastLog?: { term: number; index: number };
 }
 
 export interface FaultSignals {
@@ -598,7 +605,7 @@ function addFrame(event: CrashEvent, text: string): boolean {
 // term %d` and `%x received %s [rejection ]from %x at term %d` (MsgVote, MsgPreVote and their
 // responses); etcd 2.x–3.1 wrote `sent vote request to` and `received vote [rejection ]from`.
 const VOTE_ASKED =
-  /(?<![0-9a-f])[0-9a-f]{1,16} \[logterm: \d{1,20}, index: \d{1,20}\] sent (?:Msg(?:Pre)?Vote|vote) request to ([0-9a-f]{1,16}) at term/;
+  /(?<![0-9a-f])[0-9a-f]{1,16} \[logterm: (\d{1,20}), index: (\d{1,20})\] sent (?:Msg(?:Pre)?Vote|vote) request to ([0-9a-f]{1,16}) at term/;
 const VOTE_ANSWERED =
   /(?<![0-9a-f])([0-9a-f]{1,16}) received (?:Msg(?:Pre)?VoteResp|vote)(?: rejection)? from ([0-9a-f]{1,16}) at term/;
 const PRE_CANDIDATE = /(?<![0-9a-f])[0-9a-f]{1,16} became pre-candidate at term \d{1,20}/;
@@ -606,10 +613,12 @@ const PRE_CANDIDATE = /(?<![0-9a-f])[0-9a-f]{1,16} became pre-candidate at term 
 function scanCampaign(line: string, s: FaultSignals): void {
   const stat = s.campaign;
   if (PRE_CANDIDATE.test(line)) stat.preCandidacies++;
-  const asked = VOTE_ASKED.exec(line)?.[1];
+  const vote = VOTE_ASKED.exec(line);
+  const asked = vote?.[3];
   if (asked) {
     stat.count++;
     if (stat.askedPeers.length < 9 && !stat.askedPeers.includes(asked)) stat.askedPeers.push(asked);
+    stat.lastLog = { term: Number(vote?.[1]), index: Number(vote?.[2]) };
     return;
   }
   const answer = VOTE_ANSWERED.exec(line);

@@ -18,6 +18,7 @@ import { fdExhaustionRule } from './fd-exhaustion.js';
 import { followerBehindRule } from './follower-behind.js';
 import { outOfMemoryRule } from './out-of-memory.js';
 import { quorumLostLogsRule } from './quorum-lost-logs.js';
+import { clusterNeverFormedRule } from './cluster-never-formed.js';
 import { clockSkewRule } from './clock-skew.js';
 import { clockSkewLogsRule } from './clock-skew-logs.js';
 import { clusterMismatchRule } from './cluster-mismatch.js';
@@ -85,6 +86,7 @@ export const rules: readonly Rule[] = [
   knownBugRule,
   // Read from the etcd logs, live (the pods' logs) and offline alike (issue 37).
   quorumLostLogsRule,
+  clusterNeverFormedRule,
   corruptionLogsRule,
   diskFullRule,
   outOfMemoryRule,

@@ -17,13 +17,19 @@ import { memberNameById, participating } from '../support/members.js';
  */
 export const CAMPAIGNS_MIN = 2;
 
-interface View {
+export interface View {
   member: string;
   scan: ContainerLogScan;
   size: number;
   unreachable: string[];
   campaigns: number;
   maxTerm: number;
+  /**
+   * Its vote requests carry only raft's bootstrap entries (logterm 1, an index no higher than the
+   * voters: one ConfChange per initial member, raft/bootstrap.go): no leader ever reached it, so
+   * there is no quorum it lost; cluster-never-formed reports it.
+   */
+  neverFormed: boolean;
 }
 
 /**
@@ -45,7 +51,9 @@ export const quorumLostLogsRule: Rule = {
   evaluate(evidence) {
     if (evidence.members.some(participating))
       return { explain: ['members answer with a leader: the quorum-lost rule decides'] };
-    const views = isolatedViews(evidence);
+    const all = isolatedViews(evidence);
+    const views = all.filter((v) => !v.neverFormed);
+    const unformed = all.filter((v) => v.neverFormed).map((v) => v.member);
     const explain = [
       views.length
         ? views
@@ -55,21 +63,26 @@ export const quorumLostLogsRule: Rule = {
             )
             .join('; ')
         : `no member's log shows it campaigning ${CAMPAIGNS_MIN} times without a leader while it reaches too few peers`,
+      ...(unformed.length
+        ? [
+            `${formatList(unformed)}: never reached by a leader (bootstrap entries only): cluster-never-formed decides`,
+          ]
+        : []),
     ];
     const led = ledElsewhere(evidence, views);
     if (views.length === 0 || led) return { explain: led ? [...explain, led] : explain };
     const members = views.map((v) => v.member);
     const scansSeen = unique(scansOf(kubernetesOf(evidence), 'etcd').map((s) => memberOfScan(evidence, s)));
-    const all =
+    const everyone =
       scansSeen.every((m) => members.includes(m)) && members.length >= quorumOf(views[0]?.size ?? 1);
-    const severity: Severity = all ? 'critical' : 'warning';
+    const severity: Severity = everyone ? 'critical' : 'warning';
     const first = views[0] as View;
     const finding: Finding = {
       cause: 'quorum-lost',
       severity,
       members,
       nodes: [],
-      summary: all
+      summary: everyone
         ? `Quorum is lost: ${formatList(members)} reach${members.length === 1 ? 'es' : ''} too few peers to elect a leader and keep campaigning without one (etcd logs)`
         : `Quorum is lost as ${first.member} sees it: it cannot reach ${formatList(first.unreachable)} and campaigned ${first.campaigns} times without a leader (term ${first.maxTerm}). This is one member's view: if the other members reach each other they have a leader and only ${first.member} is cut off`,
       evidence: views.map(describe),
@@ -81,7 +94,7 @@ export const quorumLostLogsRule: Rule = {
           text: 'If the peers are down, bring them back one at a time; do not remove members or restore a snapshot while quorum may only look lost from one side (etcd disaster recovery guide)',
         },
       ],
-      unknowns: all
+      unknowns: everyone
         ? []
         : ["the other members' view: their logs are not in the collection, or say nothing of a leader"],
     };
@@ -89,7 +102,8 @@ export const quorumLostLogsRule: Rule = {
   },
 };
 
-function isolatedViews(evidence: Evidence): View[] {
+/** Each member whose log shows it campaigning again and again while it reaches too few peers to win. */
+export function isolatedViews(evidence: Evidence): View[] {
   const listed = evidence.memberList.ok ? evidence.memberList.data.filter((m) => !m.isLearner).length : 0;
   return peerWitnesses(scansOf(kubernetesOf(evidence), 'etcd')).flatMap((scan): View[] => {
     const s = scan.signals;
@@ -117,7 +131,19 @@ function isolatedViews(evidence: Evidence): View[] {
     if (leaderAfterCampaigns(scan)) return [];
     const member = memberOfScan(evidence, scan);
     const names = unreachable.map((id) => memberNameById(evidence, id));
-    return [{ member, scan, size, unreachable: names, campaigns, maxTerm: s.candidacies?.maxTerm ?? 0 }];
+    const last = s.campaign?.lastLog;
+    const neverFormed = last !== undefined && last.term <= 1 && last.index <= size;
+    return [
+      {
+        member,
+        scan,
+        size,
+        unreachable: names,
+        campaigns,
+        maxTerm: s.candidacies?.maxTerm ?? 0,
+        neverFormed,
+      },
+    ];
   });
 }
 
@@ -154,7 +180,7 @@ function ledElsewhere(evidence: Evidence, views: View[]): string | undefined {
     : undefined;
 }
 
-function describe(v: View): string {
+export function describe(v: View): string {
   const c = v.scan.signals.candidacies;
   const span = formatSpan(c?.firstSeenAt, c?.lastSeenAt);
   return `${v.member}: ${v.campaigns} campaigns without a leader (term ${v.maxTerm})${span ? `, ${span}` : ''}; cannot reach ${formatList(v.unreachable)} (${v.size} voting members, quorum ${quorumOf(v.size)})`;

@@ -19,9 +19,10 @@ const DIR = join(import.meta.dirname, '../../fixtures/real-logs');
  * (src/etcd/find-line.ts), 45 with etcd 2.x's peer errors, 46 with x509 HostnameError, 47 with a
  * compaction stall that ended inside the log, 49 with small requests over 100 ms repeated
  * (slow-disk, sealos-882) and one slow authenticate beside late heartbeats (cpu-starvation,
- * etcd-11012); raised as the catalogue lands, to 90 % right (issue 37, "Done when").
+ * etcd-11012), 50 (91 %, issue 37's "Done when") with a cluster that never formed (campaigns
+ * from raft's bootstrap entries alone: peer-network, opsnull-342).
  */
-const FLOOR_RIGHT = 49;
+const FLOOR_RIGHT = 50;
 const CEILING_UNREAD = 0;
 
 /** Causes issue 37 adds (fd-exhaustion …); `healthy` expects no warning or critical finding. */

@@ -384,6 +384,7 @@ describe('campaigns', () => {
     expect(s.campaign).toMatchObject({
       askedPeers: ['18c54abf5eae5036', 'd3a39059afc42461'],
       answeredBy: [],
+      lastLog: { term: 1, index: 3 },
     });
   });
 
@@ -397,6 +398,7 @@ describe('campaigns', () => {
       askedPeers: ['420c9b9a89d8b23d'],
       answeredBy: ['7538e80b548e9d14'],
       preCandidacies: 1,
+      lastLog: { term: 239, index: 3309 },
     });
   });
 });

@@ -236,17 +236,6 @@ describe('corruption: a data dir without its snapshot database', () => {
 });
 
 describe('quorum-lost as one member sees it', () => {
-  it('capnslog 3.x in /var/log/messages, both peers time out (etcd-io/etcd#10721): first, before peer-network', async () => {
-    const { findings } = await analyze(real('etcd-10721.log'));
-    expect(findings.map((f) => [f.cause, f.severity, f.members])).toEqual([
-      ['quorum-lost', 'warning', ['etcd-10721']],
-      ['peer-network', 'warning', ['18c54abf5eae5036', 'd3a39059afc42461']],
-    ]);
-    expect(findings[0]?.summary).toMatch(
-      /^Quorum is lost as etcd-10721 sees it: .*This is one member's view/,
-    );
-  });
-
   it('capnslog 3.3 under journald, its only peer never answers a vote at term 1.28 million (etcd-io/etcd#11307)', async () => {
     const { findings } = await analyze(real('etcd-11307.log'));
     expect(findings[0]).toMatchObject({ cause: 'quorum-lost', severity: 'warning', members: ['etcd-11307'] });
@@ -262,6 +251,68 @@ describe('quorum-lost as one member sees it', () => {
   it("beside another member's log that keeps its leader: one member cut off, no quorum-lost", async () => {
     const dir = 'quorum-led-elsewhere';
     const { findings } = await analyze(fixture(dir, 'etcd-3.log'), fixture(dir, 'etcd-1.log'));
+    expect(causes(findings)).not.toContain('quorum-lost');
+  });
+});
+
+describe("a cluster that never formed: campaigns from raft's bootstrap entries alone", () => {
+  it('capnslog 3.x in /var/log/messages, both peers time out, [logterm: 1, index: 3] (etcd-io/etcd#10721): peer-network first, no quorum-lost', async () => {
+    const { findings } = await analyze(real('etcd-10721.log'));
+    expect(findings[0]).toMatchObject({
+      cause: 'peer-network',
+      severity: 'warning',
+      members: ['etcd-10721'],
+    });
+    expect(findings[0]?.summary).toMatch(
+      /^The cluster never formed: etcd-10721 has never been reached by a leader and campaigns alone \(term \d+\); none of etcd-10721's 2 peers answered a vote request/,
+    );
+    expect(findings[0]?.evidence[0]).toMatch(
+      /its last entry \[logterm: 1, index: 3\] \(raft's bootstrap entries of 3 members only\)/,
+    );
+    expect(causes(findings)).not.toContain('quorum-lost');
+  });
+
+  it('journald 3.3, only vote requests to two peers that never answer (opsnull/follow-me-install-kubernetes-cluster#342: the firewall)', async () => {
+    const { findings } = await analyze(real('opsnull-342.log'));
+    expect(findings.map((f) => [f.cause, f.severity, f.members])).toEqual([
+      ['peer-network', 'warning', ['opsnull-342']],
+    ]);
+  });
+
+  it('the same lines past the bootstrap entries (a leader once reached it), or in a 2-member cluster with history: quorum-lost as before', async () => {
+    const lines = (logterm: number, index: number) =>
+      [36007, 36008, 36009]
+        .flatMap((term) => [
+          `Oct 16 04:25:38 kube-node1 etcd[19493]: 582361b45b77a869 became candidate at term ${term}`,
+          `Oct 16 04:25:38 kube-node1 etcd[19493]: 582361b45b77a869 [logterm: ${logterm}, index: ${index}] sent MsgVote request to 9a7c3024a51eff05 at term ${term}`,
+          `Oct 16 04:25:38 kube-node1 etcd[19493]: 582361b45b77a869 [logterm: ${logterm}, index: ${index}] sent MsgVote request to d95b855a62c773ea at term ${term}`,
+        ])
+        .join('\n');
+    const formed = join(tmp, 'kube-node1.log');
+    await writeFile(formed, `${lines(2, 4)}\n`);
+    const { findings } = await analyze(formed);
+    expect(findings[0]).toMatchObject({ cause: 'quorum-lost', members: ['kube-node1'] });
+    // A 4th initial member's entry is still bootstrap only when the cluster has 4 voters, not 3.
+    await writeFile(formed, `${lines(1, 4)}\n`);
+    expect((await analyze(formed)).findings[0]?.cause).toBe('quorum-lost');
+    await writeFile(formed, `${lines(1, 3)}\n`);
+    expect((await analyze(formed)).findings[0]?.cause).toBe('peer-network');
+  });
+
+  it('zap 3.5 raft lines (pre-vote) from the bootstrap entries', async () => {
+    const zap = (msg: string) =>
+      `{"level":"info","ts":"2024-02-20T09:10:10.000Z","logger":"raft","caller":"etcdserver/zap_raft.go:77","msg":"${msg}"}`;
+    const text = [1, 2, 3, 4]
+      .flatMap(() => [
+        zap('b366cbcd316c915f became pre-candidate at term 1'),
+        zap('b366cbcd316c915f [logterm: 1, index: 3] sent MsgPreVote request to 6c3c0d6c8f2c5b1a at term 1'),
+        zap('b366cbcd316c915f [logterm: 1, index: 3] sent MsgPreVote request to 9d1c7a1e4b3f2e10 at term 1'),
+      ])
+      .join('\n');
+    const file = join(tmp, 'etcd-0.log');
+    await writeFile(file, `${text}\n`);
+    const { findings } = await analyze(file);
+    expect(findings[0]).toMatchObject({ cause: 'peer-network', members: ['etcd-0'] });
     expect(causes(findings)).not.toContain('quorum-lost');
   });
 });

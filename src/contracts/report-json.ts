@@ -40,6 +40,12 @@ export interface MemberRow {
   backendCommitP99Ms: number | null;
   clockOffsetMs: number | null;
   error: string | null;
+  /** etcd 3.6+: the version of the member's db file (Status storageVersion); absent before 3.6. */
+  storageVersion?: string;
+  /** etcd 3.6+: the downgrade the cluster is in (Status downgradeInfo); absent before 3.6. */
+  downgrade?: { enabled: boolean; targetVersion: string };
+  /** etcd 3.6+: the feature gates the member reports (/metrics etcd_server_feature_enabled). */
+  featureGates?: Array<{ name: string; stage: string; enabled: boolean }>;
 }
 
 /**

@@ -56,6 +56,12 @@ export interface StatusData {
   revision: number;
   isLearner: boolean;
   errors: string[];
+  /** The version of the member's db file (etcd 3.6+ Status storageVersion); absent before 3.6. */
+  storageVersion?: string;
+  /** --quota-backend-bytes as the member runs it (etcd 3.6+ Status dbSizeQuota, when not 0). */
+  dbSizeQuotaBytes?: number;
+  /** etcd 3.6+ Status downgradeInfo: a downgrade enabled toward targetVersion; absent before 3.6. */
+  downgrade?: { enabled: boolean; targetVersion: string };
 }
 
 export interface AlarmData {

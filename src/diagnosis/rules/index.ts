@@ -33,6 +33,7 @@ import { dbQuotaLogsRule } from './db-quota-logs.js';
 import { leaderChurnRule } from './leader-churn.js';
 import { leaderChurnLogsRule } from './leader-churn-logs.js';
 import { knownBugRule } from './known-bug.js';
+import { downgradeInProgressRule } from './downgrade-in-progress.js';
 import { learnerNotPromotedRule } from './learner-not-promoted.js';
 import { memberDownRule } from './member-down.js';
 import { memberDownLogsRule } from './member-down-logs.js';
@@ -83,6 +84,7 @@ export const rules: readonly Rule[] = [
   fdExhaustionLiveRule,
   outOfMemoryLiveRule,
   knownBugRule,
+  downgradeInProgressRule,
   // Read from the etcd logs, live (the pods' logs) and offline alike (issue 37).
   quorumLostLogsRule,
   corruptionLogsRule,

@@ -3,6 +3,9 @@ import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 import { writeLoadStarted } from '../../support/lab/write-load.js';
 import { knownBugsOf, patchToReach } from '../../../src/etcd/known-bugs.js';
 import { renderText } from '../../../src/report/render-text.js';
+import { createMemberClients } from '../../../src/clients/etcd-clients.js';
+import { memberStatus } from '../../../src/clients/etcd-status.js';
+import { grpcDeadline } from '../../../src/clients/grpc-deadline.js';
 import { aboutTheCluster, faultsNow } from '../../support/evidence/findings.js';
 
 describe('a healthy 3-member cluster', () => {
@@ -19,6 +22,31 @@ describe('a healthy 3-member cluster', () => {
     expect(report.members.filter((m) => m.isLeader)).toHaveLength(1);
     expect(report.members.map((m) => m.endpoint).sort()).toEqual([...t.lab.endpoints].sort());
     expect(report.probes.every((p) => p.ok)).toBe(true);
+  });
+
+  it("Status read with etcd 3.6's shape reads the lab's 3.4/3.5 members as etcd3 does, with no downgrade", async () => {
+    for (const endpoint of t.lab.endpoints) {
+      const clients = createMemberClients(endpoint, undefined);
+      try {
+        const ours = await memberStatus(clients.admin, grpcDeadline(5000));
+        const theirs = await clients.admin.maintenance.status(grpcDeadline(5000));
+        // The raft index and the revision may move between the two calls; everything else may not.
+        const stable = (s: object) => {
+          const { raftIndex, raftAppliedIndex, header, ...rest } = s as Record<string, unknown>;
+          const { revision, ...h } = header as Record<string, unknown>;
+          return { ...rest, header: h };
+        };
+        expect(stable(ours)).toEqual(stable(theirs));
+        expect(ours).not.toHaveProperty('downgradeInfo');
+        expect(ours).not.toHaveProperty('storageVersion');
+      } finally {
+        clients.kv.close();
+        clients.admin.close();
+      }
+    }
+    const report = await t.doctor.run('lab', 'health');
+    expect(report.findings.map((f) => f.cause)).not.toContain('downgrade-in-progress');
+    expect(report.members.every((m) => m.downgrade === undefined && /^3\.[45]\./.test(m.version ?? ''))).toBe(true);
   });
 
   it("health: the lab's etcd release is named with its known bugs, the patch to reach and the links", async () => {

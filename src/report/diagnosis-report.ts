@@ -70,6 +70,7 @@ function memberRow(m: MemberEvidence, evidence: Evidence, vantage: Vantage): Mem
     error: firstError && !firstError.ok ? firstError.failure.message : null,
     ...(status?.storageVersion ? { storageVersion: status.storageVersion } : {}),
     ...(status?.downgrade ? { downgrade: status.downgrade } : {}),
+    ...(metrics?.featureGates ? { featureGates: metrics.featureGates } : {}),
   };
 }
 

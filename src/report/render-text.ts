@@ -104,8 +104,25 @@ function memberTable(members: MemberRow[]): string[] {
     if (m.access)
       out.push(`  ? ${m.name}: not checked: ${m.access.reason}${m.access.fix ? `: ${m.access.fix}` : ''}`);
     else if (m.error) out.push(`  ! ${m.error}`);
+    const v36 = etcd36Line(m);
+    if (v36) out.push(`  i ${m.name}: ${v36}`);
   }
   return out;
+}
+
+/** What only etcd 3.6+ reports: the db file's version, a downgrade, the feature gates turned on. */
+function etcd36Line(m: MemberRow): string | undefined {
+  const parts: string[] = [];
+  if (m.version && m.storageVersion) parts.push(`etcd ${m.version}, storage version ${m.storageVersion}`);
+  if (m.downgrade?.enabled) parts.push(`downgrade to ${m.downgrade.targetVersion} enabled`);
+  const on = (m.featureGates ?? []).filter((g) => g.enabled);
+  if (m.featureGates)
+    parts.push(
+      on.length
+        ? `feature gates on: ${on.map((g) => `${g.name}${g.stage ? ` (${g.stage})` : ''}`).join(', ')}`
+        : 'no feature gate on',
+    );
+  return parts.length ? parts.join('; ') : undefined;
 }
 
 /** `leader`, `learner`, `DOWN`, or `NOT CHECKED` when etcd-doctor could not look (never read as down). */

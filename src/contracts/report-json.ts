@@ -46,6 +46,16 @@ export interface MemberRow {
   downgrade?: { enabled: boolean; targetVersion: string };
   /** etcd 3.6+: the feature gates the member reports (/metrics etcd_server_feature_enabled). */
   featureGates?: Array<{ name: string; stage: string; enabled: boolean }>;
+  /**
+   * etcd's HTTP health when the read failed but Status answered: `path` says which etcd served
+   * (`/readyz` with `/livez` on 3.6+, `/health` before), with each check's result.
+   */
+  httpHealth?: {
+    path: '/readyz' | '/health';
+    ok: boolean;
+    checks: Array<{ name: string; ok: boolean; reason?: string }>;
+    live?: { ok: boolean; checks: Array<{ name: string; ok: boolean; reason?: string }> };
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { HttpHealthData } from './http-health.js';
 import type { PeerCertificateInfo } from '../clients/http.js';
 import type { AccessProblem } from './access-problem.js';
 import type { BackupsEvidence } from './backups-evidence.js';
@@ -94,6 +95,11 @@ export interface MemberEvidence {
   status: Outcome<StatusData>;
   metrics: Outcome<MetricsData>;
   clock: Outcome<ClockData>;
+  /**
+   * etcd's HTTP health (/readyz and /livez on 3.6+, /health before), asked only when the
+   * linearizable read failed while Status answered: which of etcd's checks fails (probes/http-health.ts).
+   */
+  httpHealth?: HttpHealthData;
   /**
    * The certificate the member's client port presented to our GETs (an https endpoint, `diagnose`):
    * its dates, for cert-expiry. No connection of its own (clients/http.ts peerCertificate).

@@ -71,6 +71,7 @@ function memberRow(m: MemberEvidence, evidence: Evidence, vantage: Vantage): Mem
     ...(status?.storageVersion ? { storageVersion: status.storageVersion } : {}),
     ...(status?.downgrade ? { downgrade: status.downgrade } : {}),
     ...(metrics?.featureGates ? { featureGates: metrics.featureGates } : {}),
+    ...(m.httpHealth ? { httpHealth: m.httpHealth } : {}),
   };
 }
 

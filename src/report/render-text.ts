@@ -104,6 +104,7 @@ function memberTable(members: MemberRow[]): string[] {
     if (m.access)
       out.push(`  ? ${m.name}: not checked: ${m.access.reason}${m.access.fix ? `: ${m.access.fix}` : ''}`);
     else if (m.error) out.push(`  ! ${m.error}`);
+    if (m.httpHealth) out.push(`  i ${m.name}: ${describeHttpHealth(m.httpHealth)}`);
     const v36 = etcd36Line(m);
     if (v36) out.push(`  i ${m.name}: ${v36}`);
   }
@@ -150,4 +151,15 @@ function offlineLines(report: DiagnosisReport): string[] {
       `Not evaluated offline (they need live readings): ${report.notEvaluated.map((n) => n.rule).join(', ')}`,
     );
   return lines;
+}
+
+/** One line for the evidence: `GET /readyz: [-]linearizable_read failed: …; /livez ok`. */
+export function describeHttpHealth(h: NonNullable<MemberRow['httpHealth']>): string {
+  const failed = h.checks.filter((c) => !c.ok);
+  const head =
+    h.path === '/health'
+      ? `GET /health (etcd before 3.6 serves no /readyz): ${h.ok ? 'true' : `false${failed[0]?.reason ? ` (${failed[0].reason})` : ''}`}`
+      : `GET /readyz (linearizable_read left out: the read already failed): ${h.ok ? 'ok' : failed.map((c) => `[-]${c.name} failed: ${c.reason}`).join(', ') || `not ready`}`;
+  if (!h.live) return head;
+  return `${head}; /livez ${h.live.ok ? 'ok' : `failed (${h.live.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.reason}`).join(', ')})`}`;
 }

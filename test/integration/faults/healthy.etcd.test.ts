@@ -6,6 +6,8 @@ import { renderText } from '../../../src/report/render-text.js';
 import { createMemberClients } from '../../../src/clients/etcd-clients.js';
 import { memberStatus } from '../../../src/clients/etcd-status.js';
 import { grpcDeadline } from '../../../src/clients/grpc-deadline.js';
+import { createHttpGet } from '../../../src/clients/http.js';
+import { readHttpHealth } from '../../../src/probes/http-health.js';
 import { aboutTheCluster, faultsNow } from '../../support/evidence/findings.js';
 
 describe('a healthy 3-member cluster', () => {
@@ -47,6 +49,18 @@ describe('a healthy 3-member cluster', () => {
     const report = await t.doctor.run('lab', 'health');
     expect(report.findings.map((f) => f.cause)).not.toContain('downgrade-in-progress');
     expect(report.members.every((m) => m.downgrade === undefined && /^3\.[45]\./.test(m.version ?? ''))).toBe(true);
+  });
+
+  it('etcd HTTP health: the 3.4/3.5 lab serves no /readyz (404), so /health is read, as before', async () => {
+    const http = createHttpGet(undefined);
+    try {
+      for (const endpoint of t.lab.endpoints) {
+        const h = await readHttpHealth(http.get, endpoint, AbortSignal.timeout(5000));
+        expect(h).toEqual({ path: '/health', ok: true, checks: [{ name: 'health', ok: true }] });
+      }
+    } finally {
+      await http.close();
+    }
   });
 
   it("health: the lab's etcd release is named with its known bugs, the patch to reach and the links", async () => {

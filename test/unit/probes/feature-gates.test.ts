@@ -62,7 +62,7 @@ describe('etcd_server_feature_enabled on /metrics', () => {
     if (!got.ok) throw new Error(got.error);
     const window = compareSnapshots(undefined, got.snapshot);
     const evidence = clusterEvidence({
-      'etcd-1': { metrics: ok(metricsData({ featureGates: window.featureGates })) },
+      'etcd-1': { metrics: ok(metricsData({ featureGates: window.featureGates ?? [] })) },
       'etcd-2': {},
       'etcd-3': {},
     });

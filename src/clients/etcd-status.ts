@@ -100,7 +100,12 @@ export function decodeStatusResponse(bytes: Uint8Array): EtcdStatusResponse {
     ...(obj.storageVersion ? { storageVersion: String(obj.storageVersion) } : {}),
     ...(obj.dbSizeQuota && obj.dbSizeQuota !== '0' ? { dbSizeQuota: String(obj.dbSizeQuota) } : {}),
     ...(downgrade
-      ? { downgradeInfo: { enabled: Boolean(downgrade.enabled), targetVersion: downgrade.targetVersion ?? '' } }
+      ? {
+          downgradeInfo: {
+            enabled: Boolean(downgrade.enabled),
+            targetVersion: downgrade.targetVersion ?? '',
+          },
+        }
       : {}),
   };
 }

@@ -60,7 +60,11 @@ export function parseHealthJson(body: string): HttpHealthCheck {
 /** GET /readyz?verbose (all but linearizable_read) and /livez?verbose where the member serves them, else /health. */
 export const READYZ_QUERY = '?verbose&exclude=linearizable_read';
 
-export async function readHttpHealth(httpGet: HttpGet, endpoint: string, signal: AbortSignal): Promise<HttpHealthData> {
+export async function readHttpHealth(
+  httpGet: HttpGet,
+  endpoint: string,
+  signal: AbortSignal,
+): Promise<HttpHealthData> {
   const base = endpoint.replace(/\/+$/, '');
   const readyz = await httpGet(`${base}/readyz${READYZ_QUERY}`, signal);
   if (readyz.status === 404) {

@@ -64,7 +64,8 @@ export async function probeMember(
   // The clock's GETs went to the client URL: over https, their connection saw its certificate.
   const cert = probes.clock ? opts.peerCertificate?.(target.endpoint) : undefined;
   // The read failed on a member that answers Status: etcd's own checks say which part fails.
-  const httpHealth = !health.ok && status.ok && !opts.signal?.aborted ? await askHttpHealth(target, opts) : undefined;
+  const httpHealth =
+    !health.ok && status.ok && !opts.signal?.aborted ? await askHttpHealth(target, opts) : undefined;
   const member: MemberEvidence = {
     target,
     health,
@@ -85,7 +86,10 @@ export async function probeMember(
 }
 
 /** /readyz and /livez (3.6+) or /health, within the run's per-call timeout; undefined when neither answers. */
-async function askHttpHealth(target: MemberTarget, opts: CollectOptions): Promise<HttpHealthData | undefined> {
+async function askHttpHealth(
+  target: MemberTarget,
+  opts: CollectOptions,
+): Promise<HttpHealthData | undefined> {
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   try {

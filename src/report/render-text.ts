@@ -161,5 +161,12 @@ export function describeHttpHealth(h: NonNullable<MemberRow['httpHealth']>): str
       ? `GET /health (etcd before 3.6 serves no /readyz): ${h.ok ? 'true' : `false${failed[0]?.reason ? ` (${failed[0].reason})` : ''}`}`
       : `GET /readyz (linearizable_read left out: the read already failed): ${h.ok ? 'ok' : failed.map((c) => `[-]${c.name} failed: ${c.reason}`).join(', ') || `not ready`}`;
   if (!h.live) return head;
-  return `${head}; /livez ${h.live.ok ? 'ok' : `failed (${h.live.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.reason}`).join(', ')})`}`;
+  return `${head}; /livez ${
+    h.live.ok
+      ? 'ok'
+      : `failed (${h.live.checks
+          .filter((c) => !c.ok)
+          .map((c) => `${c.name}: ${c.reason}`)
+          .join(', ')})`
+  }`;
 }

@@ -42,7 +42,9 @@ function downgrading(evidence: Evidence): Seen[] {
   return evidence.members.flatMap((m) => {
     const s = m.status.ok ? m.status.data : undefined;
     if (!s?.downgrade?.enabled) return [];
-    return [{ member: m, version: s.version, storageVersion: s.storageVersion, target: s.downgrade.targetVersion }];
+    return [
+      { member: m, version: s.version, storageVersion: s.storageVersion, target: s.downgrade.targetVersion },
+    ];
   });
 }
 

@@ -45,7 +45,10 @@ export function parseApiserverObjects(text: string): ApiserverObjects | undefine
  * `widgets.example.com` for a custom resource, as the key layout names it). A free cross-check of
  * the keys counted in etcd.
  */
-export async function readApiserverObjects(kube: KubernetesClients, timeoutMs: number): Promise<ApiserverObjects> {
+export async function readApiserverObjects(
+  kube: KubernetesClients,
+  timeoutMs: number,
+): Promise<ApiserverObjects> {
   const res = await kube.getRaw('/metrics', AbortSignal.timeout(timeoutMs), {
     keepLine: (line) => OBJECT_METRICS.some((m) => line.startsWith(m)),
   });

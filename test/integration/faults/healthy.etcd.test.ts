@@ -48,7 +48,9 @@ describe('a healthy 3-member cluster', () => {
     }
     const report = await t.doctor.run('lab', 'health');
     expect(report.findings.map((f) => f.cause)).not.toContain('downgrade-in-progress');
-    expect(report.members.every((m) => m.downgrade === undefined && /^3\.[45]\./.test(m.version ?? ''))).toBe(true);
+    expect(report.members.every((m) => m.downgrade === undefined && /^3\.[45]\./.test(m.version ?? ''))).toBe(
+      true,
+    );
   });
 
   it('etcd HTTP health: the 3.4/3.5 lab serves no /readyz (404), so /health is read, as before', async () => {

@@ -15,16 +15,27 @@ import { grpcDeadline } from '../../../src/clients/grpc-deadline.js';
  */
 
 const require = createRequire(import.meta.url);
-const SHAPE_36 = fileURLToPath(new URL('../../fixtures/etcd-source/v3.6.0-status-response.proto', import.meta.url));
+const SHAPE_36 = fileURLToPath(
+  new URL('../../fixtures/etcd-source/v3.6.0-status-response.proto', import.meta.url),
+);
 const ETCD3_PROTO = require.resolve('etcd3/proto/rpc.proto');
 // etcd3 1.1.2, lib/connection-pool.js: how etcd3 turns the bytes into the object it returns.
 const ETCD3_OPTIONS = { longs: String, enums: String, defaults: true, oneofs: true };
 
-const status36 = new protobuf.Root().loadSync(SHAPE_36, { keepCase: true }).lookupType('etcdserverpb.StatusResponse');
-const status34 = new protobuf.Root().loadSync(ETCD3_PROTO, { keepCase: true }).lookupType('etcdserverpb.StatusResponse');
+const status36 = new protobuf.Root()
+  .loadSync(SHAPE_36, { keepCase: true })
+  .lookupType('etcdserverpb.StatusResponse');
+const status34 = new protobuf.Root()
+  .loadSync(ETCD3_PROTO, { keepCase: true })
+  .lookupType('etcdserverpb.StatusResponse');
 
 const BASE = {
-  header: { cluster_id: '14841639068965178418', member_id: '10276657743932975437', revision: '4711', raft_term: '7' },
+  header: {
+    cluster_id: '14841639068965178418',
+    member_id: '10276657743932975437',
+    revision: '4711',
+    raft_term: '7',
+  },
   version: '3.6.4',
   dbSize: '2453504',
   leader: '10276657743932975437',
@@ -44,7 +55,12 @@ const MID_DOWNGRADE = {
   downgradeInfo: { enabled: true, targetVersion: '3.5.0' },
 };
 /** A 3.6 member with no downgrade: maintenance.go sends `downgradeInfo: {enabled: false}`. */
-const NO_DOWNGRADE = { ...BASE, storageVersion: '3.6.0', dbSizeQuota: '2147483648', downgradeInfo: { enabled: false } };
+const NO_DOWNGRADE = {
+  ...BASE,
+  storageVersion: '3.6.0',
+  dbSizeQuota: '2147483648',
+  downgradeInfo: { enabled: false },
+};
 
 const encode36 = (value: object) => Buffer.from(status36.encode(status36.fromObject(value)).finish());
 const encode34 = (value: object) => Buffer.from(status34.encode(status34.fromObject(value)).finish());

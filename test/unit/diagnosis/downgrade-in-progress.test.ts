@@ -57,27 +57,61 @@ describe('downgrade-in-progress', () => {
 
   it('health shows it without degrading the status, and the member rows carry the 3.6 fields', () => {
     const evidence = clusterEvidence({
-      'etcd-1': { status: ok(status('a1', '3.7.0', { ...downgrading('3.6.0'), downgrade: { enabled: true, targetVersion: '3.6.0' } })) },
-      'etcd-2': { status: ok(status('a2', '3.7.0', { ...downgrading('3.6.0'), downgrade: { enabled: true, targetVersion: '3.6.0' } })) },
-      'etcd-3': { status: ok(status('a3', '3.7.0', { ...downgrading('3.6.0'), downgrade: { enabled: true, targetVersion: '3.6.0' } })) },
+      'etcd-1': {
+        status: ok(
+          status('a1', '3.7.0', {
+            ...downgrading('3.6.0'),
+            downgrade: { enabled: true, targetVersion: '3.6.0' },
+          }),
+        ),
+      },
+      'etcd-2': {
+        status: ok(
+          status('a2', '3.7.0', {
+            ...downgrading('3.6.0'),
+            downgrade: { enabled: true, targetVersion: '3.6.0' },
+          }),
+        ),
+      },
+      'etcd-3': {
+        status: ok(
+          status('a3', '3.7.0', {
+            ...downgrading('3.6.0'),
+            downgrade: { enabled: true, targetVersion: '3.6.0' },
+          }),
+        ),
+      },
     });
     const diagnosis = diagnose(evidence, rules, { now: NOW });
     expect(diagnosis.status).toBe('healthy');
     const report = buildReport(evidence, diagnosis, { kind: 'health', durationMs: 1 });
     const f = report.findings.find((x) => x.cause === 'downgrade-in-progress');
     expect(f?.evidence.join('\n')).toContain('https://etcd.io/docs/v3.7/downgrades/downgrade_3_7/');
-    expect(report.members[0]).toMatchObject({ storageVersion: '3.6.0', downgrade: { enabled: true, targetVersion: '3.6.0' } });
+    expect(report.members[0]).toMatchObject({
+      storageVersion: '3.6.0',
+      downgrade: { enabled: true, targetVersion: '3.6.0' },
+    });
     expect(renderText(report)).toContain('being downgraded to etcd 3.6.0');
   });
 
   it('stays quiet for 3.6 members with the downgrade not enabled, and for 3.4/3.5 members', () => {
     const evidence = clusterEvidence({
-      'etcd-1': { status: ok(status('a1', '3.6.4', { storageVersion: '3.6.0', downgrade: { enabled: false, targetVersion: '' } })) },
+      'etcd-1': {
+        status: ok(
+          status('a1', '3.6.4', {
+            storageVersion: '3.6.0',
+            downgrade: { enabled: false, targetVersion: '' },
+          }),
+        ),
+      },
       'etcd-2': { status: ok(status('a2', '3.5.30')) },
       'etcd-3': { status: ok(status('a3', '3.4.23')) },
     });
     expect(downgradeInProgressRule.evaluate(evidence, { now: NOW }).finding).toBeUndefined();
-    const report = buildReport(evidence, diagnose(evidence, rules, { now: NOW }), { kind: 'health', durationMs: 1 });
+    const report = buildReport(evidence, diagnose(evidence, rules, { now: NOW }), {
+      kind: 'health',
+      durationMs: 1,
+    });
     expect(report.members[1]).not.toHaveProperty('downgrade');
     expect(report.members[1]).not.toHaveProperty('storageVersion');
   });

@@ -19,7 +19,8 @@ import { clusterEvidence, metricsData, ok } from '../../support/evidence/evidenc
 const page = (tag: string) =>
   readFileSync(new URL(`../../fixtures/etcd-source/feature-enabled-${tag}.prom`, import.meta.url), 'utf8');
 /** A member's page: a few gauges every release has, and the feature gates. */
-const memberPage = (gates: string) => ['etcd_server_has_leader 1', 'etcd_server_is_leader 0', gates, ''].join('\n');
+const memberPage = (gates: string) =>
+  ['etcd_server_has_leader 1', 'etcd_server_is_leader 0', gates, ''].join('\n');
 
 describe('etcd_server_feature_enabled on /metrics', () => {
   it('v3.6.0 defaults: every gate with its stage, TxnModeWriteWithSharedBuffer (BETA) on', () => {
@@ -67,7 +68,10 @@ describe('etcd_server_feature_enabled on /metrics', () => {
       'etcd-3': {},
     });
     const now = Date.parse('2026-12-06T23:00:00Z');
-    const report = buildReport(evidence, diagnose(evidence, rules, { now }), { kind: 'diagnose', durationMs: 1 });
+    const report = buildReport(evidence, diagnose(evidence, rules, { now }), {
+      kind: 'diagnose',
+      durationMs: 1,
+    });
     expect(report.members[0]?.featureGates).toHaveLength(9);
     expect(report.members[1]).not.toHaveProperty('featureGates');
     expect(renderText(report)).toContain('i etcd-1: feature gates on: TxnModeWriteWithSharedBuffer (BETA)');
@@ -78,13 +82,20 @@ describe('etcd_server_feature_enabled on /metrics', () => {
 function pod(command: string[], env: Array<{ name: string; value: string }> = []): V1Pod {
   return {
     metadata: { name: 'etcd-master-1', namespace: 'kube-system' },
-    spec: { nodeName: 'master-1', containers: [{ name: 'etcd', image: 'registry.k8s.io/etcd:3.6.4-0', command, env }] },
+    spec: {
+      nodeName: 'master-1',
+      containers: [{ name: 'etcd', image: 'registry.k8s.io/etcd:3.6.4-0', command, env }],
+    },
   };
 }
 
 describe('--feature-gates in pod specs', () => {
   it('parses Name=bool pairs as featureGate.Set does (Go ParseBool; a pair etcd refuses is left out)', () => {
-    expect([...parseFeatureGates('InitialCorruptCheck=true,CompactHashCheck=1, LeaseCheckpoint = F,Bad=yes,NoValue')]).toEqual([
+    expect([
+      ...parseFeatureGates(
+        'InitialCorruptCheck=true,CompactHashCheck=1, LeaseCheckpoint = F,Bad=yes,NoValue',
+      ),
+    ]).toEqual([
       ['InitialCorruptCheck', true],
       ['CompactHashCheck', true],
       ['LeaseCheckpoint', false],
@@ -92,12 +103,17 @@ describe('--feature-gates in pod specs', () => {
   });
 
   it('--feature-gates=InitialCorruptCheck=true is the 3.6 form of --experimental-initial-corrupt-check', () => {
-    const gate = parseEtcdPodSpec(pod(['etcd', '--name=master-1', '--feature-gates=InitialCorruptCheck=true']));
+    const gate = parseEtcdPodSpec(
+      pod(['etcd', '--name=master-1', '--feature-gates=InitialCorruptCheck=true']),
+    );
     const experimental = parseEtcdPodSpec(
       pod(['etcd', '--experimental-initial-corrupt-check', '--name=master-1', '--data-dir=/var/lib/etcd']),
     );
-    const fromEnv = parseEtcdPodSpec(pod(['etcd'], [{ name: 'ETCD_EXPERIMENTAL_INITIAL_CORRUPT_CHECK', value: 'true' }]));
-    for (const spec of [gate, experimental, fromEnv]) expect(spec.featureGates).toEqual({ InitialCorruptCheck: true });
+    const fromEnv = parseEtcdPodSpec(
+      pod(['etcd'], [{ name: 'ETCD_EXPERIMENTAL_INITIAL_CORRUPT_CHECK', value: 'true' }]),
+    );
+    for (const spec of [gate, experimental, fromEnv])
+      expect(spec.featureGates).toEqual({ InitialCorruptCheck: true });
     // A bare boolean flag takes no value: the next word is a flag of its own.
     expect(experimental.memberName).toBe('master-1');
   });

@@ -32,7 +32,10 @@ describe('etcd HTTP health: /readyz and /livez (3.6+), /health before', () => {
     server = createServer((req, res) => {
       asked.push(req.url ?? '');
       const answer = routes[req.url ?? ''] ?? shape('notFound');
-      res.writeHead(answer.status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.writeHead(answer.status, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        'X-Content-Type-Options': 'nosniff',
+      });
       res.end(answer.body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -59,8 +62,14 @@ describe('etcd HTTP health: /readyz and /livez (3.6+), /health before', () => {
     expect(asked).toEqual(['/readyz?verbose&exclude=linearizable_read', '/livez?verbose']);
     expect(h.path).toBe('/readyz');
     expect(h.ok).toBe(true);
-    expect(h.checks.map((c) => c.name).sort()).toEqual(['data_corruption', 'non_learner', 'serializable_read']);
-    expect(describeHttpHealth(h)).toMatch(/^GET \/readyz \(linearizable_read left out: the read already failed\): ok; \/livez ok$/);
+    expect(h.checks.map((c) => c.name).sort()).toEqual([
+      'data_corruption',
+      'non_learner',
+      'serializable_read',
+    ]);
+    expect(describeHttpHealth(h)).toMatch(
+      /^GET \/readyz \(linearizable_read left out: the read already failed\): ok; \/livez ok$/,
+    );
   });
 
   it('a 3.6 member with a CORRUPT alarm: 503 with the failing check and its reason', async () => {
@@ -85,7 +94,13 @@ describe('etcd HTTP health: /readyz and /livez (3.6+), /health before', () => {
     asked.length = 0;
     const h = await read();
     expect(asked).toEqual(['/readyz?verbose&exclude=linearizable_read', '/health']);
-    expect(h).toEqual({ path: '/health', ok: false, checks: [{ name: 'health', ok: false, reason: 'RAFT NO LEADER' }] });
-    expect(describeHttpHealth(h)).toBe('GET /health (etcd before 3.6 serves no /readyz): false (RAFT NO LEADER)');
+    expect(h).toEqual({
+      path: '/health',
+      ok: false,
+      checks: [{ name: 'health', ok: false, reason: 'RAFT NO LEADER' }],
+    });
+    expect(describeHttpHealth(h)).toBe(
+      'GET /health (etcd before 3.6 serves no /readyz): false (RAFT NO LEADER)',
+    );
   });
 });

@@ -55,8 +55,9 @@ export async function runRecoverCommand(
  */
 function watchHistoryReader(config: ConfigFile, clusterName: string, io: CliIo): LastKnownReader | undefined {
   if (!isWatched(config, clusterName)) return undefined;
-  const place = redisPlaceFromEnv(requireEnv(io.env), DEFAULT_QUEUE_PREFIX);
+  // Read when asked, never before: a plan without the history is still a plan (gather-recovery.ts).
   return async (cluster, now) => {
+    const place = redisPlaceFromEnv(requireEnv(io.env), DEFAULT_QUEUE_PREFIX);
     const [{ readCheckHistory }, { lastKnownStates }] = await Promise.all([
       import('../history/watch-history.js'),
       import('../history/last-known.js'),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { renderText } from '../../../src/report/render-text.js';
 import type { EtcdLab } from '../../support/lab/etcd-lab.js';
 import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
@@ -97,6 +98,11 @@ describe('members killed and hung', () => {
     expect(report.findings[0]?.cause).toBe('quorum-lost');
     expect(report.findings[0]?.members).toEqual(expect.arrayContaining(['etcd-1', 'etcd-2']));
     expect(report.findings.filter((f) => f.cause === 'member-down')).toEqual([]);
+    // The survivor answers Status but not the read: etcd's own HTTP health is asked. 3.4 and 3.5
+    // serve no /readyz (404), so /health answers, false: its leader is gone (issue 40).
+    const survivor = report.members.find((m) => m.name === 'etcd-3');
+    expect(survivor?.httpHealth).toMatchObject({ path: '/health', ok: false });
+    expect(renderText(report)).toContain('i etcd-3: GET /health (etcd before 3.6 serves no /readyz): false');
   });
 });
 

@@ -48,7 +48,7 @@ export interface MemberRow {
   featureGates?: Array<{ name: string; stage: string; enabled: boolean }>;
   /**
    * etcd's HTTP health when the read failed but Status answered: `path` says which etcd served
-   * (`/readyz` with `/livez` on 3.6+, `/health` before), with each check's result.
+   * (`/readyz` with `/livez` on 3.6, 3.5.11+ and 3.4.29+; `/health` on older patches), with each check's result.
    */
   httpHealth?: {
     path: '/readyz' | '/health';

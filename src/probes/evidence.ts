@@ -96,7 +96,7 @@ export interface MemberEvidence {
   metrics: Outcome<MetricsData>;
   clock: Outcome<ClockData>;
   /**
-   * etcd's HTTP health (/readyz and /livez on 3.6+, /health before), asked only when the
+   * etcd's HTTP health (/readyz and /livez on 3.6, 3.5.11+, 3.4.29+; /health before), asked only when the
    * linearizable read failed while Status answered: which of etcd's checks fails (probes/http-health.ts).
    */
   httpHealth?: HttpHealthData;

@@ -4,13 +4,15 @@ import type { HttpGet } from '../clients/http.js';
  * etcd's own HTTP health, asked when a member's linearizable read failed but its Status answered:
  * which of its checks fails says whether the member cannot read its own data or the cluster has no
  * consensus. etcd 3.6 and 3.7 serve /readyz and /livez beside /health on the client URL
- * (server/etcdserver/api/etcdhttp/health.go at v3.6.0 and v3.7.0, HandleHealth):
+ * (server/etcdserver/api/etcdhttp/health.go at v3.6.0 and v3.7.0, HandleHealth), and so do the
+ * patches they were backported to, 3.5.11 and 3.4.29 (installReadyzEndpoints first at those tags;
+ * the 3.5 lab's 3.5.30 answers them, the 3.4 lab's 3.4.23 does not):
  * - /readyz runs data_corruption (a CORRUPT alarm), serializable_read, linearizable_read and
  *   non_learner; /livez runs serializable_read. Each check answers `[+]name ok` or
  *   `[-]name failed: reason` (runHealthChecks). 200 when every check passed (the lines only with
  *   `?verbose`, then `ok`), 503 with the lines when one failed (newHealthHandler).
  * - /health (3.4 and later) answers JSON `{"health":"true"|"false","reason":"..."}` (Health).
- * 3.4 and 3.5 answer 404 for /readyz: then /health, as before.
+ * Older patches answer 404 for /readyz: then /health, as before.
  * The linearizable read already failed over gRPC, and /readyz's own linearizable_read would wait as
  * long as etcd's request timeout (5 s plus two election timeouts) for the same answer: it is left out
  * with `exclude=linearizable_read` (installRootHTTPEndpoint reads `exclude`), so the other checks
@@ -25,12 +27,12 @@ export interface HttpHealthCheck {
 }
 
 export interface HttpHealthData {
-  /** The path that answered: `/readyz` (3.6+) or `/health` (3.4, 3.5). */
+  /** The path that answered: `/readyz` (3.6, 3.5.11+, 3.4.29+) or `/health` (older patches). */
   path: '/readyz' | '/health';
   ok: boolean;
   /** /readyz's checks, each as etcd named it; /health has one, `health`. */
   checks: HttpHealthCheck[];
-  /** /livez (3.6+): whether the member serves local reads at all; absent where /readyz is not served. */
+  /** /livez: whether the member serves local reads at all; absent where /readyz is not served. */
   live?: { ok: boolean; checks: HttpHealthCheck[] };
 }
 

@@ -158,7 +158,7 @@ export function describeHttpHealth(h: NonNullable<MemberRow['httpHealth']>): str
   const failed = h.checks.filter((c) => !c.ok);
   const head =
     h.path === '/health'
-      ? `GET /health (etcd before 3.6 serves no /readyz): ${h.ok ? 'true' : `false${failed[0]?.reason ? ` (${failed[0].reason})` : ''}`}`
+      ? `GET /health (no /readyz before etcd 3.4.29 and 3.5.11): ${h.ok ? 'true' : `false${failed[0]?.reason ? ` (${failed[0].reason})` : ''}`}`
       : `GET /readyz (linearizable_read left out: the read already failed): ${h.ok ? 'ok' : failed.map((c) => `[-]${c.name} failed: ${c.reason}`).join(', ') || `not ready`}`;
   if (!h.live) return head;
   return `${head}; /livez ${

@@ -53,12 +53,24 @@ describe('a healthy 3-member cluster', () => {
     );
   });
 
-  it('etcd HTTP health: the 3.4/3.5 lab serves no /readyz (404), so /health is read, as before', async () => {
+  it('etcd HTTP health: /readyz and /livez where the release serves them (3.5.30), else /health after a 404 (3.4.23)', async () => {
     const http = createHttpGet(undefined);
+    const report = await t.doctor.run('lab', 'health');
     try {
       for (const endpoint of t.lab.endpoints) {
+        const version = report.members.find((m) => m.endpoint === endpoint)?.version ?? '';
         const h = await readHttpHealth(http.get, endpoint, AbortSignal.timeout(5000));
-        expect(h).toEqual({ path: '/health', ok: true, checks: [{ name: 'health', ok: true }] });
+        if (servesReadyz(version)) {
+          // The real answer has the shape recorded from v3.6.0 (test/fixtures/etcd-source/v3.6.0-readyz-livez.json).
+          expect(h.path).toBe('/readyz');
+          expect(h.ok).toBe(true);
+          expect(h.checks.map((c) => c.name).sort()).toEqual([
+            'data_corruption',
+            'non_learner',
+            'serializable_read',
+          ]);
+          expect(h.live).toEqual({ ok: true, checks: [{ name: 'serializable_read', ok: true }] });
+        } else expect(h).toEqual({ path: '/health', ok: true, checks: [{ name: 'health', ok: true }] });
       }
     } finally {
       await http.close();
@@ -107,3 +119,10 @@ describe('a healthy 3-member cluster', () => {
     expect(report.members.every((m) => m.walFsyncP99Ms !== null)).toBe(true);
   });
 });
+
+/** /readyz came with 3.6 and was backported to 3.5.11 and 3.4.29 (health.go installReadyzEndpoints at those tags). */
+function servesReadyz(version: string): boolean {
+  const [major, minor, patch] = version.split('.').map(Number);
+  if (major !== 3 || minor === undefined || patch === undefined) return false;
+  return minor >= 6 || (minor === 5 && patch >= 11) || (minor === 4 && patch >= 29);
+}

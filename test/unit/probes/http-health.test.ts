@@ -9,8 +9,9 @@ import { describeHttpHealth } from '../../../src/report/render-text.js';
 /*
  * /readyz and /livez as etcd 3.6 answers them (test/fixtures/etcd-source/v3.6.0-readyz-livez.json,
  * recorded from server/etcdserver/api/etcdhttp/health.go at v3.6.0), served by a real HTTP server on
- * 127.0.0.1 and read through the project's HTTP client; a member that answers 404 (3.4, 3.5) is read
- * on /health. The real 3.4 lab's fallback is in test/integration/faults/healthy.etcd.test.ts.
+ * 127.0.0.1 and read through the project's HTTP client; a member that answers 404 (before 3.4.29 and
+ * 3.5.11) is read on /health. The real labs (3.4.23: /health; 3.5.30: /readyz) are in
+ * test/integration/faults/healthy.etcd.test.ts.
  */
 type Answer = { status: number; body: string };
 const SHAPES = JSON.parse(
@@ -89,7 +90,7 @@ describe('etcd HTTP health: /readyz and /livez (3.6+), /health before', () => {
     expect(describeHttpHealth(h)).toContain('/livez failed (serializable_read: context deadline exceeded)');
   });
 
-  it('a member without /readyz (404, etcd 3.4/3.5): /health, as before', async () => {
+  it('a member without /readyz (404: before 3.4.29 and 3.5.11): /health, as before', async () => {
     routes = { '/health': shape('healthNoLeader') };
     asked.length = 0;
     const h = await read();
@@ -100,7 +101,7 @@ describe('etcd HTTP health: /readyz and /livez (3.6+), /health before', () => {
       checks: [{ name: 'health', ok: false, reason: 'RAFT NO LEADER' }],
     });
     expect(describeHttpHealth(h)).toBe(
-      'GET /health (etcd before 3.6 serves no /readyz): false (RAFT NO LEADER)',
+      'GET /health (no /readyz before etcd 3.4.29 and 3.5.11): false (RAFT NO LEADER)',
     );
   });
 });

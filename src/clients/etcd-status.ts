@@ -15,7 +15,7 @@ import protobuf from 'protobufjs/light.js';
 const STATUS_PATH = '/etcdserverpb.Maintenance/Status';
 
 /** The 3.6 StatusResponse, field names as etcd3 loads them (keepCase: `member_id`, `dbSize`). */
-const root = protobuf.Root.fromJSON({
+const STATUS_PROTO: protobuf.INamespace = {
   nested: {
     ResponseHeader: {
       fields: {
@@ -49,7 +49,8 @@ const root = protobuf.Root.fromJSON({
       },
     },
   },
-});
+};
+/** Built on the first Status decoded: a command that asks no Status pays nothing at start. */
 let statusType: protobuf.Type | undefined;
 
 /** What a member's Status says; the last three only from etcd 3.6 on. 64-bit numbers as decimal strings, as etcd3 gives them. */
@@ -74,7 +75,7 @@ export interface EtcdStatusResponse {
 
 /** Decodes StatusResponse bytes of any etcd release from 3.4 on (unknown later fields are skipped). */
 export function decodeStatusResponse(bytes: Uint8Array): EtcdStatusResponse {
-  statusType ??= root.lookupType('StatusResponse');
+  statusType ??= protobuf.Root.fromJSON(STATUS_PROTO).lookupType('StatusResponse');
   const msg = statusType.decode(bytes);
   const obj = statusType.toObject(msg, { longs: String, defaults: true }) as Record<string, unknown>;
   const header = (obj.header ?? {}) as Record<string, string>;

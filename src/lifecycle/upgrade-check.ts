@@ -19,6 +19,8 @@ export interface UpgradeMember {
   isLearner: boolean;
   /** The data dir its pod spec names, for the offline `etcdutl check v2store`. */
   dataDir?: string;
+  /** etcd 3.6+ Status downgradeInfo; absent from 3.4 and 3.5, which do not report it. */
+  downgrade?: { enabled: boolean; targetVersion: string };
 }
 
 /** What the v2 API answered on one member (`GET /v2/keys/`). */
@@ -75,7 +77,7 @@ const blocker = (check: string, members: string[], summary: string, fix: string)
 /** Judges every check; ready when nothing blocks (unchecked ones are listed, never passed). */
 export function judgeUpgrade(input: UpgradeInput): UpgradeCheckJson {
   const rule = MINOR_UPGRADES[input.target];
-  const verdicts: Verdict[] = [oneMinor(input), mixedVersions(input)];
+  const verdicts: Verdict[] = [oneMinor(input), mixedVersions(input), ...downgrading(input)];
   if (rule) {
     verdicts.push(patchLevel(input, rule), ...v2Store(input, rule), removedFlags(input, rule));
   }
@@ -166,6 +168,33 @@ function mixedVersions(input: UpgradeInput): Verdict {
     `Members run different minors (${list}): an upgrade is in progress or was left half-done`,
     'Finish or roll back that upgrade first, so that every member runs the same minor, then check again',
   );
+}
+
+/**
+ * A downgrade enabled (etcd 3.6+ Status downgradeInfo, rules/downgrade-in-progress.ts) holds the
+ * cluster version at its target: an upgrade cannot start until it is finished or cancelled. Only
+ * members that report the field are judged (3.4 and 3.5 do not): no verdict without one.
+ */
+function downgrading(input: UpgradeInput): Verdict[] {
+  const reporting = input.members.filter((m) => m.downgrade);
+  if (reporting.length === 0) return [];
+  const enabled = reporting.filter((m) => m.downgrade?.enabled);
+  if (enabled.length === 0)
+    return [
+      passed(
+        'downgrade-in-progress',
+        `no downgrade enabled (${formatList(reporting.map((m) => m.name))} report none)`,
+      ),
+    ];
+  const target = enabled[0]?.downgrade?.targetVersion ?? '';
+  return [
+    blocker(
+      'downgrade-in-progress',
+      enabled.map((m) => m.name),
+      `A downgrade to ${target} is enabled (Status downgradeInfo on ${formatList(enabled.map((m) => m.name))}): the cluster version stays at ${target} until it is finished or cancelled`,
+      'Finish the downgrade (every member on its target) or cancel it (etcdctl downgrade cancel), then check again; etcd-doctor diagnose shows where it stands',
+    ),
+  ];
 }
 
 /** Every member at or above the patch the target's guide asks for. */

@@ -1,3 +1,4 @@
+import { EXPERIMENTAL_FLAG_GATES, parseGoBool } from '../etcd/feature-gates.js';
 import { compareVersions, parseEtcdVersion } from '../etcd/known-bugs.js';
 import { quorumOf } from '../etcd/quorum.js';
 import { formatList } from '../format.js';
@@ -300,10 +301,31 @@ function removedFlags(input: UpgradeInput, rule: MinorUpgradeRule): Verdict {
     'removed-flags',
     [...new Set(hits.map((h) => h.member))],
     `${flags.map((f) => `--${f}`).join(', ')} ${flags.length === 1 ? 'is' : 'are'} set and ${input.target} no longer accepts ${flags.length === 1 ? 'it' : 'them'}: etcd ${input.target} would not start`,
-    flags
-      .map((f) => (rule.removedFlags[f] ? `replace --${f} with ${rule.removedFlags[f]}` : `remove --${f}`))
-      .join('; '),
+    flags.map((f) => replacementOf(f, rule, input.podFlags ?? [])).join('; '),
   );
+}
+
+/**
+ * What to write instead of a removed flag. An experimental flag 3.6 turned into a feature gate keeps
+ * the value the pod gives it (`--experimental-initial-corrupt-check=false` is
+ * `--feature-gates=InitialCorruptCheck=false`), merged into a `--feature-gates` the pod already has
+ * (etcd/feature-gates.ts, ExperimentalFlagToFeatureMap at v3.6.0).
+ */
+function replacementOf(
+  flag: string,
+  rule: MinorUpgradeRule,
+  pods: NonNullable<UpgradeInput['podFlags']>,
+): string {
+  const instead = rule.removedFlags[flag];
+  if (!instead) return `remove --${flag}`;
+  const gate = EXPERIMENTAL_FLAG_GATES[flag];
+  const pod = pods.find((p) => p.flags.has(flag));
+  if (!gate || !pod) return `replace --${flag} with ${instead}`;
+  const value = parseGoBool(pod.flags.get(flag) || 'true') ?? true;
+  const existing = pod.flags.get('feature-gates');
+  return existing
+    ? `replace --${flag} with ${gate}=${value} added to the pod's --feature-gates: --feature-gates=${existing},${gate}=${value}`
+    : `replace --${flag} with --feature-gates=${gate}=${value}`;
 }
 
 /** Learners against --max-learners (3.6 refuses to start with more: "too many learner members"). */

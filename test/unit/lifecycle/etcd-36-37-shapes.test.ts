@@ -77,6 +77,16 @@ describe('etcd 3.6 and 3.7 shapes', () => {
     );
   });
 
+  it('the replacement keeps the value the pod gives, merged into the --feature-gates it already has', () => {
+    const r = check36to37([
+      '--experimental-initial-corrupt-check=false',
+      '--feature-gates=CompactHashCheck=true',
+    ]);
+    expect(r.blockers.find((x) => x.check === 'removed-flags')?.fix).toBe(
+      "replace --experimental-initial-corrupt-check with InitialCorruptCheck=false added to the pod's --feature-gates: --feature-gates=CompactHashCheck=true,InitialCorruptCheck=false",
+    );
+  });
+
   it('Status versions of 3.6 and 3.7 releases and pre-releases are read', () => {
     expect(knownBugsOf('3.6.4', { memberCount: 3 }).map((h) => h.bug.id)).toContain('etcd-20653');
     expect(knownBugsOf('3.7.0', { memberCount: 3 }).map((h) => h.range.fixed)).toEqual(['3.7.1', '3.7.1']);

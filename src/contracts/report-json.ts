@@ -40,6 +40,22 @@ export interface MemberRow {
   backendCommitP99Ms: number | null;
   clockOffsetMs: number | null;
   error: string | null;
+  /** etcd 3.6+: the version of the member's db file (Status storageVersion); absent before 3.6. */
+  storageVersion?: string;
+  /** etcd 3.6+: the downgrade the cluster is in (Status downgradeInfo); absent before 3.6. */
+  downgrade?: { enabled: boolean; targetVersion: string };
+  /** etcd 3.6+: the feature gates the member reports (/metrics etcd_server_feature_enabled). */
+  featureGates?: Array<{ name: string; stage: string; enabled: boolean }>;
+  /**
+   * etcd's HTTP health when the read failed but Status answered: `path` says which etcd served
+   * (`/readyz` with `/livez` on 3.6, 3.5.11+ and 3.4.29+; `/health` on older patches), with each check's result.
+   */
+  httpHealth?: {
+    path: '/readyz' | '/health';
+    ok: boolean;
+    checks: Array<{ name: string; ok: boolean; reason?: string }>;
+    live?: { ok: boolean; checks: Array<{ name: string; ok: boolean; reason?: string }> };
+  };
 }
 
 /**

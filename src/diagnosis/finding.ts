@@ -53,6 +53,9 @@ export const CAUSES = [
   // A member runs an etcd release with a known data-loss, corruption or security bug (etcd's
   // CHANGELOGs and advisories, src/etcd/known-bugs.ts): a risk of the software, not a fault now.
   'known-bug',
+  // A downgrade enabled (etcdctl downgrade enable, etcd 3.6+ Status downgradeInfo): the cluster is
+  // between two minors until every member runs the target or the downgrade is cancelled.
+  'downgrade-in-progress',
   // Error-level log lines that no rule explains, quoted with counts and times (never hidden).
   'unexplained-errors',
   // About etcd-doctor's own view, not the cluster (DESIGN.md): our credentials or URLs are

@@ -4,6 +4,17 @@ import { quorumOf } from '../etcd/quorum.js';
 import type { Evidence } from '../probes/evidence.js';
 import { planRecovery, type RecoveryInput, type RecoveryPlanJson } from './recovery-plan.js';
 
+/** Where the watch last saw a member: epoch ms of the check, and its Status's revision, term and index. */
+export interface LastKnownState {
+  at: number;
+  revision: number;
+  term: number;
+  raftIndex: number;
+}
+
+/** Where the watch last saw each member (history/last-known.ts); absent where there is no watch history. */
+export type LastKnownReader = (cluster: string, now: number) => Promise<Map<string, LastKnownState>>;
+
 export type RecoveryOutcome =
   | { kind: 'plan'; plan: RecoveryPlanJson; report: DiagnosisReport }
   /** The cluster has quorum: one line saying what to run instead. */
@@ -17,7 +28,7 @@ export type RecoveryOutcome =
  * "Show the recovery plan" button on it.
  */
 export async function recoveryPlanFor(
-  deps: { doctor: Pick<Doctor, 'run' | 'cluster'> },
+  deps: { doctor: Pick<Doctor, 'run' | 'cluster'>; lastKnown?: LastKnownReader },
   clusterName: string,
   signal?: AbortSignal,
 ): Promise<RecoveryOutcome> {
@@ -38,7 +49,11 @@ export async function recoveryPlanFor(
       report,
       line: `${clusterName} has quorum (${answered} of ${report.members.length} members answer, status ${report.status}): recover is for a cluster that lost quorum. Run etcd-doctor diagnose ${clusterName} instead; a lost member is replaced with the Replace button of its finding.`,
     };
-  const input = inputOf(clusterName, report, evidence, Date.now());
+  const now = Date.now();
+  const lastKnown = deps.lastKnown
+    ? await deps.lastKnown(clusterName, now).catch(() => undefined)
+    : undefined;
+  const input = recoveryInputOf(clusterName, report, evidence, now, lastKnown);
   if (answered === 0 && !input.backup)
     return {
       kind: 'could-not-check',
@@ -63,11 +78,13 @@ function belowQuorum(evidence: Evidence | undefined): boolean {
   return serving < quorumOf(voters.length);
 }
 
-function inputOf(
+/** What the plan is made from: the diagnosis's members and backups, and where the watch last saw the down ones. */
+export function recoveryInputOf(
   cluster: string,
   report: DiagnosisReport,
   evidence: Evidence | undefined,
   now: number,
+  lastKnown?: ReadonlyMap<string, LastKnownState>,
 ): RecoveryInput {
   const k = evidence?.kubernetes?.ok ? evidence.kubernetes.data : undefined;
   const pods = k?.etcdPods.ok ? k.etcdPods.data : [];
@@ -77,6 +94,7 @@ function inputOf(
     const status = probed?.status.ok ? probed.status.data : undefined;
     const pod = pods.find((p) => p.memberName === row.name);
     const peerUrl = listed.find((l) => l.name === row.name)?.peerUrls[0] ?? pod?.peerUrls[0];
+    const seen = status ? undefined : lastKnown?.get(row.name);
     return {
       name: row.name,
       endpoint: row.endpoint,
@@ -90,6 +108,17 @@ function inputOf(
               raftIndex: status.raftIndex,
               term: status.raftTerm,
               appliedIndex: status.raftAppliedIndex,
+            },
+          }
+        : {}),
+      ...(seen
+        ? {
+            lastSeen: {
+              at: new Date(seen.at).toISOString(),
+              ageMinutes: Math.max(0, (now - seen.at) / 60_000),
+              revision: seen.revision,
+              term: seen.term,
+              raftIndex: seen.raftIndex,
             },
           }
         : {}),

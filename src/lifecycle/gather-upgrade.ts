@@ -70,7 +70,13 @@ function inputOf(
     target,
     members: report.members.map((m) => {
       const dataDir = podOf(m.name)?.dataDir;
-      return { name: m.name, version: m.version, isLearner: m.isLearner, ...(dataDir ? { dataDir } : {}) };
+      return {
+        name: m.name,
+        version: m.version,
+        isLearner: m.isLearner,
+        ...(dataDir ? { dataDir } : {}),
+        ...(m.downgrade ? { downgrade: m.downgrade } : {}),
+      };
     }),
     v2,
   };

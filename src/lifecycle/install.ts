@@ -6,6 +6,8 @@ import type { Feature } from '../queue/job-handlers.js';
 import type { LifecycleJob } from '../queue/job-schemas.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
+import { readLastKnownStates } from '../history/last-known.js';
+import type { HistoryReader } from '../history/since-when-report.js';
 import { checkUpgrade } from './gather-upgrade.js';
 import { recoveryPlanFor } from './gather-recovery.js';
 import { recoveryLines } from './render-recovery.js';
@@ -19,6 +21,8 @@ export interface LifecycleFeatureOptions {
   workerId: string;
   readFileBuffer: (path: string) => Promise<Buffer>;
   sleep: (ms: number) => Promise<void>;
+  /** The watch's minute history: a recovery plan shows where it last saw a member that is down. */
+  history?: HistoryReader;
 }
 
 /**
@@ -28,7 +32,15 @@ export interface LifecycleFeatureOptions {
  */
 export function installLifecycle(o: LifecycleFeatureOptions): Feature<'lifecycle'> {
   const once = answerer(o, o.sleep);
-  const deps = { doctor: o.doctor, config: o.config, readFileBuffer: o.readFileBuffer };
+  const history = o.history;
+  const deps = {
+    doctor: o.doctor,
+    config: o.config,
+    readFileBuffer: o.readFileBuffer,
+    ...(history
+      ? { lastKnown: (cluster: string, now: number) => readLastKnownStates(history, cluster, now) }
+      : {}),
+  };
   return {
     jobs: {
       lifecycle: {
@@ -53,7 +65,7 @@ export function installLifecycle(o: LifecycleFeatureOptions): Feature<'lifecycle
 }
 
 async function viewFor(
-  deps: Parameters<typeof checkUpgrade>[0],
+  deps: Parameters<typeof checkUpgrade>[0] & Parameters<typeof recoveryPlanFor>[0],
   job: LifecycleJob,
   signal: AbortSignal,
 ): Promise<ChatView> {

@@ -14,6 +14,19 @@ export interface RecoveryMember {
   node?: string;
   /** Status, when the member answered. */
   status?: { revision: number; raftIndex: number; term: number; appliedIndex: number };
+  /** A member that does not answer: where the watch last saw it (its minute history), if it did. */
+  lastSeen?: LastSeen;
+}
+
+/** A down member's last state as the watch's history holds it. */
+export interface LastSeen {
+  /** ISO time of the watch check that saw it. */
+  at: string;
+  /** How long before this plan, in minutes. */
+  ageMinutes: number;
+  revision: number;
+  term: number;
+  raftIndex: number;
 }
 
 export interface RecoveryInput {
@@ -34,6 +47,8 @@ export interface RecoveryCandidate {
   /** Revisions behind the best candidate; null when not known. */
   behind: number | null;
   note: string;
+  /** A down member's last known state, from the watch's history (absent when the watch never saw it). */
+  lastSeen?: LastSeen;
 }
 
 export interface RecoveryStep {
@@ -79,7 +94,10 @@ function candidatesOf(input: RecoveryInput): RecoveryCandidate[] {
           term: null,
           appliedIndex: null,
           behind: null,
-          note: 'does not answer: its data may be gone, and its last state is not known here',
+          note: m.lastSeen
+            ? `does not answer; the watch last saw it ${ageWords(m.lastSeen.ageMinutes)} (${m.lastSeen.at}) at revision ${m.lastSeen.revision}, raft term ${m.lastSeen.term}, index ${m.lastSeen.raftIndex}`
+            : 'does not answer: its data may be gone, and its last state is not known here',
+          ...(m.lastSeen ? { lastSeen: m.lastSeen } : {}),
         },
   );
   if (input.backup)
@@ -131,6 +149,12 @@ export function planRecovery(input: RecoveryInput): RecoveryPlanJson {
   };
 }
 
+function ageWords(minutes: number): string {
+  if (minutes < 1) return 'under a minute ago';
+  if (minutes < 120) return `${Math.round(minutes)} min ago`;
+  return `${(minutes / 60).toFixed(1)} h ago`;
+}
+
 function dataAtRiskOf(candidates: RecoveryCandidate[], best: RecoveryCandidate | undefined): string {
   if (!best) return 'No member answers and no verified backup exists: there is nothing to restore from.';
   const down = candidates.filter((c) => c.source === 'down').map((c) => c.member);
@@ -143,6 +167,15 @@ function dataAtRiskOf(candidates: RecoveryCandidate[], best: RecoveryCandidate |
           `${c.member ?? 'The backup'} is ${c.behind} revision${c.behind === 1 ? '' : 's'} behind it (choosing it loses those).`,
       ),
   ];
+  for (const c of candidates) {
+    if (c.source !== 'down' || !c.lastSeen || best.revision === null) continue;
+    const ahead = c.lastSeen.revision - best.revision;
+    parts.push(
+      ahead > 0
+        ? `${c.member} was last seen at revision ${c.lastSeen.revision}, ${ahead} ahead of ${best.member ?? 'the backup'}: if its data dir survives, check it first (etcdutl snapshot status <data dir>/member/snap/db); restoring elsewhere loses those revisions.`
+        : `${c.member} was last seen at revision ${c.lastSeen.revision}, not ahead of ${best.member ?? 'the backup'}.`,
+    );
+  }
   if (down.length)
     parts.push(
       `${down.join(', ')} ${down.length === 1 ? 'does' : 'do'} not answer: a write only ${down.length === 1 ? 'it' : 'they'} acknowledged (past revision ${best.revision}) is lost; if one of them still has its data dir, read its revision first (etcdutl snapshot status <data dir>/member/snap/db).`,

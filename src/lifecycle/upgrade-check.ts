@@ -1,3 +1,4 @@
+import { EXPERIMENTAL_FLAG_GATES, parseGoBool } from '../etcd/feature-gates.js';
 import { compareVersions, parseEtcdVersion } from '../etcd/known-bugs.js';
 import { quorumOf } from '../etcd/quorum.js';
 import { formatList } from '../format.js';
@@ -19,6 +20,8 @@ export interface UpgradeMember {
   isLearner: boolean;
   /** The data dir its pod spec names, for the offline `etcdutl check v2store`. */
   dataDir?: string;
+  /** etcd 3.6+ Status downgradeInfo; absent from 3.4 and 3.5, which do not report it. */
+  downgrade?: { enabled: boolean; targetVersion: string };
 }
 
 /** What the v2 API answered on one member (`GET /v2/keys/`). */
@@ -75,7 +78,7 @@ const blocker = (check: string, members: string[], summary: string, fix: string)
 /** Judges every check; ready when nothing blocks (unchecked ones are listed, never passed). */
 export function judgeUpgrade(input: UpgradeInput): UpgradeCheckJson {
   const rule = MINOR_UPGRADES[input.target];
-  const verdicts: Verdict[] = [oneMinor(input), mixedVersions(input)];
+  const verdicts: Verdict[] = [oneMinor(input), mixedVersions(input), ...downgrading(input)];
   if (rule) {
     verdicts.push(patchLevel(input, rule), ...v2Store(input, rule), removedFlags(input, rule));
   }
@@ -166,6 +169,33 @@ function mixedVersions(input: UpgradeInput): Verdict {
     `Members run different minors (${list}): an upgrade is in progress or was left half-done`,
     'Finish or roll back that upgrade first, so that every member runs the same minor, then check again',
   );
+}
+
+/**
+ * A downgrade enabled (etcd 3.6+ Status downgradeInfo, rules/downgrade-in-progress.ts) holds the
+ * cluster version at its target: an upgrade cannot start until it is finished or cancelled. Only
+ * members that report the field are judged (3.4 and 3.5 do not): no verdict without one.
+ */
+function downgrading(input: UpgradeInput): Verdict[] {
+  const reporting = input.members.filter((m) => m.downgrade);
+  if (reporting.length === 0) return [];
+  const enabled = reporting.filter((m) => m.downgrade?.enabled);
+  if (enabled.length === 0)
+    return [
+      passed(
+        'downgrade-in-progress',
+        `no downgrade enabled (${formatList(reporting.map((m) => m.name))} report none)`,
+      ),
+    ];
+  const target = enabled[0]?.downgrade?.targetVersion ?? '';
+  return [
+    blocker(
+      'downgrade-in-progress',
+      enabled.map((m) => m.name),
+      `A downgrade to ${target} is enabled (Status downgradeInfo on ${formatList(enabled.map((m) => m.name))}): the cluster version stays at ${target} until it is finished or cancelled`,
+      'Finish the downgrade (every member on its target) or cancel it (etcdctl downgrade cancel), then check again; etcd-doctor diagnose shows where it stands',
+    ),
+  ];
 }
 
 /** Every member at or above the patch the target's guide asks for. */
@@ -271,10 +301,31 @@ function removedFlags(input: UpgradeInput, rule: MinorUpgradeRule): Verdict {
     'removed-flags',
     [...new Set(hits.map((h) => h.member))],
     `${flags.map((f) => `--${f}`).join(', ')} ${flags.length === 1 ? 'is' : 'are'} set and ${input.target} no longer accepts ${flags.length === 1 ? 'it' : 'them'}: etcd ${input.target} would not start`,
-    flags
-      .map((f) => (rule.removedFlags[f] ? `replace --${f} with ${rule.removedFlags[f]}` : `remove --${f}`))
-      .join('; '),
+    flags.map((f) => replacementOf(f, rule, input.podFlags ?? [])).join('; '),
   );
+}
+
+/**
+ * What to write instead of a removed flag. An experimental flag 3.6 turned into a feature gate keeps
+ * the value the pod gives it (`--experimental-initial-corrupt-check=false` is
+ * `--feature-gates=InitialCorruptCheck=false`), merged into a `--feature-gates` the pod already has
+ * (etcd/feature-gates.ts, ExperimentalFlagToFeatureMap at v3.6.0).
+ */
+function replacementOf(
+  flag: string,
+  rule: MinorUpgradeRule,
+  pods: NonNullable<UpgradeInput['podFlags']>,
+): string {
+  const instead = rule.removedFlags[flag];
+  if (!instead) return `remove --${flag}`;
+  const gate = EXPERIMENTAL_FLAG_GATES[flag];
+  const pod = pods.find((p) => p.flags.has(flag));
+  if (!gate || !pod) return `replace --${flag} with ${instead}`;
+  const value = parseGoBool(pod.flags.get(flag) || 'true') ?? true;
+  const existing = pod.flags.get('feature-gates');
+  return existing
+    ? `replace --${flag} with ${gate}=${value} added to the pod's --feature-gates: --feature-gates=${existing},${gate}=${value}`
+    : `replace --${flag} with --feature-gates=${gate}=${value}`;
 }
 
 /** Learners against --max-learners (3.6 refuses to start with more: "too many learner members"). */

@@ -57,6 +57,19 @@ export function parseEndpointStatus(json: unknown): Array<{ endpoint: string; st
       revision: num(header.revision),
       isLearner: s.isLearner === true,
       errors: strings(s.errors),
+      // etcd 3.6+ (rpc.pb.go json tags, omitempty): `downgradeInfo: {}` when no downgrade is enabled.
+      ...(typeof s.storageVersion === 'string' && s.storageVersion
+        ? { storageVersion: s.storageVersion }
+        : {}),
+      ...(num(s.dbSizeQuota) > 0 ? { dbSizeQuotaBytes: num(s.dbSizeQuota) } : {}),
+      ...(s.downgradeInfo && typeof s.downgradeInfo === 'object'
+        ? {
+            downgrade: {
+              enabled: obj(s.downgradeInfo).enabled === true,
+              targetVersion: str(obj(s.downgradeInfo).targetVersion) ?? '',
+            },
+          }
+        : {}),
     };
     return [{ endpoint, status }];
   });

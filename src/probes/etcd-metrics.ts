@@ -95,7 +95,31 @@ export interface EtcdMetricsSnapshot {
    * export it, and the whole is absent in a snapshot kept from before it existed (watch state).
    */
   load?: LoadReading;
+  /**
+   * etcd 3.6+ feature gates (`--feature-gates`): etcd_server_feature_enabled{name,stage}, 1 enabled,
+   * one series per gate etcd knows including AllAlpha and AllBeta (server/etcdserver/server.go
+   * addFeatureGateMetrics at v3.6.0; stage ALPHA, BETA, "" for GA, DEPRECATED). Absent before 3.6.
+   */
+  featureGates?: FeatureGate[];
 }
+
+export interface FeatureGate {
+  name: string;
+  /** featuregate prerelease: `ALPHA`, `BETA`, `DEPRECATED`, or `` for GA. */
+  stage: string;
+  enabled: boolean;
+}
+
+/** The feature gates a member reports, by name; undefined when it exports none (before 3.6). */
+export function featureGatesOf(samples: Samples): FeatureGate[] | undefined {
+  const rows = samples.get(FEATURE_ENABLED);
+  if (!rows?.length) return undefined;
+  return rows
+    .filter((r) => r.labels.name)
+    .map((r) => ({ name: r.labels.name ?? '', stage: r.labels.stage ?? '', enabled: r.value === 1 }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+const FEATURE_ENABLED = 'etcd_server_feature_enabled';
 
 /** What a member serves its clients and what it holds, from one scrape (ETCD34/35 metrics.go files). */
 export interface LoadReading {
@@ -341,6 +365,8 @@ export function etcdSnapshotOf(samples: Samples, scrapedAtMs: number): ParseEtcd
     },
     load: loadOf(samples),
   };
+  const featureGates = featureGatesOf(samples);
+  if (featureGates) snapshot.featureGates = featureGates;
   return { ok: true, snapshot };
 }
 
@@ -463,6 +489,7 @@ export const READ_NAMES: ReadonlySet<string> = new Set([
   'process_open_fds',
   'process_max_fds',
   'process_resident_memory_bytes',
+  FEATURE_ENABLED,
   GRPC_HANDLED,
 ]);
 

@@ -1,3 +1,4 @@
+import type { HttpHealthData } from './http-health.js';
 import type { PeerCertificateInfo } from '../clients/http.js';
 import type { AccessProblem } from './access-problem.js';
 import type { BackupsEvidence } from './backups-evidence.js';
@@ -56,6 +57,12 @@ export interface StatusData {
   revision: number;
   isLearner: boolean;
   errors: string[];
+  /** The version of the member's db file (etcd 3.6+ Status storageVersion); absent before 3.6. */
+  storageVersion?: string;
+  /** --quota-backend-bytes as the member runs it (etcd 3.6+ Status dbSizeQuota, when not 0). */
+  dbSizeQuotaBytes?: number;
+  /** etcd 3.6+ Status downgradeInfo: a downgrade enabled toward targetVersion; absent before 3.6. */
+  downgrade?: { enabled: boolean; targetVersion: string };
 }
 
 export interface AlarmData {
@@ -88,6 +95,11 @@ export interface MemberEvidence {
   status: Outcome<StatusData>;
   metrics: Outcome<MetricsData>;
   clock: Outcome<ClockData>;
+  /**
+   * etcd's HTTP health (/readyz and /livez on 3.6, 3.5.11+, 3.4.29+; /health before), asked only when the
+   * linearizable read failed while Status answered: which of etcd's checks fails (probes/http-health.ts).
+   */
+  httpHealth?: HttpHealthData;
   /**
    * The certificate the member's client port presented to our GETs (an https endpoint, `diagnose`):
    * its dates, for cert-expiry. No connection of its own (clients/http.ts peerCertificate).

@@ -16,6 +16,7 @@ import {
   DEFAULT_MIN_FSYNC_SAMPLES,
   defined,
   type EtcdMetricsSnapshot,
+  type FeatureGate,
   type LoadReading,
 } from './etcd-metrics.js';
 
@@ -54,6 +55,8 @@ export interface EtcdMetricsWindow {
   loadBefore?: LoadReading;
   /** Client load inside the window, per second (absent without an earlier scrape or across a restart). */
   loadRates?: LoadRates;
+  /** The later scrape's feature gates (etcd 3.6+ etcd_server_feature_enabled); absent before 3.6. */
+  featureGates?: FeatureGate[];
 }
 
 export interface LoadRates {
@@ -123,6 +126,7 @@ export function compareSnapshots(
     ...(after.load ? { load: after.load } : {}),
     ...(earlier?.load ? { loadBefore: earlier.load } : {}),
     ...loadRatesOf(earlier, after, windowSeconds),
+    ...(after.featureGates ? { featureGates: after.featureGates } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import type { MemberEvidence, MemberInfo, MemberTarget, ProbeRecord } from './ev
 import { checkMemberAccess, withAccess } from './member-access.js';
 import type { MemberProbeContext } from './member-context.js';
 import { createMemberHealthProbe } from './member-health.js';
+import { type HttpHealthData, readHttpHealth } from './http-health.js';
 import { createMemberStatusProbe } from './member-status.js';
 import { nameFromList, subjectOf } from './member-targets.js';
 import { createMetricsProbe } from './metrics.js';
@@ -62,7 +63,18 @@ export async function probeMember(
   if (status.ok && status.data.isLearner) target.isLearner = true;
   // The clock's GETs went to the client URL: over https, their connection saw its certificate.
   const cert = probes.clock ? opts.peerCertificate?.(target.endpoint) : undefined;
-  const member: MemberEvidence = { target, health, status, metrics, clock, ...(cert ? { cert } : {}) };
+  // The read failed on a member that answers Status: etcd's own checks say which part fails.
+  const httpHealth =
+    !health.ok && status.ok && !opts.signal?.aborted ? await askHttpHealth(target, opts) : undefined;
+  const member: MemberEvidence = {
+    target,
+    health,
+    status,
+    metrics,
+    clock,
+    ...(cert ? { cert } : {}),
+    ...(httpHealth ? { httpHealth } : {}),
+  };
   const access = health.ok ? undefined : await accessP;
   if (!access) return member;
   const classified = withAccess(member, access);
@@ -71,6 +83,20 @@ export async function probeMember(
     for (const r of mine)
       if (!r.ok) r.error = classified.status.ok ? r.error : classified.status.failure.message;
   return classified;
+}
+
+/** /readyz and /livez (3.6+) or /health, within the run's per-call timeout; undefined when neither answers. */
+async function askHttpHealth(
+  target: MemberTarget,
+  opts: CollectOptions,
+): Promise<HttpHealthData | undefined> {
+  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+  try {
+    return await readHttpHealth(opts.httpGet, target.endpoint, signal);
+  } catch {
+    return undefined;
+  }
 }
 
 export function memberContext(target: MemberTarget, opts: CollectOptions): MemberProbeContext {

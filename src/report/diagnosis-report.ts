@@ -68,6 +68,10 @@ function memberRow(m: MemberEvidence, evidence: Evidence, vantage: Vantage): Mem
     backendCommitP99Ms: toMs(metrics?.backendCommit.p99Seconds),
     clockOffsetMs: m.clock.ok ? m.clock.data.offsetMs : null,
     error: firstError && !firstError.ok ? firstError.failure.message : null,
+    ...(status?.storageVersion ? { storageVersion: status.storageVersion } : {}),
+    ...(status?.downgrade ? { downgrade: status.downgrade } : {}),
+    ...(metrics?.featureGates ? { featureGates: metrics.featureGates } : {}),
+    ...(m.httpHealth ? { httpHealth: m.httpHealth } : {}),
   };
 }
 

@@ -104,8 +104,26 @@ function memberTable(members: MemberRow[]): string[] {
     if (m.access)
       out.push(`  ? ${m.name}: not checked: ${m.access.reason}${m.access.fix ? `: ${m.access.fix}` : ''}`);
     else if (m.error) out.push(`  ! ${m.error}`);
+    if (m.httpHealth) out.push(`  i ${m.name}: ${describeHttpHealth(m.httpHealth)}`);
+    const v36 = etcd36Line(m);
+    if (v36) out.push(`  i ${m.name}: ${v36}`);
   }
   return out;
+}
+
+/** What only etcd 3.6+ reports: the db file's version, a downgrade, the feature gates turned on. */
+function etcd36Line(m: MemberRow): string | undefined {
+  const parts: string[] = [];
+  if (m.version && m.storageVersion) parts.push(`etcd ${m.version}, storage version ${m.storageVersion}`);
+  if (m.downgrade?.enabled) parts.push(`downgrade to ${m.downgrade.targetVersion} enabled`);
+  const on = (m.featureGates ?? []).filter((g) => g.enabled);
+  if (m.featureGates)
+    parts.push(
+      on.length
+        ? `feature gates on: ${on.map((g) => `${g.name}${g.stage ? ` (${g.stage})` : ''}`).join(', ')}`
+        : 'no feature gate on',
+    );
+  return parts.length ? parts.join('; ') : undefined;
 }
 
 /** `leader`, `learner`, `DOWN`, or `NOT CHECKED` when etcd-doctor could not look (never read as down). */
@@ -133,4 +151,22 @@ function offlineLines(report: DiagnosisReport): string[] {
       `Not evaluated offline (they need live readings): ${report.notEvaluated.map((n) => n.rule).join(', ')}`,
     );
   return lines;
+}
+
+/** One line for the evidence: `GET /readyz: [-]linearizable_read failed: …; /livez ok`. */
+export function describeHttpHealth(h: NonNullable<MemberRow['httpHealth']>): string {
+  const failed = h.checks.filter((c) => !c.ok);
+  const head =
+    h.path === '/health'
+      ? `GET /health (no /readyz before etcd 3.4.29 and 3.5.11): ${h.ok ? 'true' : `false${failed[0]?.reason ? ` (${failed[0].reason})` : ''}`}`
+      : `GET /readyz (linearizable_read left out: the read already failed): ${h.ok ? 'ok' : failed.map((c) => `[-]${c.name} failed: ${c.reason}`).join(', ') || `not ready`}`;
+  if (!h.live) return head;
+  return `${head}; /livez ${
+    h.live.ok
+      ? 'ok'
+      : `failed (${h.live.checks
+          .filter((c) => !c.ok)
+          .map((c) => `${c.name}: ${c.reason}`)
+          .join(', ')})`
+  }`;
 }

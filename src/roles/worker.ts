@@ -93,7 +93,7 @@ export function startWorker(
     postChart: createChartPoster({ chat, renderer, history: minutes, now }),
     ...pick(tuning, ['progressIntervalMs']),
   });
-  const lifecycle = lifecycleJobs(base, doctor, state, workerId);
+  const lifecycle = lifecycleJobs(base, doctor, state, workerId, minutes);
   const space = spaceJobs(base, state, workerId);
   // Every job kind's handler, one record (a kind without one does not compile).
   const record: JobKindHandlers = {
@@ -182,6 +182,7 @@ function lifecycleJobs(
   doctor: Parameters<typeof installLifecycle>[0]['doctor'],
   state: ReturnType<typeof createJobState>,
   workerId: string,
+  history: Parameters<typeof installLifecycle>[0]['history'],
 ) {
   const { chat, config } = base.opts;
   const readFileBuffer = base.opts.readFileBuffer ?? ((p: string) => readFile(p));
@@ -193,6 +194,7 @@ function lifecycleJobs(
     workerId,
     readFileBuffer,
     sleep: (ms) => abortableSleep(ms),
+    ...(history ? { history } : {}),
   });
 }
 

@@ -237,15 +237,18 @@ async function resolveEndpoints(
   }
 }
 
-/** apiserver_storage_objects, when Kubernetes is configured; a failure is said, never thrown. */
+/** apiserver_storage_objects (or 1.34's apiserver_resource_objects), when Kubernetes is configured; a failure is said, never thrown. */
 async function crossCheck(
   cluster: ClusterConfig,
   kube: () => Promise<KubernetesClients>,
 ): Promise<ApiserverCrossCheck | undefined> {
   if (!cluster.kubernetes) return undefined;
   try {
-    const objects = await readApiserverObjects(await kube(), STATUS_TIMEOUT_MS);
-    return { objects: [...objects].map(([resource, count]) => ({ resource, objects: count, keys: null })) };
+    const read = await readApiserverObjects(await kube(), STATUS_TIMEOUT_MS);
+    return {
+      metric: read.metric,
+      objects: [...read.objects].map(([resource, count]) => ({ resource, objects: count, keys: null })),
+    };
   } catch (err) {
     return { objects: [], error: describeError(err).replace(/^unexpected error: /, '') };
   }

@@ -73,14 +73,14 @@ export function churnWords(r: SpaceReport): string {
 
 function apiserverLines(r: SpaceReport): string[] {
   if (!r.apiserver) return [];
-  if (r.apiserver.error) return [`apiserver_storage_objects: not read (${r.apiserver.error}).`];
+  if (r.apiserver.error) return [`apiserver object counts: not read (${r.apiserver.error}).`];
   const rows = r.apiserver.objects
     .slice(0, TOP_RESOURCES)
     .map(
       (o) =>
         `${o.resource} ${o.objects}${o.keys === null ? '' : o.keys === o.objects ? ' (etcd: same)' : ` (etcd: ${o.keys})`}`,
     );
-  return [`apiserver_storage_objects: ${rows.join(', ')}.`];
+  return [`${r.apiserver.metric ?? 'apiserver_storage_objects'}: ${rows.join(', ')}.`];
 }
 
 /** The tables, shared by the terminal and chat (chat puts them in a code block). */

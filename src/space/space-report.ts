@@ -28,8 +28,10 @@ export interface SpaceScan {
   keysComplete: boolean;
 }
 
-/** `apiserver_storage_objects` from the API server's /metrics, beside the keys counted in etcd. */
+/** `apiserver_storage_objects` (or 1.34's `apiserver_resource_objects`) from the API server's /metrics, beside the keys counted in etcd. */
 export interface ApiserverCrossCheck {
+  /** Which of the two the counts came from; absent when neither was read. */
+  metric?: 'apiserver_storage_objects' | 'apiserver_resource_objects';
   /** Objects per resource as the API server counts them, with the keys etcd holds for it. */
   objects: Array<{ resource: string; objects: number; keys: number | null }>;
   /** Why there is nothing to compare (no access, no such metric). */

@@ -13,11 +13,15 @@ const num = z.number().nullable();
 /** Non-cumulative wal fsync bucket counts of the check's window: [upper bound ms (null = +Inf), count], zeros left out. */
 const buckets = z.array(z.tuple([z.number().nullable(), z.number().int().nonnegative()]));
 
+/** The member's raft position as its Status gave it: [revision, raft term, raft index]. */
+const raftPosition = z.tuple([z.number(), z.number(), z.number()]).nullable();
+
 /**
  * [name, walFsyncP99Ms, backendCommitP99Ms, peerRttP99Ms, leaderChanges (in the window),
  *  dbSizeBytes, dbSizeInUseBytes, tookMs, clockOffsetMs, walFsyncBuckets, backendCommitBuckets,
- *  peerRttBuckets]. The last two came later (the digest's day p99s): samples stored before them
- * have ten columns and still parse.
+ *  peerRttBuckets, raftPosition]. The last three came later (the digest's day p99s; the recovery
+ * plan's last known state of a member that went down): samples stored before them have ten or
+ * twelve columns and still parse.
  */
 export const minuteMemberSchema = z.tuple([
   z.string(),
@@ -32,6 +36,7 @@ export const minuteMemberSchema = z.tuple([
   buckets,
   buckets.optional(),
   buckets.optional(),
+  raftPosition.optional(),
 ]);
 
 export const minuteSampleSchema = z.strictObject({
@@ -63,6 +68,7 @@ export const COL = {
   fsyncBuckets: 9,
   commitBuckets: 10,
   peerRttBuckets: 11,
+  raftPosition: 12,
 } as const;
 
 const ms = (v: number | null | undefined): number | null =>
@@ -76,7 +82,9 @@ export function summarizeCheck(report: DiagnosisReport, evidence: Evidence | und
     t: Date.parse(report.collectedAt),
     s: report.status,
     m: report.members.map((row): MinuteMember => {
-      const metrics = byName.get(row.name)?.metrics;
+      const probed = byName.get(row.name);
+      const metrics = probed?.metrics;
+      const status = probed?.status.ok ? probed.status.data : undefined;
       const data = metrics?.ok ? metrics.data : undefined;
       const rtt = (data?.peers ?? []).flatMap((p) =>
         p.rttP99Seconds === undefined ? [] : [p.rttP99Seconds],
@@ -94,6 +102,7 @@ export function summarizeCheck(report: DiagnosisReport, evidence: Evidence | und
         data?.walFsyncWindow ? bucketCounts(data.walFsyncWindow) : [],
         data?.backendCommitWindow ? bucketCounts(data.backendCommitWindow) : [],
         data?.peerRttWindow ? bucketCounts(data.peerRttWindow) : [],
+        status ? [status.revision, status.raftTerm, status.raftIndex] : null,
       ];
     }),
     // A known bug of the release (diagnosis LATENT_CAUSES) holds as long as the release runs: a
@@ -190,6 +199,8 @@ function mergeMember(a: MinuteMember, b: MinuteMember): MinuteMember {
     mergeBuckets(a[9], b[9]),
     mergeBuckets(a[10] ?? [], b[10] ?? []),
     mergeBuckets(a[11] ?? [], b[11] ?? []),
+    // The period's last raft position seen (a member that went down keeps its last one).
+    b[12] ?? a[12] ?? null,
   ];
 }
 

@@ -34,6 +34,7 @@ import { dbQuotaCollectedRule } from './db-quota-collected.js';
 import { leaderChurnRule } from './leader-churn.js';
 import { leaderChurnCollectedRule } from './leader-churn-collected.js';
 import { knownBugRule } from './known-bug.js';
+import { downgradeInProgressRule } from './downgrade-in-progress.js';
 import { learnerNotPromotedRule } from './learner-not-promoted.js';
 import { memberDownRule } from './member-down.js';
 import { memberDownCollectedRule } from './member-down-collected.js';
@@ -84,6 +85,7 @@ export const rules: readonly Rule[] = [
   fdExhaustionLiveRule,
   outOfMemoryLiveRule,
   knownBugRule,
+  downgradeInProgressRule,
   // Read from the etcd logs, live (the pods' logs) and offline alike (issue 37).
   quorumLostLogsRule,
   clusterNeverFormedRule,

@@ -1,4 +1,5 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
+import { EXPERIMENTAL_FLAG_GATES, featureGatesOfFlags } from '../../etcd/feature-gates.js';
 import type { Probe } from '../probe.js';
 import type { KubeProbeContext } from './context.js';
 import type { DataVolume, EtcdPodSpec } from './evidence.js';
@@ -31,8 +32,9 @@ const BOOLEAN_FLAGS = new Set([
   'enable-v2',
   'force-new-cluster',
   'strict-reconfig-check',
-  'experimental-initial-corrupt-check',
   'debug',
+  // The experimental boolean flags 3.6 turned into feature gates (etcd/feature-gates.ts).
+  ...Object.keys(EXPERIMENTAL_FLAG_GATES),
 ]);
 
 export function parseEtcdPodSpec(pod: V1Pod): EtcdPodSpec {
@@ -61,7 +63,16 @@ export function parseEtcdPodSpec(pod: V1Pod): EtcdPodSpec {
       memoryLimitBytes: quantityBytes(container?.resources?.limits?.memory),
     }),
     upgradeFlags: upgradeFlagsOf(flags),
+    ...nonEmptyGates(featureGatesOfFlags(flags)),
   };
+}
+
+/**
+ * The feature gates the flags set: `--feature-gates=InitialCorruptCheck=true` (3.6+) and
+ * `--experimental-initial-corrupt-check` (3.4 to 3.6) both read as `InitialCorruptCheck: true`.
+ */
+function nonEmptyGates(gates: Record<string, boolean>): { featureGates?: Record<string, boolean> } {
+  return Object.keys(gates).length ? { featureGates: gates } : {};
 }
 
 /** Flags whose meaning changes across minors (src/lifecycle/upgrade-rules.ts); at most 64 kept. */

@@ -206,6 +206,11 @@ export interface EtcdPodSpec {
    * `feature-gates`, `snapshot-count`, `max-snapshots`, every `experimental-*`), as etcd sees them.
    */
   upgradeFlags?: Record<string, string>;
+  /**
+   * Feature gates the flags set, either form: `--feature-gates=InitialCorruptCheck=true` (etcd 3.6+)
+   * or the experimental flag it replaced (`--experimental-initial-corrupt-check`); absent when none.
+   */
+  featureGates?: Record<string, boolean>;
 }
 
 export interface ReadyzCheck {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { renderText } from '../../../src/report/render-text.js';
 import type { EtcdLab } from '../../support/lab/etcd-lab.js';
 import { useLabDoctor } from '../../support/lab/use-lab-doctor.js';
 
@@ -97,6 +98,19 @@ describe('members killed and hung', () => {
     expect(report.findings[0]?.cause).toBe('quorum-lost');
     expect(report.findings[0]?.members).toEqual(expect.arrayContaining(['etcd-1', 'etcd-2']));
     expect(report.findings.filter((f) => f.cause === 'member-down')).toEqual([]);
+    // The survivor answers Status but not the read: etcd's own HTTP health is asked (issue 40).
+    // 3.4.23 serves no /readyz (404): /health answers false, its leader gone. 3.5.30 serves /readyz
+    // (backported to 3.5.11): ready but for the linearizable read, which is left out.
+    const survivor = report.members.find((m) => m.name === 'etcd-3');
+    if (survivor?.version?.startsWith('3.4.')) {
+      expect(survivor.httpHealth).toMatchObject({ path: '/health', ok: false });
+      expect(renderText(report)).toContain(
+        'i etcd-3: GET /health (no /readyz before etcd 3.4.29 and 3.5.11): false',
+      );
+    } else {
+      expect(survivor?.httpHealth).toMatchObject({ path: '/readyz', live: { ok: true } });
+      expect(renderText(report)).toContain('i etcd-3: GET /readyz (linearizable_read left out');
+    }
   });
 });
 

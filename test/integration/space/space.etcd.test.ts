@@ -362,6 +362,7 @@ describe('etcd-doctor space on a real lab', () => {
       const report = JSON.parse(r.stdout) as SpaceReport;
       // -1 is "not counted yet": left out. The keys etcd holds stand beside each count.
       expect(report.apiserver).toEqual({
+        metric: 'apiserver_storage_objects',
         objects: [
           { resource: 'events', objects: 297, keys: 300 },
           { resource: 'configmaps', objects: 21, keys: 21 },

@@ -77,9 +77,54 @@ describe('etcd 3.6 and 3.7 shapes', () => {
     );
   });
 
+  it('the replacement keeps the value the pod gives, merged into the --feature-gates it already has', () => {
+    const r = check36to37([
+      '--experimental-initial-corrupt-check=false',
+      '--feature-gates=CompactHashCheck=true',
+    ]);
+    expect(r.blockers.find((x) => x.check === 'removed-flags')?.fix).toBe(
+      "replace --experimental-initial-corrupt-check with InitialCorruptCheck=false added to the pod's --feature-gates: --feature-gates=CompactHashCheck=true,InitialCorruptCheck=false",
+    );
+  });
+
   it('Status versions of 3.6 and 3.7 releases and pre-releases are read', () => {
     expect(knownBugsOf('3.6.4', { memberCount: 3 }).map((h) => h.bug.id)).toContain('etcd-20653');
     expect(knownBugsOf('3.7.0', { memberCount: 3 }).map((h) => h.range.fixed)).toEqual(['3.7.1', '3.7.1']);
     expect(knownBugsOf('3.7.1', { memberCount: 3 })).toEqual([]);
+  });
+});
+
+describe('upgrade-check on a 3.6 cluster mid-downgrade (Status downgradeInfo, v3.6.0 rpc.proto field 13)', () => {
+  const base = {
+    cluster: 'prod',
+    target: '3.7' as const,
+    v2: [],
+    backup: { file: 'a.db', ageHours: 1, maxAgeHours: 24 },
+  };
+  it('a downgrade enabled blocks the upgrade, naming the members that report it', () => {
+    const downgrade = { enabled: true, targetVersion: '3.5.0' };
+    const result = judgeUpgrade({
+      ...base,
+      members: members('3.6.14').map((m) => ({ ...m, downgrade })),
+    });
+    expect(result.ready).toBe(false);
+    expect(result.blockers.find((b) => b.check === 'downgrade-in-progress')).toMatchObject({
+      members: ['master-1', 'master-2', 'master-3'],
+      summary: expect.stringContaining('A downgrade to 3.5.0 is enabled'),
+      fix: expect.stringContaining('etcdctl downgrade cancel'),
+    });
+  });
+
+  it('3.6 members reporting none pass it; 3.5 members (no such field) get no verdict', () => {
+    const none = { enabled: false, targetVersion: '' };
+    const on36 = judgeUpgrade({
+      ...base,
+      members: members('3.6.14').map((m) => ({ ...m, downgrade: none })),
+    });
+    expect(on36.passed.map((p) => p.check)).toContain('downgrade-in-progress');
+    const on35 = judgeUpgrade({ ...base, target: '3.6', members: members('3.5.32') });
+    expect([...on35.passed, ...on35.unchecked, ...on35.blockers].map((v) => v.check)).not.toContain(
+      'downgrade-in-progress',
+    );
   });
 });

@@ -19,6 +19,8 @@ const EITHER: ReadonlyArray<readonly [string, string]> = [
 /** Added after the oldest release read: absent there, read where it exists. */
 const SINCE: Record<string, (typeof TAGS)[number]> = {
   etcd_debugging_mvcc_db_compaction_last: 'v3.5.21',
+  // 3.6 feature gates (server/etcdserver/metrics.go serverFeatureEnabled at v3.6.0).
+  etcd_server_feature_enabled: 'v3.6.0',
 };
 
 function families(tag: string): Set<string> {

@@ -62,5 +62,24 @@ export async function promoteInPlace(
     (client, opts) => client.cluster.memberPromote({ ID: decimalId(id) }, opts).then(() => 'promoted'),
   );
   if (!result.ok) return { ok: false, refused: result.refused, line: result.why };
+  await untilListedAsVoter(etcd, id, ctx);
   return { ok: true, refused: false, line: `promoted ${name} (id ${id}) to a voting member` };
+}
+
+/** How long the member list is read again after a promotion until it shows it. */
+const LISTED_SETTLE_MS = 5000;
+
+/**
+ * etcd 3.4 serves MemberList from the answering member's own view (MemberListRequest's
+ * `linearizable` came in 3.5, api/etcdserverpb/rpc.proto): right after a promotion, a member that
+ * has not applied it yet still lists a learner, and the "member list now" line would say so. The
+ * list is read again, briefly, until it shows the promotion; after that the line says what it says.
+ */
+async function untilListedAsVoter(etcd: EtcdClients, id: string, ctx: ActionContext): Promise<void> {
+  const giveUpAt = ctx.now() + LISTED_SETTLE_MS;
+  for (let read = 0; read < LISTED_SETTLE_MS / 250; read += 1) {
+    const state = await readClusterState(etcd);
+    if (state.members.some((m) => m.id === id && !m.isLearner) || ctx.now() >= giveUpAt) return;
+    await ctx.sleep(250);
+  }
 }

@@ -77,7 +77,7 @@ export async function collectKubernetesEvidence(
     all ? run(createNodesProbe(t)) : notAsked(),
     all ? run(createStaticPodsProbe(t)) : notAsked(),
     run(createEtcdPodSpecProbe(t)),
-    run(createApiserverProbe(t)),
+    run(createApiserverProbe(t, all ? settings.metricsWindowMs : 0)),
     all ? run(createEventsProbe(t)) : notAsked(),
   ]);
   const distribution = await ctx.layout().then(

@@ -6,6 +6,8 @@ import type {
   ResourceLists,
 } from '../../probes/kubernetes/apiserver-lists.js';
 import { formatBytes, formatCount, formatDuration } from '../../format.js';
+import type { AuditLister, AuditListers } from '../../probes/kubernetes/evidence.js';
+import type { Outcome } from '../../probes/outcome.js';
 import { dataOf, kubernetesOf } from '../support/kubernetes.js';
 import { formatPerSecond, formatRate } from '../support/load.js';
 
@@ -19,6 +21,8 @@ export interface ListEvidence {
   resource: string | undefined;
   /** The flow schema that dispatched the most requests in the window. */
   flow: { flowSchema: string; priorityLevel: string } | undefined;
+  /** Who lists the resource named, from the audit log: `system:serviceaccount:ci:runner (kubectl/v1.30.2)`. */
+  lister?: string;
   evidence: string[];
   unknowns: string[];
 }
@@ -41,7 +45,8 @@ const SOURCES = '(apiserver_request_total, apiserver_storage_list_total, apiserv
  * bytes to): otherwise the reads on etcd come from another client, and the lines say so. With one
  * read (a watch check, a digest), or when the two reads do not compare (the apiserver restarted, or
  * another one answered), the counters run since the apiserver started and are said to be averages.
- * API Priority and Fairness by flow schema and priority level beside them. None with no Kubernetes.
+ * API Priority and Fairness by flow schema and priority level beside them, and who lists from the
+ * audit log where the config names one. None with no Kubernetes.
  */
 export function apiserverListEvidence(
   evidence: Evidence,
@@ -59,13 +64,72 @@ export function apiserverListEvidence(
   const requests = dataOf(dataOf(k.apiserver)?.etcdRequests);
   const lists = requests?.lists;
   if (!lists)
-    return { ...none, unknowns: ["which resource is listed: the apiserver's /metrics was not read"] };
+    return withAudit(
+      { ...none, unknowns: ["which resource is listed: the apiserver's /metrics was not read"] },
+      k.auditLog,
+    );
   const w = lists.window;
-  if (w && !w.reset && w.seconds > 0) return inWindow(w, opts.heavyBytesPerSecond);
-  const since = sinceStart(lists, k.collectedAt);
+  const metrics =
+    w && !w.reset && w.seconds > 0
+      ? inWindow(w, opts.heavyBytesPerSecond)
+      : sinceStartOrReset(lists, k.collectedAt, w);
+  return withAudit(metrics, k.auditLog);
+}
+
+function sinceStartOrReset(
+  lists: ApiserverLists,
+  collectedAt: number,
+  w: ListsWindow | undefined,
+): ListEvidence {
+  const since = sinceStart(lists, collectedAt);
   if (!w?.reset) return since;
   const note = `the apiserver's /metrics read twice ${formatDuration(w.seconds * 1000)} apart has two start times or a counter that went back: it restarted, or another apiserver behind the address answered; its counters are read since it started`;
   return { ...since, evidence: [note, ...since.evidence] };
+}
+
+/**
+ * Who lists, from the audit log where the config names one (probes/kubernetes/audit-log.ts): the
+ * three who list most in its last minute, and, beside the resource the metrics name, the one who
+ * lists that resource most (in every namespace when the metrics say so).
+ */
+function withAudit(e: ListEvidence, audit: Outcome<AuditListers> | undefined): ListEvidence {
+  if (!audit) return e;
+  if (!audit.ok) return { ...e, unknowns: [...e.unknowns, `who lists: ${audit.failure.message}`] };
+  const a = audit.data;
+  const recent = `in the last ${formatDuration(a.recentMs)}`;
+  const who = (l: AuditLister) => `${l.username}${l.client ? ` (${l.client})` : ''}`;
+  const of = (l: AuditLister) =>
+    `${l.resource}${l.scope === 'cluster' ? ' across all namespaces' : ' in one namespace'}`;
+  if (a.listers.length === 0) {
+    const newest =
+      a.newestAtMs !== undefined
+        ? `its newest event was received ${formatDuration(a.readAtMs - a.newestAtMs)} before the read`
+        : 'no event in it parsed';
+    return {
+      ...e,
+      evidence: [
+        ...e.evidence,
+        `the audit log: no LIST received ${recent} (${formatCount(a.eventsRead)} events read; ${newest})`,
+      ],
+    };
+  }
+  const top = a.listers
+    .slice(0, 3)
+    .map((l) => `${formatCount(l.lists)} of ${of(l)} by ${who(l)}`)
+    .join('; ');
+  const line = `the audit log, LISTs received ${recent}: ${top}`;
+  const cluster = e.headline?.includes(' across all namespaces') ?? false;
+  const lister = e.resource
+    ? a.listers.find((l) => l.resource === e.resource && (!cluster || l.scope === 'cluster'))
+    : undefined;
+  if (!lister || !e.headline) return { ...e, evidence: [...e.evidence, line] };
+  const by = `; by ${lister.username}${lister.client ? ` with ${lister.client}` : ''}`;
+  return {
+    ...e,
+    headline: e.headline.replace(/\) are reading$/, `${by}) are reading`),
+    lister: who(lister),
+    evidence: [...e.evidence, line],
+  };
 }
 
 /** `LISTs of pods across all namespaces` and `3 a second, 85 MB each`, over `seconds`. */

@@ -104,7 +104,7 @@ function stepsFor(evidence: Evidence, names: string[], lists: ListEvidence) {
       : 'a FlowSchema and PriorityLevelConfiguration for that client (API Priority and Fairness)';
   return [
     {
-      text: `Find the client: on ${formatList(names)}'s host, \`ss -tn state established '( sport = :2379 )'\` counted by peer address${kube ? `; with Kubernetes, the apiserver's \`apiserver_request_total{verb="LIST"}\` by resource and its audit log for LISTs${resource ? ` of ${resource}` : ''} without \`limit\` or \`resourceVersion\`` : ''}`,
+      text: `Find the client: ${lists.lister ? `the audit log names ${lists.lister} listing ${resource}; ` : ''}on ${formatList(names)}'s host, \`ss -tn state established '( sport = :2379 )'\` counted by peer address${kube ? `; with Kubernetes, the apiserver's \`apiserver_request_total{verb="LIST"}\` by resource and its audit log for LISTs${resource ? ` of ${resource}` : ''} without \`limit\` or \`resourceVersion\`` : ''}`,
     },
     {
       text: `Bound it: ${bound}, paginated LISTs (\`limit\` and \`continue\`), and LISTs the watch cache serves (\`resourceVersion=0\`) instead of etcd`,

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
@@ -8,7 +9,8 @@ import {
 } from '../../../src/probes/kubernetes/apiserver-lists.js';
 import { compareLists } from '../../../src/probes/kubernetes/apiserver-lists-window.js';
 import type { Evidence } from '../../../src/probes/evidence.js';
-import type { KubernetesEvidence } from '../../../src/probes/kubernetes/evidence.js';
+import { AUDIT_RECENT_MS, auditListers, readTail } from '../../../src/probes/kubernetes/audit-log.js';
+import type { AuditListers, KubernetesEvidence } from '../../../src/probes/kubernetes/evidence.js';
 import { clusterEvidence, failed, metricsData, ok } from '../../support/evidence/evidence.js';
 import { metricsPage } from '../../support/kube/growing-metrics.js';
 import { loadKubeFixture } from '../../support/kube/kube-fixtures.js';
@@ -33,7 +35,7 @@ const flow = (l: { flows?: ApiserverLists['flows'] }, schema: string) =>
   l.flows?.find((f) => f.flowSchema === schema);
 
 /** etcd-1 sends its clients 150 MB/s with a slow read, and the apiserver's /metrics read as given. */
-function evidenceWith(lists: ApiserverLists): Evidence {
+function evidenceWith(lists: ApiserverLists, auditLog?: AuditListers): Evidence {
   const base = clusterEvidence({
     'etcd-1': {
       metrics: ok(
@@ -92,12 +94,13 @@ function evidenceWith(lists: ApiserverLists): Evidence {
       }),
     }),
     events: none,
+    ...(auditLog ? { auditLog: ok(auditLog) } : {}),
   };
   return { ...base, kubernetes: ok(kube) };
 }
 
-const finding = (lists: ApiserverLists) =>
-  diagnose(evidenceWith(lists), rules, { now: RECORDED }).findings.find(
+const finding = (lists: ApiserverLists, auditLog?: AuditListers) =>
+  diagnose(evidenceWith(lists, auditLog), rules, { now: RECORDED }).findings.find(
     (f) => f.cause === 'expensive-requests',
   );
 
@@ -211,5 +214,47 @@ describe("the apiserver's /metrics over the probe window (issue 39)", () => {
     expect(f?.evidence.join('\n')).toMatch(
       /the apiserver's \/metrics read twice 3 s apart has two start times or a counter that went back: it restarted, or another apiserver behind the address answered/,
     );
+  });
+
+  it('with the audit log: who lists the resource named, in the headline and the first step', async () => {
+    const after = read(3000);
+    const audit = auditListers(
+      await readTail({
+        path: fileURLToPath(new URL('../../fixtures/kube/list-storm/audit.log', import.meta.url)),
+        maxBytes: 16 * 1024 * 1024,
+        maxLines: 100_000,
+      }),
+      RECORDED,
+      AUDIT_RECENT_MS,
+    );
+    const f = finding({ ...after, window: compareLists(read(0), after, 3) }, audit);
+    expect(f?.summary).toBe(
+      'LISTs of pods across all namespaces (3 a second, 85 MB each, in the last 3 s; flow schema `service-accounts`, priority level `workload-low`; by system:serviceaccount:ci:runner with kubectl/v1.30.2) are reading 150 MB/s from etcd-1: heavy reads explain the latency there',
+    );
+    expect(f?.evidence).toContain(
+      'the audit log, LISTs received in the last 60 s: 179 of pods across all namespaces by system:serviceaccount:ci:runner (kubectl/v1.30.2); 36 of configmaps in one namespace by system:kube-controller-manager (kube-controller-manager/v1.29.4); 7 of pods across all namespaces by system:serviceaccount:monitoring:prometheus (Prometheus/2.51.0)',
+    );
+    expect(f?.steps[0]?.text).toMatch(
+      /^Find the client: the audit log names system:serviceaccount:ci:runner \(kubectl\/v1\.30\.2\) listing pods; /,
+    );
+  });
+
+  it('an audit log that cannot be read is an unknown, not a failure of the finding', () => {
+    const after = read(3000);
+    const e = evidenceWith({ ...after, window: compareLists(read(0), after, 3) });
+    const k = e.kubernetes?.ok ? e.kubernetes.data : undefined;
+    if (!k) throw new Error('no kubernetes');
+    const withFailed: Evidence = {
+      ...e,
+      kubernetes: ok({
+        ...k,
+        auditLog: failed('error', 'cannot read the audit log /var/log/audit.log: EACCES'),
+      }),
+    };
+    const f = diagnose(withFailed, rules, { now: RECORDED }).findings.find(
+      (x) => x.cause === 'expensive-requests',
+    );
+    expect(f?.summary).toMatch(/^LISTs of pods across all namespaces \(3 a second/);
+    expect(f?.unknowns).toContain('who lists: cannot read the audit log /var/log/audit.log: EACCES');
   });
 });

@@ -160,6 +160,16 @@ function inWindow(w: ListsWindow, heavyBytesPerSecond: number): ListEvidence {
     const rate = x.meanBytes !== undefined ? ` (${formatRate((x.lists * x.meanBytes) / w.seconds)})` : '';
     return `the apiserver ${last}: ${v.subject}, ${v.figures}${rate}${storageWords(x.r)} ${SOURCES}`;
   });
+  if (top && readPerSecond === undefined)
+    return {
+      headline: undefined,
+      resource: undefined,
+      flow: undefined,
+      evidence: [...lines, ...flows.lines],
+      unknowns: [
+        "how much the apiserver's LISTs read from etcd: its /metrics has no apiserver_response_sizes for LIST",
+      ],
+    };
   if (!top || readPerSecond === undefined || readPerSecond < heavyBytesPerSecond) {
     const heaviest = top
       ? `; the heaviest: ${words(top, w.seconds).subject}, ${words(top, w.seconds).figures}`

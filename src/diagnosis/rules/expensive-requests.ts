@@ -30,7 +30,8 @@ interface Heavy {
  * when the member shows latency now (a slow linearizable read, GET /version stalled, applies over
  * 100 ms): then it explains cpu-starvation and slow-reads there, and is ranked above them. Heavy
  * reads that slow nothing are `info`. With Kubernetes, the apiserver's own metrics name the
- * resource listed (apiserver-lists.ts).
+ * resource listed, at its rate in the same window, and the API Priority and Fairness flow schema
+ * beside it; the audit log, where configured, who lists it (apiserver-lists.ts).
  */
 export const expensiveRequestsRule: Rule = {
   name: 'expensive-requests',

@@ -257,4 +257,23 @@ describe("the apiserver's /metrics over the probe window (issue 39)", () => {
     expect(f?.summary).toMatch(/^LISTs of pods across all namespaces \(3 a second/);
     expect(f?.unknowns).toContain('who lists: cannot read the audit log /var/log/audit.log: EACCES');
   });
+
+  it('LISTs without a size on the page: the rates, no resource named, and the size an unknown', () => {
+    const unsized = (l: ApiserverLists): ApiserverLists => ({
+      ...l,
+      resources: l.resources.map((r) => ({ ...r, responseBytes: undefined, responses: undefined })),
+    });
+    const before = unsized(read(0));
+    const after = unsized(read(3000));
+    const f = finding({ ...after, window: compareLists(before, after, 3) });
+    expect(f?.summary).toBe(
+      'Clients are reading 150 MB/s from etcd-1: heavy reads explain the latency there',
+    );
+    expect(f?.evidence).toContain(
+      'the apiserver in the last 3 s: LISTs of pods across all namespaces, 3 a second, 9 served from etcd rather than the watch cache (360,000 objects fetched) (apiserver_request_total, apiserver_storage_list_total, apiserver_response_sizes)',
+    );
+    expect(f?.unknowns).toContain(
+      "how much the apiserver's LISTs read from etcd: its /metrics has no apiserver_response_sizes for LIST",
+    );
+  });
 });

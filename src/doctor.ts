@@ -50,8 +50,8 @@ export function createDoctor(deps: DoctorDeps): Doctor {
   // Runs in flight in this process, and the most at once during each run (evidence.observer).
   const load = createRunLoad();
 
-  const collectKubernetes = (cluster: ClusterConfig, parts: 'all' | 'vantage' = 'all') =>
-    kubernetesEvidenceOf(cluster, parts, deps, now);
+  const collectKubernetes = (cluster: ClusterConfig, parts: 'all' | 'vantage' = 'all', windowMs = 0) =>
+    kubernetesEvidenceOf(cluster, parts, deps, now, windowMs);
   // Snapshots already read, by path, size, mtime and inode: a watch re-reads none of them.
   const snapshotChecks = lazySnapshotCache();
   const collectBackups = (cluster: ClusterConfig, depth: CheckDepth, opts: RunOptions) =>
@@ -81,8 +81,12 @@ export function createDoctor(deps: DoctorDeps): Doctor {
       const collectedAt = now();
       const endRun = load.begin(hostsOf(cluster));
       const observer = startObserverWindow();
-      // Kubernetes evidence (diagnose only) is collected at the same time as etcd's.
-      const kubernetesP = depth === 'diagnose' ? collectKubernetes(cluster) : undefined;
+      // Kubernetes evidence (diagnose only) is collected at the same time as etcd's, and the apiserver's
+      // /metrics read over the same window as the members'. A watch check or a digest run scrapes
+      // the members once against a kept scrape: the apiserver is read once then (since-start averages).
+      const apiserverWindowMs = opts.scrapes ? 0 : deps.config.probes.metricsWindowMs;
+      const kubernetesP =
+        depth === 'diagnose' ? collectKubernetes(cluster, 'all', apiserverWindowMs) : undefined;
       const backupsP = collectBackups(cluster, depth, opts);
       const held = pool.acquire(cluster, opts.keepClients ?? true);
       let ended = false;

@@ -26,6 +26,18 @@ const kubernetesSchema = z.strictObject({
   context: z.string().min(1).optional(),
   inCluster: z.boolean().optional(),
   distribution: z.enum(['auto', 'kubeadm', 'openshift']).optional(),
+  /**
+   * The API server's audit log (its `--audit-log-path`, JSON lines), as a file etcd-doctor can read:
+   * a diagnosis reads its end to name who lists (issue 39). Only the last `maxMiB` MiB (default 16)
+   * and at most its last `maxLines` lines (default 100,000) are read.
+   */
+  auditLog: z
+    .strictObject({
+      path: z.string().min(1),
+      maxMiB: z.number().int().min(1).max(256).optional(),
+      maxLines: z.number().int().min(100).max(1_000_000).optional(),
+    })
+    .optional(),
 });
 
 const slackSchema = z.strictObject({

@@ -5,12 +5,17 @@ import type { KubernetesEvidence } from '../probes/kubernetes/evidence.js';
 import type { Outcome } from '../probes/outcome.js';
 import type { DoctorDeps } from './options.js';
 
-/** The Kubernetes evidence of a cluster configured with `kubernetes`; undefined without. */
+/**
+ * The Kubernetes evidence of a cluster configured with `kubernetes`; undefined without. `windowMs`:
+ * the apiserver's /metrics is read at both ends of a window that long (the run's own metrics window);
+ * 0 reads it once.
+ */
 export function kubernetesEvidenceOf(
   cluster: ClusterConfig,
   parts: 'all' | 'vantage',
   deps: DoctorDeps,
   now: () => number,
+  windowMs = 0,
 ): Promise<Outcome<KubernetesEvidence>> | undefined {
   const k8s = cluster.kubernetes;
   if (!k8s) return undefined;
@@ -19,7 +24,11 @@ export function kubernetesEvidenceOf(
     collectKubernetesOutcome(cluster, {
       now,
       parts,
-      settings: { timeoutMs: deps.config.probes.timeoutMs, logTimeoutMs: 2 * deps.config.probes.timeoutMs },
+      settings: {
+        timeoutMs: deps.config.probes.timeoutMs,
+        logTimeoutMs: 2 * deps.config.probes.timeoutMs,
+        metricsWindowMs: windowMs,
+      },
       loadClients: kubernetesLoader(cluster, deps.readFileBuffer),
     }),
   );

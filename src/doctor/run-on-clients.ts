@@ -26,6 +26,8 @@ export interface Pipeline {
   collectKubernetes: (
     cluster: ClusterConfig,
     parts?: 'all' | 'vantage',
+    /** The apiserver's /metrics window (0: one read). */
+    windowMs?: number,
   ) => Promise<Outcome<KubernetesEvidence>> | undefined;
 }
 

@@ -4,7 +4,7 @@ import type { Finding, Severity } from '../finding.js';
 import { explainLines, type Rule } from '../rule.js';
 import { nodesOfMembers } from '../support/kubernetes.js';
 import { formatPerSecond, formatRate, latencyShown, type MemberLoad, memberLoads } from '../support/load.js';
-import { apiserverListEvidence } from './apiserver-lists.js';
+import { apiserverListEvidence, type ListEvidence } from './apiserver-lists.js';
 
 /**
  * Bytes a second one member sends its clients before that is a heavy read load: 10 MB/s (inference).
@@ -30,7 +30,8 @@ interface Heavy {
  * when the member shows latency now (a slow linearizable read, GET /version stalled, applies over
  * 100 ms): then it explains cpu-starvation and slow-reads there, and is ranked above them. Heavy
  * reads that slow nothing are `info`. With Kubernetes, the apiserver's own metrics name the
- * resource listed (apiserver-lists.ts).
+ * resource listed, at its rate in the same window, and the API Priority and Fairness flow schema
+ * beside it; the audit log, where configured, who lists it (apiserver-lists.ts).
  */
 export const expensiveRequestsRule: Rule = {
   name: 'expensive-requests',
@@ -68,7 +69,7 @@ export const expensiveRequestsRule: Rule = {
     const slowed = heavy.filter((h) => h.latency !== undefined);
     const severity: Severity = slowed.length > 0 ? 'warning' : 'info';
     const top = heavy[0] as Heavy;
-    const lists = apiserverListEvidence(evidence);
+    const lists = apiserverListEvidence(evidence, { heavyBytesPerSecond: EXPENSIVE_SENT_BYTES_PER_SECOND });
     const finding: Finding = {
       cause: 'expensive-requests',
       severity,
@@ -76,7 +77,7 @@ export const expensiveRequestsRule: Rule = {
       nodes: nodesOfMembers(evidence, names),
       summary: `${lists.headline ?? 'Clients are reading'} ${formatRate(top.sent)} from ${top.load.name}${heavy.length > 1 ? ` (and from ${formatList(names.slice(1))})` : ''}${severity === 'warning' ? ': heavy reads explain the latency there' : ': heavy reads, no latency yet'}`,
       evidence: [...heavy.map(describeHeavy), ...lists.evidence],
-      steps: stepsFor(evidence, names, lists.resource),
+      steps: stepsFor(evidence, names, lists),
       unknowns: lists.unknowns,
     };
     return { finding, explain: [...explain, `fired: ${formatList(names)} (${severity})`] };
@@ -94,14 +95,20 @@ function describeHeavy(h: Heavy): string {
   return `${h.load.name}: ${formatRate(h.sent)} sent to clients over ${h.load.windowSeconds} s${rangeWords}${watch}${h.latency ? `; ${h.latency}` : ''}`;
 }
 
-function stepsFor(evidence: Evidence, names: string[], resource: string | undefined) {
+function stepsFor(evidence: Evidence, names: string[], lists: ListEvidence) {
   const kube = evidence.kubernetes !== undefined;
+  const resource = lists.resource;
+  const flow = lists.flow;
+  const bound =
+    flow && flow.priorityLevel !== 'exempt'
+      ? `its requests go through flow schema \`${flow.flowSchema}\` at priority level \`${flow.priorityLevel}\`: give that client a FlowSchema of its own at a PriorityLevelConfiguration with fewer seats (API Priority and Fairness)`
+      : 'a FlowSchema and PriorityLevelConfiguration for that client (API Priority and Fairness)';
   return [
     {
-      text: `Find the client: on ${formatList(names)}'s host, \`ss -tn state established '( sport = :2379 )'\` counted by peer address${kube ? `; with Kubernetes, the apiserver's \`apiserver_request_total{verb="LIST"}\` by resource and its audit log for LISTs${resource ? ` of ${resource}` : ''} without \`limit\` or \`resourceVersion\`` : ''}`,
+      text: `Find the client: ${lists.lister ? `the audit log names ${lists.lister} listing ${resource}; ` : ''}on ${formatList(names)}'s host, \`ss -tn state established '( sport = :2379 )'\` counted by peer address${kube ? `; with Kubernetes, the apiserver's \`apiserver_request_total{verb="LIST"}\` by resource and its audit log for LISTs${resource ? ` of ${resource}` : ''} without \`limit\` or \`resourceVersion\`` : ''}`,
     },
     {
-      text: 'Bound it: a FlowSchema and PriorityLevelConfiguration for that client (API Priority and Fairness), paginated LISTs (`limit` and `continue`), and LISTs the watch cache serves (`resourceVersion=0`) instead of etcd',
+      text: `Bound it: ${bound}, paginated LISTs (\`limit\` and \`continue\`), and LISTs the watch cache serves (\`resourceVersion=0\`) instead of etcd`,
     },
     {
       text: 'Do not restart or defragment etcd for this: the load comes back with the client (etcd-io/etcd#12457)',

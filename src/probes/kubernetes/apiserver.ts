@@ -1,7 +1,8 @@
 import type { Outcome } from '../outcome.js';
 import { type Histogram, histogramQuantile } from '../../etcd/histogram.js';
 import { formatSeconds, type Probe, ProbeError, ProbeTimeoutError, toFailure } from '../probe.js';
-import { apiserverLists, keepListLine } from './apiserver-lists.js';
+import { type ApiserverLists, apiserverLists, keepListLine } from './apiserver-lists.js';
+import { compareLists } from './apiserver-lists-window.js';
 import type { KubeProbeContext } from './context.js';
 import type { ApiserverData, EtcdRequestLatency, ReadyzCheck } from './evidence.js';
 import { forbiddenMessage, kubeCall } from './kube-call.js';
@@ -12,18 +13,24 @@ const METRIC = 'etcd_request_duration_seconds';
  * The apiserver as a client of etcd (KB §4.2): `/readyz?verbose` (its `etcd` checks), the wall
  * time of a GET served from etcd next to `/version` (served from memory), and
  * `etcd_request_duration_seconds` from /metrics. A 403 on /metrics is a note, not a failure.
+ * With a `windowMs`, /metrics is read again that much later, for its LISTs and API Priority and
+ * Fairness in the window (apiserver-lists-window.ts).
  */
-export function createApiserverProbe(timeoutMs: number): Probe<KubeProbeContext, ApiserverData> {
+export function createApiserverProbe(
+  timeoutMs: number,
+  windowMs = 0,
+): Probe<KubeProbeContext, ApiserverData> {
   return {
     kind: 'k8s-apiserver',
     asks: 'the readyz, latency and metrics checks',
-    timeoutMs,
+    // Two /metrics GETs, each under its own deadline, and the window between them.
+    timeoutMs: windowMs > 0 ? 2 * timeoutMs + windowMs : timeoutMs,
     async collect(ctx, signal) {
       const started = performance.now();
       const [readyz, latency, metrics] = await Promise.allSettled([
         readReadyz(ctx, signal),
         measureLatency(ctx, signal),
-        readEtcdRequestMetrics(ctx, signal),
+        readEtcdRequestMetrics(ctx, signal, windowMs),
       ]);
       // Neither readyz nor a plain GET answered: the apiserver itself failed this probe.
       if (readyz.status === 'rejected' && latency.status === 'rejected') {
@@ -127,16 +134,39 @@ function gitVersionOf(body: string): string | undefined {
   return undefined;
 }
 
+/**
+ * /metrics at the start of the window and, with a window, at its end: the latency histogram from
+ * the later page, the LISTs and flows of both compared. A later GET that fails leaves the first
+ * page's since-start reading: the window is lost, not the evidence.
+ */
 async function readEtcdRequestMetrics(
   ctx: KubeProbeContext,
   signal: AbortSignal,
+  windowMs: number,
 ): Promise<EtcdRequestLatency> {
+  const first = await scrapeApiserverMetrics(ctx, signal);
+  if (windowMs <= 0 || !first.lists) return withLists(first.summary, first.lists);
+  await ctx.sleep(windowMs, signal);
+  const second = await scrapeApiserverMetrics(ctx, signal).catch(() => undefined);
+  if (!second?.lists) return withLists(first.summary, first.lists);
+  const window = compareLists(first.lists, second.lists, (second.atMs - first.atMs) / 1000);
+  return withLists(second.summary, { ...second.lists, window });
+}
+
+function withLists(summary: EtcdRequestLatency, lists: ApiserverLists | undefined): EtcdRequestLatency {
+  return lists ? { ...summary, lists } : summary;
+}
+
+async function scrapeApiserverMetrics(
+  ctx: KubeProbeContext,
+  signal: AbortSignal,
+): Promise<{ summary: EtcdRequestLatency; lists: ApiserverLists | undefined; atMs: number }> {
   const res = await rawGet(ctx, '/metrics', signal, (line) => line.startsWith(METRIC) || keepListLine(line));
+  const atMs = ctx.now();
   if (res.status !== 200) throw new ProbeError('error', `answered /metrics with HTTP ${res.status}`);
   const summary = summarizeEtcdRequests(res.body);
   if (!summary) throw new ProbeError('error', `has no ${METRIC} in its /metrics`);
-  const lists = apiserverLists(res.body.split('\n').filter(keepListLine));
-  return lists ? { ...summary, lists } : summary;
+  return { summary, lists: apiserverLists(res.body.split('\n').filter(keepListLine)), atMs };
 }
 
 interface Series {

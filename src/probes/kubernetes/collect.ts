@@ -4,6 +4,7 @@ import { type Outcome, skipped } from '../outcome.js';
 import type { ProbeRecord } from '../evidence.js';
 import { type Probe, runProbe } from '../probe.js';
 import { createApiserverProbe } from './apiserver.js';
+import { createAuditLogProbe } from './audit-log.js';
 import {
   createKubeProbeContext,
   DEFAULT_KUBE_PROBE_SETTINGS,
@@ -31,7 +32,7 @@ export interface CollectKubernetesDeps {
 }
 
 type ProbePart = {
-  [K in keyof KubernetesEvidence]: KubernetesEvidence[K] extends Outcome<unknown> ? K : never;
+  [K in keyof KubernetesEvidence]-?: KubernetesEvidence[K] extends Outcome<unknown> ? K : never;
 }[keyof KubernetesEvidence];
 
 /** The probe name of each part, as it appears in the JSON `probes` list. */
@@ -70,6 +71,17 @@ export async function collectKubernetesEvidence(
   const t = settings.timeoutMs;
   const all = (deps.parts ?? 'all') === 'all';
   const notAsked = async () => skipped("not asked: only the apiserver's view of etcd was needed");
+  const audit = cluster.kubernetes?.auditLog;
+  const auditLogP =
+    all && audit
+      ? run(
+          createAuditLogProbe(t, {
+            path: audit.path,
+            maxBytes: (audit.maxMiB ?? 16) * 1024 * 1024,
+            maxLines: audit.maxLines ?? 100_000,
+          }),
+        )
+      : undefined;
   const [pods, logs, leases, nodes, staticPods, etcdPods, apiserver, events] = await Promise.all([
     run(createControlPlanePodsProbe(t)),
     all ? run(createControlPlaneLogsProbe(settings.logTimeoutMs)) : notAsked(),
@@ -77,7 +89,7 @@ export async function collectKubernetesEvidence(
     all ? run(createNodesProbe(t)) : notAsked(),
     all ? run(createStaticPodsProbe(t)) : notAsked(),
     run(createEtcdPodSpecProbe(t)),
-    run(createApiserverProbe(t)),
+    run(createApiserverProbe(t, all ? settings.metricsWindowMs : 0)),
     all ? run(createEventsProbe(t)) : notAsked(),
   ]);
   const distribution = await ctx.layout().then(
@@ -96,6 +108,7 @@ export async function collectKubernetesEvidence(
     etcdPods,
     apiserver,
     events,
+    ...(auditLogP ? { auditLog: await auditLogP } : {}),
   };
 }
 
@@ -121,9 +134,12 @@ export async function collectKubernetesOutcome(
 
 /** The `probes` records of a Kubernetes collection, for the report's JSON. */
 export function kubernetesProbeRecords(evidence: KubernetesEvidence): ProbeRecord[] {
-  return (Object.keys(KUBERNETES_PROBE_NAMES) as ProbePart[])
-    .filter((key) => evidence[key].ok || evidence[key].failure.kind !== 'skipped')
-    .map((key) => recordOf(KUBERNETES_PROBE_NAMES[key], evidence[key]));
+  return [
+    ...(Object.keys(KUBERNETES_PROBE_NAMES) as ProbePart[])
+      .filter((key) => evidence[key].ok || evidence[key].failure.kind !== 'skipped')
+      .map((key) => recordOf(KUBERNETES_PROBE_NAMES[key], evidence[key])),
+    ...(evidence.auditLog ? [recordOf('k8s-audit-log', evidence.auditLog)] : []),
+  ];
 }
 
 function recordOf(name: string, outcome: Outcome<unknown>): ProbeRecord {

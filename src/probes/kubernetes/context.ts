@@ -1,5 +1,6 @@
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import type { KubernetesClients } from '../../clients/kubernetes.js';
+import { abortableSleep } from '../../timing.js';
 import type { ControlPlaneComponent } from './evidence.js';
 import { kubeCall } from './kube-call.js';
 import {
@@ -25,6 +26,12 @@ export interface KubeProbeSettings {
   eventLimit: number;
   /** The apiserver's /metrics is read line by line up to this size. */
   metricsMaxBytes: number;
+  /**
+   * The apiserver's /metrics is read twice, this far apart, so its LISTs and API Priority and
+   * Fairness read as rates now (the etcd members' metrics window, probes.metricsWindowMs); 0 reads it
+   * once, and the rules say its counters are averages since it started (a watch check, a digest).
+   */
+  metricsWindowMs: number;
 }
 
 export const DEFAULT_KUBE_PROBE_SETTINGS: KubeProbeSettings = {
@@ -37,6 +44,7 @@ export const DEFAULT_KUBE_PROBE_SETTINGS: KubeProbeSettings = {
   eventWindowMs: 6 * 3600 * 1000,
   eventLimit: 50,
   metricsMaxBytes: 64 * 1024 * 1024,
+  metricsWindowMs: 0,
 };
 
 export interface ListedPod {
@@ -52,6 +60,8 @@ export interface ListedPod {
 export interface KubeProbeContext {
   clients: KubernetesClients;
   now: () => number;
+  /** Waits out the apiserver's metrics window. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   settings: KubeProbeSettings;
   layout(): Promise<ControlPlaneLayout>;
   controlPlanePods(): Promise<ListedPod[]>;
@@ -61,6 +71,8 @@ export interface KubeProbeContext {
 export interface KubeProbeContextOptions {
   clients: KubernetesClients;
   now: () => number;
+  /** Default abortableSleep. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   settings: KubeProbeSettings;
   /** From the cluster config; `auto` (or absent) asks the API. */
   distribution: 'auto' | 'kubeadm' | 'openshift' | undefined;
@@ -88,7 +100,8 @@ export function createKubeProbeContext(opts: KubeProbeContextOptions): KubeProbe
     listControlPlanePods(clients, await layout(), unbounded, sharedTimeoutMs),
   );
   const controlPlaneNodes = once(() => listControlPlaneNodes(clients, unbounded, sharedTimeoutMs));
-  return { clients, now: opts.now, settings, layout, controlPlanePods, controlPlaneNodes };
+  const sleep = opts.sleep ?? abortableSleep;
+  return { clients, now: opts.now, sleep, settings, layout, controlPlanePods, controlPlaneNodes };
 }
 
 export async function listControlPlanePods(

@@ -7,6 +7,28 @@ import type { LogSignals } from '../../etcd/scan-logs.js';
  * on pods/log costs the log scan, not the node conditions. Times are epoch ms; ages are computed
  * by rules against `RuleContext.now`.
  */
+/** Who lists, from the API server's audit log (audit-log.ts). */
+export interface AuditListers {
+  /** The events read (lines that parsed), and the time the newest was received (ms). */
+  eventsRead: number;
+  newestAtMs: number | undefined;
+  /** The span counted: LISTs received in the last `recentMs` before `readAtMs`. */
+  recentMs: number;
+  readAtMs: number;
+  /** By count, most first. */
+  listers: AuditLister[];
+}
+
+export interface AuditLister {
+  resource: string;
+  /** `cluster`: every namespace (no `objectRef.namespace`); `namespace`: one. */
+  scope: 'cluster' | 'namespace';
+  username: string;
+  /** The first word of `userAgent` (`kubectl/v1.30.2`); undefined when the event has none. */
+  client: string | undefined;
+  lists: number;
+}
+
 export interface KubernetesEvidence {
   distribution: KubernetesDistribution;
   /** The apiserver URL the probes used. */
@@ -21,6 +43,8 @@ export interface KubernetesEvidence {
   etcdPods: Outcome<EtcdPodSpec[]>;
   apiserver: Outcome<ApiserverData>;
   events: Outcome<WarningEvent[]>;
+  /** Who lists, from the API server's audit log; absent unless `kubernetes.auditLog` names one (audit-log.ts). */
+  auditLog?: Outcome<AuditListers>;
 }
 
 export type KubernetesDistribution = 'kubeadm' | 'openshift' | 'unknown';

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { addDefragRunner } from '../../../src/history/defrag-runner.js';
@@ -74,7 +75,7 @@ describe('overload and exhaustion, live', () => {
     expect(named(after, 'expensive-requests')).toBeUndefined();
   }, 120_000);
 
-  it("with Kubernetes: the apiserver's own metrics name the resource listed, pods across all namespaces", async () => {
+  it("with Kubernetes: the apiserver's own metrics name the resource listed, pods across all namespaces, at its rate in the window and with the flow schema", async () => {
     const target = t.lab.members[0];
     if (!target) throw new Error('no member');
     await seedPods(target.clientUrl);
@@ -85,11 +86,18 @@ describe('overload and exhaustion, live', () => {
         {
           name: 'prod',
           etcd: { endpoints: t.lab.endpoints, metricsUrls: t.lab.metricsUrls },
-          kubernetes: { kubeconfig, context: 'prod' },
+          kubernetes: {
+            kubeconfig,
+            context: 'prod',
+            // The API server's audit log of the same minute: a CI runner's kubectl lists every pod.
+            auditLog: {
+              path: fileURLToPath(new URL('../../fixtures/kube/list-storm/audit.log', import.meta.url)),
+            },
+          },
         },
       ],
     });
-    // The fixture was recorded at a fixed time: the apiserver's uptime is read against it.
+    // The fixture was recorded at a fixed time: the apiserver's uptime and the audit log's minute are read against it.
     const started = Date.now();
     const now = () => fake.fixture.recordedAtMs + (Date.now() - started);
     const doctor = createDoctor({ config, readFileBuffer: (p) => readFile(p), now });
@@ -118,14 +126,26 @@ describe('overload and exhaustion, live', () => {
     );
     const f = named(report, 'expensive-requests');
     expect(report.findings[0]?.cause).toBe('expensive-requests');
-    expect(f?.summary).toMatch(
-      new RegExp(
-        `^LISTs of pods across all namespaces \\(3 a second, 85 MB each, since the apiserver started 2 h 0\\d min ago\\) are reading [\\d.]+ MB/s from ${target.name}`,
-      ),
+    // The fake apiserver lists 3 a second while it runs (list-storm/metrics-growth.json), and the
+    // doctor reads its /metrics at both ends of its own 3 s window: whole LISTs, 9 or 10 of them.
+    const headline = new RegExp(
+      `^LISTs of pods across all namespaces \\(([\\d.]+) a second, 85 MB each, in the last 3 s; flow schema \`service-accounts\`, priority level \`workload-low\`; by system:serviceaccount:ci:runner with kubectl/v1\\.30\\.2\\) are reading [\\d.]+ MB/s from ${target.name}`,
+    );
+    expect(f?.summary).toMatch(headline);
+    const perSecond = Number(headline.exec(f?.summary ?? '')?.[1]);
+    expect(perSecond).toBeGreaterThanOrEqual(2.5);
+    expect(perSecond).toBeLessThanOrEqual(3.5);
+    expect(f?.evidence.join('\n')).toMatch(
+      /the apiserver in the last 3 s: LISTs of pods across all namespaces, [\d.]+ a second, 85 MB each \([\d.]+ MB\/s\), (9|10) served from etcd rather than the watch cache/,
     );
     expect(f?.evidence.join('\n')).toMatch(
-      /the apiserver: LISTs of pods across all namespaces, .*21,600 served from etcd rather than the watch cache/,
+      /API Priority and Fairness in the last 3 s: flow schema `service-accounts` \(priority level `workload-low`\) dispatches the most/,
     );
+    expect(f?.evidence.join('\n')).toMatch(
+      /the audit log, LISTs received in the last 60 s: \d+ of pods across all namespaces by system:serviceaccount:ci:runner \(kubectl\/v1\.30\.2\)/,
+    );
+    // The 12 time-outs of the fixture are older than the window: no rejection now.
+    expect(f?.summary).not.toMatch(/429/);
   }, 120_000);
 
   it('2 MB puts refused: request-too-large on the member that refused them, with the default limit; gone after', async () => {

@@ -2,7 +2,8 @@
  * A local fake of the Kubernetes API (127.0.0.1, a free port) that serves a fixture folder to the
  * real @kubernetes/client-node: list/get of pods (label and field selectors), pods/log (container,
  * previous, tailLines, limitBytes), nodes, events, leases, batch/v1 cronjobs and jobs, namespaces, the OpenShift etcd operator
- * CR, API discovery, /readyz, /livez, /metrics and /version, ConfigMaps by name (from fixture files) and
+ * CR, API discovery, /readyz, /livez, /metrics (counters advancing with time where the fixture says:
+ * growing-metrics.ts) and /version, ConfigMaps by name (from fixture files) and
  * SelfSubjectReview (answering `user`). It can answer 403 for a chosen
  * resource and hold answers back (for timeouts). Errors are metav1.Status bodies, as the
  * apiserver sends them.
@@ -16,6 +17,7 @@ import {
   loadKubeFixture,
   type ScenarioDelay,
 } from './kube-fixtures.js';
+import { metricsPage } from './growing-metrics.js';
 import { matchesFieldSelector, matchesLabelSelector } from './kube-selectors.js';
 
 export interface ForbidRule {
@@ -128,6 +130,8 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions): Promise<FakeKu
   const logs = new Map<string, string>();
   const etcd = { state: 'ok' as 'ok' | 'failed' };
   let api: FakeKubeApi | undefined;
+  // The fixture's counters advance from here (growing-metrics.ts).
+  const startedAtMs = Date.now();
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === 'POST' || req.method === 'DELETE' || req.method === 'PATCH') {
@@ -143,7 +147,7 @@ export async function startFakeKubeApi(opts: FakeKubeApiOptions): Promise<FakeKu
     }
     const url = new URL(req.url ?? '/', 'http://fake');
     const query = Object.fromEntries(url.searchParams);
-    const route = etcdAware(routeOf(fixture, url.pathname), etcd.state);
+    const route = etcdAware(routeOf(fixture, url.pathname, startedAtMs), etcd.state);
     const record = (status: number) =>
       recorded.push({
         method: req.method ?? 'GET',
@@ -378,7 +382,7 @@ const LIST_TYPES: Record<ListKind, { kind: string; apiVersion: string }> = {
   jobs: { kind: 'JobList', apiVersion: 'batch/v1' },
 };
 
-function routeOf(fixture: KubeFixture, pathname: string): Route {
+function routeOf(fixture: KubeFixture, pathname: string, startedAtMs: number): Route {
   const path = pathname.replace(/\/+$/, '') || '/';
   const parts = path.split('/').filter(Boolean);
   const route = (resource: string, serve: Route['serve'], namespace?: string, name?: string): Route => ({
@@ -392,9 +396,12 @@ function routeOf(fixture: KubeFixture, pathname: string): Route {
   if (path === '/readyz' || path === '/livez' || path === '/healthz')
     return route(path, (q) => health(fixture, path, q));
   if (path === '/metrics')
-    return route('/metrics', () =>
-      fileAnswer(fixture, 'metrics.txt', 'text/plain; version=0.0.4; charset=utf-8'),
-    );
+    return route('/metrics', () => {
+      const body = metricsPage(fixture, Date.now() - startedAtMs);
+      return body === undefined
+        ? notFoundPath()
+        : { status: 200, contentType: 'text/plain; version=0.0.4; charset=utf-8', body };
+    });
   if (path === '/apis/operator.openshift.io') return route('/apis', () => discovery(fixture));
   if (path === '/apis/operator.openshift.io/v1/etcds/cluster')
     return route('etcds', () => etcdOperator(fixture), undefined, 'cluster');

@@ -204,7 +204,8 @@ export function scanFaults(
 }
 
 const MAYBE_RESOURCE = /too many open|file descriptor|no space left|out of memory|lookup |resolv|[Kk]ill/;
-const MAYBE_DATA_DIR = /snapshot file doesn|SNAPSHOT-INDEX|wal: file not found|cannot be repaired/;
+const MAYBE_DATA_DIR =
+  /snapshot file doesn|SNAPSHOT-INDEX|wal: file not found|cannot be repaired|read wal error: /;
 const MAYBE_CAMPAIGN = /[Vv]ote|pre-candidate/;
 const MAYBE_CRASH = /(?:^|\s)(?:panic|fatal error): /;
 
@@ -319,9 +320,11 @@ const SNAP_DB_MISSING = /snap: snapshot file doesn't exist|failed to find \[SNAP
 // `failed to open WAL`, capnslog `open wal error: wal: file not found`.
 const WAL_MISSING = /wal: file not found/;
 // storage.go: zap `failed to read WAL, cannot be repaired`, capnslog `read wal error (<err>) and
-// cannot be repaired`, `WAL error (<err>) cannot be repaired`.
+// cannot be repaired`, `WAL error (<err>) cannot be repaired` (2.1 on, which first repair a torn
+// tail); 2.0 stops on any error reading the WAL, with no repair: Go's log `etcdserver: read wal
+// error: <err>` (v2.0.0-v2.0.13 etcdserver/storage.go readWAL; etcd-io/etcd#3065, #2819).
 const WAL_BROKEN =
-  /failed to read WAL, cannot be repaired|wal error \(.{0,200}?\)(?: and)? cannot be repaired/i;
+  /failed to read WAL, cannot be repaired|wal error \(.{0,200}?\)(?: and)? cannot be repaired|etcdserver: read wal error: /i;
 
 function scanDataDir(line: string, _zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
   const what = SNAP_DB_MISSING.test(line)

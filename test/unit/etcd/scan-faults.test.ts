@@ -201,11 +201,29 @@ describe('a damaged data dir', () => {
       ],
       'WAL unreadable',
     ],
+    [
+      '2.0 Go log under journald, the WAL unreadable and no repair (v2.0.13 etcdserver/storage.go:86; etcd-io/etcd#3065)',
+      ['Jun 26 09:43:52 node-1 etcd2[26016]: 2015/06/26 09:43:52 etcdserver: read wal error: unexpected EOF'],
+      'WAL unreadable',
+    ],
   ])('%s', (_what, lines, where) => {
     const s = scan(...lines);
     expect(s.dataDirDamaged.where).toEqual([where]);
     // A panic right after is the damage's, not etcd's own crash.
     for (const e of s.crashes.events) expect(e.explainedBy).toBe('dataDirDamaged');
+  });
+
+  it.each([
+    [
+      '2.1 on, capnslog: a torn WAL tail repaired at start (v2.1.0 etcdserver/storage.go:93)',
+      '2015-08-20 10:00:00.000000 I | etcdserver: repaired WAL error (unexpected EOF)',
+    ],
+    [
+      '2.0: the WAL opened fine, the snapshot restored',
+      '2015/06/26 09:43:52 etcdserver: recovered store from snapshot at index 160016',
+    ],
+  ])('not damaged: %s', (_what, line) => {
+    expect(scan(line).dataDirDamaged.count).toBe(0);
   });
 });
 

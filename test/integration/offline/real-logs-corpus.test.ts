@@ -20,9 +20,12 @@ const DIR = join(import.meta.dirname, '../../fixtures/real-logs');
  * compaction stall that ended inside the log, 49 with small requests over 100 ms repeated
  * (slow-disk, sealos-882) and one slow authenticate beside late heartbeats (cpu-starvation,
  * etcd-11012), 50 (91 %, issue 37's "Done when") with a cluster that never formed (campaigns
- * from raft's bootstrap entries alone: peer-network, opsnull-342).
+ * from raft's bootstrap entries alone: peer-network, opsnull-342). With 14 more logs (79, 66
+ * counted) 59 of 66 (89 %): the new misses etcd-3065 (no finding) and rke-1123 (cert-expiry where
+ * the thread says clock-skew: Go before 1.15 does not say expired or not yet valid). 60 (91 %) with
+ * etcd 2.0's fatal `read wal error: <err>` read as an unreadable WAL (corruption, etcd-3065).
  */
-const FLOOR_RIGHT = 50;
+const FLOOR_RIGHT = 60;
 const CEILING_UNREAD = 0;
 
 /** Causes issue 37 adds (fd-exhaustion …); `healthy` expects no warning or critical finding. */

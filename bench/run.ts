@@ -14,6 +14,7 @@ import { benchSlackFlow } from './slack-flow.js';
 import { benchSnapshotRead } from './snapshot-read.js';
 import { benchSpaceScan } from './space-scan.js';
 import { benchWatchCheck } from './watch-check.js';
+import { benchWatchCheckBefore } from './watch-check-before.js';
 import { goalsTable } from './goals.js';
 import { nextResultsFile } from './results-file.js';
 import { benchWatchFleet, WATCH_2000_SCALE } from './watch-fleet.js';
@@ -40,6 +41,7 @@ const SECTIONS: Record<string, () => Promise<string>> = {
   'nospace-recovery': benchNospaceRecovery,
   charts: benchCharts,
   'watch-check': benchWatchCheck,
+  'watch-check-before': benchWatchCheckBefore,
   'watch-fleet': () => benchWatchFleet(),
   'watch-fleet-2000-scale': () => benchWatchFleet(WATCH_2000_SCALE),
   'offline-read': benchOfflineRead,

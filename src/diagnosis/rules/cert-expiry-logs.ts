@@ -77,14 +77,24 @@ export const certExpiryLogsRule: Rule = {
       ...(peers.length ? [`peer${peers.length === 1 ? '' : 's'} ${formatList(peers)}`] : []),
       ...(clients.length ? [`clients from ${formatList(clients)}`] : []),
     ];
+    // Go before 1.15 writes an expired certificate and one not yet valid (a clock behind) as one
+    // message with no dates (crypto/x509 verify.go): without Go's `is after <NotAfter>`, either may be.
+    const dated = notAfter !== undefined;
     const finding: Finding = {
       cause: 'cert-expiry',
-      severity: 'critical',
+      severity: dated ? 'critical' : 'warning',
       members,
       nodes: nodesOfMembers(evidence, members),
-      summary: `${formatList(refusers)} refuse${refusers.length === 1 ? 's' : ''} ${formatList(who.length ? who : ['connections'])}: ${peers.length ? 'their' : 'the'} certificate has expired${notAfter ? ` (at ${notAfter.replace('T', ' ').replace('Z', ' UTC')})` : ''}${firstSeenAt ? `; refused since ${firstSeenAt.replace('T', ' ').slice(0, 19)} UTC` : ''}`,
+      summary: `${formatList(refusers)} refuse${refusers.length === 1 ? 's' : ''} ${formatList(who.length ? who : ['connections'])}: ${peers.length ? 'their' : 'the'} certificate has expired${notAfter ? ` (at ${notAfter.replace('T', ' ').replace('Z', ' UTC')})` : ", or is not yet valid because a clock is behind (this etcd's Go, before 1.15, writes both as one message with no dates)"}${firstSeenAt ? `; refused since ${firstSeenAt.replace('T', ' ').slice(0, 19)} UTC` : ''}`,
       evidence: refusals.flatMap(describe),
       steps: [
+        ...(dated
+          ? []
+          : [
+              {
+                text: "First tell which: the certificate's dates (`openssl x509 -noout -dates -in <cert>`) against the clock of both ends (`timedatectl` on each node). Dates in the future mean a clock is behind: fix time sync (chrony/NTP) and nothing needs renewing",
+              },
+            ]),
         peers.length
           ? {
               text: `Renew the peer certificate of ${formatList(peers)} (kubeadm: \`kubeadm certs renew etcd-peer\` on its node; check with \`openssl x509 -noout -enddate -in /etc/kubernetes/pki/etcd/peer.crt\`), then restart that member so it presents the new one`,

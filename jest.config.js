@@ -1,6 +1,7 @@
 /** Jest runs TypeScript through swc (ESM); `tsc --noEmit` does the type-checking. */
 export default {
-  testEnvironment: 'node',
+  // Node's environment, waiting out and naming what a file leaves running (test/support/jest-environment.cjs).
+  testEnvironment: '<rootDir>/test/support/jest-environment.cjs',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [

@@ -365,6 +365,8 @@ describe('etcd-doctor mcp, failures around it', () => {
       20_000,
       'mcp exits on a bad config',
     );
+    // Our end of its stdin: nothing was written, and nothing will be.
+    child.stdin.destroy();
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr.trim()).toBe(`etcd-doctor: ${bad}: clusters[0].etcd.endpoints[0]: not a URL`);

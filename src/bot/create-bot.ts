@@ -1,6 +1,6 @@
 import type { ChatAdapter, ChatHandlers, IncomingAction, IncomingCommand } from '../chat/adapter.js';
 import { APOLOGY_TEXT } from '../chat/adapter.js';
-import type { ClusterAccess } from './cluster-access.js';
+import type { ClusterAccess } from '../config/cluster-access.js';
 import type { ChatCommand, CommandContext } from '../commands/command.js';
 import { type ParsedCommand, parseCommand, usageLines } from '../commands/parse-command.js';
 import type { WatchStatus } from '../watch/watch-status.js';
@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import type { PlanStore } from '../state/plan-store.js';
 import { handleAction, type RemediationClickDeps } from './handle-action.js';
-import type { JobRequests } from './job-requests.js';
+import type { JobRequests } from '../queue/job-requests.js';
 
 export interface BotDeps {
   chat: ChatAdapter;

@@ -1,10 +1,10 @@
 import type { IncomingAction } from '../chat/adapter.js';
-import type { ClusterAccess } from './cluster-access.js';
-import { checkQueuedReply, spaceQueuedReply } from './check-replies.js';
+import type { ClusterAccess } from '../config/cluster-access.js';
+import { checkQueuedReply, recoveryQueuedReply, spaceQueuedReply } from '../commands/check-replies.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import { type ClickDeps, runRemediationClick } from '../remediation/handle-click.js';
 import { isRemediationPlan, type PlanLookup, parseButtonValue, type PlanStore } from '../state/plan-store.js';
-import type { JobRequests } from './job-requests.js';
+import type { JobRequests } from '../queue/job-requests.js';
 
 /** What the remediation click path needs beyond the bot's own clusters. */
 export type RemediationClickDeps = Omit<ClickDeps, 'clusters'>;
@@ -72,11 +72,7 @@ export async function handleAction(action: IncomingAction, deps: ActionDeps): Pr
       user: action.user,
       ...(thread ? { thread } : {}),
     });
-    return textView(
-      reply.joined
-        ? `The recovery plan of *${plan.cluster}* is already being worked out; it follows in the thread.`
-        : `Working out the recovery plan of *${plan.cluster}* (read-only); it follows in the thread.`,
-    );
+    return recoveryQueuedReply(plan.cluster, reply);
   }
   if (deps.remediation && isRemediationPlan(plan))
     return runRemediationClick(action, planId, plan, { ...deps.remediation, clusters: deps.clusters });

@@ -1,5 +1,5 @@
 import type { IncomingAction } from '../chat/adapter.js';
-import type { ClusterAccess } from '../bot/cluster-access.js';
+import type { ClusterAccess } from '../config/cluster-access.js';
 import type { AuditEvent, AuditLog } from '../state/audit-log.js';
 import type { RemediateJob } from '../queue/job-schemas.js';
 import { type ChatView, textView, type ViewButton } from '../report/chat-view.js';

@@ -14,7 +14,7 @@ import type { JobRequests } from '../queue/job-requests.js';
 
 export interface BotDeps {
   chat: ChatAdapter;
-  /** The clusters a chat may name (bot/cluster-access.ts): config lookups only, never a probe. */
+  /** The clusters a chat may name (config/cluster-access.ts): config lookups only, never a probe. */
   clusters: ClusterAccess;
   jobs: JobRequests;
   /** Button plans, read within the chat's Redis deadline (bot/deadline.ts chatPlans). */

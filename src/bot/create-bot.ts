@@ -1,8 +1,8 @@
 import type { ChatAdapter, ChatHandlers, IncomingAction, IncomingCommand } from '../chat/adapter.js';
 import { APOLOGY_TEXT } from '../chat/adapter.js';
-import type { ClusterAccess } from './cluster-access.js';
+import type { ChannelOrigin, ClusterAccess } from '../config/cluster-access.js';
 import type { ChatCommand, CommandContext } from '../commands/command.js';
-import { type ParsedCommand, parseCommand, usageLines } from '../commands/parse-command.js';
+import { parseCommand, usageLines } from '../commands/parse-command.js';
 import type { WatchStatus } from '../watch/watch-status.js';
 import type { DigestService } from '../digest/digest-service.js';
 import { describeError, isEtcdDoctorError } from '../errors.js';
@@ -10,11 +10,11 @@ import type { Logger } from '../logger.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import type { PlanStore } from '../state/plan-store.js';
 import { handleAction, type RemediationClickDeps } from './handle-action.js';
-import type { JobRequests } from './job-requests.js';
+import type { JobRequests } from '../queue/job-requests.js';
 
 export interface BotDeps {
   chat: ChatAdapter;
-  /** The clusters a chat may name (bot/cluster-access.ts): config lookups only, never a probe. */
+  /** The clusters a chat may name (config/cluster-access.ts): config lookups only, never a probe. */
   clusters: ClusterAccess;
   jobs: JobRequests;
   /** Button plans, read within the chat's Redis deadline (bot/deadline.ts chatPlans). */
@@ -42,7 +42,8 @@ export function createBot(deps: BotDeps): Bot {
   const { clusters } = deps;
 
   const answerCommand = async (cmd: IncomingCommand): Promise<ChatView> => {
-    const parsed = parseWithOnlyCluster(cmd, deps.commands, clusters);
+    const from = { channel: cmd.channel, channelName: cmd.channelName };
+    const parsed = parseCommand(cmd.text, deps.commands, () => onlyCluster(clusters, from));
     if (!parsed.ok) return usageReply(parsed.problem, parsed.command, deps.commands, clusters);
     const ctx: CommandContext = {
       channel: cmd.channel,
@@ -83,18 +84,10 @@ export function createBot(deps: BotDeps): Bot {
   };
 }
 
-/** `diagnose` alone, where the channel may use one cluster only, means that cluster. */
-function parseWithOnlyCluster(
-  cmd: IncomingCommand,
-  commands: readonly ChatCommand[],
-  clusters: ClusterAccess,
-): ParsedCommand {
-  const parsed = parseCommand(cmd.text, commands);
-  if (parsed.ok || parsed.problem !== 'an argument is missing' || !parsed.command?.defaultsToOnlyCluster)
-    return parsed;
-  const from = { channel: cmd.channel, channelName: cmd.channelName };
+/** The one cluster the channel may use, where it may use one only (`diagnose` alone there means it). */
+function onlyCluster(clusters: ClusterAccess, from: ChannelOrigin): string | undefined {
   const usable = clusters.names().filter((name) => clusters.allowedIn(name, from));
-  return usable.length === 1 ? parseCommand(`${cmd.text} ${usable[0]}`, commands) : parsed;
+  return usable.length === 1 ? usable[0] : undefined;
 }
 
 /** Expected refusals become their one-line message; anything else is logged and apologised for. */

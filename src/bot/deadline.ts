@@ -1,10 +1,8 @@
 import { EtcdDoctorError } from '../errors.js';
 import { QUEUE_UNAVAILABLE } from '../queue/job-queue.js';
+import { CHAT_REDIS_DEADLINE_MS } from '../queue/job-requests.js';
 import type { PlanStore } from '../state/plan-store.js';
 import { withDeadline } from '../timing.js';
-
-/** A Redis read the chat side waits for while a user waits: at most this long (Slack allows 3 s in all). */
-export const CHAT_REDIS_DEADLINE_MS = 1500;
 
 /**
  * The plan store as a button press reads it, while the user waits: a Redis that does not answer

@@ -1,10 +1,11 @@
 import type { IncomingAction } from '../chat/adapter.js';
-import type { ClusterAccess } from './cluster-access.js';
-import { checkQueuedReply, spaceQueuedReply } from './check-replies.js';
+import type { ClusterAccess } from '../config/cluster-access.js';
+import { checkQueuedReply, recoveryQueuedReply, spaceQueuedReply } from '../commands/check-replies.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import { type ClickDeps, runRemediationClick } from '../remediation/handle-click.js';
-import { isRemediationPlan, type PlanLookup, parseButtonValue, type PlanStore } from '../state/plan-store.js';
-import type { JobRequests } from './job-requests.js';
+import { z } from 'zod';
+import { isRemediationPlan, PLAN_ID, type PlanLookup, type PlanStore } from '../state/plan-store.js';
+import type { JobRequests } from '../queue/job-requests.js';
 
 /** What the remediation click path needs beyond the bot's own clusters. */
 export type RemediationClickDeps = Omit<ClickDeps, 'clusters'>;
@@ -72,11 +73,7 @@ export async function handleAction(action: IncomingAction, deps: ActionDeps): Pr
       user: action.user,
       ...(thread ? { thread } : {}),
     });
-    return textView(
-      reply.joined
-        ? `The recovery plan of *${plan.cluster}* is already being worked out; it follows in the thread.`
-        : `Working out the recovery plan of *${plan.cluster}* (read-only); it follows in the thread.`,
-    );
+    return recoveryQueuedReply(plan.cluster, reply);
   }
   if (deps.remediation && isRemediationPlan(plan))
     return runRemediationClick(action, planId, plan, { ...deps.remediation, clusters: deps.clusters });
@@ -84,6 +81,21 @@ export async function handleAction(action: IncomingAction, deps: ActionDeps): Pr
     `*${plan.label}* (\`${plan.action}\`) is not enabled in this version of etcd-doctor: actions that change a cluster come in a later release. Nothing was done; the remediation step says how to do it by hand.`,
     'warning',
   );
+}
+
+/** A press's value, as plan-store.ts buttonValue writes it. */
+const buttonValueSchema = z.strictObject({ v: z.literal(1), plan: z.string().regex(PLAN_ID) });
+
+/** The plan id in a button value, or undefined when the value is not one of ours. */
+export function parseButtonValue(value: string): string | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  const parsed = buttonValueSchema.safeParse(raw);
+  return parsed.success ? parsed.data.plan : undefined;
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { JobRequests } from '../bot/job-requests.js';
+import type { JobRequests } from '../queue/job-requests.js';
 import type { DigestService } from '../digest/digest-service.js';
 import type { ChatView } from '../report/chat-view.js';
-import type { ClusterAccess } from '../bot/cluster-access.js';
+import type { ClusterAccess } from '../config/cluster-access.js';
 import type { WatchStatus } from '../watch/watch-status.js';
 
 /** Who asked, and what a command may ask the core for. Commands never talk to clusters: they enqueue. */

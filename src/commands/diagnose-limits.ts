@@ -1,5 +1,5 @@
 import { withDeadline } from '../timing.js';
-import type { JobRequests } from '../bot/job-requests.js';
+import type { JobRequests } from '../queue/job-requests.js';
 import { EtcdDoctorError } from '../errors.js';
 import type { RateLimiter } from '../state/rate-limit.js';
 

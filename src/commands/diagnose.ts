@@ -1,6 +1,6 @@
 import { oneCluster } from './args.js';
 import { defineCommand } from './command.js';
-import { checkQueuedReply } from '../bot/check-replies.js';
+import { checkQueuedReply } from './check-replies.js';
 
 /** `/etcd diagnose <cluster>`: every probe, then the rules; the ranked answer goes in a thread. */
 export default defineCommand({

@@ -1,6 +1,6 @@
 import { oneCluster } from './args.js';
 import { defineCommand } from './command.js';
-import { checkQueuedReply } from '../bot/check-replies.js';
+import { checkQueuedReply } from './check-replies.js';
 
 /** `/etcd health <cluster>`: the fast per-member answer (reachable, leader, took, DB size, alarms). */
 export default defineCommand({

@@ -6,8 +6,16 @@ export type ParsedCommand =
   | { ok: true; command: ChatCommand; args: unknown }
   | { ok: false; problem: string; command: ChatCommand | undefined };
 
-/** `health prod` -> the health command with `{ cluster: 'prod' }`, or what is wrong with the words. */
-export function parseCommand(text: string, commands: readonly ChatCommand[]): ParsedCommand {
+/**
+ * `health prod` -> the health command with `{ cluster: 'prod' }`, or what is wrong with the words.
+ * `onlyCluster` names the one cluster the channel may use, where it may use one only: a command that
+ * `defaultsToOnlyCluster`, typed without its cluster (`diagnose`), means that one.
+ */
+export function parseCommand(
+  text: string,
+  commands: readonly ChatCommand[],
+  onlyCluster: () => string | undefined = () => undefined,
+): ParsedCommand {
   const [first, ...rest] = text.trim().split(/\s+/).filter(Boolean);
   if (first === undefined) return { ok: false, problem: 'no command given', command: undefined };
   const name = first.toLowerCase();
@@ -25,15 +33,24 @@ export function parseCommand(text: string, commands: readonly ChatCommand[]): Pa
     const problem = `unknown command "${excerpt(first)}"${meant ? `: did you mean \`${meant.name}\`?` : ''}`;
     return { ok: false, problem, command: meant };
   }
-  const parsed = command.args.safeParse(rest);
-  if (!parsed.success) return { ok: false, problem: argumentProblem(parsed.error, rest), command };
+  let words = rest;
+  let parsed = command.args.safeParse(words);
+  if (!parsed.success && command.defaultsToOnlyCluster && argumentProblem(parsed.error, words) === MISSING) {
+    const only = onlyCluster();
+    if (only !== undefined) {
+      words = [...rest, only];
+      parsed = command.args.safeParse(words);
+    }
+  }
+  if (!parsed.success) return { ok: false, problem: argumentProblem(parsed.error, words), command };
   return { ok: true, command, args: parsed.data };
 }
 
+const MISSING = 'an argument is missing';
+
 function argumentProblem(error: z.ZodError, words: string[]): string {
   const issue = error.issues[0];
-  if (issue?.code === 'too_small' || (issue?.code === 'invalid_union' && words.length === 0))
-    return 'an argument is missing';
+  if (issue?.code === 'too_small' || (issue?.code === 'invalid_union' && words.length === 0)) return MISSING;
   if (issue?.code === 'too_big' || issue?.code === 'invalid_union')
     return `too many arguments (${excerpt(words.join(' '))})`;
   return issue?.message ?? 'invalid arguments';

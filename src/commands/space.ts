@@ -1,6 +1,6 @@
 import { oneCluster } from './args.js';
 import { defineCommand } from './command.js';
-import { spaceQueuedReply } from '../bot/check-replies.js';
+import { spaceQueuedReply } from './check-replies.js';
 
 /** `/etcd space <cluster>`: what fills its etcd, scanned from a follower by a worker; the answer in a thread. */
 export default defineCommand({

@@ -1,10 +1,10 @@
 import type { IncomingAction } from '../chat/adapter.js';
-import type { ClusterAccess } from '../bot/cluster-access.js';
+import type { ClusterAccess } from '../config/cluster-access.js';
 import type { AuditEvent, AuditLog } from '../state/audit-log.js';
 import type { RemediateJob } from '../queue/job-schemas.js';
 import { type ChatView, textView, type ViewButton } from '../report/chat-view.js';
 import { buttonValue, type PlanStore, type RemediationPlan } from '../state/plan-store.js';
-import type { RegisteredAction } from './action.js';
+import type { ConfirmChoice, RegisteredAction } from './action.js';
 import { actions } from './actions/index.js';
 import { snapshotOf } from './plan-context.js';
 import { authorise, type GroupMembers } from './authorise.js';
@@ -95,13 +95,14 @@ export async function runRemediationClick(
   );
   if (denied) return c.refuse(denied);
   const confirmationOf = plan.context?.confirmationOf;
-  if (action.needsConfirmation && !confirmationOf)
-    return confirm(c, parsed.describe(snapshotOf(plan.cluster, plan.context), c.settings));
   if (confirmationOf) {
+    // A "Run it": the plan it confirms starts.
     const stale = confirmationRefusal(c);
-    if (stale) return c.refuse(stale);
+    return stale ? c.refuse(stale) : start(c, confirmationOf);
   }
-  return start(c, confirmationOf ?? planId);
+  if (!action.needsConfirmation) return start(c, planId);
+  const lines = parsed.describe(snapshotOf(plan.cluster, plan.context), c.settings);
+  return confirm(c, lines);
 }
 
 /** A "Run it" belongs to whoever opened it, for the confirmation window. */
@@ -150,15 +151,13 @@ async function confirm(c: Click, lines: string[]): Promise<ChatView> {
       liveMentions: true,
     });
   const choices = c.action.choices ?? [{ label: 'Run it', args: {} }];
-  const ids = await Promise.all(
-    choices.map((choice) => saveConfirmation(c.planId, plan, click.user, deps, choice.args)),
-  );
+  const runIts = await Promise.all(choices.map((choice) => runItButton(c, choice, lines)));
   const opened = await deps.state.openConfirmation(
     c.planId,
-    `${click.user}:${ids.join(',')}`,
+    `${click.user}:${runIts.map((r) => r.planId).join(',')}`,
     c.settings.confirmWindowMs,
   );
-  let shown = ids;
+  let buttons = runIts.map((r) => r.button);
   if (!opened.opened) {
     const [holder, openIds] = opened.holder.split(':');
     const held = openIds?.split(',') ?? [];
@@ -166,14 +165,12 @@ async function confirm(c: Click, lines: string[]): Promise<ChatView> {
       return c.refuse(
         `<@${holder ?? 'someone'}> already has the confirmation of *${plan.label}* open; it runs once. Nothing was done; ask them, or press again in ${Math.round(c.settings.confirmWindowMs / 60_000)} min if they do not run it.`,
       );
-    shown = held;
+    // Its holder gets the buttons they were shown first, on the plans they point at.
+    buttons = buttons.map((button, i) => ({ ...button, value: buttonValue(held[i] ?? '') }));
   }
   await c.audit('confirm-shown', lines.join(' '));
   const dry = c.dryRun ? ' (dry run: it plans and reports, nothing changes)' : '';
   const press = choices.length > 1 ? choices.map((ch) => `*${ch.label}*`).join(' or ') : '*Run it*';
-  const buttons = choices.map((choice, i) =>
-    runItButton(shown[i] ?? '', choice.label, plan, c.action, lines),
-  );
   return textView(
     [`*${plan.label}* on *${plan.cluster}*${dry}:`, ...lines, `Press ${press} to start.`],
     'info',
@@ -183,48 +180,42 @@ async function confirm(c: Click, lines: string[]): Promise<ChatView> {
   );
 }
 
-/** A plan of its own for the "Run it" button: bound to the clicker, pointing back at the original. */
-async function saveConfirmation(
-  planId: string,
-  plan: RemediationPlan,
-  user: string,
-  deps: Pick<ClickDeps, 'plans' | 'now'>,
-  choiceArgs: Record<string, string>,
-): Promise<string> {
-  return deps.plans.save({
+/**
+ * A "Run it" button (one per choice) on a plan of its own: the original plan with the choice's
+ * arguments, bound to the clicker and pointing back at the original.
+ */
+async function runItButton(
+  c: Click,
+  choice: ConfirmChoice,
+  lines: string[],
+): Promise<{ planId: string; button: ViewButton }> {
+  const { plan, click, deps } = c;
+  const planId = await deps.plans.save({
     action: plan.action,
     cluster: plan.cluster,
-    args: { ...plan.args, ...choiceArgs },
+    args: { ...plan.args, ...choice.args },
     label: plan.label,
     channel: plan.channel,
     createdAt: deps.now(),
     context: {
       ...(plan.context ?? {}),
-      confirmationOf: planId,
-      boundUser: user,
+      confirmationOf: c.planId,
+      boundUser: click.user,
       originCreatedAt: String(plan.context?.originCreatedAt ?? plan.createdAt),
     },
   });
-}
-
-function runItButton(
-  id: string,
-  label: string,
-  plan: RemediationPlan,
-  action: RegisteredAction,
-  lines: string[],
-): ViewButton {
-  return {
+  const button: ViewButton = {
     action: plan.action,
-    label,
-    value: buttonValue(id),
+    label: choice.label,
+    value: buttonValue(planId),
     finding: null,
     style: 'danger',
     confirm: {
-      title: `${action.label} ${plan.cluster}?`,
+      title: `${c.action.label} ${plan.cluster}?`,
       text: lines.join(' '),
-      confirm: label,
+      confirm: choice.label,
       deny: 'Cancel',
     },
   };
+  return { planId, button };
 }

@@ -1,8 +1,8 @@
 import { commands as defaultCommands } from '../commands/index.js';
 import { createBot } from '../bot/create-bot.js';
-import { createClusterAccess } from '../bot/cluster-access.js';
+import { createClusterAccess } from '../config/cluster-access.js';
 import { chatPlans } from '../bot/deadline.js';
-import { createJobRequests, type JobRequests } from '../bot/job-requests.js';
+import { createJobRequests, type JobRequests } from '../queue/job-requests.js';
 import { watchLostJobs } from '../bot/lost-jobs.js';
 import { DEFAULT_DIAGNOSE_LIMITS, limitDiagnoses } from '../commands/diagnose-limits.js';
 import type { DigestFeature } from '../digest/install.js';

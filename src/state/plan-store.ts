@@ -51,9 +51,6 @@ export interface PlanStore {
 
 export const PLAN_ID = /^[A-Za-z0-9_-]{8,64}$/;
 
-/** The button value (≤ 2000 characters in Block Kit; this is ~40). */
-export const buttonValueSchema = z.strictObject({ v: z.literal(1), plan: z.string().regex(PLAN_ID) });
-
 const planSchema = z.strictObject({
   v: z.literal(1),
   action: z.string().refine(isActionId, { error: 'unknown action' }),
@@ -68,20 +65,9 @@ const planSchema = z.strictObject({
 /** Buttons outlive the report's usefulness after a week; then they say they expired. */
 const PLAN_TTL_SECONDS = 7 * 24 * 3600;
 
+/** A button's value: its plan's id (≤ 2000 characters in Block Kit; this is ~40), read back by bot/handle-action.ts. */
 export function buttonValue(planId: string): string {
   return JSON.stringify({ v: 1, plan: planId });
-}
-
-/** The plan id in a button value, or undefined when the value is not one of ours. */
-export function parseButtonValue(value: string): string | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(value);
-  } catch {
-    return undefined;
-  }
-  const parsed = buttonValueSchema.safeParse(raw);
-  return parsed.success ? parsed.data.plan : undefined;
 }
 
 /** What Redis holds under a plan's key: the plan's JSON text as signed, and its signature (record-signer.ts). */

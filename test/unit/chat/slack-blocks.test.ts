@@ -4,7 +4,7 @@ import { renderSlackMessage } from '../../../src/chat/slack/render-blocks.js';
 import type { ChatView, ViewButton } from '../../../src/report/chat-view.js';
 import { progressView } from '../../../src/report/chat-view.js';
 import type { DiagnosisReport, FindingJson, MemberRow } from '../../../src/contracts/report-json.js';
-import { parseButtonValue } from '../../../src/state/plan-store.js';
+import { parseButtonValue } from '../../../src/bot/handle-action.js';
 import { validateBlocks } from '../../support/slack/fake-slack-blocks.js';
 import { blocksText, buttonsIn } from '../../support/slack/slack-driver.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import backups from '../../../src/commands/backups.js';
 import { commands } from '../../../src/commands/index.js';
-import type { JobRequests } from '../../../src/bot/job-requests.js';
-import { createClusterAccess } from '../../../src/bot/cluster-access.js';
+import type { JobRequests } from '../../../src/queue/job-requests.js';
+import { createClusterAccess } from '../../../src/config/cluster-access.js';
 import type { CommandContext } from '../../../src/commands/command.js';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { EtcdDoctorError } from '../../../src/errors.js';

@@ -49,4 +49,34 @@ describe('parseCommand', () => {
     expect(parseCommand('help', commands)).toMatchObject({ ok: true, args: { word: undefined } });
     expect(parseCommand('help diagnose', commands)).toMatchObject({ ok: true, args: { word: 'diagnose' } });
   });
+
+  it("takes the channel's only cluster for a command typed without it, and asks for it only then", () => {
+    let asked = 0;
+    const only = () => {
+      asked += 1;
+      return 'prod';
+    };
+    expect(parseCommand('diagnose', commands, only)).toMatchObject({ ok: true, args: { cluster: 'prod' } });
+    expect(asked).toBe(1);
+    expect(parseCommand('diagnose staging', commands, only)).toMatchObject({ args: { cluster: 'staging' } });
+    expect(parseCommand('diagnose a b', commands, only)).toMatchObject({
+      ok: false,
+      problem: 'too many arguments (a b)',
+    });
+    // A command that is complete, or takes no cluster, never asks.
+    expect(parseCommand('clusters', commands, only)).toMatchObject({ ok: true });
+    expect(asked).toBe(1);
+  });
+
+  it('still says an argument is missing where the channel may use several clusters, or none', () => {
+    expect(parseCommand('diagnose', commands, () => undefined)).toMatchObject({
+      ok: false,
+      problem: 'an argument is missing',
+      command: { name: 'diagnose' },
+    });
+    expect(parseCommand('diagnose', commands)).toMatchObject({
+      ok: false,
+      problem: 'an argument is missing',
+    });
+  });
 });

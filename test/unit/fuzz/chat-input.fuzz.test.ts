@@ -2,13 +2,13 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import '../../support/fuzz-seed.js';
 import { commands } from '../../../src/commands/index.js';
-import { handleAction } from '../../../src/bot/handle-action.js';
-import type { JobRequests } from '../../../src/bot/job-requests.js';
+import { handleAction, parseButtonValue } from '../../../src/bot/handle-action.js';
+import type { JobRequests } from '../../../src/queue/job-requests.js';
 import type { IncomingAction } from '../../../src/chat/adapter.js';
-import type { ClusterAccess } from '../../../src/bot/cluster-access.js';
+import type { ClusterAccess } from '../../../src/config/cluster-access.js';
 import { parseCommand } from '../../../src/commands/parse-command.js';
 import { actions } from '../../../src/remediation/actions/index.js';
-import { buttonValue, PLAN_ID, parseButtonValue } from '../../../src/state/plan-store.js';
+import { buttonValue, PLAN_ID } from '../../../src/state/plan-store.js';
 
 /**
  * What a chat user types and what a button press carries never crash the bot: random, huge, unicode

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
-import { createClusterAccess } from '../../../src/bot/cluster-access.js';
-import { checkQueuedReply, spaceQueuedReply } from '../../../src/bot/check-replies.js';
+import { createClusterAccess } from '../../../src/config/cluster-access.js';
+import { checkQueuedReply, spaceQueuedReply } from '../../../src/commands/check-replies.js';
 import { configFileSchema } from '../../../src/config/schema.js';
 import { createDoctor } from '../../../src/doctor.js';
 import { isEtcdDoctorError } from '../../../src/errors.js';

@@ -1,5 +1,5 @@
 import type { CheckDepth } from '../contracts/check-depth.js';
-import type { EnqueueReply } from './job-requests.js';
+import type { EnqueueReply } from '../queue/job-requests.js';
 import { type TextView, textView } from '../report/chat-view.js';
 
 /** The private reply once a check is queued or joined. */
@@ -35,5 +35,14 @@ export function spaceQueuedReply(cluster: string, reply: EnqueueReply): TextView
     lines,
     'info',
     reply.thread?.link ? { link: { label: 'Open the running thread', url: reply.thread.link } } : {},
+  );
+}
+
+/** The private reply once the recovery plan of a cluster is asked for, or joined (read-only; it follows in the thread). */
+export function recoveryQueuedReply(cluster: string, reply: EnqueueReply): TextView {
+  return textView(
+    reply.joined
+      ? `The recovery plan of *${cluster}* is already being worked out; it follows in the thread.`
+      : `Working out the recovery plan of *${cluster}* (read-only); it follows in the thread.`,
   );
 }

@@ -1,10 +1,12 @@
 import type { CheckDepth } from '../contracts/check-depth.js';
 import type { MessageRef } from '../chat/adapter.js';
-import type { JobQueue } from '../queue/job-queue.js';
-import type { AnalyzeJob, CheckJob } from '../queue/job-schemas.js';
+import type { JobQueue } from './job-queue.js';
+import type { AnalyzeJob, CheckJob } from './job-schemas.js';
 import type { JobState } from '../state/job-state.js';
 import { withDeadline } from '../timing.js';
-import { CHAT_REDIS_DEADLINE_MS } from './deadline.js';
+
+/** A Redis read the chat side waits for while a user waits: at most this long (Slack allows 3 s in all). */
+export const CHAT_REDIS_DEADLINE_MS = 1500;
 
 export type EnqueueReply =
   | { joined: false; jobId: string }

@@ -1,7 +1,6 @@
-import type { ClusterConfig } from '../config/schema.js';
-import type { Doctor } from '../doctor.js';
+import type { ClusterConfig } from './schema.js';
 import { EtcdDoctorError } from '../errors.js';
-import { channelAllows } from '../config/channels.js';
+import { channelAllows } from './channels.js';
 
 /** Where a command comes from, as far as channel restrictions care. */
 export interface ChannelOrigin {
@@ -18,7 +17,13 @@ export interface ClusterAccess {
   allowedIn(name: string, from: ChannelOrigin): boolean;
 }
 
-export function createClusterAccess(doctor: Pick<Doctor, 'cluster' | 'clusterNames'>): ClusterAccess {
+/** The configured clusters as the Doctor reads them (doctor.ts): `cluster` throws `cluster_unknown`. */
+interface ClusterLookup {
+  cluster(name: string): ClusterConfig;
+  clusterNames(): string[];
+}
+
+export function createClusterAccess(doctor: ClusterLookup): ClusterAccess {
   // By channel ID only: a channel name can be renamed, or reused by another channel.
   const allowedIn = (name: string, from: ChannelOrigin): boolean =>
     channelAllows(doctor.cluster(name), from.channel);

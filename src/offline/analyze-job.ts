@@ -8,7 +8,7 @@ import type { FailureHow } from '../queue/job-handlers.js';
 import type { AnalyzeJob } from '../queue/job-schemas.js';
 import { type ChatView, textView } from '../report/chat-view.js';
 import type { JobState } from '../state/job-state.js';
-import { answerOnce } from '../answer/answer-once.js';
+import { answerer } from '../answer/answer-once.js';
 import { analyzeIsolated } from './analyze-isolated.js';
 import { snapshotView } from './snapshot/snapshot-view.js';
 import { SHARE_INSTEAD } from './readers/limits.js';
@@ -123,14 +123,9 @@ async function pathsOf(
  * Bad input (an OfflineInputError or a download refusal) is the answer itself, not a failure.
  */
 export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
+  const answer = answerer(deps, deps.sleep);
   const once = (jobId: string, job: AnalyzeJob, view: ChatView) =>
-    answerOnce(jobId, () => deps.chat.post(destination(job), view), {
-      state: deps.state,
-      workerId: deps.workerId,
-      leaseMs: 120_000,
-      waitMs: 5000,
-      sleep: deps.sleep,
-    });
+    answer(jobId, () => deps.chat.post(destination(job), view));
 
   const root = deps.tmpRoot ?? tmpdir();
   let swept: Promise<void> | undefined;

@@ -52,13 +52,7 @@ export function apiserverListEvidence(
   evidence: Evidence,
   opts: { heavyBytesPerSecond: number },
 ): ListEvidence {
-  const none: ListEvidence = {
-    headline: undefined,
-    resource: undefined,
-    flow: undefined,
-    evidence: [],
-    unknowns: [],
-  };
+  const none = noLists();
   const k = kubernetesOf(evidence);
   if (!k) return none;
   const requests = dataOf(dataOf(k.apiserver)?.etcdRequests);
@@ -199,15 +193,14 @@ function inWindow(w: ListsWindow, heavyBytesPerSecond: number): ListEvidence {
   };
 }
 
+/** Nothing to say of the apiserver's LISTs (each caller adds its own unknowns). */
+function noLists(): ListEvidence {
+  return { headline: undefined, resource: undefined, flow: undefined, evidence: [], unknowns: [] };
+}
+
 /** One read, or two that do not compare: averages since the apiserver started, said so. */
 function sinceStart(lists: ApiserverLists, collectedAt: number): ListEvidence {
-  const none: ListEvidence = {
-    headline: undefined,
-    resource: undefined,
-    flow: undefined,
-    evidence: [],
-    unknowns: [],
-  };
+  const none = noLists();
   const uptimeS =
     lists.startedAtSeconds !== undefined ? collectedAt / 1000 - lists.startedAtSeconds : undefined;
   const ranked = rankAll(lists.resources);

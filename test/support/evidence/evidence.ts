@@ -1,5 +1,11 @@
 import type { Outcome } from '../../../src/probes/outcome.js';
-import type { Evidence, LatencySummary, MemberEvidence, MetricsData } from '../../../src/probes/evidence.js';
+import type {
+  Evidence,
+  LatencySummary,
+  MemberEvidence,
+  MetricsData,
+  StatusData,
+} from '../../../src/probes/evidence.js';
 
 /**
  * Builds Evidence objects for rule and engine unit tests: the same shapes the real probes
@@ -74,28 +80,32 @@ export interface MemberSpec {
   clock?: MemberEvidence['clock'];
 }
 
+/** A member's Status as a healthy 3.4.45 voter of cluster c1 answers it (leader a1), each field overridable. */
+export function statusData(memberId: string, overrides: Partial<StatusData> = {}): StatusData {
+  return {
+    memberId,
+    clusterId: 'c1',
+    version: '3.4.45',
+    dbSizeBytes: 1_000_000,
+    dbSizeInUseBytes: 900_000,
+    leaderId: 'a1',
+    raftTerm: 2,
+    raftIndex: 100,
+    raftAppliedIndex: 100,
+    revision: 50,
+    isLearner: false,
+    errors: [],
+    ...overrides,
+  };
+}
+
 export function member(spec: MemberSpec): MemberEvidence {
   const index = Number(spec.id.slice(-1)) || 1;
   const endpoint = `http://127.0.0.1:${23790 + index}`;
   return {
     target: { name: spec.name, endpoint, metricsUrl: `${endpoint}/metrics`, id: spec.id },
     health: spec.health ?? ok({ tookMs: 2 }),
-    status:
-      spec.status ??
-      ok({
-        memberId: spec.id,
-        clusterId: 'c1',
-        version: '3.4.45',
-        dbSizeBytes: 1_000_000,
-        dbSizeInUseBytes: 900_000,
-        leaderId: spec.leaderId ?? 'a1',
-        raftTerm: 2,
-        raftIndex: 100,
-        raftAppliedIndex: 100,
-        revision: 50,
-        isLearner: false,
-        errors: [],
-      }),
+    status: spec.status ?? ok(statusData(spec.id, { leaderId: spec.leaderId ?? 'a1' })),
     metrics: spec.metrics ?? ok(metricsData()),
     clock:
       spec.clock ?? ok({ offsetMs: 5, uncertaintyMs: 50, rttMs: 1, maxRttMs: 2, meanRttMs: 1, samples: 6 }),

@@ -5,7 +5,7 @@ import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { StatusData } from '../../../src/probes/evidence.js';
 import { buildReport } from '../../../src/report/diagnosis-report.js';
 import { renderText } from '../../../src/report/render-text.js';
-import { clusterEvidence, ok } from '../../support/evidence/evidence.js';
+import { clusterEvidence, ok, statusData } from '../../support/evidence/evidence.js';
 
 /*
  * A cluster mid-downgrade as etcd 3.6 reports it (Status downgradeInfo and storageVersion,
@@ -14,23 +14,8 @@ import { clusterEvidence, ok } from '../../support/evidence/evidence.js';
  */
 const NOW = Date.parse('2026-12-06T23:00:00Z');
 
-function status(id: string, version: string, extra: Partial<StatusData> = {}): StatusData {
-  return {
-    memberId: id,
-    clusterId: 'c1',
-    version,
-    dbSizeBytes: 1_000_000,
-    dbSizeInUseBytes: 900_000,
-    leaderId: 'a1',
-    raftTerm: 2,
-    raftIndex: 100,
-    raftAppliedIndex: 100,
-    revision: 50,
-    isLearner: false,
-    errors: [],
-    ...extra,
-  };
-}
+const status = (id: string, version: string, extra: Partial<StatusData> = {}): StatusData =>
+  statusData(id, { version, ...extra });
 
 const downgrading = (storageVersion: string) => ({
   storageVersion,

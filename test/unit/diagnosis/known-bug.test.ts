@@ -10,26 +10,11 @@ import {
   patchToReach,
 } from '../../../src/etcd/known-bugs.js';
 import type { Evidence, StatusData } from '../../../src/probes/evidence.js';
-import { clusterEvidence, ok } from '../../support/evidence/evidence.js';
+import { clusterEvidence, ok, statusData } from '../../support/evidence/evidence.js';
 
 const NOW = Date.parse('2026-11-29T03:00:00Z');
 
-function status(id: string, version: string): StatusData {
-  return {
-    memberId: id,
-    clusterId: 'c1',
-    version,
-    dbSizeBytes: 1_000_000,
-    dbSizeInUseBytes: 900_000,
-    leaderId: 'a1',
-    raftTerm: 2,
-    raftIndex: 100,
-    raftAppliedIndex: 100,
-    revision: 50,
-    isLearner: false,
-    errors: [],
-  };
-}
+const status = (id: string, version: string): StatusData => statusData(id, { version });
 
 function running(v1: string, v2 = v1, v3 = v1): Evidence {
   return clusterEvidence({

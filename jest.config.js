@@ -21,4 +21,8 @@ export default {
   // not slow the other's fsyncs, and diagnoses measure their own event-loop delay (observer load).
   // Full suite: 6.3 min instead of 13.5.
   maxWorkers: 2,
+  // A worker told to end gets 10 s to finish what its last file's libraries still close (Jest's
+  // default is 0.5 s): past that, Jest force-exits it and warns, and the environment above says
+  // what held it.
+  workerGracefulExitTimeout: 10_000,
 };

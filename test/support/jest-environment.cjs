@@ -56,7 +56,10 @@ function reportWhatHoldsTheWorker() {
     if (!Array.isArray(message) || message[0] !== CHILD_MESSAGE_END) return;
     process.removeListener('message', onMessage);
     setTimeout(() => {
-      const handles = process._getActiveHandles().filter((h) => !isStdio(h)).map(describeHandle);
+      const handles = process
+        ._getActiveHandles()
+        .filter((h) => !isStdio(h))
+        .map(describeHandle);
       process.stderr.write(
         `jest worker ${process.pid} still alive ${EXIT_REPORT_MS / 1000} s after it was told to end (last file ${lastFile}): ${process.getActiveResourcesInfo().join(', ')}; handles: ${handles.join(', ') || 'none'}\n`,
       );

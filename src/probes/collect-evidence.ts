@@ -67,21 +67,33 @@ function createRunProgress(opts: CollectOptions) {
       total += probes;
     },
     record(name: string, outcome: Outcome<unknown>): ProbeRecord {
-      const probe = {
-        name,
-        ok: outcome.ok,
-        durationMs: Math.round(outcome.durationMs),
-        error: outcome.ok ? null : outcome.failure.message,
-      };
+      const probe = recordOf(name, outcome);
       records.push(probe);
       opts.onProgress?.({ done: records.length, total, probe, ...(note ? { note } : {}) });
       return probe;
+    },
+    /**
+     * A record the report lists but the progress does not count: the wait for an election, which
+     * happens only when the leader went away, comes after every probe has ended; counting it would
+     * change the total the user has watched ("14 of 14", then "15 of 15").
+     */
+    recordUncounted(name: string, outcome: Outcome<unknown>): void {
+      records.push(recordOf(name, outcome));
     },
     noted(text: string) {
       if (note) return;
       note = text;
       opts.onProgress?.({ done: records.length, total, note });
     },
+  };
+}
+
+function recordOf(name: string, outcome: Outcome<unknown>): ProbeRecord {
+  return {
+    name,
+    ok: outcome.ok,
+    durationMs: Math.round(outcome.durationMs),
+    error: outcome.ok ? null : outcome.failure.message,
   };
 }
 
@@ -130,10 +142,7 @@ async function collect(opts: CollectOptions): Promise<Evidence> {
   const discoveredP = discovered.map((target) => probeMember(target, noting, probes, record, memberListP));
   const answered = await Promise.all([...configuredP, ...discoveredP]);
   const { members, election } = await awaitElection(answered, electionOptions(opts, probes, memberList));
-  if (election) {
-    progress.add(1);
-    record('election', electionOutcome(election));
-  }
+  if (election) progress.recordUncounted('election', electionOutcome(election));
   const notStarted = memberList.ok ? notStartedMembers(memberList.data, opts.depth) : [];
 
   return {

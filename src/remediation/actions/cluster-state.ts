@@ -87,6 +87,32 @@ export async function readClusterState(etcd: EtcdClients): Promise<ClusterState>
   };
 }
 
+/** How long a membership step waits for an election in progress before it judges the cluster. */
+const ELECTION_WAIT_MS = 10_000;
+const ELECTION_POLL_MS = 500;
+
+/**
+ * The cluster state, once no member that answers is between leaders: right after the leader is
+ * lost (the member being replaced was the leader) the others know no leader until they elect one,
+ * which takes an election timeout or a few (1 s by default, randomised; etcd tuning guide). A
+ * guard that read that moment would refuse ("knows no leader") a change that is safe a second
+ * later. It reads again, every ELECTION_POLL_MS for at most ELECTION_WAIT_MS; after that the state
+ * is what it is, and the guard judges it.
+ */
+export async function readClusterStateAfterElection(
+  etcd: EtcdClients,
+  ctx: Pick<ActionContext, 'now' | 'sleep'>,
+): Promise<ClusterState> {
+  const giveUpAt = ctx.now() + ELECTION_WAIT_MS;
+  let state = await readClusterState(etcd);
+  for (let read = 1; read < ELECTION_WAIT_MS / ELECTION_POLL_MS && ctx.now() < giveUpAt; read += 1) {
+    if (!state.members.some((m) => m.reachable && m.problem === 'knows no leader')) return state;
+    await ctx.sleep(ELECTION_POLL_MS);
+    state = await readClusterState(etcd);
+  }
+  return state;
+}
+
 interface ListedMember {
   id: string;
   name: string;

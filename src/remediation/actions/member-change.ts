@@ -11,7 +11,7 @@ import {
   callOpts,
   isHealthy,
   type MemberState,
-  readClusterState,
+  readClusterStateAfterElection,
 } from './cluster-state.js';
 
 /**
@@ -167,7 +167,7 @@ export async function guardedMemberCall<T>(
 ): Promise<{ ok: true; value: T } | { ok: false; why: string; refused: boolean }> {
   const giveUpAt = ctx.now() + MEMBER_CHANGE_RETRY_MS;
   for (let attempt = 1; ; attempt += 1) {
-    const state = await readClusterState(etcd);
+    const state = await readClusterStateAfterElection(etcd, ctx);
     const already = attempt > 1 ? step.already?.(state) : undefined;
     if (already !== undefined) return { ok: true, value: already };
     const why = step.guard(state);

@@ -4,7 +4,12 @@ import type { ClusterConfig } from '../../config/schema.js';
 import { detectDistribution } from '../../probes/kubernetes/layout.js';
 import { formatDuration } from '../../format.js';
 import { type ActionContext, type ActionOutcome, defineAction, done, failed, refused } from '../action.js';
-import { type ClusterState, type MemberState, readClusterState } from './cluster-state.js';
+import {
+  type ClusterState,
+  type MemberState,
+  readClusterState,
+  readClusterStateAfterElection,
+} from './cluster-state.js';
 import { initialClusterOf, joinInstructions } from './join-instructions.js';
 import { watchLearner } from './learner-watch.js';
 import { decimalId, findMember, guardedMemberCall, memberListLine, replaceRefusal } from './member-change.js';
@@ -64,7 +69,7 @@ export const replaceMember = defineAction({
       };
     if (typeof where !== 'string') return refused(where.why);
     const etcd = await ctx.clients.etcd();
-    const state = await readClusterState(etcd);
+    const state = await readClusterStateAfterElection(etcd, ctx);
     const why = replaceRefusal(state, args.member);
     if (why) return refused(why, [memberListLine(state)]);
     const found = findMember(state, args.member, 'replace');

@@ -7,7 +7,7 @@ import {
   type SnapshotReadSlots,
 } from './backup-snapshots.js';
 import type { BackupsEvidence } from './backups-evidence.js';
-import type { ProbeRecord } from './evidence.js';
+import { type ProbeRecord, probeRecord } from './evidence.js';
 import type { Outcome } from './outcome.js';
 import { runProbe } from './probe.js';
 
@@ -54,12 +54,7 @@ export async function collectBackups(
   if (!settings) return undefined;
   const probes: ProbeRecord[] = [];
   const record = <T>(name: string, outcome: Outcome<T>): Outcome<T> => {
-    probes.push({
-      name,
-      ok: outcome.ok,
-      durationMs: Math.round(outcome.durationMs),
-      error: outcome.ok ? null : outcome.failure.message,
-    });
+    probes.push(probeRecord(name, outcome));
     return outcome;
   };
   const subject = `cluster ${opts.cluster.name}`;

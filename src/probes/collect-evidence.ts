@@ -5,7 +5,14 @@ import type { ClusterProbeContext } from './cluster-context.js';
 import { type CollectOptions, isWatchCheck, WATCH_HEDGE_MS } from './collect-options.js';
 import type { Outcome } from './outcome.js';
 import { awaitElection, type ElectionOptions } from './election.js';
-import type { ElectionEvidence, Evidence, MemberEvidence, MemberInfo, ProbeRecord } from './evidence.js';
+import {
+  type ElectionEvidence,
+  type Evidence,
+  type MemberEvidence,
+  type MemberInfo,
+  type ProbeRecord,
+  probeRecord,
+} from './evidence.js';
 import type { MemberProbeContext } from './member-context.js';
 import { createMemberListProbe } from './member-list.js';
 import {
@@ -67,7 +74,7 @@ function createRunProgress(opts: CollectOptions) {
       total += probes;
     },
     record(name: string, outcome: Outcome<unknown>): ProbeRecord {
-      const probe = recordOf(name, outcome);
+      const probe = probeRecord(name, outcome);
       records.push(probe);
       opts.onProgress?.({ done: records.length, total, probe, ...(note ? { note } : {}) });
       return probe;
@@ -78,22 +85,13 @@ function createRunProgress(opts: CollectOptions) {
      * change the total the user has watched ("14 of 14", then "15 of 15").
      */
     recordUncounted(name: string, outcome: Outcome<unknown>): void {
-      records.push(recordOf(name, outcome));
+      records.push(probeRecord(name, outcome));
     },
     noted(text: string) {
       if (note) return;
       note = text;
       opts.onProgress?.({ done: records.length, total, note });
     },
-  };
-}
-
-function recordOf(name: string, outcome: Outcome<unknown>): ProbeRecord {
-  return {
-    name,
-    ok: outcome.ok,
-    durationMs: Math.round(outcome.durationMs),
-    error: outcome.ok ? null : outcome.failure.message,
   };
 }
 

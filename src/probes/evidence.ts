@@ -124,6 +124,16 @@ export interface ProbeRecord {
   error: string | null;
 }
 
+/** A probe's outcome as the report's `probes` list gives it. */
+export function probeRecord(name: string, outcome: Outcome<unknown>): ProbeRecord {
+  return {
+    name,
+    ok: outcome.ok,
+    durationMs: Math.round(outcome.durationMs),
+    error: outcome.ok ? null : outcome.failure.message,
+  };
+}
+
 export interface Evidence {
   cluster: string;
   /** Epoch ms when collection started. */

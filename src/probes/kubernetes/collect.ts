@@ -1,7 +1,7 @@
 import type { KubernetesClients } from '../../clients/kubernetes.js';
 import type { ClusterConfig } from '../../config/schema.js';
 import { type Outcome, skipped } from '../outcome.js';
-import type { ProbeRecord } from '../evidence.js';
+import { type ProbeRecord, probeRecord } from '../evidence.js';
 import { type Probe, runProbe } from '../probe.js';
 import { createApiserverProbe } from './apiserver.js';
 import { createAuditLogProbe } from './audit-log.js';
@@ -137,16 +137,7 @@ export function kubernetesProbeRecords(evidence: KubernetesEvidence): ProbeRecor
   return [
     ...(Object.keys(KUBERNETES_PROBE_NAMES) as ProbePart[])
       .filter((key) => evidence[key].ok || evidence[key].failure.kind !== 'skipped')
-      .map((key) => recordOf(KUBERNETES_PROBE_NAMES[key], evidence[key])),
-    ...(evidence.auditLog ? [recordOf('k8s-audit-log', evidence.auditLog)] : []),
+      .map((key) => probeRecord(KUBERNETES_PROBE_NAMES[key], evidence[key])),
+    ...(evidence.auditLog ? [probeRecord('k8s-audit-log', evidence.auditLog)] : []),
   ];
-}
-
-function recordOf(name: string, outcome: Outcome<unknown>): ProbeRecord {
-  return {
-    name,
-    ok: outcome.ok,
-    durationMs: Math.round(outcome.durationMs),
-    error: outcome.ok ? null : outcome.failure.message,
-  };
 }

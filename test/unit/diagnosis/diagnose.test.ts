@@ -4,7 +4,14 @@ import type { LatencySummary } from '../../../src/probes/evidence.js';
 import { skipped } from '../../../src/probes/outcome.js';
 import type { Rule } from '../../../src/diagnosis/rule.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
-import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence/evidence.js';
+import {
+  clusterEvidence,
+  failed,
+  latency,
+  metricsData,
+  ok,
+  statusData,
+} from '../../support/evidence/evidence.js';
 
 const ctx = { now: Date.parse('2026-11-29T03:00:05Z') };
 
@@ -204,20 +211,7 @@ describe('diagnose with the real rules', () => {
   // A health check without --explain: the explain lines are not written, the verdict is the same.
   it('without explain reaches the same findings and status, and skips the per-member lines', () => {
     const notAsked = skipped('not asked');
-    const fragmented = ok({
-      memberId: 'a2',
-      clusterId: 'c1',
-      version: '3.4.45',
-      dbSizeBytes: 1_800_000_000,
-      dbSizeInUseBytes: 400_000_000,
-      leaderId: 'a1',
-      raftTerm: 2,
-      raftIndex: 100,
-      raftAppliedIndex: 100,
-      revision: 50,
-      isLearner: false,
-      errors: [],
-    });
+    const fragmented = ok(statusData('a2', { dbSizeBytes: 1_800_000_000, dbSizeInUseBytes: 400_000_000 }));
     const health = { metrics: notAsked, clock: notAsked };
     const evidence = clusterEvidence({
       'etcd-1': health,

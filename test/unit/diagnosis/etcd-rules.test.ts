@@ -2,28 +2,19 @@ import { describe, expect, it } from '@jest/globals';
 import { diagnose } from '../../../src/diagnosis/diagnose.js';
 import { rules } from '../../../src/diagnosis/rules/index.js';
 import type { StatusData } from '../../../src/probes/evidence.js';
-import { clusterEvidence, failed, latency, metricsData, ok } from '../../support/evidence/evidence.js';
+import {
+  clusterEvidence,
+  failed,
+  latency,
+  metricsData,
+  ok,
+  statusData,
+} from '../../support/evidence/evidence.js';
 
 const now = Date.parse('2026-11-29T03:00:05Z');
 const ctx = { now };
 
-function status(id: string, overrides: Partial<StatusData> = {}) {
-  return ok<StatusData>({
-    memberId: id,
-    clusterId: 'c1',
-    version: '3.4.45',
-    dbSizeBytes: 1_000_000,
-    dbSizeInUseBytes: 900_000,
-    leaderId: 'a1',
-    raftTerm: 2,
-    raftIndex: 100,
-    raftAppliedIndex: 100,
-    revision: 50,
-    isLearner: false,
-    errors: [],
-    ...overrides,
-  });
-}
+const status = (id: string, overrides: Partial<StatusData> = {}) => ok(statusData(id, overrides));
 
 describe('peer-network', () => {
   it('names the member its peers cannot reach though it answers us', () => {

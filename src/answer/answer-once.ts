@@ -50,11 +50,14 @@ export async function answerOnce(
 /** How long a job's claim on its answer holds while it is delivered. */
 const ANSWER_LEASE_MS = 120_000;
 
+/** A job's answer, delivered once: false when the job had already answered. */
+export type AnswerOnce = (jobId: string, deliver: () => Promise<MessageRef>) => Promise<boolean>;
+
 /** A job runner's way to answer once: `answerOnce` with its claim settings (ANSWER_LEASE_MS). */
 export function answerer(
   deps: Pick<AnswerOnceOptions, 'state' | 'workerId'>,
   sleep: (ms: number) => Promise<void>,
-): (jobId: string, deliver: () => Promise<MessageRef>) => Promise<boolean> {
+): AnswerOnce {
   return (jobId, deliver) =>
     answerOnce(jobId, deliver, {
       state: deps.state,

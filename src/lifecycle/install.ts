@@ -1,11 +1,10 @@
 import type { ChatAdapter } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Doctor } from '../doctor.js';
-import { answerer } from '../answer/answer-once.js';
+import type { AnswerOnce } from '../answer/answer-once.js';
 import type { Feature } from '../queue/job-handlers.js';
 import type { LifecycleJob } from '../queue/job-schemas.js';
 import { type ChatView, textView } from '../report/chat-view.js';
-import type { JobState } from '../state/job-state.js';
 import { readLastKnownStates } from '../history/last-known.js';
 import type { HistoryReader } from '../history/since-when-report.js';
 import { checkUpgrade } from './gather-upgrade.js';
@@ -17,10 +16,9 @@ export interface LifecycleFeatureOptions {
   doctor: Pick<Doctor, 'run' | 'cluster'>;
   chat: Pick<ChatAdapter, 'post'>;
   config: ConfigFile;
-  state: Pick<JobState, 'claimAnswer' | 'markAnswered' | 'releaseAnswer'>;
-  workerId: string;
+  /** The worker's way to answer a job once (answer/answer-once.ts). */
+  answer: AnswerOnce;
   readFileBuffer: (path: string) => Promise<Buffer>;
-  sleep: (ms: number) => Promise<void>;
   /** The watch's minute history: a recovery plan shows where it last saw a member that is down. */
   history?: HistoryReader;
 }
@@ -31,7 +29,7 @@ export interface LifecycleFeatureOptions {
  * Both only read: the recovery plan's steps are for a person to run.
  */
 export function installLifecycle(o: LifecycleFeatureOptions): Feature<'lifecycle'> {
-  const once = answerer(o, o.sleep);
+  const once = o.answer;
   const history = o.history;
   const deps = {
     doctor: o.doctor,

@@ -7,8 +7,7 @@ import { type Logger, withFields } from '../logger.js';
 import type { FailureHow } from '../queue/job-handlers.js';
 import type { AnalyzeJob } from '../queue/job-schemas.js';
 import { type ChatView, textView } from '../report/chat-view.js';
-import type { JobState } from '../state/job-state.js';
-import { answerer } from '../answer/answer-once.js';
+import type { AnswerOnce } from '../answer/answer-once.js';
 import { analyzeIsolated } from './analyze-isolated.js';
 import { snapshotView } from './snapshot/snapshot-view.js';
 import { SHARE_INSTEAD } from './readers/limits.js';
@@ -17,15 +16,14 @@ import { refuseSnapshotsOutsideDm } from './snapshot-in-channel.js';
 
 export interface AnalyzeJobDeps {
   chat: ChatAdapter;
-  state: Pick<JobState, 'claimAnswer' | 'markAnswered' | 'releaseAnswer'>;
-  workerId: string;
+  /** The worker's way to answer a job once (answer/answer-once.ts). */
+  answer: AnswerOnce;
   logger: Logger;
   maxFileBytes: number;
   /** The heap limit of the process that reads the files (analyze-isolated.ts). */
   memoryMb?: number;
   /** Where private download directories are made. Default the OS temp dir. */
   tmpRoot?: string;
-  sleep: (ms: number) => Promise<void>;
 }
 
 export interface AnalyzeJobHandlers {
@@ -123,15 +121,13 @@ async function pathsOf(
  * Bad input (an OfflineInputError or a download refusal) is the answer itself, not a failure.
  */
 export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
-  const answer = answerer(deps, deps.sleep);
   const once = (jobId: string, job: AnalyzeJob, view: ChatView) =>
-    answer(jobId, () => deps.chat.post(destination(job), view));
+    deps.answer(jobId, () => deps.chat.post(destination(job), view));
 
   const root = deps.tmpRoot ?? tmpdir();
   let swept: Promise<void> | undefined;
   return {
     async run(job, info) {
-      const logger = withFields(deps.logger, { jobId: info.jobId, kind: 'analyze' });
       swept ??= sweepStale(root, deps.logger);
       await swept;
       const dir = await mkdtemp(join(root, dirPrefix(process.pid)));
@@ -162,6 +158,7 @@ export function createAnalyzeJob(deps: AnalyzeJobDeps): AnalyzeJobHandlers {
       }
       if (info.signal.aborted) return { status: 'abandoned' };
       await once(info.jobId, job, view);
+      const logger = withFields(deps.logger, { jobId: info.jobId, kind: 'analyze' });
       logger.info({ status, files: label(job) }, 'offline analysis answered');
       return { status };
     },

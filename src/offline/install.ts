@@ -1,10 +1,10 @@
+import type { AnswerOnce } from '../answer/answer-once.js';
 import type { ChatAdapter, ChatHandlers } from '../chat/adapter.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { Logger } from '../logger.js';
 import type { EnqueueOutcome } from '../queue/job-queue.js';
 import type { Feature, JobKindHandlers } from '../queue/job-handlers.js';
 import type { AnalyzeJob } from '../queue/job-schemas.js';
-import type { JobState } from '../state/job-state.js';
 import type { RateLimiter } from '../state/rate-limit.js';
 import { createAnalyzeJob } from './analyze-job.js';
 import { createFileRequests } from './file-requests.js';
@@ -22,9 +22,8 @@ export interface OfflineChatWiring {
 }
 
 export interface OfflineWorkerWiring {
-  state: Pick<JobState, 'claimAnswer' | 'markAnswered' | 'releaseAnswer'>;
-  workerId: string;
-  sleep: (ms: number) => Promise<void>;
+  /** The worker's way to answer a job once (answer/answer-once.ts). */
+  answer: AnswerOnce;
   tmpRoot?: string;
 }
 

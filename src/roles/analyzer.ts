@@ -6,6 +6,7 @@ import { ANALYZE_QUEUE_NAME } from '../queue/job-queue.js';
 import { createJobWorker, type JobWorker, type JobWorkerOptions } from '../queue/job-worker.js';
 import { createJobState } from '../state/job-state.js';
 import { abortableSleep } from '../timing.js';
+import { answerer } from '../answer/answer-once.js';
 import { pick, type RoleBase } from './role-base.js';
 
 /**
@@ -23,7 +24,7 @@ export function startAnalyzer(base: RoleBase): JobWorker {
     chat: opts.chat,
     config: opts.config,
     logger: opts.logger,
-    worker: { state, workerId, sleep: (ms) => abortableSleep(ms) },
+    worker: { answer: answerer({ state, workerId }, (ms) => abortableSleep(ms)) },
   });
   // Only the analyze queue reaches this process; any other kind is refused by routeJobs.
   const handlers = routeJobs(offline.jobs, opts.logger);

@@ -25,6 +25,7 @@ import { createJobState } from '../state/job-state.js';
 import { createMinuteHistory } from '../state/minute-history.js';
 import { createPlanStore } from '../state/plan-store.js';
 import { abortableSleep } from '../timing.js';
+import { type AnswerOnce, answerer } from '../answer/answer-once.js';
 import { checkJobs } from '../checks/check-jobs.js';
 import { installWatch } from '../watch/install.js';
 import { watchCheckSlots } from '../watch/watched-clusters.js';
@@ -49,6 +50,7 @@ export function startWorker(
   const plans = createPlanStore(redis, prefix, base.signer);
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const renderer = createChartRenderer();
+  const answer = answerer({ state, workerId }, (ms) => abortableSleep(ms));
 
   const history = historyStoreFor(redis, prefix, config, now);
   // Diagnoses are recorded, and say since when from the watch's minute history; its charts span its last hour.
@@ -81,7 +83,7 @@ export function startWorker(
     chat,
     config,
     logger,
-    worker: { state, workerId, sleep: (ms) => abortableSleep(ms) },
+    worker: { answer },
   });
   const checks = checkJobs({
     doctor,
@@ -93,7 +95,7 @@ export function startWorker(
     postChart: createChartPoster({ chat, renderer, history: minutes, now }),
     ...pick(tuning, ['progressIntervalMs']),
   });
-  const lifecycle = lifecycleJobs(base, doctor, state, workerId, minutes);
+  const lifecycle = lifecycleJobs(base, doctor, answer, minutes);
   const space = spaceJobs(base, state, workerId);
   // Every job kind's handler, one record (a kind without one does not compile).
   const record: JobKindHandlers = {
@@ -180,8 +182,7 @@ function foldFeatures(parts: ReadonlyArray<Pick<Feature, 'reconcile' | 'close'>>
 function lifecycleJobs(
   base: RoleBase,
   doctor: Parameters<typeof installLifecycle>[0]['doctor'],
-  state: ReturnType<typeof createJobState>,
-  workerId: string,
+  answer: AnswerOnce,
   history: Parameters<typeof installLifecycle>[0]['history'],
 ) {
   const { chat, config } = base.opts;
@@ -190,10 +191,8 @@ function lifecycleJobs(
     doctor,
     chat,
     config,
-    state,
-    workerId,
+    answer,
     readFileBuffer,
-    sleep: (ms) => abortableSleep(ms),
     ...(history ? { history } : {}),
   });
 }

@@ -37,16 +37,13 @@ describe('the download directory of shared files', () => {
     const chat = createMemoryAdapter();
     const analyze = createAnalyzeJob({
       chat,
-      state: {
-        claimAnswer: async () => 'claimed',
-        markAnswered: async () => undefined,
-        releaseAnswer: async () => undefined,
+      answer: async (_jobId, deliver) => {
+        await deliver();
+        return true;
       },
-      workerId: 'w1',
       logger: silentLogger,
       maxFileBytes: 1024 ** 2,
       tmpRoot: root,
-      sleep: async () => undefined,
     });
     // From a chat that is not the shell, host paths are refused: the run still sweeps and cleans up.
     const job: AnalyzeJob = {

@@ -15,6 +15,9 @@
 //     watch writes the minute history that history/ reads: which clusters it watches is config/'s);
 //   - a file in a layer importing a layer above it (LAYERS: today src/etcd/, the foundation of what
 //     etcd is and writes, imports only itself and the foundations beside it), type imports included;
+//   - a unit test (test/unit/) that needs more than Node: one importing ioredis, the Redis helpers
+//     (test/support/redis/) or the etcd and TLS labs (test/support/lab/). `npm run test:unit` runs with
+//     Node alone (docs/development.md); such a test belongs in test/integration/;
 //   - a branch on a job's kind outside the handler record (src/queue/job-handlers.ts): a `switch`
 //     on, or a comparison of, a job's `.kind` or `.name` (`data`, `job`, `….data`) with a job kind
 //     literal. The kinds are the keys of that module's JOB_KINDS record.
@@ -373,6 +376,18 @@ function unusedExports() {
   return problems;
 }
 
+const UNIT_TESTS = join(ROOT, 'test/unit');
+const NEEDS_MORE_THAN_NODE = /from '(ioredis|(?:\.\.\/)+support\/(?:redis|lab)\/[^']*)'/g;
+
+/** test/unit/ runs with Node alone: no Redis, no etcd, no openssl (issue 41). */
+function unitTestProblems() {
+  return allFiles(UNIT_TESTS).flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(NEEDS_MORE_THAN_NODE)].map(
+      (m) => `${relative(ROOT, file)}: imports ${m[1]}; test/unit/ runs with Node alone, so it belongs in test/integration/`,
+    ),
+  );
+}
+
 export function checkStructure() {
   const problems = [];
   const graph = new Map();
@@ -429,6 +444,7 @@ export function checkStructure() {
     if (!used.has(entry)) problems.push(`${entry}: listed as pending in scripts/check-structure.mjs, but passes now`);
   }
   problems.push(...unusedExports());
+  problems.push(...unitTestProblems());
   problems.push(...tableProblems(graph));
   const found = cycles(graph);
   for (const component of found) {

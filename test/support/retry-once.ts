@@ -25,6 +25,7 @@ const NO_SECOND_RUN = [
   /test\/integration\/watch\/scale-out\.etcd\.test\.ts$/,
   /test\/integration\/resilience\/(redis-sentinel-failover|redis-cluster-failover|remediation-interrupted|worker-killed)\.etcd\.test\.ts$/,
   /test\/integration\/state\/(replicated-records|owned-lock|lost-jobs)\.redis\.test\.ts$/,
+  /test\/integration\/queue\/job-queue\.redis\.test\.ts$/,
   // minutes each
   /test\/integration\/(watch\/(quiet|restarts|incident)|history\/since-when|faults\/(compaction-stalled|fault-fixed))\.etcd\.test\.ts$/,
 ];

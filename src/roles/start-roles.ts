@@ -44,9 +44,10 @@ export async function startRoles(given: StartRolesOptions, parts?: ProcessParts)
       ? undefined
       : opts.role === 'analyzer'
         ? startAnalyzer(base)
-        : startWorker(base, { digests, enqueue });
+        : startWorker(base, { enqueue });
   if (receivesChat(opts.role)) bot = await startBot(base, { digests, hasWorker: worker !== undefined });
-  reconcileDigests(digests.service, opts.logger);
+  // Not awaited: with Redis down it waits for the reconnect, and startup must not.
+  void digests.reconcile();
 
   return {
     enqueue: bot?.queue.enqueue,
@@ -62,18 +63,4 @@ export async function startRoles(given: StartRolesOptions, parts?: ProcessParts)
     redisReady: () => base.redisReady(),
     stop: () => stopRoles(base, { bot, worker, digests }),
   };
-}
-
-/**
- * Re-creates the digest schedulers and queues a slot missed while every replica was down. Not
- * awaited: with Redis down it waits for the reconnect, and startup must not.
- */
-function reconcileDigests(service: RunningRoles['digests'], logger: StartRolesOptions['logger']): void {
-  void service
-    .reconcile()
-    .then((late) => {
-      if (late.length) logger.info({ late }, 'queued missed digest slots, to be sent late');
-      else logger.debug({ late }, 'digest catch-up: no missed slot');
-    })
-    .catch((err: unknown) => logger.warn({ err: String(err) }, 'digest catch-up failed'));
 }

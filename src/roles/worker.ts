@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { installAlerts } from '../alerts/install.js';
 import { createChartRenderer } from '../charts/chart-renderer.js';
 import { createChartPoster } from '../charts/post-chart.js';
-import type { DigestFeature } from '../digest/install.js';
+import { installDigestJobs } from '../digest/install.js';
 import { doctorFor } from '../history/doctor-for.js';
 import { historyStoreFor } from '../history/install.js';
 import { type Feature, type JobKindHandlers, noHandler, routeJobs } from '../queue/job-handlers.js';
@@ -41,7 +41,7 @@ import { remediationOptions } from './remediation-options.js';
  */
 export function startWorker(
   base: RoleBase,
-  features: { digests: DigestFeature; enqueue: (data: JobData) => Promise<unknown> },
+  features: { enqueue: (data: JobData) => Promise<unknown> },
 ): JobWorker {
   const { opts, tuning, now } = base;
   const { chat, config, logger, queuePrefix: prefix } = opts;
@@ -64,27 +64,14 @@ export function startWorker(
     logger,
     now,
   });
-  const digests = features.digests.jobs({ doctor, history, workerId, renderer });
-  const alerts = installAlerts({ redis, prefix, config, chat, doctor, plans, renderer, logger, now });
+  // What every feature of this worker shares.
+  const on = { redis, prefix, config, chat, logger, now };
+  const digests = installDigestJobs({ ...on, doctor, history, workerId, renderer });
+  const alerts = installAlerts({ ...on, doctor, plans, renderer });
   const remediation = installRemediationJobs(base, redis, features.enqueue);
   // Watch checks go to the minute history, not the digest's 30-day one.
-  const watch = installWatch({
-    redis,
-    prefix,
-    config,
-    doctor: doctorFor(base.doctor, { role: 'watch' }),
-    chat,
-    plans,
-    renderer,
-    logger,
-    now,
-  });
-  const offline = installOfflineAnalysis({
-    chat,
-    config,
-    logger,
-    worker: { answer },
-  });
+  const watch = installWatch({ ...on, doctor: doctorFor(base.doctor, { role: 'watch' }), plans, renderer });
+  const offline = installOfflineAnalysis({ chat, config, logger, worker: { answer } });
   const checks = checkJobs({
     doctor,
     chat,
@@ -100,7 +87,7 @@ export function startWorker(
   // Every job kind's handler, one record (a kind without one does not compile).
   const record: JobKindHandlers = {
     ...checks.jobs,
-    ...digests,
+    ...digests.jobs,
     ...alerts.jobs,
     ...remediation.jobs,
     ...watch.jobs,
@@ -108,7 +95,16 @@ export function startWorker(
     ...space.jobs,
     ...lifecycle.jobs,
   };
-  const closeFeatures = foldFeatures([checks, alerts, remediation, watch, offline, space, lifecycle]);
+  const closeFeatures = foldFeatures([
+    checks,
+    digests,
+    alerts,
+    remediation,
+    watch,
+    offline,
+    space,
+    lifecycle,
+  ]);
   const handlers = routeJobs(record, logger);
   const worker = startQueueWorkers(base, { handlers, clusterLocks: state, workerName: workerId });
   return {

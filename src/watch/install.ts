@@ -10,18 +10,16 @@ import { readHistory } from '../history/since-when-report.js';
 import type { Logger } from '../logger.js';
 import { createWatchSchedules } from '../queue/watch-schedules.js';
 import { createIncidents } from '../state/incidents.js';
-import { createMinuteHistory, type MinuteHistory } from '../state/minute-history.js';
+import { createMinuteHistory } from '../state/minute-history.js';
 import type { PlanStore } from '../state/plan-store.js';
 import { createIsSnoozed } from '../state/remediation-state.js';
-import { createWatchState, type WatchState } from '../state/watch-state.js';
+import { createWatchState } from '../state/watch-state.js';
 import type { Feature } from '../queue/job-handlers.js';
 import { createIncidentRunner } from './incident-runner.js';
 import { createWatchCheck } from './run-watch-check.js';
 import { watchedClusters } from '../config/watched.js';
 
 export interface WatchFeature extends Feature<'watch'> {
-  history: MinuteHistory;
-  state: WatchState;
   /** Upserts a scheduler per watched cluster and removes the others; not awaited at startup. */
   reconcile(): Promise<void>;
   close(): Promise<void>;
@@ -83,8 +81,6 @@ export function installWatch(opts: {
   });
   return {
     jobs: { watch: { run: (job) => check(job) } },
-    history,
-    state,
     async reconcile() {
       const watched = watchedClusters(opts.config);
       try {

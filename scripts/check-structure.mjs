@@ -15,6 +15,7 @@
 //     watch writes the minute history that history/ reads: which clusters it watches is config/'s);
 //   - a file in a layer importing a layer above it (LAYERS: today src/etcd/, the foundation of what
 //     etcd is and writes, imports only itself and the foundations beside it), type imports included;
+//   - a file that docs/ARCHITECTURE.md names and no folder holds (a renamed or deleted file);
 //   - a unit test (test/unit/) that needs more than Node: one importing ioredis, the Redis helpers
 //     (test/support/redis/) or the etcd and TLS labs (test/support/lab/). `npm run test:unit` runs with
 //     Node alone (docs/development.md); such a test belongs in test/integration/;
@@ -312,6 +313,17 @@ function folderTable() {
   return { rows, foundations: rows.filter((r) => r.foundation).flatMap((r) => r.folders) };
 }
 
+/** A file that docs/ARCHITECTURE.md names (`answer/answer-once.ts`, `check-jobs.ts`) and no folder holds. */
+function namedFileProblems() {
+  const paths = USER_FOLDERS.flatMap((folder) => allFiles(join(ROOT, folder))).map((f) => `/${relative(ROOT, f)}`);
+  const named = new Set(
+    [...readFileSync(ARCHITECTURE, 'utf8').matchAll(/`([\w./-]+\.(?:ts|mjs|cjs))`/g)].map((m) => m[1]),
+  );
+  return [...named]
+    .filter((name) => !paths.some((p) => p.endsWith(`/${name.replace(/^\//, '')}`)))
+    .map((name) => `docs/ARCHITECTURE.md: names ${name}, which no file is`);
+}
+
 /** Every import between two top units of src/ that the folder table does not allow. */
 function tableProblems(graph) {
   const { rows, foundations } = folderTable();
@@ -446,6 +458,7 @@ export function checkStructure() {
   problems.push(...unusedExports());
   problems.push(...unitTestProblems());
   problems.push(...tableProblems(graph));
+  problems.push(...namedFileProblems());
   const found = cycles(graph);
   for (const component of found) {
     problems.push(`import cycle: ${component.map((f) => relative(ROOT, f)).join(' <-> ')}`);

@@ -10,6 +10,7 @@ import { loadModulesFor } from './doctor/lazy-modules.js';
 import type { DoctorDeps, RunOptions } from './doctor/options.js';
 import { type Pipeline, runOnClients } from './doctor/run-on-clients.js';
 import { EtcdDoctorError } from './errors.js';
+import type { Evidence } from './probes/evidence.js';
 import type { FirstScrapes } from './probes/first-scrapes.js';
 import { BUSY_SAME_HOST_RUNS, startObserverWindow } from './probes/observer-load.js';
 import { createRunLoad, hostsOf } from './probes/run-load.js';
@@ -39,6 +40,27 @@ export interface Doctor {
    */
   firstScrapes(name: string): Promise<FirstScrapes | undefined>;
   close(): Promise<void>;
+}
+
+/**
+ * A full diagnosis of a cluster (its backups too when it has any configured) and the evidence it was
+ * read from: what the lifecycle checks (upgrade-check, recover) judge beside the report.
+ */
+export async function diagnoseWithEvidence(
+  doctor: Pick<Doctor, 'run' | 'cluster'>,
+  clusterName: string,
+  signal?: AbortSignal,
+): Promise<{ cluster: ClusterConfig; report: DiagnosisReport; evidence: Evidence | undefined }> {
+  const cluster = doctor.cluster(clusterName);
+  let evidence: Evidence | undefined;
+  const report = await doctor.run(clusterName, 'diagnose', {
+    backups: Boolean(cluster.backups),
+    onEvidence: (e) => {
+      evidence = e;
+    },
+    ...(signal ? { signal } : {}),
+  });
+  return { cluster, report, evidence };
 }
 
 export function createDoctor(deps: DoctorDeps): Doctor {

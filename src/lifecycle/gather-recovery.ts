@@ -1,5 +1,5 @@
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import type { Doctor } from '../doctor.js';
+import { type Doctor, diagnoseWithEvidence } from '../doctor.js';
 import { quorumOf } from '../etcd/quorum.js';
 import type { Evidence } from '../probes/evidence.js';
 import { planRecovery, type RecoveryInput, type RecoveryPlanJson } from './recovery-plan.js';
@@ -32,15 +32,7 @@ export async function recoveryPlanFor(
   clusterName: string,
   signal?: AbortSignal,
 ): Promise<RecoveryOutcome> {
-  const cluster = deps.doctor.cluster(clusterName);
-  let evidence: Evidence | undefined;
-  const report = await deps.doctor.run(clusterName, 'diagnose', {
-    backups: Boolean(cluster.backups),
-    onEvidence: (e) => {
-      evidence = e;
-    },
-    ...(signal ? { signal } : {}),
-  });
+  const { report, evidence } = await diagnoseWithEvidence(deps.doctor, clusterName, signal);
   const lost = report.findings.some((f) => f.cause === 'quorum-lost') || belowQuorum(evidence);
   const answered = report.members.filter((m) => m.reachable).length;
   if (!lost && answered > 0)

@@ -2,7 +2,7 @@ import { createHttpGet } from '../clients/http.js';
 import { loadEtcdTls } from '../clients/etcd-clients.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { DiagnosisReport } from '../contracts/report-json.js';
-import type { Doctor } from '../doctor.js';
+import { type Doctor, diagnoseWithEvidence } from '../doctor.js';
 import { mapConcurrent } from '../map-concurrent.js';
 import type { Evidence } from '../probes/evidence.js';
 import { cutText } from '../untrusted-text.js';
@@ -34,16 +34,8 @@ export async function checkUpgrade(
 ): Promise<
   { result: UpgradeCheckJson; report: DiagnosisReport } | { report: DiagnosisReport; result?: undefined }
 > {
-  const cluster = deps.doctor.cluster(clusterName);
   const target = parseTarget(targetText);
-  let evidence: Evidence | undefined;
-  const report = await deps.doctor.run(clusterName, 'diagnose', {
-    backups: Boolean(cluster.backups),
-    onEvidence: (e) => {
-      evidence = e;
-    },
-    ...(signal ? { signal } : {}),
-  });
+  const { cluster, report, evidence } = await diagnoseWithEvidence(deps.doctor, clusterName, signal);
   if (!report.members.some((m) => m.version)) return { report };
   const tls = await loadEtcdTls(cluster, { readFileBuffer: deps.readFileBuffer });
   const v2 = await askV2(

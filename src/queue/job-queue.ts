@@ -64,6 +64,29 @@ export function openSchedulerQueue(opts: { connection: Redis; prefix: string; na
   return queue;
 }
 
+/**
+ * The job schedulers of one kind, one per cluster (`<idPrefix><cluster>`, the watch's and the
+ * maintenance windows'): the ones there are, and removing those of clusters no longer in the config.
+ */
+export function clusterSchedulers(queue: Queue, idPrefix: string) {
+  const all = async () => (await queue.getJobSchedulers(0, -1)).filter((s) => s.key.startsWith(idPrefix));
+  return {
+    all,
+    clusterOf: (key: string) => key.slice(idPrefix.length),
+    /** Removes every scheduler of this kind whose cluster is not in `keep`; the clusters removed. */
+    async removeAllBut(keep: ReadonlyArray<string>): Promise<string[]> {
+      const kept = new Set(keep.map((cluster) => `${idPrefix}${cluster}`));
+      const removed: string[] = [];
+      for (const s of await all()) {
+        if (kept.has(s.key)) continue;
+        await queue.removeJobScheduler(s.key);
+        removed.push(s.key.slice(idPrefix.length));
+      }
+      return removed;
+    },
+  };
+}
+
 export function createJobQueue(opts: JobQueueOptions): JobQueue {
   const main = opts.name ?? DEFAULT_QUEUE_NAME;
   const byName = new Map([main, ANALYZE_QUEUE_NAME].map((name) => [name, openJobQueue(name, opts)]));

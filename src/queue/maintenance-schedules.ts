@@ -1,5 +1,5 @@
 import type { Redis } from '../clients/redis.js';
-import { openSchedulerQueue } from './job-queue.js';
+import { clusterSchedulers, openSchedulerQueue } from './job-queue.js';
 import type { MaintenanceJob } from './job-schemas.js';
 
 const PREFIX = 'maintenance-defrag-';
@@ -37,7 +37,7 @@ export function createMaintenanceSchedules(opts: {
     removeOnComplete: { age: 30 * 24 * 3600, count: 1000 },
     removeOnFail: { age: 30 * 24 * 3600, count: 1000 },
   };
-  const schedules = async () => (await queue.getJobSchedulers(0, -1)).filter((s) => s.key.startsWith(PREFIX));
+  const schedulers = clusterSchedulers(queue, PREFIX);
   return {
     async reconcile(windows) {
       for (const { cluster, repeat } of windows) {
@@ -50,18 +50,12 @@ export function createMaintenanceSchedules(opts: {
           opts: jobOptions,
         });
       }
-      const keep = new Set(windows.map((w) => maintenanceSchedulerId(w.cluster)));
-      const removed: string[] = [];
-      for (const s of await schedules()) {
-        if (keep.has(s.key)) continue;
-        await queue.removeJobScheduler(s.key);
-        removed.push(s.key.slice(PREFIX.length));
-      }
+      const removed = await schedulers.removeAllBut(windows.map((w) => w.cluster));
       return { removed };
     },
     async list() {
-      return (await schedules()).map((s) => ({
-        cluster: s.key.slice(PREFIX.length),
+      return (await schedulers.all()).map((s) => ({
+        cluster: schedulers.clusterOf(s.key),
         pattern: s.pattern ?? undefined,
         nextMs: s.next ?? undefined,
       }));

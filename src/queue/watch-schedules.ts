@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from '../clients/redis.js';
-import { openSchedulerQueue } from './job-queue.js';
+import { clusterSchedulers, openSchedulerQueue } from './job-queue.js';
 import type { WatchJob } from './job-schemas.js';
 
 const PREFIX = 'watch-';
@@ -41,7 +41,7 @@ export function createWatchSchedules(opts: {
     removeOnComplete: { age: 3600, count: 500 },
     removeOnFail: { age: 24 * 3600, count: 500 },
   };
-  const schedules = async () => (await queue.getJobSchedulers(0, -1)).filter((s) => s.key.startsWith(PREFIX));
+  const schedulers = clusterSchedulers(queue, PREFIX);
   return {
     async reconcile(watched) {
       for (const { cluster, intervalSeconds } of watched) {
@@ -53,18 +53,12 @@ export function createWatchSchedules(opts: {
           { name: 'watch', data, opts: jobOptions },
         );
       }
-      const keep = new Set(watched.map((w) => watchSchedulerId(w.cluster)));
-      const removed: string[] = [];
-      for (const s of await schedules()) {
-        if (keep.has(s.key)) continue;
-        await queue.removeJobScheduler(s.key);
-        removed.push(s.key.slice(PREFIX.length));
-      }
+      const removed = await schedulers.removeAllBut(watched.map((w) => w.cluster));
       return { removed };
     },
     async list() {
-      return (await schedules()).map((s) => ({
-        cluster: s.key.slice(PREFIX.length),
+      return (await schedulers.all()).map((s) => ({
+        cluster: schedulers.clusterOf(s.key),
         everyMs: Number(s.every ?? 0),
         nextMs: s.next ?? undefined,
       }));

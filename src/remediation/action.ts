@@ -1,10 +1,12 @@
 import type { z } from 'zod';
+import type { ChatAdapter } from '../chat/adapter.js';
 import type { EtcdClients } from '../clients/etcd-clients.js';
 import type { KubernetesClients } from '../clients/kubernetes.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
 import type { Logger } from '../logger.js';
 import type { ViewButton } from '../report/chat-view.js';
+import type { AuditLog } from '../state/audit-log.js';
 import type { RemediationState } from '../state/remediation-state.js';
 import type { RemediationSettings } from './settings.js';
 
@@ -85,6 +87,18 @@ export interface ActionClients {
   credential(envName: string): string | undefined;
   /** Queue a scan of what fills this cluster's etcd, answered in `thread` (space). */
   space(thread: string | undefined): Promise<void>;
+}
+
+/** What a run on a cluster is given, a button's (remediation-job.ts) or a maintenance window's. */
+export interface ClusterRunDeps {
+  chat: ChatAdapter;
+  state: RemediationState;
+  audit: Pick<AuditLog, 'append'>;
+  cluster(name: string): ClusterConfig;
+  /** Clients for one run; closed when it ends. */
+  clientsFor(cluster: ClusterConfig): ActionClients & { close(): Promise<void> };
+  settings: RemediationSettings;
+  logger: Logger;
 }
 
 export interface ActionContext {

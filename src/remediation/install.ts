@@ -14,6 +14,7 @@ import { createPlanStore } from '../state/plan-store.js';
 import type { RecordSigner } from '../state/record-signer.js';
 import { createActionClients, preloadKubernetesModules } from './action-clients.js';
 import { createRemediationState } from '../state/remediation-state.js';
+import type { ClusterRunDeps } from './action.js';
 import { createMaintenanceDefrag } from './maintenance-defrag.js';
 import { createRemediationRunner } from './remediation-job.js';
 import type { ClickDeps } from './handle-click.js';
@@ -79,13 +80,7 @@ export interface MaintenanceFeature extends Feature<'maintenance'> {
 export function installMaintenance(w: RemediationOptions): MaintenanceFeature {
   const schedules = createMaintenanceSchedules({ connection: w.redis, prefix: w.prefix });
   const run = createMaintenanceDefrag({
-    chat: w.chat,
-    state: createRemediationState(w.redis, w.prefix),
-    audit: createAuditLog(w.redis, w.prefix),
-    cluster: (name) => clusterOf(w.config, name),
-    clientsFor: (cluster) => clientsFor(w, cluster),
-    settings: settingsOf(w),
-    logger: w.logger,
+    ...clusterRunDeps(w),
     now: w.now ?? Date.now,
     sleep: w.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms))),
   });
@@ -119,6 +114,19 @@ function maintenanceWindows(
   });
 }
 
+/** What every run on a cluster is given, a button's or a maintenance window's. */
+function clusterRunDeps(w: RemediationOptions): ClusterRunDeps {
+  return {
+    chat: w.chat,
+    state: createRemediationState(w.redis, w.prefix),
+    audit: createAuditLog(w.redis, w.prefix),
+    cluster: (name) => clusterOf(w.config, name),
+    clientsFor: (cluster) => clientsFor(w, cluster),
+    settings: settingsOf(w),
+    logger: w.logger,
+  };
+}
+
 function clientsFor(w: RemediationOptions, cluster: ClusterConfig) {
   return createActionClients(cluster, {
     readFileBuffer: w.readFileBuffer ?? ((p: string) => readFile(p)),
@@ -139,15 +147,9 @@ function clientsFor(w: RemediationOptions, cluster: ClusterConfig) {
 
 function remediationJobHandler(w: RemediationOptions): (job: RemediateJob) => Promise<unknown> {
   return createRemediationRunner({
-    chat: w.chat,
+    ...clusterRunDeps(w),
     plans: createPlanStore(w.redis, w.prefix, w.signer),
     signer: w.signer,
-    state: createRemediationState(w.redis, w.prefix),
-    audit: createAuditLog(w.redis, w.prefix),
-    cluster: (name) => clusterOf(w.config, name),
-    clientsFor: (cluster) => clientsFor(w, cluster),
-    settings: settingsOf(w),
-    logger: w.logger,
     ...(w.now ? { now: w.now } : {}),
     ...(w.sleep ? { sleep: w.sleep } : {}),
   });

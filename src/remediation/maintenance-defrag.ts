@@ -1,4 +1,3 @@
-import type { ChatAdapter } from '../chat/adapter.js';
 import type { ClusterConfig } from '../config/schema.js';
 import {
   type MaintenanceWindow,
@@ -6,26 +5,24 @@ import {
   parseMaintenanceWindow,
 } from '../config/maintenance-window.js';
 import { describeError } from '../errors.js';
-import { type Logger, withFields } from '../logger.js';
+import { withFields } from '../logger.js';
 import type { MaintenanceJob } from '../queue/job-schemas.js';
 import { textView } from '../report/chat-view.js';
-import { type AuditEvent, type AuditLog, MAINTENANCE_ACTOR } from '../state/audit-log.js';
+import { type AuditEvent, MAINTENANCE_ACTOR } from '../state/audit-log.js';
 import type { HeldLock } from '../state/owned-lock.js';
-import type { RemediationState } from '../state/remediation-state.js';
-import { type ActionClients, type ActionContext, type ActionOutcome, RemediationAborted } from './action.js';
+import {
+  type ActionClients,
+  type ActionContext,
+  type ClusterRunDeps,
+  type ActionOutcome,
+  RemediationAborted,
+} from './action.js';
 import { runDefragment } from './actions/defragment.js';
 import { withDeadline } from '../timing.js';
 import { createProgressNotes, PROGRESS_EDIT_DEADLINE_MS, type ProgressNotes } from './progress-notes.js';
 import { type RemediationSettings, settingsFor } from './settings.js';
 
-export interface MaintenanceDeps {
-  chat: ChatAdapter;
-  state: RemediationState;
-  audit: Pick<AuditLog, 'append'>;
-  cluster(name: string): ClusterConfig;
-  clientsFor(cluster: ClusterConfig): ActionClients & { close(): Promise<void> };
-  settings: RemediationSettings;
-  logger: Logger;
+export interface MaintenanceDeps extends ClusterRunDeps {
   now: () => number;
   sleep: (ms: number) => Promise<void>;
 }

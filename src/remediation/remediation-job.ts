@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditEvent, AuditLog } from '../state/audit-log.js';
-import type { ChatAdapter, Destination } from '../chat/adapter.js';
+import type { AuditEvent } from '../state/audit-log.js';
+import type { Destination } from '../chat/adapter.js';
 import type { ClusterConfig } from '../config/schema.js';
 import type { ActionId } from '../diagnosis/finding.js';
 import { describeError } from '../errors.js';
-import { type Logger, withFields } from '../logger.js';
+import { withFields } from '../logger.js';
 import type { RemediateJob } from '../queue/job-schemas.js';
 import { type ChatView, textView, type ViewButton } from '../report/chat-view.js';
 import type { HeldLock } from '../state/owned-lock.js';
@@ -21,29 +21,21 @@ import {
   type ActionOutcome,
   RemediationAborted,
   type RegisteredAction,
+  type ClusterRunDeps,
 } from './action.js';
 import { actions } from './actions/index.js';
 import { withDeadline } from '../timing.js';
 import { createProgressNotes, PROGRESS_EDIT_DEADLINE_MS, type ProgressNotes } from './progress-notes.js';
 import { snapshotOf, threadOf } from './plan-context.js';
 import { type GroupMembers, isResponder } from './authorise.js';
-import type { RemediationState } from '../state/remediation-state.js';
 import { planExpiryMs, type RemediationSettings, settingsFor } from './settings.js';
 import type { RecordSigner } from '../state/record-signer.js';
 import { verifyJob } from './job-signature.js';
 
-export interface RemediationRunnerDeps {
-  chat: ChatAdapter;
+export interface RemediationRunnerDeps extends ClusterRunDeps {
   plans: Pick<PlanStore, 'load' | 'save'>;
   /** REMEDIATION_SIGNING_KEY's signer: a job or plan it cannot verify is refused and audited. */
   signer: RecordSigner;
-  state: RemediationState;
-  audit: Pick<AuditLog, 'append'>;
-  cluster(name: string): ClusterConfig;
-  /** Clients for one run; closed when it ends. */
-  clientsFor(cluster: ClusterConfig): ActionClients & { close(): Promise<void> };
-  settings: RemediationSettings;
-  logger: Logger;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }

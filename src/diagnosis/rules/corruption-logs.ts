@@ -4,7 +4,7 @@ import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { NO_STAT } from '../support/faults.js';
 import { kubernetesOf, memberOfScan, nodesOfMembers, scansOf, unique } from '../support/kubernetes.js';
-import { describeSignal, etcdSignalByMember } from '../support/logs.js';
+import { countsByMember, describeSignal, etcdSignalByMember } from '../support/logs.js';
 
 const MISSING: Record<string, string> = {
   'snapshot database': 'lost its snapshot database (the <index>.snap.db its WAL points at is gone)',
@@ -31,9 +31,7 @@ export const corruptionLogsRule: Rule = {
   explains: ['member-down', 'leader-churn', 'etcd-crash', 'peer-network', 'control-plane-restarts'],
   evaluate(evidence) {
     const damaged = etcdSignalByMember(evidence, (s) => s.signals.dataDirDamaged ?? NO_STAT);
-    const explain = [
-      `damaged data dirs in the etcd logs: ${damaged.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}`,
-    ];
+    const explain = [`damaged data dirs in the etcd logs: ${countsByMember(damaged)}`];
     if (damaged.length === 0) return { explain };
     const members = damaged.map((s) => s.member);
     const what = missingOf(evidence, members);

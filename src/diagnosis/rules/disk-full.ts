@@ -2,9 +2,9 @@ import type { Evidence } from '../../probes/evidence.js';
 import { formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { NO_STAT } from '../support/faults.js';
+import { NO_STAT, EXHAUSTED_MEMBER_EXPLAINS } from '../support/faults.js';
 import { kubernetesOf, memberOfScan, nodesOfMembers, scansOf, unique } from '../support/kubernetes.js';
-import { describeSignal, etcdSignalByMember } from '../support/logs.js';
+import { countsByMember, describeSignal, etcdSignalByMember } from '../support/logs.js';
 import { nodePressureEvidence } from '../support/node-pressure.js';
 
 /** Where a write failed, as scan-faults.ts names it, in words. */
@@ -28,21 +28,10 @@ export const diskFullRule: Rule = {
   cause: 'disk-full',
   needs: ['kubernetes'],
   rank: 3,
-  explains: [
-    'member-down',
-    'leader-churn',
-    'peer-network',
-    'slow-reads',
-    'etcd-crash',
-    'follower-behind',
-    'control-plane-restarts',
-    'apiserver-latency',
-  ],
+  explains: EXHAUSTED_MEMBER_EXPLAINS,
   evaluate(evidence) {
     const full = etcdSignalByMember(evidence, (s) => s.signals.diskFull ?? NO_STAT);
-    const explain = [
-      `no space left on device: ${full.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}`,
-    ];
+    const explain = [`no space left on device: ${countsByMember(full)}`];
     if (full.length === 0) return { explain };
     const members = full.map((s) => s.member);
     const where = placesOf(evidence, members);

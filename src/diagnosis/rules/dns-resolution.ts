@@ -11,7 +11,7 @@ import {
   scansOf,
   unique,
 } from '../support/kubernetes.js';
-import { describeSignal, etcdSignalByMember } from '../support/logs.js';
+import { countsByMember, describeSignal, etcdSignalByMember } from '../support/logs.js';
 
 /**
  * Peer or client URLs whose host names do not resolve. etcd resolves its URLs at start and retries
@@ -30,9 +30,7 @@ export const dnsResolutionRule: Rule = {
   explains: ['peer-network', 'member-down', 'leader-churn', 'quorum-lost', 'etcd-crash', 'slow-reads'],
   evaluate(evidence) {
     const failing = etcdSignalByMember(evidence, (s) => s.signals.dnsFailed ?? NO_STAT);
-    const explain = [
-      `names that did not resolve: ${failing.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}`,
-    ];
+    const explain = [`names that did not resolve: ${countsByMember(failing)}`];
     if (failing.length === 0) return { explain };
     const { hosts, reason, atStart } = lookupsOf(evidence);
     const reporters = failing.map((s) => s.member);

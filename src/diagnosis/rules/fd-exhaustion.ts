@@ -2,9 +2,9 @@ import type { Evidence } from '../../probes/evidence.js';
 import { formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { describeExit, etcdExits, NO_STAT } from '../support/faults.js';
+import { describeExit, etcdExits, NO_STAT, EXHAUSTED_MEMBER_EXPLAINS } from '../support/faults.js';
 import { kubernetesOf, memberOfScan, nodesOfMembers, scansOf, unique } from '../support/kubernetes.js';
-import { describeSignal, etcdSignalByMember } from '../support/logs.js';
+import { countsByMember, describeSignal, etcdSignalByMember } from '../support/logs.js';
 
 const TOO_MANY_FILES = /too many open files/;
 
@@ -24,22 +24,13 @@ export const fdExhaustionRule: Rule = {
   cause: 'fd-exhaustion',
   needs: ['kubernetes'],
   rank: 5,
-  explains: [
-    'member-down',
-    'peer-network',
-    'leader-churn',
-    'slow-reads',
-    'etcd-crash',
-    'follower-behind',
-    'control-plane-restarts',
-    'apiserver-latency',
-  ],
+  explains: EXHAUSTED_MEMBER_EXPLAINS,
   evaluate(evidence) {
     const out = etcdSignalByMember(evidence, (s) => s.signals.fdExhausted ?? NO_STAT);
     const near = etcdSignalByMember(evidence, (s) => s.signals.fdNearLimit ?? NO_STAT);
     const exits = etcdExits(evidence, (t) => TOO_MANY_FILES.test(t.message ?? ''));
     const explain = [
-      `too many open files: ${out.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; 80 % warnings: ${near.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; container exits on it: ${exits.length}`,
+      `too many open files: ${countsByMember(out)}; 80 % warnings: ${countsByMember(near)}; container exits on it: ${exits.length}`,
     ];
     const exhausted = unique([...out.map((s) => s.member), ...exits.map((e) => e.member)]);
     const members = unique([...exhausted, ...near.map((s) => s.member)]);

@@ -1,9 +1,9 @@
 import { formatList } from '../../format.js';
 import type { Finding } from '../finding.js';
 import type { Rule } from '../rule.js';
-import { describeExit, etcdExits, NO_STAT } from '../support/faults.js';
+import { describeExit, etcdExits, NO_STAT, EXHAUSTED_MEMBER_EXPLAINS } from '../support/faults.js';
 import { nodesOfMembers, unique } from '../support/kubernetes.js';
-import { describeSignal, etcdSignalByMember } from '../support/logs.js';
+import { countsByMember, describeSignal, etcdSignalByMember } from '../support/logs.js';
 import { nodePressureEvidence } from '../support/node-pressure.js';
 
 /** The kubelet's reason for a container the kernel's OOM killer stopped (exit code 137 = SIGKILL). */
@@ -22,22 +22,13 @@ export const outOfMemoryRule: Rule = {
   cause: 'out-of-memory',
   needs: ['kubernetes'],
   rank: 4,
-  explains: [
-    'member-down',
-    'leader-churn',
-    'peer-network',
-    'slow-reads',
-    'etcd-crash',
-    'follower-behind',
-    'control-plane-restarts',
-    'apiserver-latency',
-  ],
+  explains: EXHAUSTED_MEMBER_EXPLAINS,
   evaluate(evidence) {
     const logged = etcdSignalByMember(evidence, (s) => s.signals.outOfMemory ?? NO_STAT);
     const kernel = etcdSignalByMember(evidence, (s) => s.signals.oomKilled ?? NO_STAT);
     const killed = etcdExits(evidence, (t) => t.reason === OOM_KILLED);
     const explain = [
-      `out of memory: Go runtime ${logged.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; kernel OOM killer ${kernel.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; OOMKilled containers: ${killed.map((k) => k.pod).join(', ') || 'none'}`,
+      `out of memory: Go runtime ${countsByMember(logged)}; kernel OOM killer ${countsByMember(kernel)}; OOMKilled containers: ${killed.map((k) => k.pod).join(', ') || 'none'}`,
     ];
     const members = unique([
       ...killed.map((k) => k.member),

@@ -4,7 +4,7 @@ import type { Rule } from '../rule.js';
 import { slowDiskRule } from './slow-disk.js';
 import { kubernetesOf, memberOfScan, nodesOfMembers, scansOf } from '../support/kubernetes.js';
 import { UNSTALLED_MIN_EVENTS } from './cpu-starvation.js';
-import { describeSignal, etcdSignalByMember } from '../support/logs.js';
+import { countsByMember, describeSignal, etcdSignalByMember } from '../support/logs.js';
 
 /**
  * ETCD34/35 wal.go warns `slow fdatasync` (capnslog `sync duration of ...`) only above 1 s
@@ -46,7 +46,7 @@ export const slowDiskCollectedRule: Rule = {
     const smallOnly = proof ? [] : took.filter((t) => (small.get(t.member) ?? 0) >= UNSTALLED_MIN_EVENTS);
     const slow = [...new Set([...fsync, ...lateOnly, ...smallOnly].map((s) => s.member))];
     const explain = [
-      `etcd logs: slow fdatasync on ${fsync.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'}; late heartbeats on ${late.map((s) => `${s.member} ${s.count}`).join(', ') || 'none'} (etcd logs fdatasync above ${FDATASYNC_LOG_LIMIT_S} s); small requests over 100 ms on ${[...small].map(([m, n]) => `${m} ${n}`).join(', ') || 'none'} (${UNSTALLED_MIN_EVENTS} needed)`,
+      `etcd logs: slow fdatasync on ${countsByMember(fsync)}; late heartbeats on ${countsByMember(late)} (etcd logs fdatasync above ${FDATASYNC_LOG_LIMIT_S} s); small requests over 100 ms on ${[...small].map(([m, n]) => `${m} ${n}`).join(', ') || 'none'} (${UNSTALLED_MIN_EVENTS} needed)`,
     ];
     if (slow.length === 0) return { explain };
     const lines = (m: string) => [

@@ -1,3 +1,4 @@
+import type { Cause } from '../finding.js';
 import type { CountStat } from '../../etcd/log-stat.js';
 import type { Evidence } from '../../probes/evidence.js';
 import type { ContainerLogScan, ContainerTermination } from '../../probes/kubernetes/evidence.js';
@@ -5,6 +6,21 @@ import { dataOf, kubernetesOf, memberOfNode, memberOfScan, scansOf } from './kub
 
 /** A stat a scan has no reading of (evidence from before a signal existed). */
 export const NO_STAT: CountStat = { count: 0, example: undefined };
+
+/**
+ * What a member stopped by a resource running out (disk, memory, file descriptors) explains: it is
+ * down, its peers elect and cannot reach it, reads and the apiserver slow, its container restarts.
+ */
+export const EXHAUSTED_MEMBER_EXPLAINS: readonly Cause[] = [
+  'member-down',
+  'leader-churn',
+  'peer-network',
+  'slow-reads',
+  'etcd-crash',
+  'follower-behind',
+  'control-plane-restarts',
+  'apiserver-latency',
+];
 
 export interface EtcdExit {
   member: string;

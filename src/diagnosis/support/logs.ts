@@ -13,6 +13,11 @@ export interface MemberSignal {
   example: string | undefined;
 }
 
+/** `etcd-1 3, etcd-2 1`, or `none`: the members a signal was seen on, and how often, for a rule's explain line. */
+export function countsByMember(signals: ReadonlyArray<Pick<MemberSignal, 'member' | 'count'>>): string {
+  return signals.map((s) => `${s.member} ${s.count}`).join(', ') || 'none';
+}
+
 /** A count or duration signal per etcd member, from the etcd log scans. */
 export function etcdSignalByMember(
   evidence: Evidence,

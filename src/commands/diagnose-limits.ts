@@ -1,4 +1,3 @@
-import { withDeadline } from '../timing.js';
 import type { JobRequests } from '../queue/job-requests.js';
 import { EtcdDoctorError } from '../errors.js';
 import type { RateLimiter } from '../state/rate-limit.js';
@@ -18,10 +17,6 @@ export interface DiagnoseLimits {
  */
 export const DEFAULT_DIAGNOSE_LIMITS: DiagnoseLimits = { perUser: 5, perCluster: 10, windowMs: 60_000 };
 
-const OPEN = { ok: true } as const;
-/** How long a user waits for the limits to be read (Redis answers in about a millisecond). */
-const LIMIT_READ_MS = 250;
-
 const seconds = (ms: number) => `${Math.ceil(ms / 1000)} s`;
 
 /** `/etcd diagnose` through `jobs`, refused with when to retry past either limit (health checks are cheap: not limited). */
@@ -30,17 +25,12 @@ export function limitDiagnoses(jobs: JobRequests, limiter: RateLimiter, limits: 
     ...jobs,
     async check(req) {
       if (req.depth !== 'diagnose') return jobs.check(req);
-      // Both limits at once, within LIMIT_READ_MS: a limit that cannot be read in time lets the
-      // request through, and the enqueue that follows (its own deadline, 1.5 s) says "the queue is
-      // unavailable" when Redis is gone, still inside Slack's 3 s.
+      // Both limits at once; one that cannot be read in time lets the request through
+      // (state/rate-limit.ts), and the enqueue that follows says whether the queue answers.
       const clusterKey = `diagnose:cluster:${req.cluster}`;
       const [user, cluster] = await Promise.all([
-        withDeadline(
-          limiter.take(`diagnose:user:${req.user}`, limits.perUser, limits.windowMs),
-          LIMIT_READ_MS,
-          () => OPEN,
-        ),
-        withDeadline(limiter.peek(clusterKey, limits.perCluster), LIMIT_READ_MS, () => OPEN),
+        limiter.take(`diagnose:user:${req.user}`, limits.perUser, limits.windowMs),
+        limiter.peek(clusterKey, limits.perCluster),
       ]);
       if (!user.ok)
         throw new EtcdDoctorError(
@@ -53,12 +43,7 @@ export function limitDiagnoses(jobs: JobRequests, limiter: RateLimiter, limits: 
           `*${req.cluster}* was diagnosed ${limits.perCluster} times in the last ${seconds(limits.windowMs)}; try again in ${seconds(cluster.retryAfterMs)}, or read the latest diagnosis in its thread.`,
         );
       const reply = await jobs.check(req);
-      if (!reply.joined)
-        await withDeadline(
-          limiter.take(clusterKey, Number.MAX_SAFE_INTEGER, limits.windowMs),
-          LIMIT_READ_MS,
-          () => OPEN,
-        );
+      if (!reply.joined) await limiter.take(clusterKey, Number.MAX_SAFE_INTEGER, limits.windowMs);
       return reply;
     },
   };

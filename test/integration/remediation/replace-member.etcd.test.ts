@@ -272,4 +272,53 @@ describe('replace-member on a real 3-member etcd', () => {
     }
     expect(await memberList()).toHaveLength(3);
   }, 90_000);
+
+  /** Runs Replace `victim` from its report's button (promote when caught up); its start instructions. */
+  const instructionsFor = async (victim: string, report: MemoryMessage, button: ViewButton) => {
+    const [confirm] = await h.chat.click(report.ref, button, { user: ALICE });
+    const at = h.chat.messages.length;
+    await h.chat.click(report.ref, choice(confirm as TextView, /promote when caught up/), { user: ALICE });
+    const posted = await instructions(at);
+    expect(posted.text).toMatch(new RegExp(`How to start ${victim} again`));
+    return posted;
+  };
+
+  it('the leader lost: a diagnosis at once keeps one progress total, and Replace waits out the election instead of refusing', async () => {
+    const victim = await lab.leaderName();
+    if (!victim) throw new Error('the lab knows no leader');
+    const from = shown.length;
+    await lab.wipe(victim);
+    // At once, while the others still follow the dead leader or are electing a new one.
+    const { report, button } = await diagnoseForReplace(victim);
+    // The election wait is listed among the probes, never counted: one total from start to end.
+    const totals = shown
+      .slice(from)
+      .flatMap((t) => [...t.matchAll(/\d+ of (\d+) probes done/g)].map((m) => m[1]));
+    expect(totals.length).toBeGreaterThan(0);
+    expect(new Set(totals).size).toBe(1);
+
+    // The leader lost again, and Replace run on it at once: the membership step waits for the
+    // election (up to 10 s) instead of refusing a cluster that knows no leader yet.
+    const replaced = outcomes().length;
+    await lab.join(victim, (await instructionsFor(victim, report, button)).initialCluster);
+    expect((await waitOutcome(replaced + 1, 60_000)).text).toMatch(/finished in/);
+    await expectThreeHealthyVoters();
+    const leader = await lab.leaderName();
+    if (!leader) throw new Error('the lab knows no leader');
+    await lab.wipe(leader);
+    const count = outcomes().length;
+    const anchor = await h.anchor();
+    const [confirm] = await h.chat.click(anchor, await h.button('replace-member', { member: leader }), {
+      user: ALICE,
+    });
+    const at = h.chat.messages.length;
+    await h.chat.click(anchor, choice(confirm as TextView, /promote when caught up/), { user: ALICE });
+    const posted = await instructions(at);
+    await lab.join(leader, posted.initialCluster);
+    const done = await waitOutcome(count + 1, 60_000);
+    expect(done.text).toMatch(/finished in/);
+    expect(done.text).toContain(`removed ${leader} (id `);
+    expect(done.text).not.toMatch(/knows no leader/);
+    await expectThreeHealthyVoters();
+  }, 240_000);
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { createRateLimiter, type RateLimiter } from '../../../src/state/rate-limit.js';
+import { createServer, type AddressInfo } from 'node:net';
+import { createRateLimiter, LIMIT_READ_MS, type RateLimiter } from '../../../src/state/rate-limit.js';
 import { purgePrefix, REDIS_URL, testPrefix } from '../../support/redis/redis-prefix.js';
 
 /**
@@ -64,5 +65,24 @@ describe('fixed-window rate limiter on a real Redis', () => {
     expect(refused).toEqual({ ok: false, retryAfterMs: 1000 });
     await new Promise((r) => setTimeout(r, 400));
     expect(await limiter.take('short', 1, 300)).toEqual({ ok: true });
+  });
+
+  it('with Redis down, a limit lets the request through at once instead of holding it for the read deadline', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const down = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: null });
+    down.on('error', () => undefined);
+    try {
+      await new Promise<void>((resolve) => down.once('reconnecting', () => resolve()));
+      const started = performance.now();
+      expect(await createRateLimiter(down, prefix).take('analyze:user:U9', 1, 60_000)).toEqual({ ok: true });
+      expect(await createRateLimiter(down, prefix).peek('analyze:user:U9', 1)).toEqual({ ok: true });
+      // Neither waited out LIMIT_READ_MS: the enqueue after it has the whole of the chat's deadline.
+      expect(performance.now() - started).toBeLessThan(LIMIT_READ_MS);
+    } finally {
+      down.disconnect();
+    }
   });
 });

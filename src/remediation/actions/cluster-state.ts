@@ -15,6 +15,8 @@ export interface MemberState {
   started?: boolean;
   reachable: boolean;
   isLeader: boolean;
+  /** The leader this member follows (Status.leader, hex); undefined when it knows none or did not answer. */
+  leaderId?: string;
   dbSizeBytes: number | undefined;
   /** Status.dbSizeInUse (etcd >= 3.4): the pages in use; the rest a defragmentation returns. */
   dbSizeInUseBytes: number | undefined;
@@ -106,11 +108,31 @@ export async function readClusterStateAfterElection(
   const giveUpAt = ctx.now() + ELECTION_WAIT_MS;
   let state = await readClusterState(etcd);
   for (let read = 1; read < ELECTION_WAIT_MS / ELECTION_POLL_MS && ctx.now() < giveUpAt; read += 1) {
-    if (!state.members.some((m) => m.reachable && m.problem === 'knows no leader')) return state;
+    if (!betweenLeaders(state)) return state;
     await ctx.sleep(ELECTION_POLL_MS);
     state = await readClusterState(etcd);
   }
   return state;
+}
+
+/**
+ * A member that answers knows no leader, or follows one that does not answer: the leader was just
+ * lost, and the others elect a new one after an election timeout (until then they still follow the
+ * dead one, and a membership change sent through them is forwarded to it and never applied: it
+ * waited out its whole 60 s deadline). Without a quorum of voters answering, no election is coming.
+ */
+function betweenLeaders(state: ClusterState): boolean {
+  const answering = new Set(state.members.filter((m) => m.reachable).map((m) => m.id));
+  // An election needs a quorum of voters: with fewer answering, none is coming, and there is no wait.
+  const canElect = votersAmong(state.members).filter((m) => m.reachable).length >= state.quorum;
+  return (
+    canElect &&
+    state.members.some(
+      (m) =>
+        m.reachable &&
+        (m.problem === 'knows no leader' || (m.leaderId !== undefined && !answering.has(m.leaderId))),
+    )
+  );
 }
 
 interface ListedMember {
@@ -145,6 +167,7 @@ async function readMember(etcd: EtcdClients, m: ListedMember): Promise<MemberSta
       id,
       reachable: true,
       isLeader: res.leader !== '0' && hex(res.leader) === id,
+      ...(res.leader && res.leader !== '0' ? { leaderId: hex(res.leader) } : {}),
       dbSizeBytes: Number(res.dbSize),
       // 3.3 and older do not send it (0 on the wire): unknown, not "nothing in use".
       dbSizeInUseBytes: Number(res.dbSizeInUse) > 0 ? Number(res.dbSizeInUse) : undefined,

@@ -1,3 +1,4 @@
+import { findCapnslogPackage } from '../etcd/find-capnslog-package.js';
 import { emptySignals, type LogSignals, lineTimestamp, scanLine } from '../etcd/scan-logs.js';
 import {
   type FoundLine,
@@ -255,9 +256,13 @@ function flush(state: StreamState): void {
       kind = found.shape === 'klog' ? 'klog' : 'etcd';
     } else if (program === undefined) {
       const named = findProgram(text);
+      const packaged = named && isEtcdProgram(named.program) ? undefined : findCapnslogPackage(text);
       if (named && isEtcdProgram(named.program)) {
         program = named.program;
         text = named.text;
+      } else if (packaged !== undefined) {
+        text = packaged;
+        kind = 'etcd';
       }
     }
   }

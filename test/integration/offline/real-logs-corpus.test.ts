@@ -23,9 +23,12 @@ const DIR = join(import.meta.dirname, '../../fixtures/real-logs');
  * from raft's bootstrap entries alone: peer-network, opsnull-342). With 14 more logs (79, 66
  * counted) 59 of 66 (89 %): the new misses etcd-3065 (no finding) and rke-1123 (cert-expiry where
  * the thread says clock-skew: Go before 1.15 does not say expired or not yet valid). 60 (91 %) with
- * etcd 2.0's fatal `read wal error: <err>` read as an unreadable WAL (corruption, etcd-3065).
+ * etcd 2.0's fatal `read wal error: <err>` read as an unreadable WAL (corruption, etcd-3065). With 8
+ * held-out logs from outside etcd-io/etcd added blind (87, 71 counted) 64 of 71 at first read (one
+ * unread), 65 (92 %) with capnslog's `<pkg>: <message>` read without its time and level (cert-expiry,
+ * kops-11527).
  */
-const FLOOR_RIGHT = 60;
+const FLOOR_RIGHT = 65;
 const CEILING_UNREAD = 0;
 
 /** Causes issue 37 adds (fd-exhaustion …); `healthy` expects no warning or critical finding. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { findCapnslogPackage } from '../../../src/etcd/find-capnslog-package.js';
 import {
   findEtcdLine,
   findProgram,
@@ -166,6 +167,38 @@ describe('etcd’s line inside any wrapper', () => {
     expect(['etcdctl', 'systemd', 'kernel', 'etcdserver'].some(isEtcdProgram)).toBe(false);
   });
 
+  it('reads capnslog’s `<pkg>: <message>` whose time and level a copy left out (kubernetes/kops#11527)', () => {
+    // etcd's messages at v3.2.32 (etcdmain/etcd.go), v3.3.27 (embed/config.go, rafthttp/probing_status.go,
+    // wal/wal.go), as capnslog writes them after its time and level: `<pkg>: <message>`.
+    const rejected =
+      'rejected connection from "127.0.2.11:64762" (error "tls: failed to verify client\'s certificate: x509: certificate has expired or is not yet valid", ServerName "")';
+    expect(findCapnslogPackage(`etcdmain: ${rejected}`)).toBe(`etcdmain: ${rejected}`);
+    expect(findCapnslogPackage(`embed: ${rejected}`)).toBe(`embed: ${rejected}`);
+    expect(
+      findCapnslogPackage(
+        '> rafthttp: the clock difference against peer 5bd0394181f126dd is too high [10.449391606s > 1s] (prober "ROUND_TRIPPER_RAFT_MESSAGE")',
+      ),
+    ).toBe(
+      'rafthttp: the clock difference against peer 5bd0394181f126dd is too high [10.449391606s > 1s] (prober "ROUND_TRIPPER_RAFT_MESSAGE")',
+    );
+    expect(findCapnslogPackage('wal: sync duration of 1.5857053s, expected less than 1s')).toBe(
+      'wal: sync duration of 1.5857053s, expected less than 1s',
+    );
+    expect(findCapnslogPackage('etcdserver/api/v3rpc: grpc: Server.Serve failed')).toBe(
+      'etcdserver/api/v3rpc: grpc: Server.Serve failed',
+    );
+    // Not a package tag of etcd's, or one other programs start lines with too: not etcd's line.
+    for (const line of [
+      'proxy: dial tcp 127.0.0.1:8080: connect: connection refused',
+      'etcdctl: command not found',
+      'Error: context deadline exceeded',
+      'systemd: etcd.service failed',
+      'stats: 3 requests',
+      'etcdmain:',
+    ])
+      expect(findCapnslogPackage(line)).toBeUndefined();
+  });
+
   it('reads rsyslog’s repeats', () => {
     expect(
       repeatedMessage(
@@ -237,6 +270,24 @@ describe('a stream of wrapped lines', () => {
     );
   });
 
+  it('reads capnslog lines that kept only their package and message as etcd’s (kubernetes/kops#11527)', async () => {
+    const [w] = await scan(
+      [
+        'etcdmain: rejected connection from "MASTER-B-ADDRESS:64762" (error "tls: failed to verify client\'s certificate: x509: certificate has expired or is not yet valid',
+        'etcdmain: rejected connection from "MASTER-C-ADDRESS:64762" (error "tls: failed to verify client\'s certificate: x509: certificate has expired or is not yet valid',
+        'wal: sync duration of 2.905337722s, expected less than 1s',
+      ].join('\n'),
+    );
+    expect(w?.etcdLines).toBe(3);
+    expect(w?.signals.certExpired.count).toBe(2);
+    expect(w?.signals.slowFdatasync).toMatchObject({ count: 1, maxSeconds: 2.905337722 });
+  });
+
+  it('leaves a line that only looks like a package tag unread', async () => {
+    const [w] = await scan('proxy: dial tcp 127.0.0.1:8080: connect: connection refused\n');
+    expect(w?.etcdLines).toBe(0);
+  });
+
   it('splits a container service’s replicas into members', async () => {
     const writers = await scan(
       [
@@ -273,6 +324,7 @@ describe('bounded on hostile lines', () => {
       const started = performance.now();
       findEtcdLine(line);
       findProgram(line);
+      findCapnslogPackage(line);
       scanLine(line, emptySignals());
       expect({ shape: shape.slice(0, 30), ms: Math.min(performance.now() - started, 250) }).toEqual({
         shape: shape.slice(0, 30),

@@ -1,0 +1,58 @@
+// capnslog writes `<pkg>: <message>` after its time and level (coreos/pkg capnslog formatters.go
+// writeEntries, vendored by etcd 2.3–3.4; PrettyFormatter `<date> <time> <L> | <pkg>: <msg>`). A copy
+// that kept only the package and the message (a collector that re-logs etcd's lines without their
+// time, as kops' etcd-manager output is quoted in kubernetes/kops#11527) is still etcd's: its package
+// tag says so. The tags etcd registers (capnslog.NewPackageLogger at v2.3.8, v3.0.17, v3.1.20,
+// v3.2.32, v3.3.27 and v3.4.45), without its test tools' and the one-word tags other programs start
+// lines with too (`api`, `alarm`, `auth`, `backend`, `clientv3`, `discovery`, `flags`, `integration`,
+// `membership`, `proxy`, `snapshot`, `stats`).
+const CAPNSLOG_PACKAGES: ReadonlySet<string> = new Set([
+  'compactor',
+  'embed',
+  'etcdhttp',
+  'etcdmain',
+  'etcdserver',
+  'etcdserver/api',
+  'etcdserver/api/etcdhttp',
+  'etcdserver/api/v2http',
+  'etcdserver/api/v2http/httptypes',
+  'etcdserver/api/v3rpc',
+  'etcdserver/auth',
+  'etcdserver/membership',
+  'etcdserver/stats',
+  'fileutil',
+  'grpcproxy',
+  'httpproxy',
+  'httptypes',
+  'mvcc',
+  'mvcc/backend',
+  'netutil',
+  'osutil',
+  'pkg/fileutil',
+  'pkg/flags',
+  'pkg/netutil',
+  'pkg/osutil',
+  'pkg/pbutil',
+  'proxy/httpproxy',
+  'proxy/tcpproxy',
+  'raft',
+  'rafthttp',
+  'snap',
+  'tcpproxy',
+  'v2http',
+  'v3rpc',
+  'v3rpc/grpc',
+  'wal',
+]);
+const PACKAGE_HEAD = /^(?:> ?)?([a-z][\w/]{1,40}): \S/;
+
+/**
+ * capnslog's `<pkg>: <message>` without its time and level, from the package on, for a line no
+ * other shape matched; undefined when the line does not start with a package tag of etcd's.
+ */
+export function findCapnslogPackage(line: string): string | undefined {
+  const m = PACKAGE_HEAD.exec(line);
+  if (!m?.[1] || !CAPNSLOG_PACKAGES.has(m[1])) return undefined;
+  // After a markdown quote (`> `), if any: the package starts the text etcd wrote.
+  return line.slice(m[0].indexOf(m[1]));
+}

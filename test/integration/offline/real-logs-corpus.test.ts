@@ -23,9 +23,12 @@ const DIR = join(import.meta.dirname, '../../fixtures/real-logs');
  * from raft's bootstrap entries alone: peer-network, opsnull-342). With 14 more logs (79, 66
  * counted) 59 of 66 (89 %): the new misses etcd-3065 (no finding) and rke-1123 (cert-expiry where
  * the thread says clock-skew: Go before 1.15 does not say expired or not yet valid). 60 (91 %) with
- * etcd 2.0's fatal `read wal error: <err>` read as an unreadable WAL (corruption, etcd-3065).
+ * etcd 2.0's fatal `read wal error: <err>` read as an unreadable WAL (corruption, etcd-3065). Six
+ * held-out etcd-io/etcd threads added blind (85 logs, 72 counted): 61 of 72 at first read (1 of the
+ * 6), 62 (86 %) with a peer that dials the member after its refused dials read as running, not down
+ * (peer-tls first, etcd-8268; etcd 3.2.0–3.2.11's unquoted `rejected connection from` read too).
  */
-const FLOOR_RIGHT = 60;
+const FLOOR_RIGHT = 62;
 const CEILING_UNREAD = 0;
 
 /** Causes issue 37 adds (fd-exhaustion …); `healthy` expects no warning or critical finding. */

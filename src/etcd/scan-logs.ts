@@ -44,6 +44,12 @@ export interface PeerUnreachableStat {
   lastSeenAt?: string;
   /** When the reporter last logged the peer active again (`peer became active`) after a failure. */
   lastActiveAt?: string;
+  /**
+   * A connection from the host of `address` reached the reporter after the peer's last failure:
+   * one the reporter refused for its certificate (etcd logs only those: embed `rejected connection
+   * from "<ip:port>"`). Something on that host runs and dials the reporter.
+   */
+  dialledUsSince?: boolean;
 }
 
 /** What the scan counts: the signals below, and the faults of scan-faults.ts (resources, crashes). */
@@ -334,6 +340,9 @@ const BOOTSTRAPPED = /member [0-9a-f]{1,16} has already been bootstrapped/;
 // embed/config_logging.go: `rejected connection from "<addr>" (error "<tls error>", ServerName …)`,
 // zap `"msg":"rejected connection"` with an `error` field; and x509 failures of a peer dial.
 const REJECTED_TLS = /rejected connection from "([^"]*)" \(error "((?:[^"\\]|\\.)*)"/;
+// etcd 3.2.0–3.2.11 (etcdmain/etcd.go setupLogging): `rejected connection from "<addr>" (<err>)`,
+// the error unquoted (`%v`); 3.2.12 and 3.3+ quote it as above.
+const REJECTED_TLS_32 = /rejected connection from "([^"]{1,300})" \((?!error ")(.{1,600})\)$/;
 // A peer dial or probe failing on the certificate (capnslog plain text; zap has it in `error`).
 // Go's crypto/x509 (verify.go) HostnameError too: a certificate without the peer's IP or name in its
 // SANs (`cannot validate certificate for <ip> because it doesn't contain any IP SANs`, `… not valid
@@ -404,12 +413,14 @@ function scanText(line: string, s: LogSignals, touched: Seen[], zap: ZapEntry | 
   const removedPeer = REMOVED_PEER.exec(line);
   if (removedPeer) touched.push(addRemovedPeer(s, removedPeer[1] ?? REMOVED_PEER_ZAP.exec(line)?.[1], line));
   // zap lines carry the error in a field (scanZap); only plain text is matched here.
-  const rejectedLine = zap ? undefined : REJECTED_TLS.exec(line);
-  const rejected = rejectedLine?.[2]?.replace(/\\(.)/g, '$1');
+  const quoted = zap ? undefined : REJECTED_TLS.exec(line);
+  const rejectedLine = quoted ?? (zap ? undefined : REJECTED_TLS_32.exec(line));
+  const rejected = quoted ? quoted[2]?.replace(/\\(.)/g, '$1') : rejectedLine?.[2];
   const tls = zap ? undefined : rejected && TLS_ERROR.test(rejected) ? rejected : PEER_X509.exec(line)?.[1];
   const dialed = rejected ? undefined : TEXT_PEER.exec(line)?.[1];
   if (tls && !NOT_A_PEER.test(tls)) {
     const remoteAddr = rejected ? rejectedLine?.[1] : undefined;
+    markDialledFrom(s, remoteAddr);
     touched.push(
       isExpiredCertificate(tls)
         ? addCertExpired(s, tls.trim(), line, { remoteAddr, peerId: dialed })
@@ -659,6 +670,8 @@ function scanZap({ msg, fields }: ZapEntry, line: string, s: LogSignals, touched
   const error = str('error');
   const peerRejection = msg === 'rejected connection' || msg === 'rejected connection on peer endpoint';
   const rejection = peerRejection || msg === 'rejected connection on client endpoint';
+  if (peerRejection && error && TLS_ERROR.test(error) && !NOT_A_PEER.test(error))
+    markDialledFrom(s, str('remote-addr'));
   // An expired certificate is cert-expiry's, a client's (3.6 `on client endpoint`) as a peer's.
   if (error && !NOT_A_PEER.test(error) && isExpiredCertificate(error) && (rejection || PEER_X509.test(error)))
     touched.push(
@@ -753,11 +766,23 @@ function addPeerUnreachable(s: LogSignals, peerId: string, error: string | undef
   }
   stat.count++;
   stat.example = line.slice(0, EXAMPLE_CHARS);
+  stat.dialledUsSince = false;
   if (error) {
     stat.lastError = error.slice(0, EXAMPLE_CHARS);
     stat.address = DIAL_ADDRESS.exec(error)?.[1] ?? stat.address;
   }
   return stat;
+}
+
+/**
+ * A connection refused for TLS came from `remoteAddr`: each unreachable peer whose dial address has
+ * that host has since dialled this member (read in log order, so after its failures so far).
+ */
+function markDialledFrom(s: LogSignals, remoteAddr: string | undefined): void {
+  const ip = remoteAddr ? HOST_OF.exec(remoteAddr)?.[1] : undefined;
+  if (!ip) return;
+  for (const p of s.peerUnreachable)
+    if (p.address && HOST_OF.exec(p.address)?.[1] === ip) p.dialledUsSince = true;
 }
 
 /** A peer that failed and came back: only a failure before it counts as recovered. */

@@ -33,10 +33,17 @@ export interface LoggedDown {
 export function membersDownInLogs(evidence: Evidence): LoggedDown[] {
   const scans = scansOf(kubernetesOf(evidence), 'etcd');
   const byPeer = new Map<string, LoggedDown>();
+  const soleHost = soleHostOf(evidence, scans);
   for (const scan of peerWitnesses(scans)) {
     const reporter = memberOfScan(evidence, scan);
     for (const p of scan.signals.peerUnreachable) {
       if (p.lastActiveAt && (!p.lastSeenAt || p.lastActiveAt >= p.lastSeenAt)) continue;
+      // It dialled the reporter after its failures, from a host no other member has: it runs. etcd
+      // binds its peer listeners before it dials its peers (embed.StartEtcd: startPeerListeners,
+      // then etcdserver.NewServer and its rafthttp transport, v3.2.3; configurePeerListeners in
+      // v3.5.0 server/embed/etcd.go), so the refused dials were history (etcd-io/etcd#8268: dials
+      // refused, then the peer's own connection refused for its certificate a second later).
+      if (p.dialledUsSince && soleHost(p.peerId, p.address)) continue;
       const member = memberNameById(evidence, p.peerId);
       const seen = byPeer.get(member);
       byPeer.set(member, {
@@ -59,6 +66,43 @@ export function membersDownInLogs(evidence: Evidence): LoggedDown[] {
     if (own.length > 0 ? !stopped : !d.refused) return [];
     return [{ ...d, ownLastLineAt: ownLast }];
   });
+}
+
+/**
+ * Whether a peer's dial address is on a host no other member has: by the member list's peer URLs
+ * and the peers the logs dialled. Members sharing a host (a lab on 127.0.0.1) make a connection
+ * from it anyone's.
+ */
+function soleHostOf(
+  evidence: Evidence,
+  scans: ReturnType<typeof scansOf>,
+): (peerId: string, address: string | undefined) => boolean {
+  const owners = new Map<string, Set<string>>();
+  const own = (host: string | undefined, who: string) => {
+    if (host) owners.set(host, (owners.get(host) ?? new Set()).add(who));
+  };
+  for (const m of evidence.memberList.ok ? evidence.memberList.data : [])
+    for (const u of m.peerUrls) own(hostOfUrl(u), memberNameById(evidence, m.id));
+  for (const scan of scans)
+    for (const p of scan.signals.peerUnreachable) own(hostOf(p.address), memberNameById(evidence, p.peerId));
+  return (peerId, address) => {
+    const host = hostOf(address);
+    const who = host ? owners.get(host) : undefined;
+    return who !== undefined && who.size === 1 && who.has(memberNameById(evidence, peerId));
+  };
+}
+
+/** `127.0.0.2:2380`, `[::1]:2380` -> the host. */
+function hostOf(address: string | undefined): string | undefined {
+  return address ? /^\[?([^\]]*?)\]?:\d+$/.exec(address)?.[1] : undefined;
+}
+
+function hostOfUrl(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return undefined;
+  }
 }
 
 /**

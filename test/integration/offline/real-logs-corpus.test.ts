@@ -26,9 +26,12 @@ const DIR = join(import.meta.dirname, '../../fixtures/real-logs');
  * etcd 2.0's fatal `read wal error: <err>` read as an unreadable WAL (corruption, etcd-3065). With 8
  * held-out logs from outside etcd-io/etcd added blind (87, 71 counted) 64 of 71 at first read (one
  * unread), 65 (92 %) with capnslog's `<pkg>: <message>` read without its time and level (cert-expiry,
- * kops-11527).
+ * kops-11527). Six held-out etcd-io/etcd threads added blind (93 logs, 77 counted): 1 of the 6 right
+ * at first read, 2 with a peer that dials the member after its refused dials read as running, not
+ * down (peer-tls first, etcd-8268; etcd 3.2.0–3.2.11's unquoted `rejected connection from` read
+ * too): 67 of 77 (87 %).
  */
-const FLOOR_RIGHT = 65;
+const FLOOR_RIGHT = 67;
 const CEILING_UNREAD = 0;
 
 /** Causes issue 37 adds (fd-exhaustion …); `healthy` expects no warning or critical finding. */

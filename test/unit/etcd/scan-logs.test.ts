@@ -259,6 +259,64 @@ describe('a peer certificate without the peer’s address (Go crypto/x509 Hostna
   });
 });
 
+// A peer's dials refused, then a connection from its host refused for its certificate: the peer
+// runs (etcd binds its peer listener before it dials). etcd-io/etcd v3.2.3 etcdmain/etcd.go
+// `rejected connection from %q (%v)`, v3.2.12+ and v3.3+ embed `rejected connection from %q (error %q,
+// ServerName %q[, IPAddresses %q, DNSNames %q])`, v3.5.0 zap `rejected connection` with `remote-addr`,
+// v3.6.0 `rejected connection on peer endpoint`; the failed dial in capnslog (health check) and zap
+// (`prober detected unhealthy status`, `remote-peer-id`, `error`).
+describe('a peer that dials the member after its refused dials (dialledUsSince)', () => {
+  const CAPNSLOG_DIAL =
+    '2017-07-18 17:10:45.629933 W | rafthttp: health check for peer bca0434ec5dbf601 could not connect: dial tcp 127.2.2.77:2380: getsockopt: connection refused';
+  const ZAP_DIAL =
+    '{"level":"warn","ts":"2024-05-01T10:00:05.000001Z","caller":"rafthttp/probing_status.go:68","msg":"prober detected unhealthy status","round-tripper-name":"ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"bca0434ec5dbf601","rtt":"0s","error":"dial tcp 127.2.2.77:2380: connect: connection refused"}';
+  it.each([
+    [
+      '3.2.3 capnslog, the error unquoted',
+      CAPNSLOG_DIAL,
+      '2017-07-18 17:10:46.927812 I | etcdmain: rejected connection from "127.2.2.77:53656" (tls: "127.2.2.77" does not match any of DNSNames ["*.etcd.svc.cluster.local"])',
+    ],
+    [
+      '3.4 capnslog under journald, the error quoted with the SANs',
+      'Jul 25 06:52:56 k8s-1 etcd[1234]: health check for peer bca0434ec5dbf601 could not connect: dial tcp 127.2.2.77:2380: connect: connection refused',
+      'Jul 25 06:52:57 k8s-1 etcd[1234]: rejected connection from "127.2.2.77:53178" (error "tls: \\"127.2.2.77\\" does not match any of DNSNames [\\"etcd\\"]", ServerName "", IPAddresses [], DNSNames ["etcd"])',
+    ],
+    [
+      '3.5 zap',
+      ZAP_DIAL,
+      '{"level":"warn","ts":"2024-05-01T10:00:06.000001Z","caller":"embed/config_logging.go:169","msg":"rejected connection","remote-addr":"127.2.2.77:43211","server-name":"","ip-addresses":[],"dns-names":["etcd-1"],"error":"tls: \\"127.2.2.77\\" does not match any of DNSNames [\\"etcd-1\\"]"}',
+    ],
+    [
+      '3.6 zap, on the peer endpoint',
+      ZAP_DIAL,
+      '{"level":"warn","ts":"2025-05-15T10:00:06.000001Z","caller":"embed/config_logging.go:189","msg":"rejected connection on peer endpoint","remote-addr":"127.2.2.77:43211","server-name":"","ip-addresses":[],"dns-names":["etcd-1"],"error":"tls: \\"127.2.2.77\\" does not match any of DNSNames [\\"etcd-1\\"]"}',
+    ],
+  ])('%s: the refused connection comes from the peer’s host', (_, dial, rejected) => {
+    const s = scanLogText([dial, rejected].join('\n'));
+    expect(s.tlsRejected).toMatchObject({ count: 1, from: ['127.2.2.77'] });
+    expect(s.tlsRejected.reasons[0]).toMatch(/^tls: "127\.2\.2\.77" does not match any of DNSNames \[/);
+    expect(s.peerUnreachable).toMatchObject([
+      { peerId: 'bca0434ec5dbf601', address: '127.2.2.77:2380', dialledUsSince: true },
+    ]);
+  });
+
+  it('not before the failure, not from another host, and a later failure starts over', () => {
+    const other =
+      '2017-07-18 17:10:44.000000 I | etcdmain: rejected connection from "127.2.2.78:53656" (tls: "127.2.2.78" does not match any of DNSNames ["etcd"])';
+    const before =
+      '2017-07-18 17:10:44.500000 I | etcdmain: rejected connection from "127.2.2.77:53650" (tls: "127.2.2.77" does not match any of DNSNames ["etcd"])';
+    expect(scanLogText([other, before, CAPNSLOG_DIAL].join('\n')).peerUnreachable[0]?.dialledUsSince).toBe(
+      false,
+    );
+    const after =
+      '2017-07-18 17:10:46.927812 I | etcdmain: rejected connection from "127.2.2.77:53656" (tls: "127.2.2.77" does not match any of DNSNames ["etcd"])';
+    const again = CAPNSLOG_DIAL.replace('17:10:45', '17:10:47');
+    expect(scanLogText([CAPNSLOG_DIAL, after, again].join('\n')).peerUnreachable[0]?.dialledUsSince).toBe(
+      false,
+    );
+  });
+});
+
 describe("a pod's log in zap's console encoder (--log-format=console)", () => {
   it('reads as the zap JSON entry it encodes: the same signals, peer and error', () => {
     const json =

@@ -20,6 +20,7 @@ import {
  * fields, raft's std logger, capnslog's journald formatter without level or package).
  */
 const LOGS = join(import.meta.dirname, '../../fixtures/offline/logs');
+const REAL = join(import.meta.dirname, '../../fixtures/real-logs');
 const BIN = join(import.meta.dirname, '../../../bin/etcd-doctor.js');
 
 interface Json {
@@ -298,6 +299,55 @@ describe('the misses reported on real logs, by kind', () => {
     // 3.4 campaigns at a rising term (5 candidacies): churn, explained by the refused peers.
     if (file.startsWith('journald'))
       expect(report.findings[1]).toMatchObject({ cause: 'leader-churn', causedBy: 'peer-tls' });
+  });
+
+  // etcd-io/etcd#8268 (3.2.3): the dial to bca0434ec5dbf601 refused, then its own connection refused
+  // for its certificate a second later: it runs, so not member-down; peer TLS is the cause.
+  it('capnslog 3.2.3 (etcd-io/etcd#8268): a peer that dials the member after its refused dials runs: peer-tls, no member-down', async () => {
+    const { report } = await analyze(join(REAL, 'etcd-8268.log'));
+    expect(report.findings[0]).toMatchObject({ cause: 'peer-tls', severity: 'warning' });
+    expect(report.findings.map((f) => f.cause)).not.toContain('member-down');
+  });
+
+  const zapRefusedThenDialled = (msg: string) => [
+    '{"level":"info","ts":"2024-05-01T10:00:00.000Z","caller":"embed/etcd.go:308","msg":"starting an etcd server","etcd-version":"3.5.9","name":"etcd-1"}',
+    '{"level":"warn","ts":"2024-05-01T10:00:05.000Z","caller":"rafthttp/probing_status.go:68","msg":"prober detected unhealthy status","round-tripper-name":"ROUND_TRIPPER_SNAPSHOT","remote-peer-id":"bca0434ec5dbf601","rtt":"0s","error":"dial tcp 127.2.2.77:2380: connect: connection refused"}',
+    ...[6, 7, 8].map(
+      (sec) =>
+        `{"level":"warn","ts":"2024-05-01T10:00:0${sec}.000Z","caller":"embed/config_logging.go:169","msg":"${msg}","remote-addr":"127.2.2.77:4321${sec}","server-name":"","ip-addresses":[],"dns-names":["etcd-2"],"error":"tls: \\"127.2.2.77\\" does not match any of DNSNames [\\"etcd-2\\"]"}`,
+    ),
+  ];
+  it.each([
+    ['zap 3.5', 'rejected connection'],
+    ['zap 3.6', 'rejected connection on peer endpoint'],
+  ])(
+    '%s: the refused peer dials back and is refused for its certificate: peer-tls, no member-down',
+    async (what, msg) => {
+      const path = join(tmp, `dialled-${what.replace(/\W/g, '')}.log`);
+      await writeFile(path, `${zapRefusedThenDialled(msg).join('\n')}\n`);
+      const { report } = await analyze(path);
+      expect(report.findings[0]).toMatchObject({ cause: 'peer-tls', severity: 'critical' });
+      expect(report.findings.map((f) => f.cause)).not.toContain('member-down');
+    },
+  );
+
+  it('the connection came before the refused dials, or from a host two members share: member-down stays', async () => {
+    const [start, dial, ...rejected] = zapRefusedThenDialled('rejected connection');
+    const before = join(tmp, 'dialled-before.log');
+    await writeFile(before, `${[start, ...rejected, dial?.replace('10:00:05', '10:00:09')].join('\n')}\n`);
+    expect((await analyze(before)).report.findings.map((f) => f.cause)).toContain('member-down');
+    // Two members on one host (their `added member` peer URLs): a connection from it is either's.
+    const shared = join(tmp, 'dialled-shared.log');
+    await writeFile(
+      shared,
+      `${[
+        '2024-05-01 10:00:00.000000 I | etcdserver/membership: added member bca0434ec5dbf601 [https://127.2.2.77:2380] to cluster cdf818194e3a8c32',
+        '2024-05-01 10:00:00.000000 I | etcdserver/membership: added member 1c72a8f45eb39769 [https://127.2.2.77:2480] to cluster cdf818194e3a8c32',
+        '2024-05-01 10:00:05.000000 W | rafthttp: health check for peer bca0434ec5dbf601 could not connect: dial tcp 127.2.2.77:2380: connect: connection refused',
+        '2024-05-01 10:00:06.000000 I | embed: rejected connection from "127.2.2.77:43216" (error "tls: \\"127.2.2.77\\" does not match any of DNSNames [\\"etcd-3\\"]", ServerName "", IPAddresses [], DNSNames ["etcd-3"])',
+      ].join('\n')}\n`,
+    );
+    expect((await analyze(shared)).report.findings.map((f) => f.cause)).toContain('member-down');
   });
 
   it('repeated `took too long` with `lost leader` and `leader changed`, no sync line: leader churn', async () => {

@@ -1708,7 +1708,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     package: 'snap',
     level: 'warn',
     evidence: 'benign',
-    meaning: 'a stray file in the snap directory is skipped',
+    meaning:
+      'a stray file in the snap directory is skipped; a `<name>.snap.broken` is a snapshot etcd could not read and set aside (a damaged data dir)',
     fields: ['path'],
   },
   {

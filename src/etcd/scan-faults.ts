@@ -122,7 +122,10 @@ export interface FaultSignals {
    */
   oomKilled?: CountStat;
   dnsFailed: DnsStat;
-  /** The data dir lost its snapshot database or its WAL, or the WAL cannot be read. */
+  /**
+   * The data dir lost its snapshot database or its WAL, the WAL cannot be read, or snapshot files
+   * could not be read and were set aside as `.snap.broken` (`where`: `snapshot files`).
+   */
   dataDirDamaged: PlacesStat;
   /** A leader's database snapshots, per follower. */
   snapshotsSent: SnapshotSendStat;
@@ -205,7 +208,7 @@ export function scanFaults(
 
 const MAYBE_RESOURCE = /too many open|file descriptor|no space left|out of memory|lookup |resolv|[Kk]ill/;
 const MAYBE_DATA_DIR =
-  /snapshot file doesn|SNAPSHOT-INDEX|wal: file not found|cannot be repaired|read wal error: /;
+  /snapshot file doesn|SNAPSHOT-INDEX|wal: file not found|cannot be repaired|read wal error: |snap\.broken|broken snap file|corrupted snapshot|empty snapshot|snap file is corrupt|read a snap file|cannot read file/;
 const MAYBE_CAMPAIGN = /[Vv]ote|pre-candidate/;
 const MAYBE_CRASH = /(?:^|\s)(?:panic|fatal error): /;
 
@@ -326,6 +329,19 @@ const WAL_MISSING = /wal: file not found/;
 const WAL_BROKEN =
   /failed to read WAL, cannot be repaired|wal error \(.{0,200}?\)(?: and)? cannot be repaired|etcdserver: read wal error: /i;
 
+// snap/snapshotter.go loadSnap (v2.3.0 and v3.3.0 snap/, v3.4.0 etcdserver/api/snap/, v3.5.0 and
+// v3.6.0 server/etcdserver/api/snap/): a snapshot file etcd cannot read (empty, a CRC mismatch,
+// undecodable) is renamed `<name>.snap.broken` and etcd falls back to an older one; nothing else in
+// etcd makes a `.broken` file, and it stays, so every later start lists it among the unexpected
+// files of the snap dir (checkSuffix): capnslog `skipped unexpected non snapshot file
+// <name>.snap.broken` (2.3-3.4), zap `found unexpected non-snap file; skipping` with `path` (3.4-3.6).
+// The read that failed: capnslog `corrupted snapshot file <path>: …`, `unexpected empty snapshot`,
+// `cannot read file <path>: …` (Read, 2.3-3.4); zap `snap file is corrupt`, `failed to read empty
+// snapshot file|data`, `failed to read a snap file`, `renamed to a broken snap file` (3.4-3.6).
+// Another stray file of the snap dir (`skipped unexpected non snapshot file <name>.tmp`) is no damage.
+const SNAP_BROKEN =
+  /(?:skipped unexpected non snapshot file|found unexpected non-snap file; skipping).{0,300}?\.snap\.broken\b|renamed to a broken snap file|corrupted snapshot file|unexpected empty snapshot|snap file is corrupt|failed to read empty snapshot|failed to read a snap file|cannot read file \S{0,300}?\.snap\b/;
+
 function scanDataDir(line: string, _zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
   const what = SNAP_DB_MISSING.test(line)
     ? 'snapshot database'
@@ -333,7 +349,9 @@ function scanDataDir(line: string, _zap: ZapLike | undefined, s: FaultSignals, t
       ? 'WAL'
       : WAL_BROKEN.test(line)
         ? 'WAL unreadable'
-        : undefined;
+        : SNAP_BROKEN.test(line)
+          ? 'snapshot files'
+          : undefined;
   if (what) touched.push(addPlace(s.dataDirDamaged, what, line));
 }
 

@@ -10,7 +10,12 @@ const MISSING: Record<string, string> = {
   'snapshot database': 'lost its snapshot database (the <index>.snap.db its WAL points at is gone)',
   WAL: 'lost its WAL (wal: file not found)',
   'WAL unreadable': 'holds a WAL etcd cannot read (cannot be repaired)',
+  'snapshot files':
+    'holds snapshot files etcd could not read (empty, torn or failing their checksum) and set aside as .snap.broken',
 };
+
+/** Damage etcd starts past when an older intact snapshot is left (snap/snapshotter.go loadSnap). */
+const SURVIVABLE = new Set(['snapshot files']);
 
 /**
  * A data dir that lost its snapshot database or its WAL, or whose WAL cannot be read: after a
@@ -19,7 +24,9 @@ const MISSING: Record<string, string> = {
  * doesn't exist)` (ETCD34/35/36 zap; ETCD33/34 capnslog `recovering backend from snapshot error:
  * database snapshot file path error: snap: snapshot file doesn't exist`; kubernetes/kubernetes#88574,
  * etcd-io/etcd#11949, #12492), or stops on `wal: file not found` / `read wal error (…) and cannot be
- * repaired` (storage.go). The member's data is damaged: it is replaced, never repaired by copying
+ * repaired` (storage.go), or finds snapshot files it cannot read and sets them aside as
+ * `.snap.broken` (snap/snapshotter.go loadSnap; etcd-io/etcd#5518: every snapshot broken after a full
+ * disk; a warning, since etcd starts from an older intact snapshot when one is left). The member's data is damaged: it is replaced, never repaired by copying
  * files from another member (WEB runtime-configuration.md "Replace a failed machine"). The CORRUPT
  * alarm is the live corruption rule's.
  */
@@ -34,20 +41,26 @@ export const corruptionLogsRule: Rule = {
     const explain = [`damaged data dirs in the etcd logs: ${countsByMember(damaged)}`];
     if (damaged.length === 0) return { explain };
     const members = damaged.map((s) => s.member);
-    const what = missingOf(evidence, members);
+    const places = placesOf(evidence, members);
+    const what = places.length > 0 ? formatList(places.map((w) => MISSING[w] ?? w)) : 'lost files it needs';
+    // Broken snapshot files alone: etcd starts from an older intact one if one is left, and stops
+    // (no snapshot, then the WAL it needs is gone) only when none is.
+    const survivable = places.length > 0 && places.every((w) => SURVIVABLE.has(w));
     const finding: Finding = {
       cause: 'corruption',
-      severity: 'critical',
+      severity: survivable ? 'warning' : 'critical',
       members,
       nodes: nodesOfMembers(evidence, members),
-      summary: `${formatList(members)}'s data dir is damaged: it ${what}, so etcd cannot start from it`,
+      summary: survivable
+        ? `${formatList(members)}'s data dir is damaged: it ${what} (a crash or a full disk while etcd wrote them); etcd starts from an older intact snapshot if one is left, else it cannot start from this data dir`
+        : `${formatList(members)}'s data dir is damaged: it ${what}, so etcd cannot start from it`,
       evidence: [
         ...damaged.map((s) => `${s.member}: ${describeSignal(s, 'data dir damaged')}`),
         ...damaged.slice(0, 1).flatMap((s) => (s.example ? [`e.g. ${s.example}`] : [])),
       ],
       steps: [
         {
-          text: `Replace ${formatList(members)} (runtime-configuration "Replace a failed machine"), one member at a time and only while the others keep quorum: \`etcdctl member remove <id>\`, move its data dir aside (keep it), \`etcdctl member add <name> --peer-urls=<its peer URL>\`, and start it with an empty data dir and --initial-cluster-state existing: it syncs from the leader`,
+          text: `${survivable ? `If ${formatList(members)} does not start or keeps failing, replace it` : `Replace ${formatList(members)}`} (runtime-configuration "Replace a failed machine"), one member at a time and only while the others keep quorum: \`etcdctl member remove <id>\`, move its data dir aside (keep it), \`etcdctl member add <name> --peer-urls=<its peer URL>\`, and start it with an empty data dir and --initial-cluster-state existing: it syncs from the leader`,
         },
         {
           text: 'Do not copy WAL or snap files from another member into it. If most members lost their data, quorum is gone: restore from a snapshot instead (`etcd-doctor recover`, the disaster recovery guide)',
@@ -59,11 +72,11 @@ export const corruptionLogsRule: Rule = {
   },
 };
 
-function missingOf(evidence: Evidence, members: string[]): string {
-  const what = unique(
+/** The parts of the data dir found damaged on these members (`snapshot database`, `WAL`, …). */
+function placesOf(evidence: Evidence, members: string[]): string[] {
+  return unique(
     scansOf(kubernetesOf(evidence), 'etcd')
       .filter((s) => members.includes(memberOfScan(evidence, s)))
       .flatMap((s) => s.signals.dataDirDamaged?.where ?? []),
-  ).map((w) => MISSING[w] ?? w);
-  return what.length > 0 ? formatList(what) : 'lost files it needs';
+  );
 }

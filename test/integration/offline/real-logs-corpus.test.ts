@@ -29,9 +29,12 @@ const DIR = join(import.meta.dirname, '../../fixtures/real-logs');
  * kops-11527). Six held-out etcd-io/etcd threads added blind (93 logs, 77 counted): 1 of the 6 right
  * at first read, 2 with a peer that dials the member after its refused dials read as running, not
  * down (peer-tls first, etcd-8268; etcd 3.2.0–3.2.11's unquoted `rejected connection from` read
- * too): 67 of 77 (87 %).
+ * too): 67 of 77 (87 %). Four held-out threads from the Kubernetes ecosystem added blind (97 logs, 81
+ * counted): 3 of the 4 right at first read (70 of 81), 71 (88 %) with etcd's `.snap.broken` snapshot
+ * files read as a damaged data dir (corruption, a warning: etcd-5518). A fifth, from coreos/etcd-operator,
+ * right at first read (peer-tls, etcd-operator-1384): 72 of 82 (88 %).
  */
-const FLOOR_RIGHT = 67;
+const FLOOR_RIGHT = 72;
 const CEILING_UNREAD = 0;
 
 /** Causes issue 37 adds (fd-exhaustion …); `healthy` expects no warning or critical finding. */

@@ -213,6 +213,69 @@ describe('a damaged data dir', () => {
     for (const e of s.crashes.events) expect(e.explainedBy).toBe('dataDirDamaged');
   });
 
+  // snap/snapshotter.go loadSnap sets a snapshot it cannot read aside as `<name>.snap.broken`; every
+  // later start lists it (checkSuffix). Messages of v2.3.0/v3.3.0 snap/, v3.4.0 etcdserver/api/snap/,
+  // v3.5.0/v3.6.0 server/etcdserver/api/snap/.
+  it.each([
+    [
+      '2.3 journald, capnslog journal formatter (etcd-io/etcd#5518)',
+      'Jun 01 16:14:01 ip-172-24-106-233.eu-west-1.compute.internal etcd2[1058]: skipped unexpected non snapshot file 0000000000000003-0000000000d98351.snap.broken',
+    ],
+    [
+      '3.3 capnslog (v3.3.0 snap/snapshotter.go:192 checkSuffix)',
+      '2019-03-02 08:30:00.123456 W | snap: skipped unexpected non snapshot file 0000000000000002-0000000000018a9f.snap.broken',
+    ],
+    [
+      '3.5 zap (v3.5.0 snapshotter.go:249 checkSuffix)',
+      '{"level":"warn","ts":"2023-02-01T08:00:00.000Z","caller":"snap/snapshotter.go:249","msg":"found unexpected non-snap file; skipping","path":"0000000000000002-0000000000018a9f.snap.broken"}',
+    ],
+    [
+      '3.5 zap console (v3.5.0 snapshotter.go:249 checkSuffix)',
+      '2023-02-01T08:00:00.000Z\tWARN\tsnap/snapshotter.go:249\tfound unexpected non-snap file; skipping\t{"path": "0000000000000002-0000000000018a9f.snap.broken"}',
+    ],
+    [
+      '3.6 zap, the rename itself (v3.6.0 snapshotter.go:149 loadSnap)',
+      '{"level":"warn","ts":"2025-06-01T08:00:00.000Z","caller":"snap/snapshotter.go:149","msg":"renamed to a broken snap file","path":"/var/lib/etcd/member/snap/0000000000000002-0000000000018a9f.snap","broken-path":"/var/lib/etcd/member/snap/0000000000000002-0000000000018a9f.snap.broken"}',
+    ],
+    [
+      '3.4 capnslog, a CRC mismatch (v3.4.0 snapshotter.go:200 Read)',
+      '2020-01-01 08:00:00.000000 E | snap: corrupted snapshot file /var/lib/etcd/member/snap/0000000000000002-0000000000018a9f.snap: crc mismatch',
+    ],
+    [
+      '3.5 zap, a CRC mismatch (v3.5.0 snapshotter.go:196 Read)',
+      '{"level":"warn","ts":"2023-02-01T08:00:00.000Z","caller":"snap/snapshotter.go:196","msg":"snap file is corrupt","path":"/var/lib/etcd/member/snap/0000000000000002-0000000000018a9f.snap","prev-crc":1234,"new-crc":5678}',
+    ],
+    [
+      '3.5 zap, an empty file (v3.5.0 snapshotter.go:173 Read)',
+      '{"level":"warn","ts":"2023-02-01T08:00:00.000Z","caller":"snap/snapshotter.go:173","msg":"failed to read empty snapshot file","path":"/var/lib/etcd/member/snap/0000000000000002-0000000000018a9f.snap"}',
+    ],
+    [
+      '2.0 Go log, an empty file (v2.0 snap/snapshotter.go Read; etcd-io/etcd#3498)',
+      '2015/09/10 16:25:10 snap: unexpected empty snapshot',
+    ],
+  ])('broken snapshot files: %s', (_what, line) => {
+    const s = scan(line);
+    expect(s.dataDirDamaged.where).toEqual(['snapshot files']);
+    expect(s.dataDirDamaged.count).toBe(1);
+  });
+
+  it.each([
+    [
+      '3.3 capnslog: another stray file of the snap dir',
+      '2019-03-02 08:30:00.123456 W | snap: skipped unexpected non snapshot file 0000000000000002-0000000000018a9f.snap.tmp',
+    ],
+    [
+      '3.5 zap: another stray file of the snap dir',
+      '{"level":"warn","ts":"2023-02-01T08:00:00.000Z","caller":"snap/snapshotter.go:249","msg":"found unexpected non-snap file; skipping","path":"notes.txt"}',
+    ],
+    [
+      '3.5 zap: a snapshot written and purged normally',
+      '{"level":"info","ts":"2023-02-01T08:00:00.000Z","caller":"fileutil/purge.go:77","msg":"purged","path":"/var/lib/etcd/member/snap/0000000000000002-0000000000018a9f.snap"}',
+    ],
+  ])('no broken snapshot: %s', (_what, line) => {
+    expect(scan(line).dataDirDamaged.count).toBe(0);
+  });
+
   it.each([
     [
       '2.1 on, capnslog: a torn WAL tail repaired at start (v2.1.0 etcdserver/storage.go:93)',

@@ -235,6 +235,35 @@ describe('corruption: a data dir without its snapshot database', () => {
   });
 });
 
+describe('corruption: snapshot files etcd could not read (.snap.broken)', () => {
+  it('etcd2 under journald, every start lists them after a full disk (etcd-io/etcd#5518): a warning', async () => {
+    const { findings } = await analyze(real('etcd-5518.log'));
+    expect(findings[0]).toMatchObject({ cause: 'corruption', severity: 'warning', members: ['etcd-5518'] });
+    expect(findings[0]?.summary).toMatch(
+      /set aside as \.snap\.broken .*older intact snapshot if one is left/,
+    );
+    expect(findings[0]?.remediation[0]).toMatch(/^If etcd-5518 does not start or keeps failing, replace it/);
+  });
+
+  it('zap 3.5: a broken snapshot, then the snapshot database its WAL needs is gone: critical', async () => {
+    const file = join(tmp, 'etcd-2.log');
+    await writeFile(
+      file,
+      [
+        // v3.5.0 server/etcdserver/api/snap/snapshotter.go:146 and :154 (loadSnap), snap/db.go:88
+        '{"level":"warn","ts":"2023-02-01T08:00:00.000Z","caller":"snap/snapshotter.go:146","msg":"failed to read a snap file","path":"/var/lib/etcd/member/snap/0000000000000002-0000000000018a9f.snap","error":"unexpected EOF"}',
+        '{"level":"warn","ts":"2023-02-01T08:00:00.001Z","caller":"snap/snapshotter.go:154","msg":"renamed to a broken snap file","path":"/var/lib/etcd/member/snap/0000000000000002-0000000000018a9f.snap","broken-path":"/var/lib/etcd/member/snap/0000000000000002-0000000000018a9f.snap.broken"}',
+        '{"level":"warn","ts":"2023-02-01T08:00:00.002Z","caller":"snap/db.go:88","msg":"failed to find [SNAPSHOT-INDEX].snap.db","snapshot-index":100990,"snapshot-file-path":"/var/lib/etcd/member/snap/0000000000018a7e.snap.db","error":"snap: snapshot file doesn\'t exist"}',
+      ].join('\n'),
+    );
+    const { findings } = await analyze(file);
+    expect(findings[0]).toMatchObject({ cause: 'corruption', severity: 'critical', members: ['etcd-2'] });
+    expect(findings[0]?.summary).toMatch(
+      /holds snapshot files .* and lost its snapshot database .*, so etcd cannot start from it$/,
+    );
+  });
+});
+
 describe('quorum-lost as one member sees it', () => {
   it('capnslog 3.3 under journald, its only peer never answers a vote at term 1.28 million (etcd-io/etcd#11307)', async () => {
     const { findings } = await analyze(real('etcd-11307.log'));

@@ -205,7 +205,7 @@ export function scanFaults(
 
 const MAYBE_RESOURCE = /too many open|file descriptor|no space left|out of memory|lookup |resolv|[Kk]ill/;
 const MAYBE_DATA_DIR =
-  /snapshot file doesn|SNAPSHOT-INDEX|wal: file not found|cannot be repaired|read wal error: /;
+  /snapshot file doesn|SNAPSHOT-INDEX|wal: file not found|cannot be repaired|read wal error: |reachable pages/;
 const MAYBE_CAMPAIGN = /[Vv]ote|pre-candidate/;
 const MAYBE_CRASH = /(?:^|\s)(?:panic|fatal error): /;
 
@@ -326,6 +326,14 @@ const WAL_MISSING = /wal: file not found/;
 const WAL_BROKEN =
   /failed to read WAL, cannot be repaired|wal error \(.{0,200}?\)(?: and)? cannot be repaired|etcdserver: read wal error: /i;
 
+// bbolt's check of the database file at open: etcd 3.4–3.6 open their backend with NoFreelistSync
+// (mvcc/backend/config_linux.go v3.4.0, server/mvcc/backend v3.5.18, server/storage/backend v3.6.0),
+// so every start rebuilds the freelist by walking each page (go.etcd.io/bbolt v1.3.2–v1.4 db.go
+// freepages, tx.checkBucket); a page referenced twice, out of bounds or never freed (tx_check.go
+// `page N: multiple references (stack: […])`) panics `freepages: failed to get all reachable pages
+// (<err>)`: the db file itself is damaged (a power loss mid-write).
+export const BOLT_PAGES_DAMAGED = /freepages: failed to get all reachable pages \(/;
+
 function scanDataDir(line: string, _zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
   const what = SNAP_DB_MISSING.test(line)
     ? 'snapshot database'
@@ -333,7 +341,9 @@ function scanDataDir(line: string, _zap: ZapLike | undefined, s: FaultSignals, t
       ? 'WAL'
       : WAL_BROKEN.test(line)
         ? 'WAL unreadable'
-        : undefined;
+        : BOLT_PAGES_DAMAGED.test(line)
+          ? 'database file'
+          : undefined;
   if (what) touched.push(addPlace(s.dataDirDamaged, what, line));
 }
 

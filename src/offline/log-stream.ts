@@ -1,4 +1,5 @@
 import { findCapnslogPackage } from '../etcd/find-capnslog-package.js';
+import { BOLT_PAGES_DAMAGED } from '../etcd/scan-faults.js';
 import { emptySignals, type LogSignals, lineTimestamp, scanLine } from '../etcd/scan-logs.js';
 import {
   type FoundLine,
@@ -306,7 +307,9 @@ const ETCD_MODULE =
 /** A crash and its trace are one event: etcd's line once, at the first line that names etcd's module. */
 function isEtcdTrace(w: WriterState, text: string): boolean {
   if (GO_CRASH.test(text)) w.trace = 'crash';
-  if (w.trace !== 'crash' || !ETCD_MODULE.test(text)) return false;
+  // bbolt's panic on a damaged db file names no module: bbolt is etcd-io's storage library, and in
+  // an etcd log its page check at open is the backend's (scan-faults.ts BOLT_PAGES_DAMAGED).
+  if (w.trace !== 'crash' || !(ETCD_MODULE.test(text) || BOLT_PAGES_DAMAGED.test(text))) return false;
   w.trace = 'counted';
   return true;
 }

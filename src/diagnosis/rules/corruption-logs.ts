@@ -10,6 +10,8 @@ const MISSING: Record<string, string> = {
   'snapshot database': 'lost its snapshot database (the <index>.snap.db its WAL points at is gone)',
   WAL: 'lost its WAL (wal: file not found)',
   'WAL unreadable': 'holds a WAL etcd cannot read (cannot be repaired)',
+  'database file':
+    "holds a database file bbolt's page check finds damaged (freepages: a page referenced twice, out of bounds or unreachable)",
 };
 
 /**
@@ -19,7 +21,8 @@ const MISSING: Record<string, string> = {
  * doesn't exist)` (ETCD34/35/36 zap; ETCD33/34 capnslog `recovering backend from snapshot error:
  * database snapshot file path error: snap: snapshot file doesn't exist`; kubernetes/kubernetes#88574,
  * etcd-io/etcd#11949, #12492), or stops on `wal: file not found` / `read wal error (…) and cannot be
- * repaired` (storage.go). The member's data is damaged: it is replaced, never repaired by copying
+ * repaired` (storage.go), or bbolt panics at open on a damaged db file (`freepages: failed to get all
+ * reachable pages (page N: multiple references …)`, scan-faults.ts BOLT_PAGES_DAMAGED). The member's data is damaged: it is replaced, never repaired by copying
  * files from another member (WEB runtime-configuration.md "Replace a failed machine"). The CORRUPT
  * alarm is the live corruption rule's.
  */

@@ -1,4 +1,4 @@
-import { findCapnslogPackage } from '../etcd/find-capnslog-package.js';
+import { findCapnslogPackage, isEtcdMessage } from '../etcd/find-capnslog-package.js';
 import { BOLT_PAGES_DAMAGED } from '../etcd/scan-faults.js';
 import { emptySignals, type LogSignals, lineTimestamp, scanLine } from '../etcd/scan-logs.js';
 import {
@@ -74,6 +74,8 @@ interface Logical {
   found: FoundLine | undefined;
   /** A shape of etcd's (or a program named etcd) starts it: a line after it may go on with it. */
   etcd: boolean;
+  /** The text before a head glued to it: the tail of a line whose head was lost, never a line of its own. */
+  tail?: boolean;
 }
 
 interface StreamState {
@@ -218,6 +220,7 @@ function splitAtHeads(state: StreamState, from: number): void {
     const rest = pending.text.slice(m.index);
     pending.text = pending.text.slice(0, m.index);
     pending.found = undefined;
+    pending.tail = true;
     flush(state);
     state.pending = {
       ...pending,
@@ -225,6 +228,7 @@ function splitAtHeads(state: StreamState, from: number): void {
       at: undefined,
       found: undefined,
       etcd: true,
+      tail: false,
       joined: 0,
       wrappers: [],
     };
@@ -264,7 +268,7 @@ function flush(state: StreamState): void {
       } else if (packaged !== undefined) {
         text = packaged;
         kind = 'etcd';
-      }
+      } else if (!p.tail && isEtcdMessage(text)) kind = 'etcd';
     }
   }
   w.etcdProgram = isEtcdProgram(program);

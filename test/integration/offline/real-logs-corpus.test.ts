@@ -29,9 +29,13 @@ const DIR = join(import.meta.dirname, '../../fixtures/real-logs');
  * kops-11527). Six held-out etcd-io/etcd threads added blind (93 logs, 77 counted): 1 of the 6 right
  * at first read, 2 with a peer that dials the member after its refused dials read as running, not
  * down (peer-tls first, etcd-8268; etcd 3.2.0–3.2.11's unquoted `rejected connection from` read
- * too): 67 of 77 (87 %).
+ * too): 67 of 77 (87 %). Seven held-out logs from public pages (blogs, a vendor knowledge base)
+ * added blind (100 logs, 83 counted): 68 of 83 at first read with 3 unread, 71 (86 %) and none
+ * unread with bbolt's freepages panic read as a damaged db file (corruption, pswp-84428), etcd's
+ * bare messages read as its lines (capnslog's journald form through `journalctl -o cat`: fd-exhaustion,
+ * jianshu-e09264aeb3f3) and zap fields quoted from a key on (cluster-mismatch, csdn-153183452).
  */
-const FLOOR_RIGHT = 67;
+const FLOOR_RIGHT = 71;
 const CEILING_UNREAD = 0;
 
 /** Causes issue 37 adds (fd-exhaustion …); `healthy` expects no warning or critical finding. */

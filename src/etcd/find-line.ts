@@ -58,9 +58,10 @@ const ZAP_CONSOLE_HEAD =
 const GO_LOG_HEAD = /(?<![\w/])(\d{4})\/(\d\d)\/(\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))? /;
 const RAFT_HEAD = /(?<![\w])raft\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? /;
 const KLOG_HEAD = /(?<![\w])[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} {1,8}\d{1,10} [\w./-]{1,160}:\d{1,6}\] /;
-// A zap JSON entry, and one whose first characters a narrow terminal cut off (`aller":"…","msg":…`).
+// A zap JSON entry, and one whose first characters a narrow terminal cut off (`aller":"…","msg":…`),
+// or a copy that quoted its fields from a key on (`"msg":"…","error":"…"`, without the braces).
 const ZAP_JSON_HEAD = /\{"(?:level|ts|msg|caller|logger)":/;
-const ZAP_CUT_HEAD = /^[\w-]{1,40}":(?:"|\d|-|\[|\{|true|false|null)/;
+const ZAP_CUT_HEAD = /^"?[\w-]{1,40}":(?:"|\d|-|\[|\{|true|false|null)/;
 
 interface Hit {
   index: number;
@@ -115,8 +116,8 @@ function zapJson(line: string): Hit | undefined {
       found: { shape: 'zap-json', text: line.slice(start), prefix: prefixOf(line, start), glued: false },
     };
   // Cut on the left: the keys after the cut are whole; cut on the right too, the text is still etcd's.
-  if (ZAP_CUT_HEAD.test(line) && line.includes('","msg":"')) {
-    const repaired = `{"${line}`;
+  if (ZAP_CUT_HEAD.test(line) && (line.includes('","msg":"') || line.startsWith('"msg":"'))) {
+    const repaired = line.startsWith('"') ? `{${line}` : `{"${line}`;
     return {
       index: 0,
       found: { shape: 'zap-json', text: isJsonObject(repaired) ? repaired : line, prefix: '', glued: false },

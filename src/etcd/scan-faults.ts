@@ -208,7 +208,7 @@ export function scanFaults(
 
 const MAYBE_RESOURCE = /too many open|file descriptor|no space left|out of memory|lookup |resolv|[Kk]ill/;
 const MAYBE_DATA_DIR =
-  /snapshot file doesn|SNAPSHOT-INDEX|wal: file not found|cannot be repaired|read wal error: |snap\.broken|broken snap file|corrupted snapshot|empty snapshot|snap file is corrupt|read a snap file|cannot read file/;
+  /snapshot file doesn|SNAPSHOT-INDEX|wal: file not found|cannot be repaired|read wal error: |snap\.broken|broken snap file|corrupted snapshot|empty snapshot|snap file is corrupt|read a snap file|cannot read file|reachable pages/;
 const MAYBE_CAMPAIGN = /[Vv]ote|pre-candidate/;
 const MAYBE_CRASH = /(?:^|\s)(?:panic|fatal error): /;
 
@@ -341,6 +341,13 @@ const WAL_BROKEN =
 // Another stray file of the snap dir (`skipped unexpected non snapshot file <name>.tmp`) is no damage.
 const SNAP_BROKEN =
   /(?:skipped unexpected non snapshot file|found unexpected non-snap file; skipping).{0,300}?\.snap\.broken\b|renamed to a broken snap file|corrupted snapshot file|unexpected empty snapshot|snap file is corrupt|failed to read empty snapshot|failed to read a snap file|cannot read file \S{0,300}?\.snap\b/;
+// bbolt's check of the database file at open: etcd 3.4–3.6 open their backend with NoFreelistSync
+// (mvcc/backend/config_linux.go v3.4.0, server/mvcc/backend v3.5.18, server/storage/backend v3.6.0),
+// so every start rebuilds the freelist by walking each page (go.etcd.io/bbolt v1.3.2–v1.4 db.go
+// freepages, tx.checkBucket); a page referenced twice, out of bounds or never freed (tx_check.go
+// `page N: multiple references (stack: […])`) panics `freepages: failed to get all reachable pages
+// (<err>)`: the db file itself is damaged (a power loss mid-write).
+export const BOLT_PAGES_DAMAGED = /freepages: failed to get all reachable pages \(/;
 
 function scanDataDir(line: string, _zap: ZapLike | undefined, s: FaultSignals, touched: Seen[]): void {
   const what = SNAP_DB_MISSING.test(line)
@@ -351,7 +358,9 @@ function scanDataDir(line: string, _zap: ZapLike | undefined, s: FaultSignals, t
         ? 'WAL unreadable'
         : SNAP_BROKEN.test(line)
           ? 'snapshot files'
-          : undefined;
+          : BOLT_PAGES_DAMAGED.test(line)
+            ? 'database file'
+            : undefined;
   if (what) touched.push(addPlace(s.dataDirDamaged, what, line));
 }
 

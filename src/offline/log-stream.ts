@@ -1,4 +1,5 @@
-import { findCapnslogPackage } from '../etcd/find-capnslog-package.js';
+import { findCapnslogPackage, isEtcdMessage } from '../etcd/find-capnslog-package.js';
+import { BOLT_PAGES_DAMAGED } from '../etcd/scan-faults.js';
 import { emptySignals, type LogSignals, lineTimestamp, scanLine } from '../etcd/scan-logs.js';
 import {
   type FoundLine,
@@ -73,6 +74,8 @@ interface Logical {
   found: FoundLine | undefined;
   /** A shape of etcd's (or a program named etcd) starts it: a line after it may go on with it. */
   etcd: boolean;
+  /** The text before a head glued to it: the tail of a line whose head was lost, never a line of its own. */
+  tail?: boolean;
 }
 
 interface StreamState {
@@ -217,6 +220,7 @@ function splitAtHeads(state: StreamState, from: number): void {
     const rest = pending.text.slice(m.index);
     pending.text = pending.text.slice(0, m.index);
     pending.found = undefined;
+    pending.tail = true;
     flush(state);
     state.pending = {
       ...pending,
@@ -224,6 +228,7 @@ function splitAtHeads(state: StreamState, from: number): void {
       at: undefined,
       found: undefined,
       etcd: true,
+      tail: false,
       joined: 0,
       wrappers: [],
     };
@@ -263,7 +268,7 @@ function flush(state: StreamState): void {
       } else if (packaged !== undefined) {
         text = packaged;
         kind = 'etcd';
-      }
+      } else if (!p.tail && isEtcdMessage(text)) kind = 'etcd';
     }
   }
   w.etcdProgram = isEtcdProgram(program);
@@ -306,7 +311,9 @@ const ETCD_MODULE =
 /** A crash and its trace are one event: etcd's line once, at the first line that names etcd's module. */
 function isEtcdTrace(w: WriterState, text: string): boolean {
   if (GO_CRASH.test(text)) w.trace = 'crash';
-  if (w.trace !== 'crash' || !ETCD_MODULE.test(text)) return false;
+  // bbolt's panic on a damaged db file names no module: bbolt is etcd-io's storage library, and in
+  // an etcd log its page check at open is the backend's (scan-faults.ts BOLT_PAGES_DAMAGED).
+  if (w.trace !== 'crash' || !(ETCD_MODULE.test(text) || BOLT_PAGES_DAMAGED.test(text))) return false;
   w.trace = 'counted';
   return true;
 }

@@ -12,6 +12,8 @@ const MISSING: Record<string, string> = {
   'WAL unreadable': 'holds a WAL etcd cannot read (cannot be repaired)',
   'snapshot files':
     'holds snapshot files etcd could not read (empty, torn or failing their checksum) and set aside as .snap.broken',
+  'database file':
+    "holds a database file bbolt's page check finds damaged (freepages: a page referenced twice, out of bounds or unreachable)",
 };
 
 /** Damage etcd starts past when an older intact snapshot is left (snap/snapshotter.go loadSnap). */
@@ -26,7 +28,9 @@ const SURVIVABLE = new Set(['snapshot files']);
  * etcd-io/etcd#11949, #12492), or stops on `wal: file not found` / `read wal error (…) and cannot be
  * repaired` (storage.go), or finds snapshot files it cannot read and sets them aside as
  * `.snap.broken` (snap/snapshotter.go loadSnap; etcd-io/etcd#5518: every snapshot broken after a full
- * disk; a warning, since etcd starts from an older intact snapshot when one is left). The member's data is damaged: it is replaced, never repaired by copying
+ * disk; a warning, since etcd starts from an older intact snapshot when one is left), or bbolt panics
+ * at open on a damaged db file (`freepages: failed to get all reachable pages (page N: multiple
+ * references …)`, scan-faults.ts BOLT_PAGES_DAMAGED). The member's data is damaged: it is replaced, never repaired by copying
  * files from another member (WEB runtime-configuration.md "Replace a failed machine"). The CORRUPT
  * alarm is the live corruption rule's.
  */

@@ -32,9 +32,14 @@ const DIR = join(import.meta.dirname, '../../fixtures/real-logs');
  * too): 67 of 77 (87 %). Four held-out threads from the Kubernetes ecosystem added blind (97 logs, 81
  * counted): 3 of the 4 right at first read (70 of 81), 71 (88 %) with etcd's `.snap.broken` snapshot
  * files read as a damaged data dir (corruption, a warning: etcd-5518). A fifth, from coreos/etcd-operator,
- * right at first read (peer-tls, etcd-operator-1384): 72 of 82 (88 %).
+ * right at first read (peer-tls, etcd-operator-1384): 72 of 82 (88 %). Seven logs from public pages
+ * (blogs, a vendor knowledge base) added blind (105 logs, 88 counted): 1 of the 5 held out right at
+ * first read and 3 unread, then 76 of 88 (86 %) and none unread with bbolt's freepages panic read as
+ * a damaged db file (corruption, pswp-84428), etcd's bare messages read as its lines (capnslog's
+ * journald form through `journalctl -o cat`: fd-exhaustion, jianshu-e09264aeb3f3) and zap fields
+ * quoted from a key on (cluster-mismatch, csdn-153183452).
  */
-const FLOOR_RIGHT = 72;
+const FLOOR_RIGHT = 76;
 const CEILING_UNREAD = 0;
 
 /** Causes issue 37 adds (fd-exhaustion …); `healthy` expects no warning or critical finding. */

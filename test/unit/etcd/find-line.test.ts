@@ -113,6 +113,24 @@ describe('etcd’s line inside any wrapper', () => {
     expect(JSON.parse(found?.text ?? '')).toMatchObject({ msg: 'opened backend db' });
   });
 
+  it('reads zap fields a copy quoted from a key on, without the opening brace (3.5 server.go:1127-1128)', () => {
+    // A blog quoting the `msg` and `error` of an entry, cut on both sides: still etcd's zap line.
+    const quoted = findEtcdLine(
+      '"msg":"server error","error":"the member has been permanently removed from the cluster"',
+    );
+    expect(quoted?.shape).toBe('zap-json');
+    // Cut at the key's quote with the closing brace kept: read as the entry it is.
+    const whole = findEtcdLine(
+      '"level":"warn","ts":"2025-04-15T08:28:33.766235Z","caller":"etcdserver/server.go:1128","msg":"data-dir used by this member must be removed"}',
+    );
+    expect(whole?.shape).toBe('zap-json');
+    expect(JSON.parse(whole?.text ?? '')).toMatchObject({
+      msg: 'data-dir used by this member must be removed',
+    });
+    // A key-value line of another program's, without zap's `msg`, is not.
+    expect(findEtcdLine('"name":"web","status":"ok"')).toBeUndefined();
+  });
+
   it('dates Go’s standard log', () => {
     expect(
       findEtcdLine('2015/03/07 05:44:00 etcdserver: start to snapshot (applied: 30003, lastsnap: 20002)'),
@@ -213,6 +231,26 @@ describe('a stream of wrapped lines', () => {
     for (const line of text.split('\n')) yield line;
   }
   const scan = (text: string) => scanLogStream(lines(text), { name: 'm1', maxLineChars: 65_536 });
+
+  it("reads capnslog's journald lines without any metadata (`journalctl -o cat`) by etcd's own message", async () => {
+    // capnslog's journald formatter sends the message alone (2.3–3.4); `journalctl -o cat` shows only it.
+    const [w] = await scan(
+      [
+        'lost the TCP streaming connection with peer 8a4bb0af2f19bd46 (stream MsgApp v2 reader)',
+        '91d63231b87fadda became candidate at term 8',
+        '80% of the file descriptor limit is used [used = 88863, limit = 102400]',
+      ].join('\n'),
+    );
+    expect(w?.etcdLines).toBe(3);
+    expect(w?.signals.fdNearLimit).toMatchObject({ count: 1, used: 88863, limit: 102400 });
+  });
+
+  it('does not take a short phrase other programs write too for etcd’s message', async () => {
+    const [w] = await scan(
+      ['player lost leader position', 'open wal error in game save', 'GET /health 200'].join('\n'),
+    );
+    expect(w?.etcdLines).toBe(0);
+  });
 
   it('joins a line a terminal cut in two (CRLF endings), so its request and its time are one line', async () => {
     const [w] = await scan(

@@ -206,6 +206,29 @@ describe('a damaged data dir', () => {
       ['Jun 26 09:43:52 node-1 etcd2[26016]: 2015/06/26 09:43:52 etcdserver: read wal error: unexpected EOF'],
       'WAL unreadable',
     ],
+    // bbolt's page check as etcd 3.4–3.6 open the backend (NoFreelistSync): go.etcd.io/bbolt v1.3.11
+    // db.go:1204 freepages, its error from tx_check.go (`multiple references`, `unreachable unfreed`).
+    [
+      '3.5 bbolt at open, Go panic on stderr (a page referenced twice)',
+      [
+        'panic: freepages: failed to get all reachable pages (page 15493: multiple references (stack: [10971 15493]))',
+      ],
+      'database file',
+    ],
+    [
+      '3.6 bbolt v1.4 at open, journald-wrapped (a page never freed)',
+      [
+        'Mar 02 11:20:41 cp-1 etcd[912]: panic: freepages: failed to get all reachable pages (page 4096: unreachable unfreed)',
+      ],
+      'database file',
+    ],
+    [
+      '3.4 bbolt at open, CRI-wrapped (a page out of bounds)',
+      [
+        '2024-03-02T11:20:41.102934411Z stderr F panic: freepages: failed to get all reachable pages (page 812: out of bounds: 800 (stack: [3 812]))',
+      ],
+      'database file',
+    ],
   ])('%s', (_what, lines, where) => {
     const s = scan(...lines);
     expect(s.dataDirDamaged.where).toEqual([where]);
@@ -284,6 +307,10 @@ describe('a damaged data dir', () => {
     [
       '2.0: the WAL opened fine, the snapshot restored',
       '2015/06/26 09:43:52 etcdserver: recovered store from snapshot at index 160016',
+    ],
+    [
+      "bbolt's freelist rollback failing is no page check (v1.3.11 db.go:1192)",
+      'panic: freepages: failed to rollback tx',
     ],
   ])('not damaged: %s', (_what, line) => {
     expect(scan(line).dataDirDamaged.count).toBe(0);

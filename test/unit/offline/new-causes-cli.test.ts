@@ -264,6 +264,33 @@ describe('corruption: snapshot files etcd could not read (.snap.broken)', () => 
   });
 });
 
+describe("corruption: bbolt's page check fails as etcd opens its database", () => {
+  // etcd 3.4–3.6 open the backend with NoFreelistSync, so bbolt walks every page at each start and
+  // panics on a damaged file (go.etcd.io/bbolt v1.3.11 db.go:1204 freepages); Go's panic names no
+  // module of etcd's, yet the log is etcd's.
+  it.each([
+    [
+      'a Go panic alone',
+      'panic: freepages: failed to get all reachable pages (page 15493: multiple references (stack: [10971 15493]))',
+    ],
+    [
+      'journald',
+      'Mar 02 11:20:41 cp-1 etcd[912]: panic: freepages: failed to get all reachable pages (page 4096: unreachable unfreed)',
+    ],
+    [
+      'CRI (crictl logs)',
+      '2024-03-02T11:20:41.102934411Z stderr F panic: freepages: failed to get all reachable pages (page 812: out of bounds: 800 (stack: [3 812]))',
+    ],
+  ])('%s: read, and the db file named damaged', async (_what, line) => {
+    const log = join(tmp, 'cp-1.log');
+    await writeFile(log, `${line}\n`);
+    const { findings } = await analyze(log);
+    expect(findings[0]).toMatchObject({ cause: 'corruption', severity: 'critical', members: ['cp-1'] });
+    expect(findings[0]?.summary).toMatch(/holds a database file bbolt's page check finds damaged/);
+    expect(causes(findings)).not.toContain('etcd-crash');
+  });
+});
+
 describe('quorum-lost as one member sees it', () => {
   it('capnslog 3.3 under journald, its only peer never answers a vote at term 1.28 million (etcd-io/etcd#11307)', async () => {
     const { findings } = await analyze(real('etcd-11307.log'));

@@ -261,14 +261,17 @@ function flush(state: StreamState): void {
       kind = found.shape === 'klog' ? 'klog' : 'etcd';
     } else if (program === undefined) {
       const named = findProgram(text);
-      const packaged = named && isEtcdProgram(named.program) ? undefined : findCapnslogPackage(text);
       if (named && isEtcdProgram(named.program)) {
         program = named.program;
         text = named.text;
-      } else if (packaged !== undefined) {
-        text = packaged;
-        kind = 'etcd';
-      } else if (!p.tail && isEtcdMessage(text)) kind = 'etcd';
+      } else {
+        // `etcdmain: …` reads as a program named etcdmain: its package tag says it is etcd's.
+        const packaged = findCapnslogPackage(text);
+        if (packaged !== undefined) {
+          text = packaged;
+          kind = 'etcd';
+        } else if (!named && !p.tail && isEtcdMessage(text)) kind = 'etcd';
+      }
     }
   }
   w.etcdProgram = isEtcdProgram(program);

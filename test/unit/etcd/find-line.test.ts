@@ -245,6 +245,13 @@ describe('a stream of wrapped lines', () => {
     expect(w?.signals.fdNearLimit).toMatchObject({ count: 1, used: 88863, limit: 102400 });
   });
 
+  it('does not take another program’s line that quotes etcd’s message for etcd’s', async () => {
+    const [w] = await scan(
+      'kube-apiserver: lost the TCP streaming connection with peer 8a4bb0af2f19bd46 (stream MsgApp v2 reader)\n',
+    );
+    expect(w?.etcdLines).toBe(0);
+  });
+
   it('does not take a short phrase other programs write too for etcd’s message', async () => {
     const [w] = await scan(
       ['player lost leader position', 'open wal error in game save', 'GET /health 200'].join('\n'),

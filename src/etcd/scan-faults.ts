@@ -9,6 +9,7 @@
  */
 
 import { catalogueSignal, literal } from './catalogue.js';
+import { hostOfAddress } from './hosts.js';
 import { type CountStat, type DurationStat, EXAMPLE_CHARS, parseGoDuration, type Seen } from './log-stat.js';
 
 export interface FdNearLimitStat extends CountStat {
@@ -468,8 +469,6 @@ export function isExpiredCertificate(reason: string): boolean {
   return EXPIRED.test(reason) && !NOT_YET_VALID.test(reason);
 }
 
-const HOST_OF = /^\[?([^\]]*?)\]?:\d+$/;
-
 export function addCertExpired(
   s: FaultSignals,
   reason: string,
@@ -478,7 +477,7 @@ export function addCertExpired(
 ): Seen {
   const stat = s.certExpired;
   addCount(stat, line);
-  const ip = refused.remoteAddr ? HOST_OF.exec(refused.remoteAddr)?.[1] : undefined;
+  const ip = hostOfAddress(refused.remoteAddr);
   if (ip && stat.from.length < 9 && !stat.from.includes(ip)) stat.from.push(ip);
   if (refused.peerId && stat.peers.length < 9 && !stat.peers.includes(refused.peerId))
     stat.peers.push(refused.peerId);

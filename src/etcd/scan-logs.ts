@@ -5,6 +5,7 @@
  */
 
 import { findEtcdLine } from './find-line.js';
+import { hostOfAddress } from './hosts.js';
 import {
   type CatalogueEntry,
   catalogueEntryOf,
@@ -538,8 +539,6 @@ function addRemovedPeer(s: LogSignals, peer: string | undefined, line: string): 
  */
 const NOT_A_PEER = /first record does not look like a TLS handshake|client didn't provide a certificate/;
 
-const HOST_OF = /^\[?([^\]]*?)\]?:\d+$/;
-
 function addTls(s: LogSignals, reason: string, line: string, remoteAddr?: string, peerId?: string): Seen {
   const stat = s.tlsRejected;
   addCount(s, 'tlsRejected', line);
@@ -547,7 +546,7 @@ function addTls(s: LogSignals, reason: string, line: string, remoteAddr?: string
     stat.peers ??= [];
     if (stat.peers.length < 9 && !stat.peers.includes(peerId)) stat.peers.push(peerId);
   }
-  const ip = remoteAddr ? HOST_OF.exec(remoteAddr)?.[1] : undefined;
+  const ip = hostOfAddress(remoteAddr);
   if (ip && stat.from.length < 9 && !stat.from.includes(ip)) stat.from.push(ip);
   if (/remote error: tls: bad certificate/.test(reason)) stat.ownRefused++;
   const short = reason.slice(0, 160);
@@ -779,10 +778,9 @@ function addPeerUnreachable(s: LogSignals, peerId: string, error: string | undef
  * that host has since dialled this member (read in log order, so after its failures so far).
  */
 function markDialledFrom(s: LogSignals, remoteAddr: string | undefined): void {
-  const ip = remoteAddr ? HOST_OF.exec(remoteAddr)?.[1] : undefined;
+  const ip = hostOfAddress(remoteAddr);
   if (!ip) return;
-  for (const p of s.peerUnreachable)
-    if (p.address && HOST_OF.exec(p.address)?.[1] === ip) p.dialledUsSince = true;
+  for (const p of s.peerUnreachable) if (hostOfAddress(p.address) === ip) p.dialledUsSince = true;
 }
 
 /** A peer that failed and came back: only a failure before it counts as recovered. */

@@ -3,6 +3,7 @@ import { formatList } from '../../format.js';
 import type { Finding, Severity } from '../finding.js';
 import type { Rule } from '../rule.js';
 import { memberNameById } from '../support/members.js';
+import { hostOfAddress, hostOfUrl } from '../../etcd/hosts.js';
 import { failureTolerance, quorumOf } from '../../etcd/quorum.js';
 import { kubernetesOf, memberOfScan, scansOf, unique } from '../support/kubernetes.js';
 import { earliest, formatSpan, latest, peerWitnesses } from '../support/logs.js';
@@ -84,25 +85,13 @@ function soleHostOf(
   for (const m of evidence.memberList.ok ? evidence.memberList.data : [])
     for (const u of m.peerUrls) own(hostOfUrl(u), memberNameById(evidence, m.id));
   for (const scan of scans)
-    for (const p of scan.signals.peerUnreachable) own(hostOf(p.address), memberNameById(evidence, p.peerId));
+    for (const p of scan.signals.peerUnreachable)
+      own(hostOfAddress(p.address), memberNameById(evidence, p.peerId));
   return (peerId, address) => {
-    const host = hostOf(address);
+    const host = hostOfAddress(address);
     const who = host ? owners.get(host) : undefined;
     return who !== undefined && who.size === 1 && who.has(memberNameById(evidence, peerId));
   };
-}
-
-/** `127.0.0.2:2380`, `[::1]:2380` -> the host. */
-function hostOf(address: string | undefined): string | undefined {
-  return address ? /^\[?([^\]]*?)\]?:\d+$/.exec(address)?.[1] : undefined;
-}
-
-function hostOfUrl(url: string): string | undefined {
-  try {
-    return new URL(url).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return undefined;
-  }
 }
 
 /**

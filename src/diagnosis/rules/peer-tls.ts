@@ -5,6 +5,7 @@ import type { Rule } from '../rule.js';
 import { describeSignal, etcdSignalByMember } from '../support/logs.js';
 import { kubernetesOf, memberOfScan, scansOf } from '../support/kubernetes.js';
 import { memberNameById } from '../support/members.js';
+import { hostOfUrl } from '../../etcd/hosts.js';
 
 /**
  * Peer connections refused for TLS: embed's `rejected connection from "<ip:port>"
@@ -76,7 +77,7 @@ function culpritsOf(evidence: Evidence): string[] {
   const peers = evidence.memberList.ok ? evidence.memberList.data : [];
   // An IP names a member only when one member's peer URL has it (a lab or a host of several members: none).
   const byIp = (ip: string) => {
-    const owners = peers.filter((m) => m.peerUrls.some((u) => hostOf(u) === ip));
+    const owners = peers.filter((m) => m.peerUrls.some((u) => hostOfUrl(u) === ip));
     return owners.length === 1 ? memberName(owners[0]) : undefined;
   };
   const names = scansOf(kubernetesOf(evidence), 'etcd').flatMap((s) => {
@@ -92,14 +93,6 @@ function culpritsOf(evidence: Evidence): string[] {
 /** A member as the rules name it: its name, else its id (a member no log or list names). */
 function memberName(m: { name: string; id: string } | undefined): string | undefined {
   return m ? m.name || m.id : undefined;
-}
-
-function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return undefined;
-  }
 }
 
 /** The distinct TLS errors the etcd logs gave, at most three. */

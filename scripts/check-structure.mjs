@@ -315,7 +315,7 @@ function folderTable() {
 
 /** A file that docs/ARCHITECTURE.md names (`answer/answer-once.ts`, `check-jobs.ts`) and no folder holds. */
 function namedFileProblems() {
-  const paths = USER_FOLDERS.flatMap((folder) => allFiles(join(ROOT, folder))).map((f) => `/${relative(ROOT, f)}`);
+  const paths = [...userTexts().keys()].map((f) => `/${relative(ROOT, f)}`);
   const named = new Set(
     [...readFileSync(ARCHITECTURE, 'utf8').matchAll(/`([\w./-]+\.(?:ts|mjs|cjs))`/g)].map((m) => m[1]),
   );
@@ -362,21 +362,26 @@ function allFiles(dir) {
   });
 }
 
+let texts;
+/** Every file of USER_FOLDERS and its text, read once for the checks below. */
+function userTexts() {
+  texts ??= new Map(
+    USER_FOLDERS.flatMap((folder) => allFiles(join(ROOT, folder))).map((f) => [f, readFileSync(f, 'utf8')]),
+  );
+  return texts;
+}
+
 /**
  * An export that nothing names, not even its own file, is a dead end for the next reader (issue 41):
  * remove it. Words are compared as text, so a name used only in a comment elsewhere still counts.
  */
 function unusedExports() {
-  const files = USER_FOLDERS.flatMap((folder) => allFiles(join(ROOT, folder)));
   const filesOfWord = new Map();
-  const texts = new Map();
-  for (const file of files) {
-    const text = readFileSync(file, 'utf8');
-    texts.set(file, text);
+  for (const text of userTexts().values()) {
     for (const word of new Set(text.match(/\w+/g) ?? [])) filesOfWord.set(word, (filesOfWord.get(word) ?? 0) + 1);
   }
   const problems = [];
-  for (const [file, text] of texts) {
+  for (const [file, text] of userTexts()) {
     if (!file.startsWith(SRC)) continue;
     for (const match of text.matchAll(EXPORT_DECLARATION)) {
       const elsewhere = (filesOfWord.get(match[1]) ?? 0) > 1;
@@ -393,8 +398,8 @@ const NEEDS_MORE_THAN_NODE = /from '(ioredis|(?:\.\.\/)+support\/(?:redis|lab)\/
 
 /** test/unit/ runs with Node alone: no Redis, no etcd, no openssl (issue 41). */
 function unitTestProblems() {
-  return allFiles(UNIT_TESTS).flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(NEEDS_MORE_THAN_NODE)].map(
+  return [...userTexts()].flatMap(([file, text]) =>
+    (file.startsWith(`${UNIT_TESTS}/`) ? [...text.matchAll(NEEDS_MORE_THAN_NODE)] : []).map(
       (m) => `${relative(ROOT, file)}: imports ${m[1]}; test/unit/ runs with Node alone, so it belongs in test/integration/`,
     ),
   );
